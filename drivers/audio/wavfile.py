@@ -1,0 +1,70 @@
+"""WAV files in and out, through libsndfile (the ``soundfile`` package).
+
+Reads any PCM WAV: 8/16/24/32-bit integer or 32/64-bit float, any rate, any channel count,
+including WAVE_FORMAT_EXTENSIBLE headers that Python's ``wave`` module rejects.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+import soundfile as sf
+
+from drivers.audio.convert import SAMPLE_RATE, FrameConverter
+
+
+class AudioFormatError(ValueError):
+    """An audio file that cannot be read as PCM; the message names the file and the fix."""
+
+
+def _info(path: Path) -> sf._SoundFileInfo:
+    if not path.exists():
+        raise AudioFormatError(f"{path}: no such file; give a WAV recording with --input")
+    try:
+        info = sf.info(str(path))
+    except Exception as e:  # libsndfile's message says what is wrong with the header
+        raise AudioFormatError(
+            f"{path}: not a readable audio file ({e}); convert it to PCM WAV, e.g. "
+            f"'sox {path.name} -r 16000 -c 1 -b 16 out.wav'") from e
+    if info.samplerate <= 0:
+        raise AudioFormatError(f"{path}: the header gives no sample rate; re-export it as PCM WAV")
+    return info
+
+
+def read_wav(path: str | Path) -> tuple[np.ndarray, int]:
+    """Whole file → ``(samples, rate)``: samples ``(n, channels)`` float32 in [-1, 1], rate in Hz.
+
+    Raises:
+        AudioFormatError: missing file, unreadable header or no sample rate.
+    """
+    path = Path(path)
+    info = _info(path)
+    data, rate = sf.read(str(path), dtype="float32", always_2d=True)
+    return data, int(rate or info.samplerate)
+
+
+def wav_frames(path: str | Path, chunk: int = 4000) -> Iterator[np.ndarray]:
+    """Stream a WAV file as pipeline frames: 16 kHz mono int16 ``(1280,)``.
+
+    The file is read in chunks of ``chunk`` input samples (any size works: the converter carries
+    the remainder), like a sound card delivering periods.
+
+    Raises:
+        AudioFormatError: see :func:`read_wav`.
+    """
+    path = Path(path)
+    info = _info(path)
+    conv = FrameConverter(info.samplerate, info.channels)
+    with sf.SoundFile(str(path)) as f:
+        for block in f.blocks(blocksize=chunk, dtype="float32", always_2d=True):
+            yield from conv.push(block)
+    yield from conv.flush()
+
+
+def write_wav(path: str | Path, samples: np.ndarray, rate: int = SAMPLE_RATE) -> Path:
+    """Write int16 or float samples ``(n,)`` / ``(n, channels)`` at ``rate`` Hz as 16-bit PCM WAV."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sf.write(str(path), samples, int(rate), subtype="PCM_16")
+    return path

@@ -1,0 +1,188 @@
+"""The ``edge`` command line (argparse).
+
+    edge run [--input FILE.wav] [--config FILE] [--board NAME] [--output-dir DIR] [--json] [--inventory CSV]
+    edge ask "TEXT" [--json]
+    edge inventory import FILE.csv
+    edge records export --csv
+    edge models verify [--json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from edge.config import ConfigError, load_settings
+
+
+def _settings(args, overrides=None):
+    return load_settings(getattr(args, "config", None), getattr(args, "board", None), overrides)
+
+
+def _store(settings):
+    from edge.store import Store
+
+    return Store(settings.store.path)
+
+
+def cmd_run(args) -> int:
+    from drivers.audio import AudioFormatError, wav_frames
+    from edge.service import build_stages, printer, run_frames, stderr
+
+    overrides = {"output_dir": args.output_dir} if args.output_dir else None
+    settings = _settings(args, overrides)
+    out = Path(settings.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    store = _store(settings)
+    if args.inventory:
+        n = store.import_csv(args.inventory)
+        stderr(f"imported {n} items from {args.inventory} into {settings.store.path}")
+    if not store.items():
+        stderr(f"warning: the store {settings.store.path} has no items; load them with "
+               f"'edge inventory import FILE.csv' (or --inventory FILE.csv)")
+    emit = printer(args.json, out / "events.jsonl")
+    if args.input:
+        frames = wav_frames(args.input)  # validates the file before models load
+        try:
+            first = next(frames)
+        except AudioFormatError:
+            raise
+        except StopIteration:
+            first = None
+        stages = build_stages(settings, store)
+
+        def all_frames():
+            if first is not None:
+                yield first
+                yield from frames
+
+        run_frames(all_frames(), stages, settings, out, emit)
+        return 0
+    from drivers.audio.device import Capture, Playback
+
+    stages = build_stages(settings, store)
+    player = Playback()
+    with Capture(device=settings.audio.input_device, chunk=settings.audio.chunk_samples) as cap:
+        stderr("listening on the microphone; Ctrl-C to stop")
+
+        def play(path):
+            player.play_wav(path)
+            cap.drain()  # what the microphone heard while the box spoke is not a command
+
+        try:
+            run_frames(cap.frames(), stages, settings, out, emit, play=play)
+        except KeyboardInterrupt:
+            pass
+    return 0
+
+
+def cmd_ask(args) -> int:
+    import uuid
+
+    from edge import events as ev
+    from edge.pipeline import act
+    from edge.service import build_llm, build_understanding, printer
+
+    settings = _settings(args)
+    store = _store(settings)
+    und = build_understanding(settings, store, build_llm(settings))
+    emit = printer(args.json)
+    turn = uuid.uuid4().hex[:12]
+    intent = und.understand(args.text)
+    emit(ev.IntentEvent(0, turn, intent.intent, intent.slots(), intent.source))
+    emit(ev.Reply(0, turn, act(intent, store, args.text, turn), None))
+    emit(ev.TurnEnd(0, turn, {}))
+    return 0
+
+
+def cmd_inventory_import(args) -> int:
+    settings = _settings(args)
+    with _store(settings) as store:
+        n = store.import_csv(args.file)
+    print(f"imported {n} items from {args.file} into {settings.store.path}")
+    return 0
+
+
+def cmd_records_export(args) -> int:
+    settings = _settings(args)
+    with _store(settings) as store:
+        store.export_csv(sys.stdout)
+    return 0
+
+
+def cmd_models_verify(args) -> int:
+    from edge import models
+
+    checks = models.verify(args.model)
+    bad = [c for c in checks if not c.ok]
+    for c in checks:
+        print(json.dumps(c.to_dict()) if args.json else str(c))
+    if not args.json:
+        print(f"{len(checks) - len(bad)} ok, {len(bad)} failed")
+    return 1 if bad else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="edge", description="Offline voice assistant for NPU boards.")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+
+    def common(p):
+        p.add_argument("--config", help="YAML settings file (validated at start)")
+        p.add_argument("--board", help="board config name from board-configs/, e.g. x86-dev")
+
+    p = sub.add_parser("run", help="run the voice loop over a WAV recording or the microphone")
+    common(p)
+    p.add_argument("--input", help="WAV file (any PCM format); without it: the default microphone")
+    p.add_argument("--output-dir", help="where reply WAVs and events.jsonl go (default: settings output_dir)")
+    p.add_argument("--json", action="store_true", help="one JSON event per line on stdout")
+    p.add_argument("--inventory", help="import this inventory CSV into the store first")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("ask", help="understanding, store and reply for a text, without audio")
+    common(p)
+    p.add_argument("text")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_ask)
+
+    p = sub.add_parser("inventory", help="manage the item table")
+    isub = p.add_subparsers(dest="sub", required=True)
+    q = isub.add_parser("import", help="load items from a CSV (sku,item,location,quantity,unit,aliases)")
+    common(q)
+    q.add_argument("file")
+    q.set_defaults(func=cmd_inventory_import)
+
+    p = sub.add_parser("records", help="the stock change history")
+    rsub = p.add_subparsers(dest="sub", required=True)
+    q = rsub.add_parser("export", help="write all records")
+    common(q)
+    q.add_argument("--csv", action="store_true", required=True, help="as CSV on stdout")
+    q.set_defaults(func=cmd_records_export)
+
+    p = sub.add_parser("models", help="model files")
+    msub = p.add_subparsers(dest="sub", required=True)
+    q = msub.add_parser("verify", help="check every installed model file against models/manifest.yaml")
+    q.add_argument("model", nargs="?", help="one manifest id (default: all)")
+    q.add_argument("--json", action="store_true")
+    q.set_defaults(func=cmd_models_verify)
+
+    args = ap.parse_args(argv)
+    try:
+        return args.func(args)
+    except ConfigError as e:
+        print(f"edge: {e}", file=sys.stderr)
+        return 2
+    except (FileNotFoundError, ValueError) as e:
+        print(f"edge: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:
+        from edge.store import StoreError
+
+        if isinstance(e, StoreError):
+            print(f"edge: {e}", file=sys.stderr)
+            return 2
+        raise
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""The events a turn emits: one definition, used by the CLI's ``--json``, logs and tests.
+
+Every event is a frozen dataclass with a ``type`` class attribute; :func:`to_dict` gives the JSON
+object written one per line by ``edge run --json``. Times (``t_ms``) are milliseconds of *audio*
+from the start of the stream, so a recorded session gives the same events on every run.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+
+@dataclass(frozen=True)
+class Event:
+    type: ClassVar[str] = "event"
+    t_ms: int  # audio time in ms from stream start when the event was emitted
+    turn_id: str
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"type": self.type}
+        d.update(dataclasses.asdict(self))
+        return d
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False)
+
+    def human(self) -> str:
+        """One readable line for a terminal."""
+        body = ", ".join(f"{k}={v}" for k, v in dataclasses.asdict(self).items() if k not in ("t_ms", "turn_id"))
+        return f"[{self.t_ms / 1000:8.2f}s] {self.type:<10} {body}"
+
+
+@dataclass(frozen=True)
+class Wake(Event):
+    type: ClassVar[str] = "wake"
+    wake_word: str
+    score: float
+
+
+@dataclass(frozen=True)
+class Partial(Event):
+    """A partial transcript from a streaming recognizer (vosk)."""
+
+    type: ClassVar[str] = "partial"
+    text: str
+    engine: str
+
+
+@dataclass(frozen=True)
+class Transcript(Event):
+    """The final transcript of one endpointed utterance."""
+
+    type: ClassVar[str] = "transcript"
+    text: str
+    engine: str
+    confidence: float | None = None  # 0..1 where the engine gives one
+
+
+@dataclass(frozen=True)
+class IntentEvent(Event):
+    type: ClassVar[str] = "intent"
+    intent: str  # query_stock | log_record | undo | other
+    slots: dict[str, Any]  # sku, quantity, direction, location
+    source: str  # grammar | llm
+
+
+@dataclass(frozen=True)
+class Reply(Event):
+    type: ClassVar[str] = "reply"
+    text: str
+    audio: str | None  # path of the WAV written into the output folder
+
+
+@dataclass(frozen=True)
+class NoSpeech(Event):
+    type: ClassVar[str] = "no_speech"
+    waited_ms: int
+
+
+@dataclass(frozen=True)
+class TurnEnd(Event):
+    """Per-stage latencies of one turn, in ms of wall-clock processing time.
+
+    ``endpoint_to_transcript_ms``: recognition after the endpoint; ``transcript_to_intent_ms``:
+    understanding; ``intent_to_reply_audio_ms``: store, reply text and TTS until the WAV is
+    written; ``total_ms``: from the endpoint to reply audio ready.
+    """
+
+    type: ClassVar[str] = "turn_end"
+    latency_ms: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Error(Event):
+    type: ClassVar[str] = "error"
+    stage: str
+    message: str
+
+
+EVENT_TYPES = {c.type: c for c in (Wake, Partial, Transcript, IntentEvent, Reply, NoSpeech, TurnEnd, Error)}

@@ -1,0 +1,1 @@
+"""Language model engines behind one interface; ``llamacpp`` on the CPU."""

@@ -1,0 +1,221 @@
+"""The fast grammar path: known command phrasings → :class:`Intent`, no model involved.
+
+:meth:`Grammar.parse` handles ``query_stock``, ``log_record`` and ``undo`` as typed or as a speech
+recognizer writes them (any case, punctuation, digits or number words) and returns None for
+everything else, which the caller hands to the LLM. Steps:
+
+1. Clean: lowercase, drop apostrophes, punctuation → spaces (``2,023`` kept as one number).
+2. ``undo`` phrases are matched on the cleaned text as a whole (``undo that``, ``scratch that`` ...).
+3. Numbers → digits (:func:`edge.nlu.numbers.normalize_numbers`), ``m 8`` → ``m8``,
+   ``millimetre``/``10mm`` → ``10 mm``.
+4. Location: ``bin|drawer|shelf|rack|box [number] <digits|letter>``; letters may be spoken as
+   words (``bee`` → B). Normalized as ``"bin 12"``, ``"shelf B"``.
+5. Item: longest item name/alias found in the (singularized) tokens (a name's last word alone
+   counts when only one item has it: ``bolts`` → M8 bolt), else the best
+   ``rapidfuzz`` match of a 1–4 word n-gram (ratio ≥ :data:`FUZZY_CUTOFF`), else the only item
+   stocked at the spoken location.
+6. Intent: a question cue (``how many``, ``do we have``, ``what's`` ...) → ``query_stock``; a
+   direction word (in: add/received/put/restock ...; out: used/took/remove/issued ...) or
+   ``log``/``record`` (defaults to in) plus a quantity → ``log_record``. The quantity is the first
+   number outside the location and the item name (``a``/``an`` before the item → 1).
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Protocol
+
+from rapidfuzz import fuzz, process
+
+from edge.nlu.numbers import normalize_numbers
+from edge.nlu.types import Intent
+
+FUZZY_CUTOFF = 85
+LOCATION_WORDS = frozenset({"bin", "drawer", "shelf", "rack", "box"})
+_LETTERS = {"bee": "b", "be": "b", "see": "c", "sea": "c", "dee": "d", "ee": "e", "ef": "f", "eff": "f",
+            "gee": "g", "aitch": "h", "eye": "i", "jay": "j", "kay": "k", "el": "l", "em": "m", "en": "n",
+            "oh": "o", "pee": "p", "cue": "q", "queue": "q", "ar": "r", "are": "r", "es": "s", "tee": "t",
+            "tea": "t", "you": "u", "vee": "v", "ex": "x", "why": "y", "zed": "z", "zee": "z"}
+#: letter names that are also common words: a location letter only at the end of the command
+_AMBIGUOUS_LETTERS = frozenset({"a", "i", "o", "be", "see", "are", "you", "why", "tea", "oh", "eye"})
+_IN_WORDS = frozenset("add added adding receive received receiving got get put putting restock restocked "
+                      "restocking delivered delivery arrived return returned returning".split())
+_OUT_WORDS = frozenset("use used using took take taking remove removed removing consume consumed "
+                       "issue issued pulled grabbed subtract subtracted".split())
+_OUT_PHRASES = re.compile(r"\b(?:gave|give|giving|hand|handed|handing) out\b")
+_LOG_WORDS = frozenset({"log", "record", "enter", "book"})
+_QUERY_START = re.compile(
+    r"^(?:(?:hey|ok|okay|so|and|um|uh|please|can you|could you|tell me)\s+)*"
+    r"(?:how (?:many|much)|do we (?:still )?have|have we (?:still )?got|have we|is there|are there|any\b|"
+    r"whats|what is|what are|what about|wheres|where is|where are|check|count|stock (?:of|level|check)|"
+    r"how are we)")
+_QUERY_ANY = re.compile(r"\b(?:in stock|on hand|left|remaining|got any|have any)\b")
+# "and do that" / "on do that": how Whisper tiny.en writes a short "undo that" (seen on the shared
+# session undo_last.wav); only ever taken as the whole utterance.
+_UNDO = re.compile(
+    r"(?:(?:please|oh|no|oops|hey)\s+)*(?:undo|un do|(?:and|an|on) do(?= (?:that|it|the last))|cancel|scratch|revert|delete|take back)"
+    r"(?:\s+(?:that|this|it|(?:the\s+)?last(?:\s+(?:one|1|entry|record|log|thing|change))?))?"
+    r"(?:\s+please)?")
+_STOP = frozenset("a an the of to in on from at for we i you it is are do does did have has had any some "
+                  "how many much what whats and please there this that my our me".split())
+
+
+class InventoryItem(Protocol):
+    sku: str
+    item: str
+    location: str
+    aliases: tuple[str, ...]
+
+
+def _clean(text: str) -> str:
+    """Lowercase, apostrophes dropped, thousands commas joined, other punctuation → spaces."""
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text.lower().replace("\u2019", "'").replace("'", ""))
+    return " ".join(re.sub(r"[^a-z0-9]+", " ", text).split())
+
+
+def _normalize(text: str) -> str:
+    """:func:`_clean`, numbers as digits, ``m 8`` → ``m8``, millimetres → ``mm``."""
+    text = normalize_numbers(_clean(text))
+    text = re.sub(r"\bmillimet(?:re|er)s?\b", "mm", text)
+    text = re.sub(r"\b(\d+)mm\b", r"\1 mm", text)
+    return re.sub(r"\bm (\d{1,2})\b", r"m\1", text)
+
+
+def _singular(word: str) -> str:
+    """Crude singular, the same on both sides of a comparison: ``ties``→``tie``, ``boxes``→``box``."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("xes", "ches", "shes", "sses")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def _location_at(toks: list[str], k: int) -> tuple[str, int] | None:
+    """A location starting at ``toks[k]``: (``"bin 12"``/``"shelf B"``, end index) or None."""
+    if toks[k] not in LOCATION_WORDS:
+        return None
+    j = k + 1 + (k + 1 < len(toks) and toks[k + 1] in ("number", "no", "num"))
+    if j >= len(toks):
+        return None
+    ident = toks[j]
+    if ident.isdigit():
+        return f"{toks[k]} {int(ident)}", j + 1
+    at_end = j + 1 == len(toks) or toks[j + 1] == "please"
+    if (len(ident) == 1 or ident in _LETTERS) and (ident not in _AMBIGUOUS_LETTERS or at_end):
+        return f"{toks[k]} {_LETTERS.get(ident, ident).upper()}", j + 1
+    return None
+
+
+def normalize_location(text: str) -> str | None:
+    """``"bin twelve"``/``"Bin 12"`` → ``"bin 12"``, ``"shelf bee"`` → ``"shelf B"``; None if not one.
+
+    ``text``: a location alone, as written in the inventory or spoken. Raises nothing.
+    """
+    toks = _normalize(text).split()
+    loc = _location_at(toks, 0) if toks else None
+    return loc[0] if loc and loc[1] == len(toks) else None
+
+
+class Grammar:
+    """Rule-based understanding of the inventory commands, built from the inventory items."""
+
+    def __init__(self, items: Iterable[InventoryItem]):
+        """``items``: objects with ``sku``, ``item``, ``location`` and ``aliases`` (tuple of str),
+        e.g. the rows of ``inventory.csv``. Raises ``AttributeError`` if one lacks an attribute."""
+        self.items = list(items)
+        self._phrases: dict[tuple[str, ...], str] = {}  # singular token tuple → sku
+        for it in self.items:
+            for name in (it.item, *it.aliases):
+                toks = tuple(_singular(t) for t in _normalize(name).split())
+                if toks:
+                    self._phrases.setdefault(toks, it.sku)
+        heads: dict[tuple[str, ...], set[str]] = {}  # a name's last word alone, if only one item has it
+        for phrase, sku in self._phrases.items():
+            heads.setdefault(phrase[-1:], set()).add(sku)
+        for head, skus in heads.items():
+            if len(skus) == 1 and head[0] not in _STOP and not head[0].isdigit():
+                self._phrases.setdefault(head, skus.pop())
+        self._ordered = sorted(self._phrases, key=len, reverse=True)
+        self._choices = [" ".join(p) for p in self._phrases]
+        self._by_location: dict[str, list[str]] = {}
+        for it in self.items:
+            self._by_location.setdefault(normalize_location(it.location) or it.location, []).append(it.sku)
+
+    def _find_item(self, toks: list[str], skip: set[int]) -> tuple[str, range] | None:
+        """The SKU named in ``toks`` (singular) and the token span it covers, or None."""
+        for phrase in self._ordered:
+            n = len(phrase)
+            for i in range(len(toks) - n + 1):
+                if tuple(toks[i:i + n]) == phrase and not skip.intersection(range(i, i + n)):
+                    return self._phrases[phrase], range(i, i + n)
+        best = None
+        for n in range(1, 5):
+            for i in range(len(toks) - n + 1):
+                gram = toks[i:i + n]
+                span = range(i, i + n)
+                if (skip.intersection(span) or gram[0] in _STOP or gram[-1] in _STOP
+                        or len(" ".join(gram)) < 5):
+                    continue
+                hit = process.extractOne(" ".join(gram), self._choices, scorer=fuzz.ratio,
+                                         score_cutoff=FUZZY_CUTOFF)
+                if hit and (best is None or hit[1] > best[0]):
+                    best = hit[1], self._phrases[tuple(hit[0].split())], span
+        return (best[1], best[2]) if best else None
+
+    def parse(self, text: str) -> Intent | None:
+        """Understand one transcript, or return None to hand it to the LLM.
+
+        ``text``: a transcript, any case/punctuation, numbers as words or digits. Returns an
+        :class:`Intent` with ``source="grammar"`` and ``text`` set: ``undo``; ``query_stock``
+        (``sku``, ``location`` or None); ``log_record`` (``sku``, ``quantity`` > 0 in the item's unit,
+        ``direction`` ``"in"``/``"out"``, ``location`` or None). None when the text is not a known
+        command or names no item. Raises nothing.
+        """
+        clean = _clean(text or "")
+        if not clean:
+            return None
+        if _UNDO.fullmatch(clean):
+            return Intent("undo", source="grammar", text=text)
+        toks = _normalize(text).split()
+        location, skip = None, set()
+        for k in range(len(toks)):
+            loc = _location_at(toks, k)
+            if loc:
+                location, skip = loc[0], set(range(k, loc[1]))
+                break
+        norm = " ".join(toks)
+        words = set(toks)
+        if _QUERY_START.match(norm):
+            intent = "query_stock"
+        elif words & _OUT_WORDS or _OUT_PHRASES.search(norm):
+            intent, direction = "log_record", "out"
+        elif words & (_IN_WORDS | _LOG_WORDS):
+            intent, direction = "log_record", "in"
+        elif _QUERY_ANY.search(norm):
+            intent = "query_stock"
+        else:
+            return None
+        sing = [_singular(t) for t in toks]
+        found = self._find_item(sing, skip)
+        if found:
+            sku, span = found
+        else:
+            at = self._by_location.get(location or "", [])
+            if len(at) != 1:
+                return None
+            sku, span = at[0], range(0)
+        if intent == "query_stock":
+            return Intent("query_stock", sku=sku, location=location, source="grammar", text=text)
+        nums = [int(t) for i, t in enumerate(toks) if t.isdigit() and i not in skip and i not in span]
+        if nums:
+            quantity = nums[0]
+        elif span and span.start > 0 and toks[span.start - 1] in ("a", "an"):
+            quantity = 1
+        else:
+            return None
+        if quantity <= 0:
+            return None
+        return Intent("log_record", sku=sku, quantity=quantity, direction=direction, location=location,
+                      source="grammar", text=text)

@@ -1,0 +1,189 @@
+"""Spoken English numbers → integers, for the grammar path.
+
+Rules (all matching is case-insensitive, on whole word tokens):
+
+* **Cardinals** are read by place: units/teens/tens fill a group below a thousand, ``hundred``
+  multiplies the group, ``thousand``/``million``/``billion`` close it (each scale smaller than the
+  previous one). ``and`` is skipped only after ``hundred`` or a scale and before more number words
+  (``one hundred and five`` → 105). Anything that would fill a slot twice ends the number, so
+  ``three four`` is two numbers, 3 and 4. ``zero`` is a number only on its own.
+* ``a`` counts as one before ``hundred``/``thousand``/``million``/``dozen``
+  (``a thousand two hundred`` → 1200). ``dozen`` multiplies by 12 and ends the number
+  (``two dozen`` → 24, ``half a dozen`` → 6). ``a couple of`` / ``a pair of`` (``a`` and ``of``
+  optional) → 2.
+* **Digits** already written as digits: ``12``, ``2,023`` (thousands commas), ``12th``; a digit
+  token may be followed by a scale word (``5 hundred`` → 500).
+* **Ordinals** count as their cardinal and end the number (``twelfth`` → 12,
+  ``twenty first`` → 21). :func:`normalize_numbers` leaves a lone ``first``/``second`` alone.
+* **Codes** read digit by digit: a run of single-digit words (``zero``–``nine``, ``oh``/``o`` as 0,
+  or single digits ``0``–``9``) of length ≥ 2 is concatenated when it follows a location word
+  (bin, drawer, shelf, rack, box; see :data:`CODE_CONTEXT`) or when it starts with a real digit and
+  contains ``oh``/``o``/``zero`` (``two oh two three`` → 2023). Otherwise cardinal arithmetic applies.
+"""
+from __future__ import annotations
+
+import re
+
+_SMALL_WORDS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen "
+                "fourteen fifteen sixteen seventeen eighteen nineteen").split()
+SMALL = {w: n for n, w in enumerate(_SMALL_WORDS)}
+TENS = {w: 10 * n for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)}
+SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
+#: ordinal word → the cardinal word it stands for
+ORDINALS = {"first": "one", "second": "two", "third": "three", "fourth": "four", "fifth": "five",
+            "sixth": "six", "seventh": "seven", "eighth": "eight", "ninth": "nine", "tenth": "ten",
+            "eleventh": "eleven", "twelfth": "twelve",
+            **{w + "th": w for w in _SMALL_WORDS[13:]}, **{w[:-1] + "ieth": w for w in TENS},
+            **{w + "th": w for w in ("hundred", *SCALES)}}
+#: words after which a run of single digits is read as a code (``bin two three`` → bin 23)
+CODE_CONTEXT = frozenset({"bin", "drawer", "shelf", "rack", "box", "number", "no"})
+_ZERO_WORDS = {"oh": 0, "o": 0}
+_DIGIT_RE = re.compile(r"^(\d{1,3}(?:,\d{3})+|\d+)(st|nd|rd|th)?$")
+_TOKEN_RE = re.compile(r"\d{1,3}(?:,\d{3})+(?!\d)|[A-Za-z0-9]+(?:'[A-Za-z]+)?")
+
+
+def _digit_value(tok: str) -> tuple[int, bool] | None:
+    """``"2,023"`` → (2023, False); ``"12th"`` → (12, True, i.e. ordinal); non-digit → None."""
+    m = _DIGIT_RE.match(tok)
+    return (int(m.group(1).replace(",", "")), bool(m.group(2))) if m else None
+
+
+def _single_digit(tok: str) -> str | None:
+    """The digit a token stands for in a code (``"two"``/``"2"`` → ``"2"``, ``"oh"`` → ``"0"``)."""
+    if tok in _ZERO_WORDS:
+        return "0"
+    if tok in SMALL and SMALL[tok] < 10:
+        return str(SMALL[tok])
+    return tok if len(tok) == 1 and tok.isdigit() else None
+
+
+def _code(ws: list[str], i: int, context: bool) -> tuple[str, int] | None:
+    """A digit-by-digit code starting at ``ws[i]``: (digit string, end index) or None."""
+    j = i
+    while j < len(ws) and _single_digit(ws[j]) is not None:
+        j += 1
+    run = ws[i:j]
+    if len(run) < 2 or all(w in _ZERO_WORDS for w in run):
+        return None
+    if not context and (run[0] in _ZERO_WORDS or not any(w in _ZERO_WORDS or w == "zero" for w in run)):
+        return None
+    return "".join(_single_digit(w) for w in run), j
+
+
+def _cardinal(ws: list[str], i: int) -> tuple[int, int] | None:
+    """A cardinal (or ordinal) starting at ``ws[i]``: (value, end index) or None."""
+    n = len(ws)
+    if ws[i:i + 3] == ["half", "a", "dozen"]:
+        return 6, i + 3
+    j = i + (ws[i] == "a")
+    if j < n and ws[j] in ("couple", "pair"):
+        return 2, j + 1 + (j + 1 < n and ws[j + 1] == "of")
+    if ws[i] == "zero":
+        return 0, i + 1
+    total = group = 0
+    hund = tens = units = False  # which slots of the current group are filled
+    last_scale = None
+    end = None
+    if ws[i] == "a":
+        if j >= n or (ws[j] not in SCALES and ws[j] not in ("hundred", "dozen")):
+            return None
+        group, units, end = 1, True, None
+    while j < n:
+        w, ordinal = ws[j], False
+        if w in ORDINALS:
+            w, ordinal = ORDINALS[w], True
+        digit = _digit_value(w)
+        if w in SMALL and w != "zero":
+            v = SMALL[w]
+            if units or (v >= 10 and tens):
+                break
+            group += v
+            units, tens = True, tens or v >= 10
+        elif w in TENS:
+            if tens or units:
+                break
+            group += TENS[w]
+            tens = True
+        elif w == "hundred":
+            if hund or group >= 100:
+                break
+            group = (group or 1) * 100
+            hund, tens, units = True, False, False
+        elif w in SCALES:
+            if last_scale is not None and SCALES[w] >= last_scale:
+                break
+            total += (group or 1) * SCALES[w]
+            group, hund, tens, units, last_scale = 0, False, False, False, SCALES[w]
+        elif w == "dozen":
+            return (total + group or 1) * 12, j + 1
+        elif w == "and":
+            nxt = ws[j + 1] if j + 1 < n else ""
+            nxt = ORDINALS.get(nxt, nxt)
+            if (hund or last_scale) and not (tens or units) and (nxt in TENS or SMALL.get(nxt, 0) > 0):
+                j += 1
+                continue
+            break
+        elif digit is not None and end is None and group == 0 and total == 0:
+            group, ordinal = digit
+            hund, tens, units = group >= 100, True, True
+        else:
+            break
+        j += 1
+        end = j
+        if ordinal:
+            break
+    return (total + group, end) if end is not None else None
+
+
+def words_to_number(tokens: list[str], code: bool = False) -> tuple[int, int] | None:
+    """Read the number that starts at ``tokens[0]``.
+
+    ``tokens``: words as split from a transcript (case-insensitive, no surrounding punctuation),
+    e.g. ``["one", "hundred", "and", "five", "washers"]``. ``code``: True when the tokens follow a
+    location word, so a run of single digits is a code (``["one", "two"]`` → 12). Returns
+    ``(value, n_tokens_consumed)`` — e.g. ``(105, 4)`` — or None when ``tokens`` does not start with a
+    number. A code's leading zeros are lost in the int (use :func:`normalize_numbers` to keep them).
+    Raises nothing.
+    """
+    ws = [t.lower() for t in tokens]
+    if not ws:
+        return None
+    c = _code(ws, 0, code)
+    if c:
+        return int(c[0]), c[1]
+    return _cardinal(ws, 0)
+
+
+def normalize_numbers(text: str) -> str:
+    """Rewrite every spoken number in ``text`` as digits, keeping everything else as it was.
+
+    ``"add one hundred and five washers to bin two oh two three"`` →
+    ``"add 105 washers to bin 2023"``; ``"2,023"`` → ``"2023"``; a code keeps its leading zeros
+    (``"bin oh seven"`` → ``"bin 07"``). A number never spans punctuation (only spaces or a hyphen,
+    ``twenty-five`` → 25). A lone ``first``/``second`` is left as a word. Raises nothing.
+    """
+    toks = list(_TOKEN_RE.finditer(text))
+    ws = [m.group(0).lower() for m in toks]
+    # gap_ok[k]: tokens k and k+1 are separated only by whitespace or a hyphen
+    gap_ok = [text[toks[k].end():toks[k + 1].start()].strip() in ("", "-") for k in range(len(toks) - 1)]
+    out, pos, i = [], 0, 0
+    while i < len(toks):
+        # the tokens that may join a number starting at i: up to the first punctuation gap
+        lim = i + 1
+        while lim < len(toks) and gap_ok[lim - 1]:
+            lim += 1
+        context = i > 0 and gap_ok[i - 1] and ws[i - 1] in CODE_CONTEXT
+        sub = ws[i:lim]
+        hit = _code(sub, 0, context)
+        if hit is None:
+            card = _cardinal(sub, 0)
+            if card and not (card[1] == 1 and sub[0] in ("first", "second")):
+                hit = str(card[0]), card[1]
+        if hit is None:
+            i += 1
+            continue
+        value, n = hit
+        out += [text[pos:toks[i].start()], value]
+        pos, i = toks[i + n - 1].end(), i + n
+    out.append(text[pos:])
+    return "".join(out)

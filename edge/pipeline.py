@@ -1,0 +1,185 @@
+"""The voice loop as the list of its stages, and the turn state machine that drives them.
+
+    capture → wake word → endpointing (VAD) → speech recognition → understanding → store → reply → TTS → playback
+
+One frame format from capture on: 16 kHz mono int16, 1280 samples (80 ms). States of a turn:
+``listening`` → (wake word) → ``awake`` (endpointing; streaming recognizers get frames and give
+partial transcripts) → (endpoint) → transcribe → understand → act on the store → reply text →
+TTS → (playback) → ``listening``.
+"""
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from edge import events as ev
+from edge import reply
+from edge.asr import Recognizer
+from edge.nlu.types import Intent
+from edge.nlu.understand import Understanding
+from edge.store import Store, StoreError
+from edge.tts import Pyttsx3Tts
+from edge.vad import Endpoint, Endpointer, SileroVad
+from edge.wake import WakeWord
+
+FRAME_MS = 80
+
+
+@dataclass
+class Stages:
+    """The stages, in the order a turn passes them."""
+
+    wake: WakeWord
+    vad: SileroVad
+    asr: Recognizer
+    understanding: Understanding
+    store: Store
+    tts: Pyttsx3Tts
+
+
+class Pipeline:
+    """Feed frames with :meth:`feed`; events go to ``emit`` as they happen.
+
+    Args:
+        stages: the built stages.
+        endpoint: an :class:`edge.config.EndpointSettings`.
+        output_dir: reply WAVs are written here as ``reply-<turn_id>.wav``.
+        emit: called with every :class:`edge.events.Event`.
+        play: called with the reply WAV path in live mode (blocking), or None.
+    """
+
+    def __init__(self, stages: Stages, endpoint, output_dir: Path, emit: Callable[[ev.Event], None],
+                 play: Callable[[Path], None] | None = None):
+        self.s = stages
+        self.endpoint_settings = endpoint
+        self.output_dir = Path(output_dir)
+        self.emit = emit
+        self.play = play
+        self.t_ms = 0
+        self.state = "listening"
+        self.turn_id = ""
+        self._ep: Endpointer | None = None
+        self._fed = 0
+        self._wake_t = 0
+        self.turns = 0
+
+    # -- frames -------------------------------------------------------------------------------
+    def feed(self, frame: np.ndarray) -> None:
+        """Process one ``(1280,)`` int16 16 kHz frame."""
+        self.t_ms += FRAME_MS
+        detection = self.s.wake.process(frame)  # always scored: keeps the feature buffers current
+        if self.state == "listening":
+            if detection is not None:
+                self._start_turn(detection)
+            return
+        prob = self.s.vad.probability(frame)
+        state = self._ep.push(frame, prob)
+        if state in (Endpoint.SPEECH, Endpoint.END):
+            self._stream_to_asr()
+        if state is Endpoint.END:
+            self._finish_turn()
+        elif state is Endpoint.NO_SPEECH:
+            self._no_speech()
+
+    def finish(self) -> None:
+        """End of stream: close an open turn as if its trailing silence had arrived."""
+        if self.state != "awake":
+            return
+        if self._ep.state is Endpoint.SPEECH:
+            self._stream_to_asr()
+            self._finish_turn()
+        else:
+            self._no_speech()
+
+    # -- turn steps ---------------------------------------------------------------------------
+    def _start_turn(self, detection) -> None:
+        self.turn_id = uuid.uuid4().hex[:12]
+        self.turns += 1
+        self.state = "awake"
+        self._wake_t = self.t_ms
+        e = self.endpoint_settings
+        self._ep = Endpointer(e.vad_threshold, e.trailing_silence_ms, e.max_utterance_ms, e.no_speech_timeout_ms)
+        self._fed = 0
+        self.s.vad.reset()
+        self.emit(ev.Wake(self.t_ms, self.turn_id, detection.wake_word, round(detection.score, 4)))
+
+    def _stream_to_asr(self) -> None:
+        frames = self._ep.frames
+        if self._fed == 0 and frames:
+            self.s.asr.start()
+        for f in frames[self._fed:]:
+            partial = self.s.asr.accept(f)
+            if partial:
+                self.emit(ev.Partial(self.t_ms, self.turn_id, partial, self.s.asr.name))
+        self._fed = len(frames)
+
+    def _no_speech(self) -> None:
+        self.emit(ev.NoSpeech(self.t_ms, self.turn_id, self.t_ms - self._wake_t))
+        self._end({})
+
+    def _end(self, latency: dict) -> None:
+        self.emit(ev.TurnEnd(self.t_ms, self.turn_id, latency))
+        self.state = "listening"
+        self._ep = None
+
+    def _finish_turn(self) -> None:
+        t0 = time.perf_counter()
+        lat: dict[str, float] = {}
+        try:
+            rec = self.s.asr.finish()
+            t1 = time.perf_counter()
+            lat["endpoint_to_transcript_ms"] = round(1000 * (t1 - t0), 1)
+            self.emit(ev.Transcript(self.t_ms, self.turn_id, rec.text, self.s.asr.name,
+                                    None if rec.confidence is None else round(rec.confidence, 3)))
+            if not rec.text.strip():
+                return self._no_speech()
+            intent = self.s.understanding.understand(rec.text)
+            t2 = time.perf_counter()
+            lat["transcript_to_intent_ms"] = round(1000 * (t2 - t1), 1)
+            self.emit(ev.IntentEvent(self.t_ms, self.turn_id, intent.intent, intent.slots(), intent.source))
+            text = self.act(intent, rec.text)
+            wav = self.s.tts.synthesize(text, self.output_dir / f"reply-{self.turn_id}.wav")
+            t3 = time.perf_counter()
+            lat["intent_to_reply_audio_ms"] = round(1000 * (t3 - t2), 1)
+            lat["total_ms"] = round(1000 * (t3 - t0), 1)
+            self.emit(ev.Reply(self.t_ms, self.turn_id, text, str(wav)))
+            if self.play is not None:
+                self.play(wav)
+        except Exception as e:  # one failed turn never stops the service
+            self.emit(ev.Error(self.t_ms, self.turn_id, _stage_of(e), f"{type(e).__name__}: {e}"))
+        self._end(lat)
+
+    def act(self, intent: Intent, utterance: str) -> str:
+        """Carry out ``intent`` on the store and return the reply text. A log is committed to
+        SQLite before this returns the text that says it was logged."""
+        return act(intent, self.s.store, utterance, self.turn_id)
+
+
+def act(intent: Intent, store: Store, utterance: str, turn_id: str) -> str:
+    """Carry out ``intent`` on ``store``; the reply text. Shared by ``edge run`` and ``edge ask``."""
+    if intent.intent == "undo":
+        return reply.undo_reply(store.undo(utterance, turn_id))
+    if intent.intent in ("query_stock", "log_record"):
+        item = store.get(intent.sku) if intent.sku else None
+        if item is None:
+            return reply.UNKNOWN_ITEM
+        if intent.intent == "query_stock":
+            return reply.query_reply(item, intent.location)
+        if not intent.quantity:
+            return reply.NO_QUANTITY
+        delta = intent.quantity if intent.direction != "out" else -intent.quantity
+        record, item = store.log(item.sku, delta, utterance, turn_id)
+        return reply.log_reply(record, item)
+    return intent.answer or reply.NOT_UNDERSTOOD
+
+
+def _stage_of(e: Exception) -> str:
+    if isinstance(e, StoreError):
+        return "store"
+    mod = type(e).__module__ or ""
+    return "tts" if "tts" in mod or "pyttsx3" in mod else "pipeline"

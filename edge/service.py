@@ -1,0 +1,74 @@
+"""Building the stages from the settings and running the loop over a file or the microphone."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Callable
+
+from edge import asr as asr_mod
+from edge import events as ev
+from edge import tts as tts_mod
+from edge.config import Settings
+from edge.nlu.understand import Understanding
+from edge.pipeline import Pipeline, Stages
+from edge.store import Store
+from edge.vad import SileroVad
+from edge.wake import WakeWord
+
+
+def build_llm(settings: Settings):
+    """The configured LLM engine, or None for ``llm.engine: none``."""
+    if settings.llm.engine == "none":
+        return None
+    from edge.llm.llamacpp import LlamaCppEngine
+
+    l = settings.llm
+    return LlamaCppEngine(l.model, n_ctx=l.n_ctx, threads=l.threads, seed=l.seed)
+
+
+def build_understanding(settings: Settings, store: Store, llm=None) -> Understanding:
+    return Understanding(store.items(), llm, max_tokens=settings.llm.max_tokens,
+                         temperature=settings.llm.temperature)
+
+
+def build_stages(settings: Settings, store: Store, llm=None) -> Stages:
+    """Load every model the loop needs (wake word, VAD, ASR, LLM, TTS)."""
+    w = settings.wake
+    asr = asr_mod.create(settings.asr, settings.language)
+    if settings.asr.bias:
+        asr.set_vocabulary(asr_mod.vocabulary(store.items()))
+    return Stages(
+        wake=WakeWord([(m.name, m.threshold) for m in w.models], w.refractory_ms),
+        vad=SileroVad(),
+        asr=asr,
+        understanding=build_understanding(settings, store, llm if llm is not None else build_llm(settings)),
+        store=store,
+        tts=tts_mod.create(settings.tts, settings.language),
+    )
+
+
+def run_frames(frames, stages: Stages, settings: Settings, output_dir: Path,
+               emit: Callable[[ev.Event], None], play=None) -> Pipeline:
+    """Drive a pipeline over an iterable of 16 kHz frames until it ends; returns the pipeline."""
+    p = Pipeline(stages, settings.endpoint, output_dir, emit, play=play)
+    for frame in frames:
+        p.feed(frame)
+    p.finish()
+    return p
+
+
+def printer(json_lines: bool, also: Path | None = None) -> Callable[[ev.Event], None]:
+    """An ``emit`` that writes JSON lines (or readable lines) to stdout and JSON lines to ``also``."""
+    fh = open(also, "a", encoding="utf-8") if also else None
+
+    def emit(e: ev.Event) -> None:
+        print(e.to_json() if json_lines else e.human(), flush=True)
+        if fh:
+            fh.write(e.to_json() + "\n")
+            fh.flush()
+
+    return emit
+
+
+def stderr(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)

@@ -1,0 +1,93 @@
+"""Wake word stage: openWakeWord 0.5.1 ONNX models, ``process(frame) -> Detection | None``.
+
+Every 80 ms frame is scored, also while a turn is in progress, so the model's feature buffers
+always hold the most recent audio; the pipeline only *acts* on a detection when it is listening.
+This sidesteps a known openWakeWord behaviour: ``Model.reset()`` clears the scores but not the
+melspectrogram/embedding buffers, so frames 5–8 after a reset still scored ~1.0 on the previous
+clip's wake word (measured here, 0.5.1). :meth:`WakeWord.flush` therefore pushes silence through
+the feature models before resetting.
+"""
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from drivers.audio import FRAME_SAMPLES
+
+# openWakeWord's classifiers look at 16 embedding frames (~1.28 s; openWakeWord README, "model
+# architecture"); 20 frames of silence = 1.6 s flush the melspectrogram and embedding buffers.
+FLUSH_FRAMES = 20
+
+
+def openwakeword_models_dir() -> Path:
+    """Directory of the ONNX models shipped inside the openwakeword 0.5.1 package.
+
+    Raises:
+        FileNotFoundError: openwakeword is not installed (run the set-up script).
+    """
+    spec = importlib.util.find_spec("openwakeword")
+    if spec is None or not spec.origin:
+        raise FileNotFoundError("openwakeword is not installed; run scripts/setup.sh")
+    return Path(spec.origin).parent / "resources" / "models"
+
+
+@dataclass(frozen=True)
+class Detection:
+    wake_word: str  # configured model name, e.g. "hey_mycroft"
+    score: float  # 0..1
+
+
+class WakeWord:
+    """openWakeWord with per-model thresholds and a refractory time.
+
+    Args:
+        models: ``[(name, threshold)]``; ``name`` is a stock model (``hey_mycroft``, ``alexa``,
+            ``hey_jarvis``, ``hey_rhasspy``: CC BY-NC-SA 4.0) or a path to an ``.onnx`` model.
+        refractory_ms: after a detection, no new detection for this many ms of audio.
+    Raises:
+        FileNotFoundError: a model file does not exist; the message names it.
+    """
+
+    def __init__(self, models: list[tuple[str, float]], refractory_ms: int = 2000):
+        from openwakeword.model import Model
+
+        d = openwakeword_models_dir()
+        paths, self._names, self._thresholds = [], {}, {}
+        for name, threshold in models:
+            p = Path(name) if name.endswith(".onnx") else d / f"{name}_v0.1.onnx"
+            if not p.exists():
+                known = ", ".join(sorted(q.name.removesuffix("_v0.1.onnx") for q in d.glob("*_v0.1.onnx")))
+                raise FileNotFoundError(f"wake word model '{name}': no file {p}; stock models: {known}")
+            paths.append(str(p))
+            self._names[p.stem] = p.stem.removesuffix("_v0.1") if not name.endswith(".onnx") else p.stem
+            self._thresholds[p.stem] = threshold
+        self.model = Model(
+            wakeword_models=paths, inference_framework="onnx",
+            melspec_model_path=str(d / "melspectrogram.onnx"), embedding_model_path=str(d / "embedding_model.onnx"))
+        self.refractory_frames = int(np.ceil(refractory_ms / 80))
+        self._since_last = 10**9
+
+    def process(self, frame: np.ndarray) -> Detection | None:
+        """Score one frame ``(1280,)`` int16 at 16 kHz; a :class:`Detection` when a model's score
+        reaches its threshold outside the refractory time, else None."""
+        scores = self.model.predict(frame)
+        self._since_last += 1
+        if self._since_last <= self.refractory_frames:
+            return None
+        best = max(((k, float(v)) for k, v in scores.items() if v >= self._thresholds[k]),
+                   key=lambda kv: kv[1], default=None)
+        if best is None:
+            return None
+        self._since_last = 0
+        return Detection(self._names[best[0]], best[1])
+
+    def flush(self) -> None:
+        """Push 1.6 s of silence through the feature buffers, then clear scores (see module doc)."""
+        silence = np.zeros(FRAME_SAMPLES, dtype=np.int16)
+        for _ in range(FLUSH_FRAMES):
+            self.model.predict(silence)
+        self.model.reset()
+        self._since_last = 10**9

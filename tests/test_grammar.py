@@ -1,0 +1,120 @@
+"""The grammar path (edge.nlu.grammar) against the real session inventory."""
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from edge.nlu.grammar import Grammar, normalize_location
+
+INVENTORY = Path(__file__).resolve().parents[1].parent / "shared/audio/sessions/inventory.csv"
+
+
+@dataclass(frozen=True)
+class Row:
+    sku: str
+    item: str
+    location: str
+    quantity: int
+    unit: str
+    aliases: tuple[str, ...]
+
+
+@pytest.fixture(scope="module")
+def grammar() -> Grammar:
+    with INVENTORY.open(newline="") as f:
+        rows = [Row(r["sku"], r["item"], r["location"], int(r["quantity"]), r["unit"],
+                    tuple(a.strip() for a in r["aliases"].split(";") if a.strip())) for r in csv.DictReader(f)]
+    return Grammar(rows)
+
+
+# text → (sku, location)
+QUERIES = [
+    ("how many M8 bolts are in bin twelve", "BLT-M8-30", "bin 12"),
+    ("How many M8 bolts are in bin 12?", "BLT-M8-30", "bin 12"),
+    ("how many m eight bolts are in bin twelve", "BLT-M8-30", "bin 12"),
+    ("How many M-8 bolts are in bin 12?", "BLT-M8-30", "bin 12"),
+    ("do we have any safety goggles on shelf B", "GOG-SAF", "shelf B"),
+    ("Do we have any safety goggles on shelf B?", "GOG-SAF", "shelf B"),
+    ("do we have any safety goggles on shelf bee", "GOG-SAF", "shelf B"),
+    ("how many cable ties do we have", "TIE-CBL-200", None),
+    ("what's the stock of fuses", "FUS-5A", None),
+    ("What's the stock of fuses?", "FUS-5A", None),
+    ("any fuses left", "FUS-5A", None),
+    ("how many bolts are in the bin are there", "BLT-M8-30", None),
+    ("how much copy paper do we have", "PPR-A4", None),
+    ("what's on shelf b", "GOG-SAF", "shelf B"),         # no item named: the only one on shelf B
+    ("what's in drawer seven", "TIE-CBL-200", "drawer 7"),
+    ("how many washerz are there", "WSH-M8", None),      # fuzzy
+    ("is there any paint on shelf see", "PNT-WHT", "shelf C"),
+]
+
+
+@pytest.mark.parametrize("text, sku, location", QUERIES)
+def test_query_stock(grammar, text, sku, location):
+    intent = grammar.parse(text)
+    assert intent is not None
+    assert (intent.intent, intent.sku, intent.location, intent.source, intent.text) == (
+        "query_stock", sku, location, "grammar", text)
+
+
+# text → (sku, quantity, direction, location)
+LOGS = [
+    ("log twenty boxes of nitrile gloves received", "GLV-NIT-L", 20, "in", None),
+    ("Log 20 boxes of nitrile gloves received.", "GLV-NIT-L", 20, "in", None),
+    ("log twenty boxes of nitrile gloves", "GLV-NIT-L", 20, "in", None),
+    ("we used three drill bits from drawer four", "DRL-BIT-6", 3, "out", "drawer 4"),
+    ("We used 3 drill bits from drawer 4.", "DRL-BIT-6", 3, "out", "drawer 4"),
+    ("add one hundred and five washers to bin two oh two three", "WSH-M8", 105, "in", "bin 2023"),
+    ("Add 105 washers to bin 2023.", "WSH-M8", 105, "in", "bin 2023"),
+    ("Add 105 washers to bin 2,023.", "WSH-M8", 105, "in", "bin 2023"),
+    ("took 2 fuses", "FUS-5A", 2, "out", None),
+    ("took a fuse", "FUS-5A", 1, "out", None),
+    ("we received 5 cans of white paint", "PNT-WHT", 5, "in", None),
+    ("remove four spanners from shelf E", "SPN-10", 4, "out", "shelf E"),
+    ("remove two ten millimetre spanners", "SPN-10", 2, "out", None),
+    ("put 10 zip ties in drawer 7", "TIE-CBL-200", 10, "in", "drawer 7"),
+    ("put half a dozen fuses in bin thirty", "FUS-5A", 6, "in", "bin 30"),
+    ("log a couple of washers", "WSH-M8", 2, "in", None),
+    ("gave out six pairs of safety glasses", "GOG-SAF", 6, "out", None),
+    ("issued four pairs of gloves", "GLV-NIT-L", 4, "out", None),
+    ("we used two drill bids", "DRL-BIT-6", 2, "out", None),          # fuzzy
+    ("restocked bin twelve with fifty", "BLT-M8-30", 50, "in", "bin 12"),  # item from location
+    ("add two dozen m8 screws", "BLT-M8-30", 24, "in", None),
+]
+
+
+@pytest.mark.parametrize("text, sku, quantity, direction, location", LOGS)
+def test_log_record(grammar, text, sku, quantity, direction, location):
+    intent = grammar.parse(text)
+    assert intent is not None
+    assert (intent.intent, intent.source) == ("log_record", "grammar")
+    assert intent.slots() == {"sku": sku, "quantity": quantity, "direction": direction, "location": location}
+
+
+@pytest.mark.parametrize("text", ["undo that", "Undo that.", "undo", "undo the last one", "cancel that",
+                                  "scratch that", "Scratch that!", "undo the last entry"])
+def test_undo(grammar, text):
+    intent = grammar.parse(text)
+    assert intent is not None and intent.intent == "undo" and intent.source == "grammar"
+
+
+@pytest.mark.parametrize("text", [
+    "tell me a short joke about hammers", "Tell me a short joke about hammers.", "the", "", "   ", "?",
+    "thank you", "what's the time", "what time is it", "how many legs does a spider have",
+    "how do I use the drill", "put the kettle on", "record a voice memo",
+    "we used drill bits",            # no quantity
+    "what's on shelf Q",             # nothing stocked there
+    "undo the washers",
+])
+def test_not_a_command(grammar, text):
+    assert grammar.parse(text) is None
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("bin twelve", "bin 12"), ("Bin 12", "bin 12"), ("shelf bee", "shelf B"), ("shelf B", "shelf B"),
+    ("drawer four", "drawer 4"), ("bin two oh two three", "bin 2023"), ("shelf sea", "shelf C"),
+    ("shelf", None), ("twelve", None),
+])
+def test_normalize_location(text, expected):
+    assert normalize_location(text) == expected
