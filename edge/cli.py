@@ -63,8 +63,8 @@ def cmd_run(args) -> int:
 
     stages = build_stages(settings, store)
     player = Playback()
-    with Capture(device=settings.audio.input_device, chunk=settings.audio.chunk_samples) as cap:
-        stderr("listening on the microphone; Ctrl-C to stop")
+    with Capture(settings.audio.input_device, frames_per_buffer=settings.audio.chunk_samples) as cap:
+        stderr(f"listening on {cap.device_name} ({cap.rate} Hz, {cap.channels} ch); Ctrl-C to stop")
 
         def play(path):
             player.play_wav(path)

@@ -41,7 +41,7 @@ class WakeModel(_Frozen):
 
 
 class WakeSettings(_Frozen):
-    models: tuple[WakeModel, ...] = Field(min_length=1)
+    models: list[WakeModel] = Field(min_length=1)
     refractory_ms: int = Field(2000, ge=0, le=60000, description="ms after a trigger with no new trigger")
 
 
@@ -95,7 +95,7 @@ class BoardSettings(_Frozen):
 class Settings(_Frozen):
     language: Literal["en", "zh"] = "en"
     output_dir: Path = Path("out")
-    board: BoardSettings | str | None = None
+    board: BoardSettings | None = None
     store: StoreSettings
     audio: AudioSettings = AudioSettings()
     wake: WakeSettings
@@ -157,7 +157,9 @@ def load_settings(path: str | Path | None = None, board: str | None = None,
     data = _read_yaml(DEFAULTS)
     sources = [str(DEFAULTS)]
     user = _read_yaml(Path(path)) if path else {}
-    board = board or (user.get("board") if isinstance(user.get("board"), str) else None)
+    if isinstance(user.get("board"), str):  # a board *name* selects the file; its mapping is kept
+        board = board or user["board"]
+        user = {k: v for k, v in user.items() if k != "board"}
     if board:
         bp = board_path(board)
         data = _merge(data, _read_yaml(bp))

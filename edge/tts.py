@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 
 VOICES = {"en": "gmw/en", "zh": "sit/cmn"}
+WAV_HEADER_BYTES = 44  # a canonical PCM WAV header; a file this size holds no samples
+RETRIES = 2
 
 
 class TtsError(RuntimeError):
@@ -42,6 +44,7 @@ class Pyttsx3Tts:
             self.engine.setProperty("voice", wanted)
         self.engine.setProperty("rate", rate_wpm)
         self._lock = threading.Lock()
+        self.retries = 0  # empty-WAV retries so far (see synthesize)
 
     def synthesize(self, text: str, path: str | Path) -> Path:
         """Speak ``text`` into the WAV file ``path`` (22 050 Hz mono int16); returns the path.
@@ -51,12 +54,17 @@ class Pyttsx3Tts:
         """
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        with self._lock, contextlib.redirect_stdout(io.StringIO()):  # pyttsx3 prints "Audio saved to"
-            self.engine.save_to_file(text, str(path))
-            self.engine.runAndWait()
-        if not path.exists() or path.stat().st_size <= 44:
-            raise TtsError(f"espeak-ng wrote no audio for {text!r} into {path}")
-        return path
+        for attempt in range(1, RETRIES + 2):
+            path.unlink(missing_ok=True)
+            with self._lock, contextlib.redirect_stdout(io.StringIO()):  # pyttsx3 prints "Audio saved to"
+                self.engine.save_to_file(text, str(path))
+                self.engine.runAndWait()
+            if path.exists() and path.stat().st_size > WAV_HEADER_BYTES:
+                return path
+            # pyttsx3 2.99's espeak driver writes the file when espeak reports the end of the
+            # message; now and then that arrives with no samples buffered (an empty WAV). Retry.
+            self.retries += 1
+        raise TtsError(f"espeak-ng wrote no audio for {text!r} into {path} after {attempt} attempts")
 
 
 def create(settings, language: str = "en") -> Pyttsx3Tts:

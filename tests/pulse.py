@@ -41,8 +41,10 @@ Pitfalls found:
 * An idle null sink renders in 2 s blocks, so a new recording stream (parec as well as PortAudio)
   gets its first data only after ~1.5-2 s. The helper therefore keeps a silent
   ``pacat --playback < /dev/zero`` stream playing into the null sink (like a sound card whose
-  clock always runs); with it a capture's first chunk arrives in < 0.1 s. Mixing zeros changes
-  nothing in the captured signal.
+  clock always runs) and then does ``pactl suspend-sink edge_null 1; ... 0`` once, because the
+  sink only switches to the keep-alive's 50 ms latency after finishing the 2 s block it is in
+  (a resume restarts its clock). With that, a capture's first chunk arrives in < 0.1 s and
+  fixture start-up takes ~0.1 s. Mixing zeros changes nothing in the captured signal.
 * The monitor only carries what is rendered while the recorder is connected: start playing only
   after the capture delivers its first chunk, or the start of the utterance is lost.
 """
@@ -192,9 +194,20 @@ def pulse_server(tmp_path: str | Path | None = None, *, keepalive: bool = True,
 
 
 def _warm_up(env: dict[str, str], keeper: subprocess.Popen, log: Path, timeout: float = 6.0) -> None:
-    """Wait until the null sink renders in small blocks: a probe recording of the monitor must get
-    data. The sink only adopts the keep-alive's low latency after finishing its current idle block
-    (up to 2 s); from then on, while the keep-alive plays, new recordings start at once."""
+    """Make the null sink render in small blocks now, then check that a probe recording of the
+    monitor gets data.
+
+    The sink adopts the keep-alive's low latency only after finishing its current idle block (up to
+    2 s); suspending and resuming it restarts its clock at once. From then on, while the keep-alive
+    plays, new recordings start within ~10 ms."""
+    deadline = time.monotonic() + timeout
+    while "edge-keepalive" not in subprocess.run(["pactl", "list", "sink-inputs"], env=env,
+                                                 capture_output=True, text=True).stdout:
+        if keeper.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"the keep-alive stream did not connect; log {log}:\n{_tail(log)}")
+        time.sleep(0.02)
+    for flag in ("1", "0"):
+        subprocess.run(["pactl", "suspend-sink", SINK, flag], env=env, check=True, capture_output=True)
     probe = subprocess.Popen(["parec", "--raw", "--latency-msec=20", f"--device={MONITOR}"], env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:

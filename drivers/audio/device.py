@@ -336,6 +336,19 @@ class Capture:
             yield from self._converter.push(chunk)
         yield from self._converter.flush()
 
+    def drain(self) -> int:
+        """Discard every chunk captured so far (e.g. while the box was speaking); returns how many."""
+        n = 0
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                return n
+            if item is _END:
+                self._queue.put_nowait(item)
+                return n
+            n += 1
+
     def read(self, seconds: float, timeout: float = 2.0) -> np.ndarray:
         """Convenience: capture ``seconds`` of 16 kHz mono int16 (whole frames, at least that long)."""
         want = int(np.ceil(seconds * 16_000))

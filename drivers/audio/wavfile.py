@@ -52,7 +52,10 @@ def wav_frames(path: str | Path, chunk: int = 4000) -> Iterator[np.ndarray]:
 
     Raises:
         AudioFormatError: see :func:`read_wav`.
+        ValueError: ``chunk`` < 1.
     """
+    if int(chunk) < 1:
+        raise ValueError(f"chunk must be >= 1 input samples, got {chunk!r}")
     path = Path(path)
     info = _info(path)
     conv = FrameConverter(info.samplerate, info.channels)

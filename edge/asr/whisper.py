@@ -48,12 +48,15 @@ class WhisperRecognizer:
         return None
 
     def transcribe(self, audio: np.ndarray) -> Recognition:
-        """``(n,)`` int16 16 kHz → :class:`Recognition`; confidence = exp(mean avg_logprob)."""
+        """``(n,)`` int16 16 kHz → :class:`Recognition`; confidence = exp(mean avg_logprob).
+
+        Greedy decoding at temperature 0 only: faster-whisper's temperature fallback samples, which
+        would make the same audio give different transcripts run to run."""
         t0 = time.perf_counter()
         x = audio.astype(np.float32) / 32768.0
         segments, _info = self.model.transcribe(
             x, language=self.language, beam_size=self.beam_size, vad_filter=False,
-            condition_on_previous_text=False, without_timestamps=True,
+            condition_on_previous_text=False, without_timestamps=True, temperature=0.0,
             initial_prompt=self.initial_prompt)
         segs = list(segments)
         text = " ".join(s.text.strip() for s in segs).strip()

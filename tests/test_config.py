@@ -1,0 +1,179 @@
+"""edge.config.load_settings: defaults ← board ← user file ← overrides, and the errors people see."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from edge.config import BOARD_DIR, DEFAULTS, ConfigError, load_settings
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def config_error(**kwargs) -> str:
+    with pytest.raises(ConfigError) as ei:
+        load_settings(**kwargs)
+    assert isinstance(ei.value, ValueError)
+    return str(ei.value)
+
+
+# --------------------------------------------------------------------------------------------
+# loads
+
+
+def test_defaults_load():
+    s = load_settings()
+    assert s.asr.engine == "whisper"
+    assert s.language == "en"
+    assert [m.name for m in s.wake.models] == ["hey_mycroft", "hey_jarvis", "alexa", "hey_rhasspy"]
+    assert all(m.threshold == 0.5 for m in s.wake.models)
+    assert s.endpoint.trailing_silence_ms == 700
+    assert s.endpoint.max_utterance_ms == 10000
+    assert s.endpoint.no_speech_timeout_ms == 5000
+    assert s.board is None
+
+
+def test_board_x86_dev_loads():
+    s = load_settings(board="x86-dev")
+    assert s.asr.engine == "whisper"
+    assert s.board.name == "x86-dev"
+    assert s.llm.n_ctx == 2048
+    # settings the board does not mention keep their defaults
+    assert s.endpoint.trailing_silence_ms == 700
+
+
+def test_board_named_in_the_user_file_is_merged(tmp_path):
+    p = write(tmp_path, "edge.yaml", "board: x86-dev\nendpoint:\n  trailing_silence_ms: 560\n")
+    s = load_settings(p)
+    assert s.board.name == "x86-dev"
+    assert s.endpoint.trailing_silence_ms == 560
+
+
+def test_user_file_and_overrides_win_in_order(tmp_path):
+    p = write(tmp_path, "edge.yaml", "asr:\n  engine: vosk\nendpoint:\n  vad_threshold: 0.6\n")
+    s = load_settings(p, board="x86-dev", overrides={"endpoint": {"vad_threshold": 0.7}})
+    assert s.asr.engine == "vosk"  # the user file beats the board
+    assert s.endpoint.vad_threshold == 0.7  # overrides beat the user file
+    assert s.asr.vosk.model == "vosk-ko"  # siblings of an overridden key are kept
+
+
+def test_empty_user_file_gives_the_defaults(tmp_path):
+    p = write(tmp_path, "empty.yaml", "# nothing set\n")
+    assert load_settings(p) == load_settings()
+
+
+def test_settings_are_frozen():
+    s = load_settings()
+    with pytest.raises(Exception):
+        s.asr.engine = "vosk"
+    assert s.asr.engine == "whisper"
+
+
+# --------------------------------------------------------------------------------------------
+# errors: each names the file and the key
+
+
+def test_unknown_key_names_file_and_key(tmp_path):
+    p = write(tmp_path, "typo.yaml", "asr:\n  engin: vosk\n")
+    msg = config_error(path=p)
+    assert str(p) in msg
+    assert "asr.engin" in msg
+    assert "unknown key" in msg
+
+
+def test_unknown_top_level_key_names_file_and_key(tmp_path):
+    p = write(tmp_path, "top.yaml", "wakeword_threshold: 0.4\n")
+    msg = config_error(path=p)
+    assert str(p) in msg and "wakeword_threshold" in msg
+
+
+def test_wrong_enum_value_lists_the_allowed_values(tmp_path):
+    p = write(tmp_path, "engine.yaml", "asr:\n  engine: kaldi\n")
+    msg = config_error(path=p)
+    assert str(p) in msg
+    assert "asr.engine" in msg
+    assert "kaldi" in msg
+    assert "'whisper'" in msg and "'vosk'" in msg
+
+
+@pytest.mark.parametrize("key, yaml_text", [
+    ("wake.models.0.threshold", "wake:\n  models:\n    - {name: alexa, threshold: 1.5}\n"),
+    ("wake.models.0.threshold", "wake:\n  models:\n    - {name: alexa, threshold: 0}\n"),
+    ("endpoint.vad_threshold", "endpoint:\n  vad_threshold: -0.1\n"),
+    ("endpoint.trailing_silence_ms", "endpoint:\n  trailing_silence_ms: 10\n"),
+])
+def test_value_out_of_range_names_file_and_key(tmp_path, key, yaml_text):
+    p = write(tmp_path, "range.yaml", yaml_text)
+    msg = config_error(path=p)
+    assert str(p) in msg
+    assert key in msg, msg
+
+
+def test_out_of_range_override_names_the_key():
+    msg = config_error(overrides={"endpoint": {"vad_threshold": 1.0}})
+    assert "endpoint.vad_threshold" in msg
+    assert str(DEFAULTS) in msg
+
+
+@pytest.mark.parametrize("text, kind", [("- a\n- b\n", "list"), ("just a sentence\n", "str"), ("42\n", "int")])
+def test_non_mapping_yaml_names_the_file(tmp_path, text, kind):
+    p = write(tmp_path, "notamap.yaml", text)
+    msg = config_error(path=p)
+    assert str(p) in msg
+    assert "mapping" in msg and kind in msg
+
+
+def test_bad_yaml_syntax_names_the_file_and_line(tmp_path):
+    p = write(tmp_path, "broken.yaml", "asr:\n  engine: whisper\nendpoint: [unclosed\n")
+    msg = config_error(path=p)
+    assert str(p) in msg
+    assert "YAML" in msg
+    assert "line" in msg
+
+
+def test_missing_file_names_the_file(tmp_path):
+    p = tmp_path / "nowhere" / "edge.yaml"
+    msg = config_error(path=p)
+    assert str(p) in msg
+    assert "not found" in msg
+
+
+@pytest.mark.parametrize("how", ["argument", "user file"])
+def test_unknown_board_lists_the_known_boards(tmp_path, how):
+    kwargs = {"board": "raspberry-pi-9"} if how == "argument" else {
+        "path": write(tmp_path, "edge.yaml", "board: raspberry-pi-9\n")}
+    msg = config_error(**kwargs)
+    assert "raspberry-pi-9" in msg
+    known = sorted(q.stem for q in BOARD_DIR.glob("*.yaml"))
+    assert "x86-dev" in known
+    for b in known:
+        assert b in msg, f"known board {b!r} not listed in: {msg}"
+
+
+def test_bad_board_file_names_the_board_file_and_key(tmp_path, monkeypatch):
+    """A board config with an invalid value: the message names the board file among the sources."""
+    import edge.config as config
+
+    boards = tmp_path / "board-configs"
+    boards.mkdir()
+    bad = write(boards, "tiny-board.yaml", "board:\n  name: tiny\nllm:\n  n_ctx: 0\n")
+    monkeypatch.setattr(config, "BOARD_DIR", boards)
+    msg = config_error(board="tiny-board")
+    assert str(bad) in msg
+    assert "llm.n_ctx" in msg
+
+
+def test_one_bad_threshold_is_reported_as_one_error(tmp_path):
+    """A single out-of-range threshold in a one-model list must give one error line. Today pydantic
+    also reports ``wake.models: Tuple should have at least 1 item after validation, not 0`` for the
+    variadic ``tuple[WakeModel, ...]`` with ``min_length=1``: it tells the user the list is empty
+    when it holds one model, and sends them looking for the wrong fault."""
+    p = write(tmp_path, "one_model.yaml", "wake:\n  models:\n    - {name: alexa, threshold: 1.5}\n")
+    msg = config_error(path=p)
+    errors = [line for line in msg.splitlines()[1:] if line.strip()]
+    assert len(errors) == 1, msg
+    assert "wake.models.0.threshold" in errors[0]

@@ -1,0 +1,115 @@
+"""Every shared session does what expected.json says, each from a fresh store; the other
+formats give the same intent; recordings without a wake word trigger nothing."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from edge.config import load_settings
+from edge.service import build_stages
+from edge.store import Store
+from tests.helpers import AUDIO, EXPECTED, INVENTORY, SESSIONS, of_type, run_session
+
+SESSION_NAMES = sorted(k for k in EXPECTED if not k.startswith("_"))
+
+
+@pytest.fixture(scope="module")
+def settings(tmp_path_factory):
+    d = tmp_path_factory.mktemp("edge")
+    return load_settings(board="x86-dev", overrides={"store": {"path": str(d / "unused.db")}, "output_dir": str(d)})
+
+
+@pytest.fixture(scope="module")
+def stages(settings, tmp_path_factory):
+    store = Store(tmp_path_factory.mktemp("boot") / "edge.db")
+    store.import_csv(INVENTORY)
+    return build_stages(settings, store)
+
+
+@pytest.fixture
+def fresh(stages, tmp_path):
+    """The loaded stages with a fresh store loaded from inventory.csv."""
+    store = Store(tmp_path / "edge.db")
+    store.import_csv(INVENTORY)
+    stages.store = store
+    yield stages, store
+    store.close()
+
+
+@pytest.mark.parametrize("name", SESSION_NAMES)
+def test_session_does_what_expected_says(name, fresh, settings, tmp_path):
+    stages, store = fresh
+    exp = EXPECTED[name]
+    before = {i.sku: i.quantity for i in store.items()}
+    events = run_session(stages, settings, SESSIONS / f"{name}.wav", tmp_path)
+    wakes, intents, replies = of_type(events, "wake"), of_type(events, "intent"), of_type(events, "reply")
+    assert not of_type(events, "error"), events
+
+    if exp["wake"] is None:
+        assert events == []  # no wake word: nothing transcribed, nothing answered
+        return
+    assert wakes and all(w.wake_word == exp["wake"] for w in wakes)
+
+    if "turns" in exp:
+        assert [i.intent for i in intents] == exp["intents"]
+        assert intents[0].slots["sku"] == exp["sku"]
+        assert store.get(exp["sku"]).quantity == exp["stock_after"]
+        recs = store.records()
+        assert [r.delta for r in recs] == [20, -20] and recs[1].undoes == recs[0].id  # history keeps both
+        return
+
+    if exp["intent"] is None:  # wake, then no speech: nothing acted on
+        assert [e.type for e in events] == ["wake", "no_speech", "turn_end"]
+        assert store.records() == []
+        return
+
+    assert len(intents) == 1 and len(replies) == 1
+    intent, reply = intents[0], replies[0]
+    assert intent.intent == exp["intent"]
+    for slot in ("sku", "quantity", "direction"):
+        if slot in exp:
+            assert intent.slots[slot] == exp[slot], (slot, intent)
+    if "stock_after" in exp:
+        assert store.get(exp["sku"]).quantity == exp["stock_after"]
+        assert len(store.records()) == 1
+    else:
+        assert store.records() == []
+        assert {i.sku: i.quantity for i in store.items()} == before
+    for word in exp.get("reply_mentions", []):
+        assert re.search(rf"\b{re.escape(word)}\b", reply.text), (word, reply.text)
+    if exp["intent"] == "other":
+        assert intent.source == "llm"
+        assert 0 < len(re.findall(r"[.!?](?:\s|$)", reply.text)) <= 2, reply.text
+    if name == "undo_last":
+        assert "nothing to undo" in reply.text.lower()
+    assert reply.audio and (tmp_path / f"reply-{reply.turn_id}.wav").stat().st_size > 1000
+    ends = of_type(events, "turn_end")
+    assert set(ends[-1].latency_ms) == {"endpoint_to_transcript_ms", "transcript_to_intent_ms",
+                                        "intent_to_reply_audio_ms", "total_ms"}
+
+
+@pytest.mark.parametrize("fmt", sorted(p.name for p in (AUDIO / "formats").glob("*.wav")))
+def test_other_formats_give_the_same_intent(fmt, fresh, settings, tmp_path):
+    stages, _ = fresh
+    ref = run_session(stages, settings, SESSIONS / "query_m8_bolts.wav", tmp_path)
+    got = run_session(stages, settings, AUDIO / "formats" / fmt, tmp_path)
+    (r,), (g,) = of_type(ref, "intent"), of_type(got, "intent")
+    assert (g.intent, g.slots["sku"]) == (r.intent, r.slots["sku"]) == ("query_stock", "BLT-M8-30")
+
+
+@pytest.mark.parametrize("clip", ["negative_reference.wav", "hey_jane.wav"])
+def test_no_default_wake_word_triggers(clip, fresh, settings, tmp_path):
+    stages, _ = fresh
+    events = run_session(stages, settings, AUDIO / "real" / clip, tmp_path)
+    assert of_type(events, "wake") == [] and of_type(events, "transcript") == []
+
+
+@pytest.mark.parametrize("chunk", [1000, 1024, 1280, 4000])
+def test_chunk_size_does_not_change_the_turn(chunk, fresh, settings, tmp_path):
+    stages, _ = fresh
+    events = run_session(stages, settings, SESSIONS / "query_m8_bolts.wav", tmp_path, chunk=chunk)
+    (w,), (t,) = of_type(events, "wake"), of_type(events, "transcript")
+    assert (w.t_ms, w.wake_word) == (1280, "hey_mycroft")
+    words = re.sub(r"[^a-z0-9 ]", "", t.text.lower()).split()
+    assert words == "how many m8 bolts are in bin 12".split()
