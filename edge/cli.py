@@ -4,7 +4,7 @@
     edge ask "TEXT" [--json]
     edge inventory import FILE.csv
     edge records export --csv
-    edge models verify [--json]
+    edge models list|verify [--json]
 """
 from __future__ import annotations
 
@@ -123,6 +123,22 @@ def cmd_models_verify(args) -> int:
     return 1 if bad else 0
 
 
+def cmd_models_list(args) -> int:
+    from edge import models
+
+    m = models.load_manifest()
+    rows = [{"id": e.id, "kind": e.kind, "size_mib": round(sum(f.size for f in e.files) / 2**20, 1),
+             "licence": e.licence, "source": e.requirement, "note": e.note} for e in m.models]
+    if args.json:
+        for r in rows:
+            print(json.dumps(r))
+        return 0
+    print(f"{'id':<30} {'kind':<10} {'MiB':>7}  {'licence':<18} source")
+    for r in rows:
+        print(f"{r['id']:<30} {r['kind']:<10} {r['size_mib']:>7}  {r['licence']:<18} {r['source']}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="edge", description="Offline voice assistant for NPU boards.")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -161,6 +177,9 @@ def main(argv: list[str] | None = None) -> int:
 
     p = sub.add_parser("models", help="model files")
     msub = p.add_subparsers(dest="sub", required=True)
+    q = msub.add_parser("list", help="the models in models/manifest.yaml with size and licence")
+    q.add_argument("--json", action="store_true")
+    q.set_defaults(func=cmd_models_list)
     q = msub.add_parser("verify", help="check every installed model file against models/manifest.yaml")
     q.add_argument("model", nargs="?", help="one manifest id (default: all)")
     q.add_argument("--json", action="store_true")

@@ -1,0 +1,84 @@
+"""The language-model engine interface every backend implements (llama.cpp on the CPU, RKLLM on
+the NPU).
+
+An engine generates from chat messages and *yields tokens as they come*; the final
+:class:`GenerationStats` carries TTFT, decode rate and token counts. Generation can be cancelled
+from another thread. ``n_ctx`` is always explicit (case C11: 0 would silently mean "the model's
+training context" in llama.cpp and can exhaust memory).
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Iterator, Protocol
+
+
+class EngineError(RuntimeError):
+    """An engine failed (load, init, inference or timeout); the chain moves to the next engine."""
+
+
+@dataclass(frozen=True)
+class GenerationRequest:
+    """What to generate.
+
+    ``messages``: OpenAI-style ``[{"role": "system"|"user"|"assistant", "content": str}]``.
+    ``json_schema``: when set, output is constrained to JSON matching this schema (llama.cpp grammar).
+    ``max_tokens``: answer budget in tokens. ``stop``: stop strings. ``temperature``: 0 = greedy.
+    """
+
+    messages: list[dict]
+    max_tokens: int = 64
+    json_schema: dict | None = None
+    stop: tuple[str, ...] = ()
+    temperature: float = 0.2
+
+
+@dataclass
+class GenerationStats:
+    """Figures of one generation: ``prompt_tokens``, ``completion_tokens``; ``ttft_ms`` from the
+    call to the first token; ``tokens_per_s`` decode rate after the first token; ``cancelled``;
+    ``trimmed_messages``: how many oldest turns were dropped to fit n_ctx."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    ttft_ms: float = 0.0
+    tokens_per_s: float = 0.0
+    cancelled: bool = False
+    trimmed_messages: int = 0
+    extra: dict = field(default_factory=dict)
+
+
+class CancelToken:
+    """Set from any thread to stop a running generation at the next token."""
+
+    def __init__(self):
+        self._ev = threading.Event()
+
+    def cancel(self) -> None:
+        self._ev.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._ev.is_set()
+
+
+class Engine(Protocol):
+    """``stream(request, cancel) -> Iterator[str]`` yields token texts; afterwards ``last_stats``
+    holds the :class:`GenerationStats` of that call. ``n_ctx``: context window in tokens.
+    ``name``: ``llamacpp`` | ``rkllm``. ``close()`` frees the model."""
+
+    name: str
+    n_ctx: int
+    last_stats: GenerationStats
+
+    def stream(self, request: GenerationRequest, cancel: CancelToken | None = None) -> Iterator[str]: ...
+
+    def count_tokens(self, text: str) -> int: ...
+
+    def close(self) -> None: ...
+
+
+def generate(engine: Engine, request: GenerationRequest, cancel: CancelToken | None = None) -> tuple[str, GenerationStats]:
+    """Run :meth:`Engine.stream` to the end; the whole text and its stats."""
+    text = "".join(engine.stream(request, cancel))
+    return text, engine.last_stats

@@ -1,0 +1,98 @@
+"""The ``edge`` command line, run as a user runs it (a child process)."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from edge.events import EVENT_TYPES
+from tests.helpers import INVENTORY, REPO, SESSIONS
+
+
+def edge(*args, cwd=REPO, check=True) -> subprocess.CompletedProcess:
+    r = subprocess.run([sys.executable, "-m", "edge.cli", *map(str, args)], cwd=cwd, capture_output=True,
+                       text=True, timeout=300)
+    if check:
+        assert r.returncode == 0, r.stderr
+    return r
+
+
+@pytest.fixture
+def cfg(tmp_path):
+    p = tmp_path / "edge.yaml"
+    p.write_text(f"board: x86-dev\nstore: {{path: {tmp_path / 'edge.db'}}}\n")
+    return p
+
+
+def test_run_json_writes_one_event_per_line_and_the_reply_audio(cfg, tmp_path):
+    out = tmp_path / "out"
+    r = edge("run", "--input", SESSIONS / "log_drill_bits_used.wav", "--config", cfg, "--inventory", INVENTORY,
+             "--output-dir", out, "--json")
+    events = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [e["type"] for e in events] == ["wake", "transcript", "intent", "reply", "turn_end"]
+    assert all(e["type"] in EVENT_TYPES for e in events)
+    wake, transcript, intent, reply, end = events
+    assert wake["wake_word"] == "hey_mycroft" and 0.5 <= wake["score"] <= 1
+    assert transcript["engine"] == "whisper" and "drill" in transcript["text"].lower()
+    assert intent == {**intent, "intent": "log_record", "source": "grammar",
+                      "slots": {"sku": "DRL-BIT-6", "quantity": 3, "direction": "out", "location": "drawer 4"}}
+    assert (out / reply["audio"].rsplit("/", 1)[-1]).stat().st_size > 1000
+    assert set(end["latency_ms"]) >= {"endpoint_to_transcript_ms", "transcript_to_intent_ms",
+                                      "intent_to_reply_audio_ms", "total_ms"}
+    assert all(v > 0 for v in end["latency_ms"].values())
+    # the same events are kept in the output folder
+    kept = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    assert [e["type"] for e in kept] == [e["type"] for e in events]
+    # and the record is durable in the store the config names
+    r = edge("records", "export", "--csv", "--config", cfg)
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert [(row["sku"], row["delta"]) for row in rows] == [("DRL-BIT-6", "-3")]
+
+
+def test_run_without_json_prints_readable_lines(cfg, tmp_path):
+    r = edge("run", "--input", SESSIONS / "query_goggles_shelf.wav", "--config", cfg, "--inventory", INVENTORY,
+             "--output-dir", tmp_path / "out")
+    lines = r.stdout.splitlines()
+    assert lines and not any(line.lstrip().startswith("{") for line in lines)
+    assert any(" wake " in line for line in lines)
+    assert any(" reply " in line and "8 safety goggles" in line for line in lines)
+
+
+def test_a_bad_config_names_the_key_and_the_allowed_values(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("asr: {engine: kaldi}\n")
+    r = edge("run", "--input", SESSIONS / "undo_last.wav", "--config", bad, check=False)
+    assert r.returncode == 2
+    assert "asr.engine" in r.stderr and "'whisper' or 'vosk'" in r.stderr and str(bad) in r.stderr
+
+
+def test_a_missing_input_names_the_file(cfg, tmp_path):
+    r = edge("run", "--input", tmp_path / "nope.wav", "--config", cfg, check=False)
+    assert r.returncode == 2 and "nope.wav" in r.stderr and "no such file" in r.stderr
+
+
+def test_inventory_import_then_ask(cfg):
+    r = edge("inventory", "import", INVENTORY, "--config", cfg)
+    assert "imported 10 items" in r.stdout
+    r = edge("ask", "how many M8 bolts are in bin twelve", "--config", cfg, "--json")
+    events = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [e["type"] for e in events] == ["intent", "reply", "turn_end"]
+    assert events[0]["slots"]["sku"] == "BLT-M8-30"
+    assert events[1]["text"] == "There are 140 M8 bolts in bin 12."
+
+
+def test_models_verify_passes_on_the_installed_models():
+    r = edge("models", "verify")
+    assert r.stdout.strip().splitlines()[-1].endswith("0 failed")
+
+
+def test_models_list_shows_each_model_with_its_licence():
+    r = edge("models", "list", "--json")
+    rows = {row["id"]: row for row in map(json.loads, r.stdout.splitlines())}
+    assert rows["wake-hey-mycroft"]["licence"] == "CC-BY-NC-SA-4.0"
+    assert rows["smollm2-135m-instruct-q4_1"]["licence"] == "Apache-2.0"
+    assert all(row["licence"] for row in rows.values())

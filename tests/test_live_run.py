@@ -1,0 +1,66 @@
+"""Live mode: ``edge run`` without ``--input`` captures from the default microphone through
+pyaudio and plays the reply on the default speaker.
+
+There is no sound card here, so a private PulseAudio server with a null sink stands in: the test
+plays a shared session into the sink, ``edge run`` captures from its monitor (the default source),
+and its reply is played back into the same sink.
+"""
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from tests.helpers import INVENTORY, REPO, SESSIONS
+
+
+def _pump(stream, q: queue.Queue) -> None:
+    for line in iter(stream.readline, ""):
+        q.put(line)
+    q.put(None)
+
+
+def _wait_for(q: queue.Queue, pred, timeout: float) -> list[str]:
+    """Lines from ``q`` until one satisfies ``pred``; fails on EOF or after ``timeout`` s of silence."""
+    seen = []
+    while True:
+        line = q.get(timeout=timeout)
+        assert line is not None, "edge run ended early:\n" + "".join(seen)
+        seen.append(line)
+        if pred(line):
+            return seen
+
+
+def test_edge_run_captures_from_the_microphone_and_answers(pulse_null_sink, tmp_path):
+    cfg = tmp_path / "live.yaml"
+    cfg.write_text(f"board: x86-dev\nstore: {{path: {tmp_path / 'edge.db'}}}\n")
+    env = dict(pulse_null_sink, PYTHONUNBUFFERED="1")
+    cmd = [sys.executable, "-m", "edge.cli", "run", "--json", "--config", str(cfg),
+           "--inventory", str(INVENTORY), "--output-dir", str(tmp_path / "out")]
+    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out_q, err_q = queue.Queue(), queue.Queue()
+    threading.Thread(target=_pump, args=(proc.stdout, out_q), daemon=True).start()
+    threading.Thread(target=_pump, args=(proc.stderr, err_q), daemon=True).start()
+    try:
+        _wait_for(err_q, lambda l: l.startswith("listening on"), timeout=120)
+        subprocess.run(["paplay", str(SESSIONS / "query_m8_bolts.wav")], env=env, check=True, timeout=60)
+        lines = _wait_for(out_q, lambda l: '"turn_end"' in l, timeout=60)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    events = [json.loads(l) for l in lines]
+    by_type = {e["type"]: e for e in events}
+    assert by_type["wake"]["wake_word"] == "hey_mycroft"
+    assert by_type["intent"]["intent"] == "query_stock"
+    assert by_type["intent"]["slots"]["sku"] == "BLT-M8-30"
+    assert "140" in by_type["reply"]["text"]
+    assert Path(by_type["reply"]["audio"]).stat().st_size > 1000
+    assert proc.returncode == 0
