@@ -62,6 +62,7 @@ class WhisperSettings(_Frozen):
 class VoskSettings(_Frozen):
     model: str = "vosk-ko"
     sample_rate: int = Field(16000, description="Hz; the pipeline's frame rate")
+    command_mode: bool = Field(False, description="recognise only the inventory's phrases plus [unk]")
 
 
 class AsrSettings(_Frozen):

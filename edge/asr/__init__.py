@@ -17,7 +17,8 @@ def create(settings, language: str = "en") -> Recognizer:
     if settings.engine == "vosk":
         from edge.asr.vosk import VoskRecognizer
 
-        return VoskRecognizer(settings.vosk.model, sample_rate=settings.vosk.sample_rate)
+        return VoskRecognizer(settings.vosk.model, sample_rate=settings.vosk.sample_rate,
+                              command_mode=settings.vosk.command_mode)
     from edge.asr.whisper import WhisperRecognizer
 
     w = settings.whisper

@@ -17,25 +17,34 @@ from edge.asr.base import Recognition, model_dir
 class VoskRecognizer:
     name = "vosk"
 
-    def __init__(self, model: str, sample_rate: int = 16000):
+    def __init__(self, model: str, sample_rate: int = 16000, command_mode: bool = False):
         import vosk
 
         vosk.SetLogLevel(-1)
         self.sample_rate = sample_rate
         self.model = vosk.Model(str(model_dir(model)))
+        self.command_mode = command_mode
+        self.grammar: list[str] | None = None  # the runtime phrase list in command mode
+        self.phrases: list[str] = []
         self._rec = None
         self._partial = ""
         self._samples = 0
 
     def set_vocabulary(self, phrases: list[str]) -> None:
-        """Kept for the command mode (a runtime phrase list plus ``[unk]``); the open vocabulary
-        stays on until a model for the configured language is installed."""
-        self.phrases = list(phrases)
+        """Command mode: recognise only these phrases plus ``[unk]`` (Vosk's runtime grammar,
+        which needs a model with a lookahead graph, ``HCLr.fst`` + ``Gr.fst``; words the model does
+        not know are dropped by Vosk). Off (open vocabulary) unless ``command_mode`` is set."""
+        self.phrases = [p.lower() for p in phrases]
+        if self.command_mode:
+            self.grammar = sorted(set(self.phrases)) + ["[unk]"]
 
     def start(self) -> None:
         import vosk
 
-        self._rec = vosk.KaldiRecognizer(self.model, self.sample_rate)
+        if self.grammar:
+            self._rec = vosk.KaldiRecognizer(self.model, self.sample_rate, json.dumps(self.grammar, ensure_ascii=False))
+        else:
+            self._rec = vosk.KaldiRecognizer(self.model, self.sample_rate)
         self._rec.SetWords(True)
         self._partial = ""
         self._samples = 0

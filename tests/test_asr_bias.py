@@ -1,0 +1,58 @@
+"""Recognition biased toward the site's vocabulary: vosk command mode and Whisper's prompt."""
+from __future__ import annotations
+
+import pytest
+
+from drivers.audio import wav_frames
+from edge.asr import vocabulary
+from edge.store import Store
+from tests.helpers import AUDIO, INVENTORY
+
+DIGITS = AUDIO / "real" / "digits_vosk_test.wav"
+
+
+@pytest.fixture(scope="module")
+def items(tmp_path_factory):
+    s = Store(tmp_path_factory.mktemp("inv") / "edge.db")
+    s.import_csv(INVENTORY)
+    return s.items()
+
+
+def test_vocabulary_comes_from_the_inventory(items):
+    v = vocabulary(items)
+    for phrase in ("M8 bolt", "m eight bolts", "nitrile gloves", "bin 2023", "shelf B", "undo that"):
+        assert phrase in v
+    assert len(v) == len(set(v))
+
+
+def _decode(rec, path):
+    rec.start()
+    for f in wav_frames(path):
+        rec.accept(f)
+    return rec.finish()
+
+
+def test_vosk_command_mode_only_yields_the_phrase_list():
+    from edge.asr.vosk import VoskRecognizer
+
+    open_vocab = VoskRecognizer("vosk-ko")
+    free = _decode(open_vocab, DIGITS).text.split()
+    allowed = sorted(set(free))[:3]  # words this (Korean) model knows, from its own open transcript
+    cmd = VoskRecognizer("vosk-ko", command_mode=True)
+    cmd.set_vocabulary(allowed)
+    assert cmd.grammar == sorted(w.lower() for w in allowed) + ["[unk]"]
+    words = _decode(cmd, DIGITS).text.split()
+    assert words, "command mode recognised nothing"
+    assert set(words) <= set(allowed) | {"[unk]"}
+    assert set(free) - set(allowed), "the open transcript must have had other words for this to mean anything"
+
+
+def test_whisper_prompt_names_items_and_places(items):
+    from edge.asr.whisper import WhisperRecognizer
+
+    w = WhisperRecognizer("whisper-tiny-en")
+    w.set_vocabulary(vocabulary(items))
+    assert "nitrile gloves" in w.initial_prompt and "bin 2023" in w.initial_prompt
+    assert w.initial_prompt.startswith("Stock room commands. Undo that.")
+    w.set_vocabulary([])
+    assert w.initial_prompt is None
