@@ -5,6 +5,8 @@
     edge inventory import FILE.csv
     edge records export --csv
     edge models list|verify [--json]
+    edge doctor|install|uninstall, edge models bundle|install   (edge/deploy_cli.py)
+    edge status [--json] [--interval S]
 """
 from __future__ import annotations
 
@@ -59,29 +61,16 @@ def cmd_run(args) -> int:
 
         run_frames(all_frames(), stages, settings, out, emit)
         return 0
-    from drivers.audio.device import Capture, Playback
+    from edge.daemon import run_service  # live: READY/WATCHDOG/STATUS to systemd, waits for a late microphone
 
-    stages = build_stages(settings, store)
-    player = Playback()
-    with Capture(settings.audio.input_device, frames_per_buffer=settings.audio.chunk_samples) as cap:
-        stderr(f"listening on {cap.device_name} ({cap.rate} Hz, {cap.channels} ch); Ctrl-C to stop")
-
-        def play(path):
-            player.play_wav(path)
-            cap.drain()  # what the microphone heard while the box spoke is not a command
-
-        try:
-            run_frames(cap.frames(), stages, settings, out, emit, play=play)
-        except KeyboardInterrupt:
-            pass
-    return 0
+    return run_service(settings, store, out, emit)
 
 
 def cmd_ask(args) -> int:
     import uuid
 
     from edge import events as ev
-    from edge.pipeline import act
+    from edge.dialog import act
     from edge.service import build_llm, build_understanding, printer
 
     settings = _settings(args)
@@ -90,8 +79,11 @@ def cmd_ask(args) -> int:
     emit = printer(args.json)
     turn = uuid.uuid4().hex[:12]
     intent = und.understand(args.text)
-    emit(ev.IntentEvent(0, turn, intent.intent, intent.slots(), intent.source))
-    emit(ev.Reply(0, turn, act(intent, store, args.text, turn), None))
+    if intent is None:
+        emit(ev.NoSpeech(0, turn, 0))
+    else:
+        emit(ev.IntentEvent(0, turn, intent.intent, intent.slots(), intent.source))
+        emit(ev.Reply(0, turn, act(intent, store, args.text, turn).text, None))
     emit(ev.TurnEnd(0, turn, {}))
     return 0
 
@@ -136,6 +128,30 @@ def cmd_models_list(args) -> int:
     print(f"{'id':<30} {'kind':<10} {'MiB':>7}  {'licence':<18} source")
     for r in rows:
         print(f"{r['id']:<30} {r['kind']:<10} {r['size_mib']:>7}  {r['licence']:<18} {r['source']}")
+    return 0
+
+
+def cmd_status(args) -> int:
+    import logging
+    import time
+
+    from edge.governor import Governor, format_status
+
+    settings = _settings(args)
+    gov = Governor(settings)
+    lg = logging.getLogger("edge.governor")
+    level = lg.level
+    lg.setLevel(logging.ERROR)  # the status itself lists every reason; no duplicate warnings on stderr
+    try:
+        gov.sample()
+        if args.interval > 0:  # CPU load is the difference of two /proc/stat readings
+            time.sleep(args.interval)
+            gov.sample()
+        gov.admit()
+        st = gov.status()
+    finally:
+        lg.setLevel(level)
+    print(json.dumps(st, indent=2, ensure_ascii=False) if args.json else format_status(st))
     return 0
 
 
@@ -184,6 +200,16 @@ def main(argv: list[str] | None = None) -> int:
     q.add_argument("model", nargs="?", help="one manifest id (default: all)")
     q.add_argument("--json", action="store_true")
     q.set_defaults(func=cmd_models_verify)
+
+    from edge.deploy_cli import register as _register_deploy
+
+    _register_deploy(sub, msub, common)  # doctor, install, uninstall, models bundle|install
+
+    p = sub.add_parser("status", help="resource governor: thermal level, signals, memory admission, threads")
+    common(p)
+    p.add_argument("--json", action="store_true", help="one JSON document")
+    p.add_argument("--interval", type=float, default=0.5, help="s between the two readings for CPU load (0 = one)")
+    p.set_defaults(func=cmd_status)
 
     args = ap.parse_args(argv)
     try:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 DEFAULTS = PACKAGE_DIR / "defaults.yaml"
@@ -72,6 +72,26 @@ class AsrSettings(_Frozen):
     vosk: VoskSettings = VoskSettings()
 
 
+class LlmStep(_Frozen):
+    """One engine of the LLM fallback chain (edge.llm.chain), tried in list order."""
+
+    engine: Literal["rkllm", "llamacpp", "grammar"]
+    model: str | None = Field(None, description="manifest id or a .gguf/.rkllm path; none for grammar")
+    n_ctx: int | None = Field(None, ge=256, le=131072, description="context window in tokens; required, always explicit")
+    threads: int | None = Field(None, ge=1, le=64, description="llamacpp: CPU threads; null = llm.threads")
+    lib: str | None = Field(None, description="rkllm: path of librkllmrt.so; null = the loader's search path")
+    timeout_s: float = Field(60.0, gt=0.0, le=3600.0, description="s without a token before the step counts as hung")
+
+    @model_validator(mode="after")
+    def _model_and_n_ctx_needed(self):
+        if self.engine != "grammar":
+            if not self.model:
+                raise ValueError(f"engine {self.engine} needs a model (manifest id or file path)")
+            if self.n_ctx is None:
+                raise ValueError(f"engine {self.engine} needs an explicit n_ctx in tokens, e.g. n_ctx: 2048")
+        return self
+
+
 class LlmSettings(_Frozen):
     engine: Literal["llamacpp", "none"] = "llamacpp"
     model: str = "smollm2-135m-instruct-q4_1"
@@ -80,6 +100,10 @@ class LlmSettings(_Frozen):
     threads: int = Field(2, ge=1, le=64)
     temperature: float = Field(0.2, ge=0.0, le=2.0)
     seed: int = 7
+    chain: list[LlmStep] = Field([], description="fallback chain, first healthy engine serves; empty = engine/model/n_ctx then grammar")
+    cooldown_s: float = Field(60.0, ge=0.0, le=86400.0, description="s after a failure before a higher engine is probed again")
+    smoke_timeout_s: float = Field(60.0, gt=0.0, le=3600.0, description="s for each engine's one-token smoke inference")
+    prefix_states: int = Field(2, ge=0, le=16, description="llamacpp: system-prompt KV states kept for a faster first token")
 
 
 class TtsSettings(_Frozen):
@@ -88,9 +112,112 @@ class TtsSettings(_Frozen):
     rate_wpm: int = Field(170, ge=60, le=450, description="words per minute")
 
 
+class CpuCluster(_Frozen):
+    """CPUs of one kind (one or more cpufreq policies). On big.LITTLE boards the LLM runs on the
+    ``big`` cores and audio + wake word on a ``little`` one (edge.governor.thread_plan)."""
+
+    name: str
+    cores: list[int] = Field(min_length=1, description="CPU numbers, as in /sys/devices/system/cpu/cpuN")
+    kind: Literal["big", "little", "uniform"] = "uniform"
+
+
+class SensorSettings(_Frozen):
+    """Where the governor reads the board's signals (drivers/sensors). Each path is an absolute
+    path as on the board, joined under ``root``; ``null`` = the board has no such signal."""
+
+    root: Path = Field(Path("/"), description="prefix for every path below (a fake tree's folder in tests)")
+    meminfo: str = "/proc/meminfo"
+    stat: str = "/proc/stat"
+    cpufreq: str | None = "/sys/devices/system/cpu/cpufreq"
+    thermal: str | None = "/sys/class/thermal"
+    thermal_zones: list[str] = Field([], description="thermal zone types to watch; empty = every zone")
+    npu_load: str | None = Field(None, description="rknpu debugfs load file, e.g. /sys/kernel/debug/rknpu/load")
+    npu_devfreq: str | None = Field(None, description="NPU devfreq directory, e.g. /sys/class/devfreq/fdab0000.npu")
+    hwmon: str | None = "/sys/class/hwmon"
+
+
+class DialogSettings(_Frozen):
+    follow_up_window_ms: int = Field(5000, ge=500, le=30000,
+                                     description="ms to answer an ask-back or read-back without a wake word")
+
+
 class BoardSettings(_Frozen):
     model_config = ConfigDict(extra="allow", frozen=True)
     name: str = "unknown"
+    cpu_clusters: list[CpuCluster] = Field([], description="empty = every online CPU, one uniform cluster")
+    sensors: SensorSettings = SensorSettings()
+
+
+class GovernorSettings(_Frozen):
+    """Resource governor (edge.governor): memory admission, compute reserve, thermal levels,
+    LLM idle unload. Temperatures in °C, times in s."""
+
+    power_mode: Literal["performance", "balanced", "powersave"] = "balanced"
+    mem_fraction: float = Field(0.70, gt=0.0, le=1.0, description="weights + KV cache + pipeline <= this share of MemTotal")
+    cpu_fraction: float = Field(0.70, gt=0.0, le=1.0, description="LLM threads <= this share of the cores")
+    pipeline_overhead_mib: int = Field(460, ge=0, le=65536, description="MiB for wake/VAD/ASR/TTS + llama.cpp buffers")
+    kv_cache_type: Literal["f16", "q8_0", "q4_0"] = "f16"
+    min_n_ctx: int = Field(512, ge=64, le=131072, description="n_ctx is halved down to this floor to fit")
+    smaller_models: list[str] = Field([], description="fallback LLMs (manifest ids or .gguf paths), largest first")
+    warm_c: float = Field(75.0, ge=20.0, le=150.0, description="warm threshold for zones without passive trips")
+    hot_c: float = Field(85.0, ge=20.0, le=150.0, description="hot threshold for zones without 2 passive trips")
+    hysteresis_c: float = Field(5.0, ge=0.0, le=50.0, description="step down only below threshold - this")
+    dwell_s: float = Field(30.0, ge=0.0, le=3600.0, description="s below the lower threshold before a step down")
+    warm_token_pacing_ms: int = Field(20, ge=0, le=1000, description="ms pause between tokens when warm")
+    warm_max_tokens_scale: float = Field(0.5, gt=0.0, le=1.0, description="answer budget factor when warm")
+    cooling_notice: str = "I'm cooling down, so I can only do stock commands for now."
+    idle_unload_s: float = Field(600.0, ge=0.0, description="unload the LLM after this long unused; 0 = never")
+
+    @model_validator(mode="after")
+    def _hot_above_warm(self):
+        if self.hot_c <= self.warm_c:
+            raise ValueError(f"hot_c ({self.hot_c} °C) must be above warm_c ({self.warm_c} °C)")
+        return self
+
+
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and loopback addresses (127.0.0.0/8, ::1)."""
+    import ipaddress
+
+    h = host.strip().strip("[]").lower()
+    if h == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(h).is_loopback
+    except ValueError:
+        return False
+
+
+class ApiSettings(_Frozen):
+    """The local HTTP API (``edge serve``, edge.api)."""
+
+    host: str = Field("127.0.0.1", description="bind address; anything but loopback requires api.token")
+    port: int = Field(11435, ge=1, le=65535, description="TCP port (Ollama's own is 11434)")
+    token: str | None = Field(None, min_length=16, description="bearer token every request must carry; required off loopback")
+    queue_size: int = Field(4, ge=1, le=1000, description="requests waiting behind the running generation; one more gets 503")
+    model_name: str = Field("edge", description="the model name the API reports")
+
+    @model_validator(mode="after")
+    def _token_off_loopback(self):
+        if not is_loopback(self.host) and not self.token:
+            raise ValueError(
+                f"api.host {self.host!r} is not a loopback address, so api.token is required: set api.token to a "
+                f"long random string (python -c 'import secrets; print(secrets.token_urlsafe(32))') or bind "
+                f"api.host to 127.0.0.1")
+        return self
+
+
+class ModelsSettings(_Frozen):
+    dir: Path = Field(Path("data/models"), description="where 'edge models add' installs models from local media")
+
+
+class ServiceSettings(_Frozen):
+    """The live service (edge.daemon): how long to wait for a capture device and how to pace retries."""
+
+    capture_retry_initial_s: float = Field(1.0, gt=0.0, le=600.0, description="s before the first retry to open the capture device")
+    capture_retry_max_s: float = Field(5.0, gt=0.0, le=3600.0, description="s, cap of the doubling retry delay")
+    capture_timeout_s: float = Field(5.0, gt=0.0, le=600.0, description="s without audio before the device counts as lost")
+    smoke_inference: bool = Field(True, description="one LLM token before READY=1")
 
 
 class Settings(_Frozen):
@@ -104,6 +231,11 @@ class Settings(_Frozen):
     asr: AsrSettings = AsrSettings()
     llm: LlmSettings = LlmSettings()
     tts: TtsSettings = TtsSettings()
+    api: ApiSettings = ApiSettings()
+    models: ModelsSettings = ModelsSettings()
+    dialog: DialogSettings = DialogSettings()
+    governor: GovernorSettings = GovernorSettings()
+    service: ServiceSettings = ServiceSettings()
 
 
 def _merge(base: dict, over: dict) -> dict:

@@ -18,9 +18,8 @@ from typing import Callable
 import numpy as np
 
 from edge import events as ev
-from edge import reply
+from edge import dialog
 from edge.asr import Recognizer
-from edge.nlu.types import Intent
 from edge.nlu.understand import Understanding
 from edge.store import Store, StoreError
 from edge.tts import Pyttsx3Tts
@@ -67,6 +66,9 @@ class Pipeline:
         self._fed = 0
         self._wake_t = 0
         self.turns = 0
+        self.pending = None  # a question the box asked (edge.dialog.Pending), answered without a wake word
+        self.follow_up_ms = 5000
+        self.language = "en"
 
     # -- frames -------------------------------------------------------------------------------
     def feed(self, frame: np.ndarray) -> None:
@@ -77,6 +79,8 @@ class Pipeline:
             if detection is not None:
                 self._start_turn(detection)
             return
+        if self._ep is None:  # a follow-up answer starts now, without a wake word
+            self._open_endpointer(follow_up=True)
         prob = self.s.vad.probability(frame)
         state = self._ep.push(frame, prob)
         if state in (Endpoint.SPEECH, Endpoint.END):
@@ -102,11 +106,19 @@ class Pipeline:
         self.turns += 1
         self.state = "awake"
         self._wake_t = self.t_ms
+        self.pending = None
+        self._open_endpointer()
+        self.emit(ev.Wake(self.t_ms, self.turn_id, detection.wake_word, round(detection.score, 4)))
+
+    def _open_endpointer(self, follow_up: bool = False) -> None:
         e = self.endpoint_settings
-        self._ep = Endpointer(e.vad_threshold, e.trailing_silence_ms, e.max_utterance_ms, e.no_speech_timeout_ms)
+        self._ep = Endpointer(e.vad_threshold, e.trailing_silence_ms, e.max_utterance_ms,
+                              self.follow_up_ms if follow_up else e.no_speech_timeout_ms)
+        if follow_up:
+            self._ep._tail_done = True  # no wake phrase to let finish
+            self._wake_t = self.t_ms
         self._fed = 0
         self.s.vad.reset()
-        self.emit(ev.Wake(self.t_ms, self.turn_id, detection.wake_word, round(detection.score, 4)))
 
     def _stream_to_asr(self) -> None:
         frames = self._ep.frames
@@ -120,6 +132,7 @@ class Pipeline:
 
     def _no_speech(self) -> None:
         self.emit(ev.NoSpeech(self.t_ms, self.turn_id, self.t_ms - self._wake_t))
+        self.pending = None
         self._end({})
 
     def _end(self, latency: dict) -> None:
@@ -138,45 +151,42 @@ class Pipeline:
                                     None if rec.confidence is None else round(rec.confidence, 3)))
             if not rec.text.strip():
                 return self._no_speech()
-            intent = self.s.understanding.understand(rec.text)
+            if self.pending is not None:
+                outcome = self._answer(rec.text)
+            else:
+                intent = self.s.understanding.understand(rec.text, confidence=rec.confidence)
+                if intent is None:  # filler only ("the", "thank you"): not a command
+                    return self._no_speech()
+                t2 = time.perf_counter()
+                lat["transcript_to_intent_ms"] = round(1000 * (t2 - t1), 1)
+                self.emit(ev.IntentEvent(self.t_ms, self.turn_id, intent.intent, intent.slots(), intent.source))
+                outcome = dialog.act(intent, self.s.store, rec.text, self.turn_id)
             t2 = time.perf_counter()
-            lat["transcript_to_intent_ms"] = round(1000 * (t2 - t1), 1)
-            self.emit(ev.IntentEvent(self.t_ms, self.turn_id, intent.intent, intent.slots(), intent.source))
-            text = self.act(intent, rec.text)
-            wav = self.s.tts.synthesize(text, self.output_dir / f"reply-{self.turn_id}.wav")
+            wav = self.s.tts.synthesize(outcome.text, self.output_dir / f"reply-{self.turn_id}-{self.t_ms}.wav")
             t3 = time.perf_counter()
             lat["intent_to_reply_audio_ms"] = round(1000 * (t3 - t2), 1)
             lat["total_ms"] = round(1000 * (t3 - t0), 1)
-            self.emit(ev.Reply(self.t_ms, self.turn_id, text, str(wav)))
+            self.emit(ev.Reply(self.t_ms, self.turn_id, outcome.text, str(wav)))
             if self.play is not None:
                 self.play(wav)
+            self.pending = outcome.pending
         except Exception as e:  # one failed turn never stops the service
+            self.pending = None
             self.emit(ev.Error(self.t_ms, self.turn_id, _stage_of(e), f"{type(e).__name__}: {e}"))
+        if self.pending is not None:  # wait for the answer, no wake word needed
+            self._ep = None
+            return
         self._end(lat)
 
-    def act(self, intent: Intent, utterance: str) -> str:
-        """Carry out ``intent`` on the store and return the reply text. A log is committed to
-        SQLite before this returns the text that says it was logged."""
-        return act(intent, self.s.store, utterance, self.turn_id)
-
-
-def act(intent: Intent, store: Store, utterance: str, turn_id: str) -> str:
-    """Carry out ``intent`` on ``store``; the reply text. Shared by ``edge run`` and ``edge ask``."""
-    if intent.intent == "undo":
-        return reply.undo_reply(store.undo(utterance, turn_id))
-    if intent.intent in ("query_stock", "log_record"):
-        item = store.get(intent.sku) if intent.sku else None
-        if item is None:
-            return reply.UNKNOWN_ITEM
-        if intent.intent == "query_stock":
-            return reply.query_reply(item, intent.location)
-        if not intent.quantity:
-            return reply.NO_QUANTITY
-        delta = intent.quantity if intent.direction != "out" else -intent.quantity
-        record, item = store.log(item.sku, delta, utterance, turn_id)
-        return reply.log_reply(record, item)
-    return intent.answer or reply.NOT_UNDERSTOOD
-
+    def _answer(self, text: str):
+        """The answer to the pending question; emits the completed intent when there is one."""
+        pending = self.pending
+        outcome = dialog.follow_up(pending, text, self.s.store, self.turn_id, self.language)
+        if outcome.record is not None or (pending.kind == "choose_item" and outcome.pending is not None):
+            i = pending.intent
+            sku = outcome.record.sku if outcome.record else (outcome.pending.intent.sku or i.sku)
+            self.emit(ev.IntentEvent(self.t_ms, self.turn_id, i.intent, {**i.slots(), "sku": sku}, "follow_up"))
+        return outcome
 
 def _stage_of(e: Exception) -> str:
     if isinstance(e, StoreError):

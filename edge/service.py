@@ -51,6 +51,8 @@ def run_frames(frames, stages: Stages, settings: Settings, output_dir: Path,
                emit: Callable[[ev.Event], None], play=None) -> Pipeline:
     """Drive a pipeline over an iterable of 16 kHz frames until it ends; returns the pipeline."""
     p = Pipeline(stages, settings.endpoint, output_dir, emit, play=play)
+    p.follow_up_ms = settings.dialog.follow_up_window_ms
+    p.language = settings.language
     for frame in frames:
         p.feed(frame)
     p.finish()

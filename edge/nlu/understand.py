@@ -1,19 +1,40 @@
 """Understanding: the grammar path for the common commands, the LLM for everything else.
 
-``understand(text) -> Intent``. The grammar (built from the inventory's names, aliases and
-locations) answers in well under a millisecond; anything it does not recognise goes to the
-language model, which answers in at most two short sentences (intent ``other``).
+``understand(text, confidence=None) -> Intent | None``:
+
+1. Filler only ("the", "uh", "you", "Thank you.", "Thanks for watching!": what Whisper writes for
+   silence or hum, case C09) → **None**: not a command; the pipeline treats it as no speech.
+2. The grammar (built from the inventory's names, aliases and locations, in the configured
+   language) answers in well under a millisecond.
+3. Anything it does not take goes to the LLM as constrained, validated JSON
+   (:mod:`edge.nlu.llm_intent`, case C14); for intent ``other`` the model's ``answer`` is the reply
+   (at most two short sentences; a free answer is generated if the JSON one is empty).
+4. ``confidence`` (the transcript's, 0..1) is kept in ``extra["confidence"]``; a parsed quantity
+   under :data:`LOW_CONFIDENCE` sets ``extra["low_confidence_quantity"] = True`` (the pipeline reads
+   such a log back before writing it).
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 
+from edge.nlu.filler import is_filler
 from edge.nlu.grammar import Grammar
 from edge.nlu.types import Intent
+
+#: Transcript confidence below which a parsed quantity is read back before it is written.
+#: The whisper engine's confidence is exp(mean token log-probability) (edge/asr/whisper.py);
+#: Whisper itself treats a decode with mean log-probability below -1.0 (exp → 0.37) as failed
+#: (openai/whisper ``transcribe(logprob_threshold=-1.0)``); 0.6 (log-probability -0.51) sits
+#: between that and the clean commands of the shared sessions (see tests/test_nlu_understand.py).
+LOW_CONFIDENCE = 0.6
 
 SYSTEM_PROMPT = (
     "You are the voice assistant of a workshop stock room. Answer in at most two short, plain "
     "sentences that are easy to speak aloud. No lists, no markdown.")
+
+#: The answer when a question does not fit the LLM's context window even after trimming (case C10).
+TOO_LONG = "That question is too long for me. Please ask it in fewer words."
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
@@ -29,33 +50,74 @@ def two_sentences(text: str, limit: int = 2) -> str:
 
 
 class Understanding:
-    """Grammar first, then the LLM.
+    """Filler check, grammar first, then the LLM.
 
     Args:
-        items: inventory items (:class:`edge.store.Item`) the grammar is built from.
-        llm: an engine with ``chat(messages, max_tokens, temperature) -> Generation``, or None for
-            the grammar path only.
-        max_tokens: answer budget for the LLM, in tokens.
+        items: inventory items (:class:`edge.store.Item`) the grammar and the LLM prompt are built from.
+        llm: an :class:`edge.llm.base.Engine` (or an :class:`edge.llm.chain.EngineChain`), or None
+            for the grammar path only. ``last_generation`` holds the last answer's
+            :class:`edge.llm.base.GenerationStats`.
+        max_tokens: answer budget for the LLM, in tokens (the JSON path adds its own overhead).
+        temperature: for the free answer of ``other`` (the JSON path is always greedy).
+        language: ``en`` or ``zh`` (settings ``language``): number and grammar rules, prompt.
+    Raises:
+        ValueError: unknown ``language``.
     """
 
-    def __init__(self, items, llm=None, max_tokens: int = 48, temperature: float = 0.2):
-        self.grammar = Grammar(items)
+    def __init__(self, items, llm=None, max_tokens: int = 48, temperature: float = 0.2, language: str = "en"):
+        self.language = language
         self.llm = llm
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.last_generation = None
+        self.rebuild(items)
 
     def rebuild(self, items) -> None:
-        """Rebuild the grammar after the inventory changed."""
-        self.grammar = Grammar(items)
+        """Rebuild the grammar and the LLM prompt after the inventory changed."""
+        self.items = list(items)
+        self.grammar = Grammar(self.items, language=self.language)
+        self.llm_intent = None
+        if self.llm is not None:
+            from edge.nlu.llm_intent import LlmIntentParser
 
-    def understand(self, text: str) -> Intent:
+            self.llm_intent = LlmIntentParser(self.llm, self.items, self.language, self.max_tokens, self.grammar)
+
+    def understand(self, text: str, confidence: float | None = None) -> Intent | None:
+        """``text`` → :class:`Intent`, or None when ``text`` is only filler (see module doc).
+
+        ``confidence``: the transcript's confidence 0..1, or None when the recognizer gives none.
+        Never returns a ``log_record`` from LLM output that failed validation. Raises nothing for
+        engine failures (``EngineError`` → intent ``other`` without answer; a question too long
+        for the context → :data:`TOO_LONG`).
+        """
+        if is_filler(text):
+            return None
         intent = self.grammar.parse(text)
-        if intent is not None:
-            return intent
+        if intent is None:
+            intent = self._llm(text)
+        if confidence is not None:
+            extra = {**intent.extra, "confidence": confidence}
+            if intent.quantity is not None and confidence < LOW_CONFIDENCE:
+                extra["low_confidence_quantity"] = True
+            intent = dataclasses.replace(intent, extra=extra)
+        return intent
+
+    def _llm(self, text: str) -> Intent:
         if self.llm is None:
             return Intent("other", source="grammar", text=text, answer=None)
-        gen = self.llm.chat([{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": text}],
-                            max_tokens=self.max_tokens, temperature=self.temperature)
-        self.last_generation = gen
-        return Intent("other", source="llm", text=text, answer=two_sentences(gen.text) or None)
+        from edge.llm.base import ContextOverflow, EngineError, GenerationRequest, generate
+
+        try:
+            intent = self.llm_intent.parse(text)
+            self.last_generation = self.llm_intent.last_stats
+            if intent.intent != "other" or intent.answer:
+                return intent
+            request = GenerationRequest([{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": text}],
+                                        max_tokens=self.max_tokens, temperature=self.temperature)
+            answer, stats = generate(self.llm, request)
+        except ContextOverflow:  # case C10: even trimmed, the question does not fit n_ctx
+            return Intent("other", source="llm", text=text, answer=TOO_LONG)
+        except EngineError:  # every LLM engine of the chain failed: the grammar path only
+            return Intent("other", source="grammar", text=text, answer=None)
+        self.last_generation = stats
+        return dataclasses.replace(intent, answer=two_sentences(answer) or None)

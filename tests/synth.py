@@ -1,0 +1,60 @@
+"""Build test sessions from parts: silence, the real wake-word recording, and sentences spoken by
+espeak-ng (through the product's own TTS stage), all at 16 kHz mono int16."""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from drivers.audio import SAMPLE_RATE, read_wav, write_wav
+from drivers.audio.convert import FrameConverter
+
+WAKE_CLIP = Path(__file__).resolve().parents[2] / "shared" / "audio" / "real" / "hey_mycroft_test.wav"
+
+
+def to16k(samples: np.ndarray, rate: int) -> np.ndarray:
+    conv = FrameConverter(rate, samples.shape[1] if samples.ndim == 2 else 1)
+    frames = conv.push(samples) + conv.flush()
+    return np.concatenate(frames) if frames else np.zeros(0, np.int16)
+
+
+def silence(seconds: float) -> np.ndarray:
+    return np.zeros(int(seconds * SAMPLE_RATE), dtype=np.int16)
+
+
+def wake() -> np.ndarray:
+    data, rate = read_wav(WAKE_CLIP)
+    return to16k(data, rate)
+
+
+_tts = None
+
+
+def speech(text: str) -> np.ndarray:
+    """``text`` spoken by espeak-ng (pyttsx3), 16 kHz int16."""
+    global _tts
+    from edge.tts import Pyttsx3Tts
+
+    if _tts is None:
+        _tts = Pyttsx3Tts(rate_wpm=150)
+    with tempfile.TemporaryDirectory() as d:
+        p = _tts.synthesize(text, Path(d) / "s.wav")
+        data, rate = read_wav(p)
+    return to16k(data, rate)
+
+
+def session(path: Path, *parts) -> Path:
+    """Write the concatenation of ``parts`` (arrays, or strings to speak, or floats = seconds of
+    silence, or the string ``"<wake>"``) as a 16 kHz WAV."""
+    chunks = []
+    for p in parts:
+        if isinstance(p, (int, float)):
+            chunks.append(silence(p))
+        elif p == "<wake>":
+            chunks.append(wake())
+        elif isinstance(p, str):
+            chunks.append(speech(p))
+        else:
+            chunks.append(np.asarray(p, dtype=np.int16))
+    return write_wav(path, np.concatenate(chunks), SAMPLE_RATE)
