@@ -5,7 +5,10 @@
     edge inventory import FILE.csv
     edge records export --csv
     edge models list|verify [--json]
+    edge models add FILE [--id ID] [--trust-on-first-use]
+    edge serve [--config FILE] [--host H] [--port P]
     edge doctor|install|uninstall, edge models bundle|install   (edge/deploy_cli.py)
+    edge bench [--model NAME] [--runs N] [--json] [--out DIR] [--no-loop]   (edge/bench.py)
     edge status [--json] [--interval S]
 """
 from __future__ import annotations
@@ -28,14 +31,34 @@ def _store(settings):
     return Store(settings.store.path)
 
 
+def _output_dir(settings) -> Path:
+    out = Path(settings.output_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / ".write-test").touch()
+        (out / ".write-test").unlink()
+    except OSError as e:
+        raise ConfigError(f"output_dir: cannot write into {out} ({e.strerror or e}); "
+                          f"choose a writable folder with --output-dir or output_dir in the config") from None
+    return out
+
+
 def cmd_run(args) -> int:
-    from drivers.audio import AudioFormatError, wav_frames
-    from edge.service import build_stages, printer, run_frames, stderr
+    import time
+
+    from drivers.audio import wav_frames
+    from edge.service import build_stages, preflight, printer, run_frames, stderr
 
     overrides = {"output_dir": args.output_dir} if args.output_dir else None
     settings = _settings(args, overrides)
-    out = Path(settings.output_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    first, frames = None, iter(())
+    if args.input:
+        frames = wav_frames(args.input)  # the file is checked before anything is changed or loaded
+        first = next(frames, None)
+        if first is None:
+            stderr(f"warning: {args.input} holds no audio samples; nothing to do")
+    preflight(settings)  # every configured model resolves, before the store changes or models load
+    out = _output_dir(settings)
     store = _store(settings)
     if args.inventory:
         n = store.import_csv(args.inventory)
@@ -45,21 +68,19 @@ def cmd_run(args) -> int:
                f"'edge inventory import FILE.csv' (or --inventory FILE.csv)")
     emit = printer(args.json, out / "events.jsonl")
     if args.input:
-        frames = wav_frames(args.input)  # validates the file before models load
-        try:
-            first = next(frames)
-        except AudioFormatError:
-            raise
-        except StopIteration:
-            first = None
+        if first is None:
+            return 0
         stages = build_stages(settings, store)
 
         def all_frames():
-            if first is not None:
-                yield first
-                yield from frames
+            yield first
+            yield from frames
 
-        run_frames(all_frames(), stages, settings, out, emit)
+        t0 = time.perf_counter()
+        p = run_frames(all_frames(), stages, settings, out, emit)
+        wall = time.perf_counter() - t0
+        stderr(f"{args.input}: {p.t_ms / 1000:.1f} s of audio in {wall:.1f} s "
+               f"(real-time factor {wall / max(p.t_ms / 1000, 1e-9):.2f}), {p.turns} turn(s); events in {out / 'events.jsonl'}")
         return 0
     from edge.daemon import run_service  # live: READY/WATCHDOG/STATUS to systemd, waits for a late microphone
 
@@ -73,8 +94,13 @@ def cmd_ask(args) -> int:
     from edge.dialog import act
     from edge.service import build_llm, build_understanding, printer
 
+    if not args.text.strip():
+        raise ValueError('edge ask: give the words to understand, e.g. edge ask "how many M8 bolts are in bin twelve"')
     settings = _settings(args)
     store = _store(settings)
+    if not store.items():
+        print(f"warning: the store {settings.store.path} has no items; load them with "
+              f"'edge inventory import FILE.csv'", file=sys.stderr)
     und = build_understanding(settings, store, build_llm(settings))
     emit = printer(args.json)
     turn = uuid.uuid4().hex[:12]
@@ -129,6 +155,30 @@ def cmd_models_list(args) -> int:
     for r in rows:
         print(f"{r['id']:<30} {r['kind']:<10} {r['size_mib']:>7}  {r['licence']:<18} {r['source']}")
     return 0
+
+
+def cmd_models_add(args) -> int:
+    from edge import model_install
+
+    settings = _settings(args)
+    models_dir = Path(args.models_dir) if args.models_dir else settings.models.dir
+    try:
+        res = model_install.add(args.file, args.id, models_dir, trust_on_first_use=args.trust_on_first_use)
+    except model_install.InstallError as e:
+        print(f"edge: {args.file}: not installed: {e}", file=sys.stderr)
+        return 1
+    pin = f"; SHA-256 pinned in {models_dir / model_install.PINS_FILE}" if res.pinned_now else ""
+    print(f"installed {res.entry.id} as {res.path} ({res.size} bytes, sha256 {res.sha256}){pin}; "
+          f"checks: {', '.join(res.checks)}")
+    return 0
+
+
+def cmd_serve(args) -> int:
+    from edge.api import serve
+
+    api = {k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
+    settings = _settings(args, {"api": api} if api else None)  # a non-loopback host without api.token is refused here
+    return serve(settings)
 
 
 def cmd_status(args) -> int:
@@ -201,9 +251,28 @@ def main(argv: list[str] | None = None) -> int:
     q.add_argument("--json", action="store_true")
     q.set_defaults(func=cmd_models_verify)
 
+    q = msub.add_parser("add", help="install a model from local media (USB, SD card) after checking magic, size, SHA-256")
+    common(q)
+    q.add_argument("file", help="the .gguf or .rkllm file")
+    q.add_argument("--id", help="local_models id in models/manifest.yaml (default: matched by file name)")
+    q.add_argument("--models-dir", help="default: models.dir of the settings")
+    q.add_argument("--trust-on-first-use", action="store_true",
+                   help="install an entry without a published SHA-256 and pin the file's SHA-256")
+    q.set_defaults(func=cmd_models_add)
+
     from edge.deploy_cli import register as _register_deploy
 
     _register_deploy(sub, msub, common)  # doctor, install, uninstall, models bundle|install
+
+    from edge.bench import register as _register_bench
+
+    _register_bench(sub, common)  # edge bench (edge/bench.py)
+
+    p = sub.add_parser("serve", help="local HTTP API: Ollama /api/chat, /api/generate; OpenAI /v1/chat/completions")
+    common(p)
+    p.add_argument("--host", help="bind address (default api.host, 127.0.0.1); off loopback api.token is required")
+    p.add_argument("--port", type=int, help="TCP port (default api.port)")
+    p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("status", help="resource governor: thermal level, signals, memory admission, threads")
     common(p)
@@ -214,19 +283,23 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         return args.func(args)
-    except ConfigError as e:
-        print(f"edge: {e}", file=sys.stderr)
-        return 2
-    except (FileNotFoundError, ValueError) as e:
-        print(f"edge: {e}", file=sys.stderr)
-        return 2
+    except KeyboardInterrupt:
+        return 130
     except Exception as e:
-        from edge.store import StoreError
-
-        if isinstance(e, StoreError):
+        if _is_user_error(e):
             print(f"edge: {e}", file=sys.stderr)
             return 2
-        raise
+        raise  # a bug: the traceback is wanted
+
+
+def _is_user_error(e: Exception) -> bool:
+    """Errors caused by input, settings, files or devices: shown as one clear line, exit 2."""
+    from drivers.audio.device import AudioDeviceError
+    from edge.models import ModelError
+    from edge.store import StoreError
+    from edge.tts import TtsError
+
+    return isinstance(e, (ConfigError, ValueError, OSError, StoreError, ModelError, AudioDeviceError, TtsError))
 
 
 if __name__ == "__main__":

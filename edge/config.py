@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
+from edge.paths import data_dir
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 DEFAULTS = PACKAGE_DIR / "defaults.yaml"
-BOARD_DIR = PACKAGE_DIR.parent / "board-configs"
+BOARD_DIR = data_dir("board-configs")
 
 
 class ConfigError(ValueError):
@@ -33,6 +34,8 @@ class StoreSettings(_Frozen):
 class AudioSettings(_Frozen):
     input_device: int | str | None = Field(None, description="capture device index or name; None = default")
     chunk_samples: int = Field(1024, ge=64, le=65536, description="samples per device read")
+    echo_cancellation: bool = Field(False, description="capture removes the box's own voice: "
+                                    "a wake word during a reply is a barge-in")
 
 
 class WakeModel(_Frozen):
@@ -43,6 +46,8 @@ class WakeModel(_Frozen):
 class WakeSettings(_Frozen):
     models: list[WakeModel] = Field(min_length=1)
     refractory_ms: int = Field(2000, ge=0, le=60000, description="ms after a trigger with no new trigger")
+    guard_ms: int = Field(1500, ge=0, le=10000,
+                          description="ms after the box stops speaking during which wake words are ignored (C03)")
 
 
 class EndpointSettings(_Frozen):
@@ -61,7 +66,7 @@ class WhisperSettings(_Frozen):
 
 class VoskSettings(_Frozen):
     model: str = "vosk-ko"
-    sample_rate: int = Field(16000, description="Hz; the pipeline's frame rate")
+    sample_rate: Literal[16000] = Field(16000, description="Hz; always the pipeline's frame rate")
     command_mode: bool = Field(False, description="recognise only the inventory's phrases plus [unk]")
 
 
@@ -80,7 +85,8 @@ class LlmStep(_Frozen):
     n_ctx: int | None = Field(None, ge=256, le=131072, description="context window in tokens; required, always explicit")
     threads: int | None = Field(None, ge=1, le=64, description="llamacpp: CPU threads; null = llm.threads")
     lib: str | None = Field(None, description="rkllm: path of librkllmrt.so; null = the loader's search path")
-    timeout_s: float = Field(60.0, gt=0.0, le=3600.0, description="s without a token before the step counts as hung")
+    timeout_s: float | None = Field(None, gt=0.0, le=3600.0,
+                                    description="s without a token before the step counts as hung; null = rkllm 60, llamacpp 300")
 
     @model_validator(mode="after")
     def _model_and_n_ctx_needed(self):
@@ -110,6 +116,8 @@ class TtsSettings(_Frozen):
     engine: Literal["pyttsx3"] = "pyttsx3"
     voice: str | None = None
     rate_wpm: int = Field(170, ge=60, le=450, description="words per minute")
+    timeout_base_s: float = Field(5.0, gt=0, le=120, description="s allowed per reply before the speech engine is restarted")
+    timeout_per_char_s: float = Field(0.05, ge=0, le=5, description="extra s allowed per character of the reply")
 
 
 class CpuCluster(_Frozen):
@@ -196,6 +204,7 @@ class ApiSettings(_Frozen):
     token: str | None = Field(None, min_length=16, description="bearer token every request must carry; required off loopback")
     queue_size: int = Field(4, ge=1, le=1000, description="requests waiting behind the running generation; one more gets 503")
     model_name: str = Field("edge", description="the model name the API reports")
+    max_tokens: int = Field(256, ge=1, le=8192, description="answer budget when a request sets none, in tokens")
 
     @model_validator(mode="after")
     def _token_off_loopback(self):

@@ -21,6 +21,7 @@ from edge import reply
 from edge.nlu.types import Intent
 from edge.store import Item, Record, Store
 
+MAX_QUANTITY = 1_000_000  # one spoken log above this is a mishearing, not a delivery (and keeps SQLite's 64-bit INTEGER safe)
 FUZZY_CUTOFF = 70  # rapidfuzz WRatio score (0–100) for matching an answer to a candidate item
 
 _YES = {"en": r"^(?:yes|yeah|yep|yup|sure|correct|right|that's right|thats right|ok|okay|confirm|do it|log it)\b",
@@ -119,6 +120,8 @@ def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed
         return Outcome(reply.query_reply(item, intent.location))
     if not intent.quantity:
         return Outcome(reply.NO_QUANTITY)
+    if abs(intent.quantity) > MAX_QUANTITY:
+        return Outcome(f"{intent.quantity} is more than I can log at once; nothing was logged.")
     delta = -intent.quantity if intent.direction == "out" else intent.quantity
     needs_read_back = intent.extra.get("low_confidence_quantity") or item.quantity + delta < 0
     if needs_read_back and not confirmed:

@@ -154,7 +154,9 @@ def default_manifest_path() -> Path:
     env = os.environ.get(ENV_VAR)
     if env:
         return Path(env).expanduser()
-    return Path(__file__).resolve().parents[1] / "models" / "manifest.yaml"
+    from edge.paths import data_dir
+
+    return data_dir("models") / "manifest.yaml"
 
 
 def load_manifest(path: str | os.PathLike[str] | None = None) -> Manifest:

@@ -22,7 +22,7 @@ from edge import dialog
 from edge.asr import Recognizer
 from edge.nlu.understand import Understanding
 from edge.store import Store, StoreError
-from edge.tts import Pyttsx3Tts
+from edge.tts import WatchdogTts
 from edge.vad import Endpoint, Endpointer, SileroVad
 from edge.wake import WakeWord
 
@@ -38,7 +38,7 @@ class Stages:
     asr: Recognizer
     understanding: Understanding
     store: Store
-    tts: Pyttsx3Tts
+    tts: WatchdogTts
 
 
 class Pipeline:
@@ -49,16 +49,25 @@ class Pipeline:
         endpoint: an :class:`edge.config.EndpointSettings`.
         output_dir: reply WAVs are written here as ``reply-<turn_id>.wav``.
         emit: called with every :class:`edge.events.Event`.
-        play: called with the reply WAV path in live mode (blocking), or None.
+        speaker: plays replies (:mod:`edge.speaker`), or None when replies are only written (a
+            recording in, nothing to hear back).
+        guard_ms: after the box stops speaking, wake words are still ignored this long (C03).
+        echo_cancellation: the capture path removes the box's own voice, so a wake word during a
+            reply is a barge-in: playback stops and a new turn starts.
     """
 
     def __init__(self, stages: Stages, endpoint, output_dir: Path, emit: Callable[[ev.Event], None],
-                 play: Callable[[Path], None] | None = None):
+                 speaker=None, guard_ms: int = 1500, echo_cancellation: bool = False):
         self.s = stages
         self.endpoint_settings = endpoint
         self.output_dir = Path(output_dir)
         self.emit = emit
-        self.play = play
+        self.speaker = speaker
+        self.guard_ms = guard_ms
+        self.echo_cancellation = echo_cancellation
+        self._guard_until = -1
+        self._was_speaking = False
+        self.suppressed = 0  # wake detections ignored while the box spoke (C03)
         self.t_ms = 0
         self.state = "listening"
         self.turn_id = ""
@@ -75,11 +84,23 @@ class Pipeline:
         """Process one ``(1280,)`` int16 16 kHz frame."""
         self.t_ms += FRAME_MS
         detection = self.s.wake.process(frame)  # always scored: keeps the feature buffers current
+        speaking = self._speaking()
+        if detection is not None and (speaking or self.t_ms <= self._guard_until):
+            if speaking and self.echo_cancellation:  # barge-in: the user talks over the reply
+                self.speaker.stop()
+                self._guard_until = -1
+                if self.state != "listening":
+                    self._end({})
+            else:
+                self.suppressed += 1
+                detection = None
         if self.state == "listening":
             if detection is not None:
                 self._start_turn(detection)
             return
-        if self._ep is None:  # a follow-up answer starts now, without a wake word
+        if self._ep is None:  # a follow-up answer, without a wake word, once the question was said
+            if speaking:
+                return
             self._open_endpointer(follow_up=True)
         prob = self.s.vad.probability(frame)
         state = self._ep.push(frame, prob)
@@ -89,6 +110,16 @@ class Pipeline:
             self._finish_turn()
         elif state is Endpoint.NO_SPEECH:
             self._no_speech()
+
+    def _speaking(self) -> bool:
+        """Whether the box is speaking; on the step from speaking to silent the guard starts."""
+        if self.speaker is None:
+            return False
+        now = self.speaker.busy(self.t_ms)
+        if self._was_speaking and not now:
+            self._guard_until = self.t_ms + self.guard_ms
+        self._was_speaking = now
+        return now
 
     def finish(self) -> None:
         """End of stream: close an open turn as if its trailing silence had arrived."""
@@ -167,8 +198,8 @@ class Pipeline:
             lat["intent_to_reply_audio_ms"] = round(1000 * (t3 - t2), 1)
             lat["total_ms"] = round(1000 * (t3 - t0), 1)
             self.emit(ev.Reply(self.t_ms, self.turn_id, outcome.text, str(wav)))
-            if self.play is not None:
-                self.play(wav)
+            if self.speaker is not None:
+                self.speaker.start(wav, self.t_ms)
             self.pending = outcome.pending
         except Exception as e:  # one failed turn never stops the service
             self.pending = None

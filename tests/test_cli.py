@@ -96,3 +96,44 @@ def test_models_list_shows_each_model_with_its_licence():
     assert rows["wake-hey-mycroft"]["licence"] == "CC-BY-NC-SA-4.0"
     assert rows["smollm2-135m-instruct-q4_1"]["licence"] == "Apache-2.0"
     assert all(row["licence"] for row in rows.values())
+
+
+@pytest.mark.parametrize("setting,key", [("asr: {whisper: {model: /nonexistent}}", "asr.whisper.model"),
+                                         ("llm: {model: smollm3}", "llm.model")])
+def test_an_unknown_model_is_named_by_its_key_before_anything_loads(tmp_path, setting, key):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"store: {{path: {tmp_path / 'e.db'}}}\n{setting}\n")
+    r = edge("run", "--input", SESSIONS / "undo_last.wav", "--config", cfg, "--inventory", INVENTORY, check=False)
+    assert r.returncode == 2 and key in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "e.db").exists()  # refused before the store was touched
+
+
+def test_an_unwritable_output_dir_is_a_clear_error(cfg, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    r = edge("run", "--input", SESSIONS / "undo_last.wav", "--config", cfg, "--output-dir", blocker / "out", check=False)
+    assert r.returncode == 2 and "output_dir" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_events_file_holds_this_runs_events_only(cfg, tmp_path):
+    out = tmp_path / "out"
+    for _ in range(2):
+        edge("run", "--input", SESSIONS / "query_m8_bolts.wav", "--config", cfg, "--inventory", INVENTORY,
+             "--output-dir", out, "--json")
+    kept = (out / "events.jsonl").read_text().splitlines()
+    assert [json.loads(line)["type"] for line in kept] == ["wake", "transcript", "intent", "reply", "turn_end"]
+
+
+def test_an_input_without_samples_says_so(cfg, tmp_path):
+    import numpy as np
+    import soundfile as sf
+
+    empty = tmp_path / "empty.wav"
+    sf.write(str(empty), np.zeros(0, dtype=np.int16), 16000)
+    r = edge("run", "--input", empty, "--config", cfg)
+    assert "holds no audio samples" in r.stderr and r.stdout == ""
+
+
+def test_ask_with_no_words_is_refused(cfg):
+    r = edge("ask", "  ", "--config", cfg, check=False)
+    assert r.returncode == 2 and "give the words" in r.stderr

@@ -106,3 +106,9 @@ def test_no_answer_within_the_window_logs_nothing(loaded, store, tmp_path):
     events = run_session(stages, settings, wav, tmp_path)
     assert [e.type for e in events][-2:] == ["no_speech", "turn_end"]
     assert store.records() == [] and store.get("PNT-WHT").quantity == 0
+
+
+def test_an_absurd_quantity_is_refused_not_crashed(store):
+    intent = Intent("log_record", sku="WSH-M8", quantity=10**23, direction="in")
+    out = dialog.act(intent, store, "add a hundred sextillion washers", "t1")
+    assert "nothing was logged" in out.text and store.records() == []

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from edge.store import Item, Record, Store, StoreError
+from edge.store import SCHEMA_VERSION, Item, Record, Store, StoreError
 
 INVENTORY = Path(__file__).resolve().parents[2] / "shared/audio/sessions/inventory.csv"
 
@@ -50,10 +50,10 @@ def test_import_inventory(db_path: Path) -> None:
 
 
 def test_pragmas_and_schema_version(store: Store, db_path: Path) -> None:
-    assert store.schema_version == 1
+    assert store.schema_version == SCHEMA_VERSION
     conn = sqlite3.connect(db_path)
     try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     finally:
         conn.close()
@@ -176,7 +176,7 @@ def test_data_survives_close_and_reopen(db_path: Path) -> None:
         s.import_csv(INVENTORY)
         rec, _ = s.log("SPN-10", 2, "add two spanners", "t1")
     with Store(db_path) as s:
-        assert s.schema_version == 1
+        assert s.schema_version == SCHEMA_VERSION
         assert s.get("SPN-10").quantity == 8
         assert s.records() == [rec]
         u, item = s.undo("undo", "t2")
@@ -215,3 +215,30 @@ def test_export_csv(db_path: Path) -> None:
         ["1", "2025-01-31T09:15:02.123+00:00", "TIE-CBL-200", "-25", 'take 25 cable ties, "urgent"', "t1", ""],
         ["2", "2025-01-31T09:15:02.123+00:00", "TIE-CBL-200", "25", "undo", "t2", "1"],
     ]
+
+
+def test_reimport_is_a_stock_count_in_the_history_and_undo_stops_there(tmp_path):
+    """Re-importing an inventory must not leave quantities that the history cannot explain,
+    and voice undo must not reach behind a stock count (found by a fresh-clone review)."""
+    s = Store(tmp_path / "e.db")
+    s.import_csv(INVENTORY)
+    s.log("GLV-NIT-L", 20, "log twenty boxes", "t1")
+    assert s.get("GLV-NIT-L").quantity == 32
+    s.import_csv(INVENTORY)  # the sheet still says 12: a stock count of 12
+    recs = s.records()
+    assert [(r.sku, r.delta) for r in recs] == [("GLV-NIT-L", 20), ("GLV-NIT-L", -20)]
+    assert recs[1].turn_id.startswith("import:") and "stock count" in recs[1].utterance
+    assert s.get("GLV-NIT-L").quantity == 12
+    assert s.undo("undo that", "t2") is None  # nothing after the count to undo
+    s.log("DRL-BIT-6", -3, "used three", "t3")
+    rec, item = s.undo("undo that", "t4")
+    assert (rec.sku, rec.delta, item.quantity) == ("DRL-BIT-6", 3, 25)
+    s.import_csv(INVENTORY)  # unchanged quantities: no new records
+    assert len(s.records()) == 4
+
+
+def test_empty_item_name_or_location_is_refused(tmp_path):
+    bad = tmp_path / "inv.csv"
+    bad.write_text("sku,item,location,quantity,unit,aliases\nNEW-1,,,5,pcs,\n")
+    with pytest.raises(StoreError, match=r"inv.csv: line 2, column 'item': empty"):
+        Store(tmp_path / "e.db").import_csv(bad)

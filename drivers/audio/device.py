@@ -22,10 +22,13 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
+import logging
+import math
 import os
 import queue
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -36,6 +39,9 @@ from drivers.audio.convert import FrameConverter, to_float32
 FRAMES_PER_BUFFER = 1024   # device samples per PortAudio callback (~21 ms at 48 kHz)
 MAX_QUEUED_CHUNKS = 256    # ~5 s at 48 kHz / 1024; beyond this the oldest chunk is dropped
 MAX_CAPTURE_CHANNELS = 2   # more channels are averaged away anyway
+POLL_S = 0.25              # s between checks that a capture stream is still running while no chunk comes
+
+log = logging.getLogger(__name__)
 
 _FIX_NO_INPUT = ("check `arecord -l`, that the service user is in the 'audio' group, and PULSE_SERVER "
                  "(and that PulseAudio is running) if capture goes through PulseAudio")
@@ -45,6 +51,11 @@ _FIX_NO_OUTPUT = ("check `aplay -l`, that the service user is in the 'audio' gro
 
 class AudioDeviceError(RuntimeError):
     """A sound device that cannot be found or opened; the message names the device and the fix."""
+
+
+class DeviceLostError(AudioDeviceError):
+    """A capture device that was open stopped delivering audio: its stream ended (unplugged, the
+    sound server went away) or no chunk came within the timeout (case C05)."""
 
 
 # --------------------------------------------------------------------------------------------------
@@ -221,25 +232,70 @@ def _describe(info: dict) -> str:
 _END = object()  # queue sentinel: the stream was closed
 
 
+def native_format(info: dict) -> tuple[int, int]:
+    """PortAudio device info → ``(rate Hz, channels)`` to open the device with: its default
+    (native) sample rate, and its input channels capped at :data:`MAX_CAPTURE_CHANNELS`.
+
+    Raises:
+        AudioDeviceError: the device reports no usable sample rate (missing, not a number, NaN,
+            <= 0) or no input channel; the message names the device and the fix (case C01).
+    """
+    raw = info.get("defaultSampleRate")
+    try:
+        rate = float(raw)
+    except (TypeError, ValueError):
+        rate = float("nan")
+    if not math.isfinite(rate) or round(rate) <= 0:
+        raise AudioDeviceError(
+            f"capture {_describe(info)} reports no usable sample rate (defaultSampleRate={raw!r}), so its "
+            "native format cannot be known; pick another device (`python -m drivers.audio.device` lists them, "
+            "set audio.input_device) or give the card a fixed rate in its ALSA configuration")
+    try:
+        channels = int(info.get("maxInputChannels") or 0)
+    except (TypeError, ValueError):
+        channels = 0
+    if channels < 1:
+        raise AudioDeviceError(f"{_describe(info)} has no input channels; pick a capture device "
+                               "(`python -m drivers.audio.device` lists them)")
+    return int(round(rate)), min(channels, MAX_CAPTURE_CHANNELS)
+
+
+def chunks_for(ring_ms: float, rate: int, frames_per_buffer: int) -> int:
+    """Chunks of ``frames_per_buffer`` device samples at ``rate`` Hz that hold ``ring_ms`` ms of
+    audio (at least 1)."""
+    return max(1, math.ceil(ring_ms / 1000.0 * rate / frames_per_buffer))
+
+
 class Capture:
     """Live input: the device at its native rate/channels, delivered as 16 kHz mono int16 frames.
 
-    PortAudio's callback thread puts each raw int16 chunk into a bounded queue; it never blocks.
-    When the queue is full (the consumer fell behind by ``max_queued`` chunks) the OLDEST chunk is
-    dropped and ``overflows`` is incremented, so latency stays bounded; ``xruns`` counts the
-    overflows PortAudio itself reports (the driver lost samples before we saw them).
+    PortAudio's callback thread (the capture thread) puts each raw int16 chunk into a bounded
+    queue, the ring buffer; it never blocks. When the queue is full (the consumer fell behind by
+    ``max_queued`` chunks) the OLDEST chunk is dropped and ``overflows`` is incremented, so latency
+    stays bounded; ``xruns`` counts the overflows PortAudio itself reports (the driver lost samples
+    before we saw them). A stall of the consumer that cost chunks is logged once, as a warning on
+    the ``drivers.audio.device`` logger, when the consumer takes the next chunk (case C04); the
+    next warning comes only after the consumer has caught up (found the queue empty) and fallen
+    behind again, so a consumer that stays slow logs once, not once per chunk.
+
+    The rate and channels are the device's native ones (:func:`native_format`), converted once to
+    16 kHz mono by a :class:`~drivers.audio.convert.FrameConverter` built for them (case C01).
 
     Args:
         device: ``None`` = system default input (ALSA ``default``, i.e. PulseAudio when it runs),
             an ``int`` PortAudio index, or a ``str`` (exact name, else case-insensitive substring).
         frames_per_buffer: device samples per callback.
         max_queued: chunks held before the oldest is dropped.
+        ring_ms: the ring buffer as audio time in ms instead (overrides ``max_queued``), e.g. 1000.
     Attributes:
-        rate, channels: what the device was opened with. device_name, device_index.
+        rate, channels: what the device was opened with (Hz, channels). device_name, device_index.
         overflows: chunks dropped because the consumer was too slow.
+        overflow_stalls: consumer stalls that dropped chunks (one warning each).
         xruns: callbacks flagged with ``paInputOverflow`` by PortAudio.
+        max_queued: the ring buffer's size in chunks.
     Raises:
-        AudioDeviceError: no such device, no input device, or the device refuses to open.
+        AudioDeviceError: no such device, no input device, a device without a usable sample rate,
+            or the device refuses to open.
 
     Use::
 
@@ -249,9 +305,12 @@ class Capture:
     """
 
     def __init__(self, device: int | str | None = None, *, frames_per_buffer: int = FRAMES_PER_BUFFER,
-                 max_queued: int = MAX_QUEUED_CHUNKS):
+                 max_queued: int = MAX_QUEUED_CHUNKS, ring_ms: float | None = None):
         self.overflows = 0
+        self.overflow_stalls = 0
         self.xruns = 0
+        self._overflows_seen = 0
+        self._behind = False  # in a stall that dropped chunks, until the consumer catches up
         self._queue: queue.Queue = queue.Queue(maxsize=max(1, int(max_queued)))
         self._lock = threading.Lock()
         self._closed = False
@@ -261,9 +320,11 @@ class Capture:
             info = _resolve(self._pa, device, "input")
             self.device_index = int(info["index"])
             self.device_name = str(info["name"])
-            self.rate = int(round(info["defaultSampleRate"]))
-            self.channels = max(1, min(int(info["maxInputChannels"]), MAX_CAPTURE_CHANNELS))
+            self.rate, self.channels = native_format(info)
             self.frames_per_buffer = int(frames_per_buffer)
+            if ring_ms is not None:
+                self._queue = queue.Queue(maxsize=chunks_for(ring_ms, self.rate, self.frames_per_buffer))
+            self.max_queued = self._queue.maxsize
             self._converter = FrameConverter(self.rate, self.channels)
             with _stderr_captured() as err:
                 try:
@@ -308,20 +369,66 @@ class Capture:
     def chunks(self, timeout: float | None = None) -> Iterator[np.ndarray]:
         """Raw device chunks, ``(n, channels)`` int16 at :attr:`rate`, until :meth:`close`.
 
+        While no chunk comes, the stream is checked every :data:`POLL_S` s: PortAudio ends it when
+        the device goes away (an ALSA read error: unplugged, the sound server died).
+
         Raises:
-            AudioDeviceError: no chunk arrived within ``timeout`` seconds (the device stalled).
+            DeviceLostError: the stream stopped running, or no chunk arrived within ``timeout``
+                seconds (the device stalled). Both are :class:`AudioDeviceError`.
         """
         while True:
-            try:
-                item = self._queue.get(timeout=timeout)
-            except queue.Empty:
-                raise AudioDeviceError(
-                    f"capture device {self.device_index} {self.device_name!r} delivered no audio for "
-                    f"{timeout} s; check that it is not suspended or muted (PulseAudio: "
-                    "`pactl list sources short`), and PULSE_SERVER") from None
+            deadline = None if timeout is None else time.monotonic() + timeout
+            while True:
+                wait = POLL_S if deadline is None else max(0.0, min(POLL_S, deadline - time.monotonic()))
+                try:
+                    item = self._queue.get(timeout=wait)
+                    break
+                except queue.Empty:
+                    pass
+                if not self._closed and not self._stream_running():
+                    raise DeviceLostError(
+                        f"capture device {self.device_index} {self.device_name!r} stopped: its stream is no "
+                        "longer running (unplugged, or the sound server went away); it must be reopened")
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise DeviceLostError(
+                        f"capture device {self.device_index} {self.device_name!r} delivered no audio for "
+                        f"{timeout} s; check that it is not suspended or muted (PulseAudio: "
+                        "`pactl list sources short`), and PULSE_SERVER")
             if item is _END:
                 return
+            self._note_overflows()
             yield np.frombuffer(item, dtype=np.int16).reshape(-1, self.channels)
+
+    def _stream_running(self) -> bool:
+        stream = self._stream
+        if stream is None:
+            return False
+        try:
+            return bool(stream.is_active())
+        except Exception:  # closed under us
+            return False
+
+    def _note_overflows(self) -> None:
+        """Consumer side: one warning per stall that dropped chunks (see the class docstring)."""
+        dropped = self.overflows
+        if dropped > self._overflows_seen:
+            if not self._behind:
+                self._behind = True
+                self.overflow_stalls += 1
+                new = dropped - self._overflows_seen
+                ms = 1000.0 * new * self.frames_per_buffer / self.rate
+                log.warning("capture overflow on %s: the consumer fell behind by more than the ring buffer "
+                            "(%d chunks = %.0f ms); dropped %d chunks (~%.0f ms of audio, %d in all)",
+                            self.device_name, self.max_queued,
+                            1000.0 * self.max_queued * self.frames_per_buffer / self.rate, new, ms, dropped)
+            self._overflows_seen = dropped
+        elif self._behind and self._queue.qsize() == 0:
+            self._behind = False  # caught up: the next overflow is a new stall
+
+    @property
+    def queued(self) -> int:
+        """Chunks waiting in the ring buffer now."""
+        return self._queue.qsize()
 
     def frames(self, timeout: float | None = None) -> Iterator[np.ndarray]:
         """Pipeline frames: ``(1280,)`` int16, 16 kHz mono, until :meth:`close` (then the
@@ -394,6 +501,238 @@ class Capture:
 
 
 # --------------------------------------------------------------------------------------------------
+# Capture that survives the device going away (case C05)
+
+RETRY_INITIAL_S = 0.5   # s before the first reopen attempt after a loss (then doubling) ...
+RETRY_MAX_S = 5.0       # ... up to this; a USB re-enumeration or a sound-server restart takes ~1-10 s
+STALL_TIMEOUT_S = 2.0   # s without a chunk from an open device before it counts as lost
+
+
+class ResilientCapture:
+    """:class:`Capture` that reopens the device when it goes away, and says so once (case C05).
+
+    :meth:`frames` yields pipeline frames (``(1280,)`` int16, 16 kHz mono) for as long as the object
+    is open. When the device is lost (its PortAudio stream stops running, or no chunk comes for
+    ``stall_timeout_s`` s: :class:`DeviceLostError`), it:
+
+    1. logs ``microphone lost: ...`` ONCE per outage (warning, ``drivers.audio.device`` logger),
+       sets :attr:`state` to ``"lost"`` and counts :attr:`lost_events`;
+    2. retries opening after ``retry_initial_s`` s, doubling up to ``retry_max_s`` s between attempts
+       (sleeps, never a busy loop; :attr:`open_attempts` counts them), each attempt a fresh PortAudio
+       instance, so a device that re-appears (at another index or another native rate) is found;
+    3. on success builds a NEW :class:`~drivers.audio.convert.FrameConverter` for the device's
+       (possibly different) native rate and channels (what the old one still held is dropped: it
+       is audio from before the gap), and when the first chunk arrives logs ``microphone back: ...``,
+       counts :attr:`reopens` and sets :attr:`state` back to ``"ok"``.
+
+    A device that opens but then delivers nothing stays in the same outage (one ``lost`` report).
+    :attr:`state` is ``"waiting"`` until a device has been opened for the first time (only with
+    ``wait_for_device=True``, e.g. a sound card that appears after the service started).
+
+    Args:
+        device: as for :class:`Capture`.
+        frames_per_buffer, max_queued, ring_ms: passed to every :class:`Capture` opened.
+        stall_timeout_s: s without a chunk before the open device counts as lost (> 0).
+        retry_initial_s, retry_max_s: the reopen back-off in s (> 0; max >= initial).
+        wait_for_device: False: the first open happens in the constructor and its
+            :class:`AudioDeviceError` is raised (a wrong device name or a device without a
+            readable rate fails at start, naming the device). True: the constructor returns at
+            once and :meth:`frames` tries at once, then waits for the device with the back-off
+            (``waiting for a microphone`` logged once).
+        opener: a callable returning an opened :class:`Capture` (or an object with its
+            ``rate``/``channels``/``device_name``/``chunks()``/``close()``/``drain()``/
+            ``overflows``/``xruns`` interface, e.g. a stand-in device in tests); default: a
+            :class:`Capture` with the arguments above.
+    Attributes:
+        state: ``"ok"`` | ``"lost"`` | ``"waiting"``.
+        rate, channels, device_name: of the device currently (or last) open; None before.
+        converter: the :class:`FrameConverter` for the current device.
+        lost_events, reopens, open_attempts: counters (for ``edge status`` / metrics).
+        overflows, xruns, overflow_stalls: summed over every capture opened so far.
+        last_error: the message of the last loss or failed attempt.
+    Raises:
+        AudioDeviceError: from the constructor when ``wait_for_device`` is False and the device
+            cannot be opened.
+        ValueError: a timeout or back-off that is not positive.
+    """
+
+    def __init__(self, device: int | str | None = None, *, frames_per_buffer: int = FRAMES_PER_BUFFER,
+                 max_queued: int = MAX_QUEUED_CHUNKS, ring_ms: float | None = None,
+                 stall_timeout_s: float = STALL_TIMEOUT_S, retry_initial_s: float = RETRY_INITIAL_S,
+                 retry_max_s: float = RETRY_MAX_S, wait_for_device: bool = False, opener=None):
+        if not stall_timeout_s > 0 or not retry_initial_s > 0 or not retry_max_s > 0:
+            raise ValueError(f"stall_timeout_s ({stall_timeout_s}), retry_initial_s ({retry_initial_s}) and "
+                             f"retry_max_s ({retry_max_s}) must be > 0 s")
+        self.device = device
+        self.stall_timeout_s = float(stall_timeout_s)
+        self.retry_initial_s = float(retry_initial_s)
+        self.retry_max_s = max(float(retry_max_s), self.retry_initial_s)
+        self._opener = opener or (lambda: Capture(device, frames_per_buffer=frames_per_buffer,
+                                                  max_queued=max_queued, ring_ms=ring_ms))
+        self.state = "waiting"
+        self.rate: int | None = None
+        self.channels: int | None = None
+        self.device_name: str | None = None
+        self.converter: FrameConverter | None = None
+        self.lost_events = 0
+        self.reopens = 0
+        self.open_attempts = 0
+        self.last_error = ""
+        self._done = {"overflows": 0, "xruns": 0, "overflow_stalls": 0}  # of captures already closed
+        self._cap = None
+        self._lock = threading.Lock()
+        self._closing = threading.Event()
+        self._delay = self.retry_initial_s
+        self._lost_at = 0.0
+        self._attempts_in_outage = 0
+        if not wait_for_device:
+            self.open_attempts += 1
+            self._adopt(self._opener())
+            self.state = "ok"
+
+    # -- counters over every capture --------------------------------------------------------------
+    def _sum(self, name: str) -> int:
+        with self._lock:
+            cap = self._cap
+            return self._done[name] + (int(getattr(cap, name, 0)) if cap is not None else 0)
+
+    @property
+    def overflows(self) -> int:
+        return self._sum("overflows")
+
+    @property
+    def xruns(self) -> int:
+        return self._sum("xruns")
+
+    @property
+    def overflow_stalls(self) -> int:
+        return self._sum("overflow_stalls")
+
+    def status(self) -> dict:
+        """The counters and state as one dict (``edge status`` / metrics): ``state``, ``device``,
+        ``rate`` (Hz), ``channels``, ``overflows``, ``overflow_stalls``, ``xruns``, ``lost_events``,
+        ``reopens``, ``open_attempts``, ``last_error``."""
+        return {"state": self.state, "device": self.device_name, "rate": self.rate, "channels": self.channels,
+                "overflows": self.overflows, "overflow_stalls": self.overflow_stalls, "xruns": self.xruns,
+                "lost_events": self.lost_events, "reopens": self.reopens, "open_attempts": self.open_attempts,
+                "last_error": self.last_error}
+
+    # -- the loop -----------------------------------------------------------------------------------
+    def frames(self) -> Iterator[np.ndarray]:
+        """Pipeline frames, ``(1280,)`` int16 at 16 kHz, across device losses, until :meth:`close`."""
+        while not self._closing.is_set():
+            cap = self._cap
+            if cap is None:
+                cap = self._reopen()
+                if cap is None:  # closed while waiting
+                    return
+            try:
+                for chunk in cap.chunks(timeout=self.stall_timeout_s):
+                    if self.state != "ok":
+                        self._back()
+                    yield from self.converter.push(chunk)
+                return  # the capture was closed: by close()
+            except AudioDeviceError as e:
+                if self._closing.is_set():
+                    return
+                self._lose(cap, e)
+
+    def _adopt(self, cap) -> None:
+        with self._lock:
+            self._cap = cap
+            self.rate, self.channels, self.device_name = int(cap.rate), int(cap.channels), str(cap.device_name)
+            self.converter = FrameConverter(self.rate, self.channels)  # rebuilt for this device's rate
+
+    def _retire(self, cap) -> None:
+        """Close ``cap`` and add its counters to the totals (once, whichever thread comes first)."""
+        with self._lock:
+            if self._cap is not cap:
+                return  # already retired
+            for k in self._done:
+                self._done[k] += int(getattr(cap, k, 0))
+            self._cap = None
+        with contextlib.suppress(Exception):
+            cap.close()
+
+    def _lose(self, cap, err: Exception) -> None:
+        self.last_error = str(err)
+        self._retire(cap)
+        if self.state == "ok":  # the first sign of this outage: report it once
+            self.state = "lost"
+            self.lost_events += 1
+            self._lost_at = time.monotonic()
+            self._attempts_in_outage = 0
+            log.warning("microphone lost: %s; retrying in %.2f s, then doubling up to %.2f s between attempts",
+                        err, self.retry_initial_s, self.retry_max_s)
+
+    def _reopen(self):
+        """Open attempts with the back-off until one succeeds (→ the capture) or close() (→ None)."""
+        while True:
+            if self.open_attempts:  # the very first open (wait_for_device) is tried at once
+                delay = self._delay
+                self._delay = min(self._delay * 2, self.retry_max_s)
+                if self._closing.wait(delay):
+                    return None
+            elif self._closing.is_set():
+                return None
+            self.open_attempts += 1
+            self._attempts_in_outage += 1
+            try:
+                cap = self._opener()
+            except AudioDeviceError as e:
+                self.last_error = str(e)
+                if self.state == "waiting" and self.open_attempts == 1:  # said once, like "lost"
+                    log.warning("waiting for a microphone: %s; retrying after %.2f s, then doubling up to %.2f s",
+                                e, self.retry_initial_s, self.retry_max_s)
+                log.debug("capture device: attempt %d failed (%s); next in %.2f s", self._attempts_in_outage, e,
+                          self._delay)
+                continue
+            if self._closing.is_set():
+                with contextlib.suppress(Exception):
+                    cap.close()
+                return None
+            self._adopt(cap)
+            return cap
+
+    def _back(self) -> None:
+        """First chunk from a (re)opened device."""
+        if self.state == "lost":
+            self.reopens += 1
+            log.warning("microphone back: %s at %d Hz x %d ch after %.1f s and %d attempts; frame converter "
+                        "rebuilt for %d Hz", self.device_name, self.rate, self.channels,
+                        time.monotonic() - self._lost_at, self._attempts_in_outage, self.rate)
+        else:
+            log.info("microphone found: %s at %d Hz x %d ch", self.device_name, self.rate, self.channels)
+        self.state = "ok"
+        self._delay = self.retry_initial_s  # the next outage starts the back-off over
+
+    # -- the rest of the Capture interface ------------------------------------------------------------
+    @property
+    def queued(self) -> int:
+        """Chunks waiting in the current capture's ring buffer (0 when none is open)."""
+        cap = self._cap
+        return int(getattr(cap, "queued", 0)) if cap is not None else 0
+
+    def drain(self) -> int:
+        """Discard the chunks captured so far (see :meth:`Capture.drain`); returns how many."""
+        cap = self._cap
+        return cap.drain() if cap is not None else 0
+
+    def close(self) -> None:
+        """Stop: a running :meth:`frames` loop (also one waiting for the device) ends. Idempotent."""
+        self._closing.set()
+        cap = self._cap
+        if cap is not None:
+            self._retire(cap)
+
+    def __enter__(self) -> "ResilientCapture":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+# --------------------------------------------------------------------------------------------------
 # Playback
 
 class Playback:
@@ -418,15 +757,18 @@ class Playback:
         self.device_name = str(self._info["name"])
         self._closed = False
 
-    def play_wav(self, path: str | Path) -> None:
-        """Play a WAV (any PCM format that :func:`~drivers.audio.wavfile.read_wav` reads) to the end."""
+    def play_wav(self, path: str | Path, stop: threading.Event | None = None) -> bool:
+        """Play a WAV (any PCM format that :func:`~drivers.audio.wavfile.read_wav` reads) to the end
+        or until ``stop`` is set; False when stopped early."""
         from drivers.audio.wavfile import read_wav  # noqa: PLC0415 - keeps soundfile optional here
         samples, rate = read_wav(path)
-        self.play(samples, rate)
+        return self.play(samples, rate, stop)
 
-    def play(self, samples: np.ndarray, rate: int) -> None:
+    def play(self, samples: np.ndarray, rate: int, stop: threading.Event | None = None) -> bool:
         """Play ``(n,)`` or ``(n, channels)`` PCM (int or float) at ``rate`` Hz; returns when the
-        device has played it (the stream is drained before it is closed)."""
+        device has played it (the stream is drained before it is closed), or as soon as ``stop``
+        is set (what is still buffered is discarded: Pa_CloseStream on an active stream aborts it).
+        Returns False when stopped early."""
         if self._closed:
             raise AudioDeviceError("Playback is closed")
         x = to_float32(np.asarray(samples))
@@ -456,8 +798,14 @@ class Playback:
                 f"cannot open playback {_describe(self._info)} at {pcm_rate} Hz x {pcm.shape[1]} ch "
                 f"({open_error}){_tail(self._noise + ''.join(err))}; {_FIX_NO_OUTPUT}") from open_error
         try:
-            stream.write(pcm.tobytes(), num_frames=len(pcm), exception_on_underflow=False)
+            step = FRAMES_PER_BUFFER * 4
+            for i in range(0, len(pcm), step):
+                if stop is not None and stop.is_set():
+                    return False  # close() below aborts the stream
+                block = pcm[i:i + step]
+                stream.write(block.tobytes(), num_frames=len(block), exception_on_underflow=False)
             stream.stop_stream()  # Pa_StopStream plays out what is still buffered
+            return True
         finally:
             stream.close()
 

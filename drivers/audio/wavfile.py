@@ -24,12 +24,28 @@ def _info(path: Path) -> sf._SoundFileInfo:
     try:
         info = sf.info(str(path))
     except Exception as e:  # libsndfile's message says what is wrong with the header
+        if _header_rate(path) == 0:  # libsndfile only says "SF_INFO struct incomplete" for this
+            raise AudioFormatError(
+                f"{path}: the WAV header gives a sample rate of 0 Hz, so the recording's rate cannot be "
+                f"known; export it again from the recording tool, with its real rate in the header") from e
         raise AudioFormatError(
             f"{path}: not a readable audio file ({e}); convert it to PCM WAV, e.g. "
             f"'sox {path.name} -r 16000 -c 1 -b 16 out.wav'") from e
     if info.samplerate <= 0:
         raise AudioFormatError(f"{path}: the header gives no sample rate; re-export it as PCM WAV")
     return info
+
+
+def _header_rate(path: Path) -> int | None:
+    """The sample rate (Hz) in a RIFF/WAVE ``fmt`` chunk as Python's :mod:`wave` reads it; None when
+    the header cannot be read that way."""
+    import wave  # noqa: PLC0415 - only for the error message
+
+    try:
+        with wave.open(str(path), "rb") as w:
+            return int(w.getframerate())
+    except Exception:
+        return None
 
 
 def read_wav(path: str | Path) -> tuple[np.ndarray, int]:

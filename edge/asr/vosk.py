@@ -22,7 +22,12 @@ class VoskRecognizer:
 
         vosk.SetLogLevel(-1)
         self.sample_rate = sample_rate
-        self.model = vosk.Model(str(model_dir(model)))
+        d = model_dir(model)
+        try:
+            self.model = vosk.Model(str(d))
+        except Exception as e:  # vosk raises a bare Exception("Failed to create a model")
+            raise FileNotFoundError(f"asr.vosk.model: {d} is not a vosk model folder ({e}); it needs am/, conf/ "
+                                    f"and graph/ as in the models from alphacephei.com/vosk/models") from None
         self.command_mode = command_mode
         self.grammar: list[str] | None = None  # the runtime phrase list in command mode
         self.phrases: list[str] = []

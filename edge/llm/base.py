@@ -17,6 +17,22 @@ class EngineError(RuntimeError):
     """An engine failed (load, init, inference or timeout); the chain moves to the next engine."""
 
 
+class ContextOverflow(EngineError):
+    """The prompt does not fit the context window even with every older turn trimmed: the system
+    prompt plus the last user message need ``prompt_tokens`` but only ``budget`` tokens
+    (``n_ctx`` minus the answer budget ``max_tokens``) are left (case C10). Not a fault of the
+    engine: the chain does not move down for it; callers answer "that question is too long"."""
+
+    def __init__(self, prompt_tokens: int, n_ctx: int, max_tokens: int):
+        self.prompt_tokens = prompt_tokens
+        self.n_ctx = n_ctx
+        self.max_tokens = max_tokens
+        self.budget = n_ctx - max_tokens
+        super().__init__(
+            f"the prompt needs {prompt_tokens} tokens but only {self.budget} fit (llm.n_ctx {n_ctx} "
+            f"minus max_tokens {max_tokens}); shorten the question or raise llm.n_ctx")
+
+
 @dataclass(frozen=True)
 class GenerationRequest:
     """What to generate.
@@ -46,6 +62,11 @@ class GenerationStats:
     cancelled: bool = False
     trimmed_messages: int = 0
     extra: dict = field(default_factory=dict)
+    #: why generation ended: ``stop`` (end-of-generation token or a stop string), ``length``
+    #: (max_tokens reached), ``cancelled``; engines that do not set it leave ``stop``.
+    finish_reason: str = "stop"
+    #: ms from the call to the end of generation (0 when the engine does not measure it)
+    total_ms: float = 0.0
 
 
 class CancelToken:

@@ -10,14 +10,23 @@ everything else, which the caller hands to the LLM. Steps:
    ``millimetre``/``10mm`` → ``10 mm``.
 4. Location: ``bin|drawer|shelf|rack|box [number] <digits|letter>``; letters may be spoken as
    words (``bee`` → B). Normalized as ``"bin 12"``, ``"shelf B"``.
-5. Item: longest item name/alias found in the (singularized) tokens (a name's last word alone
-   counts when only one item has it: ``bolts`` → M8 bolt), else the best
-   ``rapidfuzz`` match of a 1–4 word n-gram (ratio ≥ :data:`FUZZY_CUTOFF`), else the only item
-   stocked at the spoken location.
+5. Item (:meth:`Grammar.resolve_item`): longest item name/alias found in the (singularized)
+   tokens (a name's last word alone counts when only one item has it: ``bolts`` → M8 bolt), else
+   the best ``rapidfuzz`` match of a 1–4 word n-gram (ratio ≥ :data:`FUZZY_CUTOFF`), else a word
+   of one or more names (``m8`` → M8 bolt *and* M8 washer: ambiguous, ``candidates``), else the
+   only item stocked at the spoken location, else the content words are an unknown item.
 6. Intent: a question cue (``how many``, ``do we have``, ``what's`` ...) → ``query_stock``; a
    direction word (in: add/received/put/restock ...; out: used/took/remove/issued ...) or
    ``log``/``record`` (defaults to in) plus a quantity → ``log_record``. The quantity is the first
    number outside the location and the item name (``a``/``an`` before the item → 1).
+7. Ambiguous or unknown item: the intent is still returned, with ``sku=None`` and
+   ``extra={"candidates": [sku, ...]}`` (2+ items fit) or ``extra={"unknown_item": "<words>"}``
+   (none fits), so the caller can ask back; an unknown item needs a clear stock cue ("do we
+   have", "in stock", "left", or a log with a spoken quantity), else the text goes to the LLM.
+
+Leading hesitations ("um, …", "the how many …") are dropped first
+(:func:`edge.nlu.filler.strip_leading_fillers`). ``Grammar(items, language="zh")`` parses Mandarin
+Chinese (:mod:`edge.nlu.zh`) and falls back to these English rules for text without ideographs.
 """
 from __future__ import annotations
 
@@ -25,10 +34,15 @@ import re
 from collections.abc import Iterable
 from typing import Protocol
 
+from dataclasses import dataclass, replace
+
 from rapidfuzz import fuzz, process
 
+from edge.nlu.filler import has_cjk, strip_leading_fillers
 from edge.nlu.numbers import normalize_numbers
 from edge.nlu.types import Intent
+
+LANGUAGES = ("en", "zh")
 
 FUZZY_CUTOFF = 85
 LOCATION_WORDS = frozenset({"bin", "drawer", "shelf", "rack", "box"})
@@ -42,7 +56,8 @@ _IN_WORDS = frozenset("add added adding receive received receiving got get put p
                       "restocking delivered delivery arrived return returned returning".split())
 _OUT_WORDS = frozenset("use used using took take taking remove removed removing consume consumed "
                        "issue issued pulled grabbed subtract subtracted".split())
-_OUT_PHRASES = re.compile(r"\b(?:gave|give|giving|hand|handed|handing) out\b")
+_OUT_PHRASES = re.compile(r"\b(?:(?:gave|give|giving|hand|handed|handing|book|booked|booking|sign|signed|signing|"
+                          r"check|checked|checking) out|(?:write|wrote|written|writing) off)\b")
 _LOG_WORDS = frozenset({"log", "record", "enter", "book"})
 _QUERY_START = re.compile(
     r"^(?:(?:hey|ok|okay|so|and|um|uh|please|can you|could you|tell me)\s+)*"
@@ -58,6 +73,35 @@ _UNDO = re.compile(
     r"(?:\s+please)?")
 _STOP = frozenset("a an the of to in on from at for we i you it is are do does did have has had any some "
                   "how many much what whats and please there this that my our me".split())
+#: words that never name an item: command words, units, small talk (singular forms, see _singular)
+_NOT_ITEM = _STOP | _IN_WORDS | _OUT_WORDS | _LOG_WORDS | LOCATION_WORDS | frozenset(
+    "doe wa were be been being with just now today still left remaining stock level check count "
+    "hand out give gave giving handed handing us them they those these one ones more few lot lots all "
+    "piece pc unit item thing stuff box boxe pack packet pair can cannot pallet roll set bag tin "
+    "where wheres whats there theres here how about tell know need want get got go can could would "
+    "will should shall may might must let lets like okay ok yes no not number no num so um uh oh hey "
+    "also too again then than thank thanks sorry quick quickly total altogether back off up down".split())
+#: a query whose item is unknown is only a stock query with one of these (else the LLM decides)
+_STOCK_CUE = re.compile(r"\b(?:do we (?:still )?have|have we (?:still )?got|are there|is there|in stock|on hand|"
+                        r"left|remaining|stock of|we got|got any|have any)\b")
+
+
+@dataclass(frozen=True)
+class ItemMatch:
+    """What a transcript names as its item.
+
+    ``sku``: the one item named, or None. ``tokens``: indices of the (normalized) tokens that name
+    it. ``candidates``: 2+ SKUs when the words fit several items equally (``"m8"`` with an M8 bolt
+    and an M8 washer). ``unknown``: the spoken content words when they fit no item, else None.
+    ``via``: how it was found — ``name`` (a name or alias), ``head`` (Chinese head word), ``fuzzy``,
+    ``word`` (one word of a name), ``location`` (the only item stocked there) or ``unknown``.
+    """
+
+    sku: str | None = None
+    tokens: frozenset[int] = frozenset()
+    candidates: tuple[str, ...] = ()
+    unknown: str | None = None
+    via: str = ""
 
 
 class InventoryItem(Protocol):
@@ -85,6 +129,8 @@ def _singular(word: str) -> str:
     """Crude singular, the same on both sides of a comparison: ``ties``→``tie``, ``boxes``→``box``."""
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
+    if re.fullmatch(r"[a-z]+\d+s", word):  # "m8s" → "m8"
+        return word[:-1]
     if word.endswith(("xes", "ches", "shes", "sses")):
         return word[:-2]
     if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
@@ -121,16 +167,32 @@ def normalize_location(text: str) -> str | None:
 class Grammar:
     """Rule-based understanding of the inventory commands, built from the inventory items."""
 
-    def __init__(self, items: Iterable[InventoryItem]):
+    def __init__(self, items: Iterable[InventoryItem], language: str = "en"):
         """``items``: objects with ``sku``, ``item``, ``location`` and ``aliases`` (tuple of str),
-        e.g. the rows of ``inventory.csv``. Raises ``AttributeError`` if one lacks an attribute."""
+        e.g. the rows of ``inventory.csv`` or :class:`edge.store.Item`. ``language``: ``en`` or
+        ``zh`` (Mandarin rules from :mod:`edge.nlu.zh`, English rules for text without ideographs).
+
+        Raises:
+            AttributeError: an item lacks one of the attributes.
+            ValueError: ``language`` is not one of :data:`LANGUAGES`.
+        """
+        if language not in LANGUAGES:
+            raise ValueError(f"language {language!r} is not supported; use one of {', '.join(LANGUAGES)} "
+                             "(settings key 'language')")
+        self.language = language
         self.items = list(items)
         self._phrases: dict[tuple[str, ...], str] = {}  # singular token tuple → sku
+        self._words: dict[str, set[str]] = {}  # one content word of a name/alias → skus
         for it in self.items:
             for name in (it.item, *it.aliases):
+                if has_cjk(name):
+                    continue
                 toks = tuple(_singular(t) for t in _normalize(name).split())
                 if toks:
                     self._phrases.setdefault(toks, it.sku)
+                for t in toks:
+                    if t not in _NOT_ITEM and not t.isdigit() and t not in ("mm", "cm", "m"):
+                        self._words.setdefault(t, set()).add(it.sku)
         heads: dict[tuple[str, ...], set[str]] = {}  # a name's last word alone, if only one item has it
         for phrase, sku in self._phrases.items():
             heads.setdefault(phrase[-1:], set()).add(sku)
@@ -142,15 +204,20 @@ class Grammar:
         self._by_location: dict[str, list[str]] = {}
         for it in self.items:
             self._by_location.setdefault(normalize_location(it.location) or it.location, []).append(it.sku)
+        self._zh = None
+        if language == "zh":
+            from edge.nlu.zh import ZhGrammar
 
-    def _find_item(self, toks: list[str], skip: set[int]) -> tuple[str, range] | None:
-        """The SKU named in ``toks`` (singular) and the token span it covers, or None."""
+            self._zh = ZhGrammar(self.items)
+
+    def _find_item(self, toks: list[str], skip: set[int], location: str | None = None) -> ItemMatch:
+        """The item named in ``toks`` (singular tokens); ``skip``: indices of the location."""
         for phrase in self._ordered:
             n = len(phrase)
             for i in range(len(toks) - n + 1):
                 if tuple(toks[i:i + n]) == phrase and not skip.intersection(range(i, i + n)):
-                    return self._phrases[phrase], range(i, i + n)
-        best = None
+                    return ItemMatch(self._phrases[phrase], frozenset(range(i, i + n)), via="name")
+        best: tuple[float, set[str], range] | None = None
         for n in range(1, 5):
             for i in range(len(toks) - n + 1):
                 gram = toks[i:i + n]
@@ -158,11 +225,45 @@ class Grammar:
                 if (skip.intersection(span) or gram[0] in _STOP or gram[-1] in _STOP
                         or len(" ".join(gram)) < 5):
                     continue
-                hit = process.extractOne(" ".join(gram), self._choices, scorer=fuzz.ratio,
-                                         score_cutoff=FUZZY_CUTOFF)
-                if hit and (best is None or hit[1] > best[0]):
-                    best = hit[1], self._phrases[tuple(hit[0].split())], span
-        return (best[1], best[2]) if best else None
+                for choice, score, _ in process.extract(" ".join(gram), self._choices, scorer=fuzz.ratio,
+                                                        score_cutoff=FUZZY_CUTOFF, limit=4):
+                    sku = self._phrases[tuple(choice.split())]
+                    if best is None or score > best[0]:
+                        best = score, {sku}, span
+                    elif score == best[0] and span == best[2]:
+                        best[1].add(sku)
+        if best:
+            skus, span = sorted(best[1]), frozenset(best[2])
+            if len(skus) == 1:
+                return ItemMatch(skus[0], span, via="fuzzy")
+            return ItemMatch(None, span, candidates=tuple(skus), via="fuzzy")
+        hits = [(i, self._words[t]) for i, t in enumerate(toks) if i not in skip and t in self._words]
+        if hits:
+            common = set.intersection(*(h for _, h in hits))
+            skus = sorted(common) if common else sorted(set.union(*(h for _, h in hits)))
+            span = frozenset(i for i, _ in hits)
+            if len(skus) == 1:
+                return ItemMatch(skus[0], span, via="word")
+            return ItemMatch(None, span, candidates=tuple(skus), via="word")
+        at = self._by_location.get(location or "", [])
+        if len(at) == 1:
+            return ItemMatch(at[0], frozenset(), via="location")
+        content = [i for i, t in enumerate(toks) if i not in skip and t not in _NOT_ITEM and not t.isdigit()]
+        if len(at) > 1 and not content:
+            return ItemMatch(None, frozenset(), candidates=tuple(sorted(at)), via="location")
+        return ItemMatch(None, frozenset(content), via="unknown")
+
+    def resolve_item(self, text: str) -> ItemMatch:
+        """The item ``text`` names (see :class:`ItemMatch`); ``unknown`` holds the spoken words when
+        no item fits, None when there are no content words at all. Raises nothing."""
+        if self._zh is not None and has_cjk(text or ""):
+            return self._zh.resolve_item(text)
+        toks = _normalize(text or "").split()
+        location, skip = _find_location(toks)
+        m = self._find_item([_singular(t) for t in toks], skip, location)
+        if m.via == "unknown":
+            return replace(m, unknown=" ".join(toks[i] for i in sorted(m.tokens)) or None)
+        return m
 
     def parse(self, text: str) -> Intent | None:
         """Understand one transcript, or return None to hand it to the LLM.
@@ -170,21 +271,22 @@ class Grammar:
         ``text``: a transcript, any case/punctuation, numbers as words or digits. Returns an
         :class:`Intent` with ``source="grammar"`` and ``text`` set: ``undo``; ``query_stock``
         (``sku``, ``location`` or None); ``log_record`` (``sku``, ``quantity`` > 0 in the item's unit,
-        ``direction`` ``"in"``/``"out"``, ``location`` or None). None when the text is not a known
-        command or names no item. Raises nothing.
+        ``direction`` ``"in"``/``"out"``, ``location`` or None). When the command is clear but its
+        item is not, ``sku`` is None and ``extra`` holds ``candidates`` (list of SKUs) or
+        ``unknown_item`` (the spoken words). None when the text is not a known command. Raises
+        nothing.
         """
-        clean = _clean(text or "")
+        if self._zh is not None and has_cjk(text or ""):
+            return self._zh.parse(text)
+        original = text
+        text = strip_leading_fillers(text or "")
+        clean = _clean(text)
         if not clean:
             return None
         if _UNDO.fullmatch(clean):
-            return Intent("undo", source="grammar", text=text)
+            return Intent("undo", source="grammar", text=original)
         toks = _normalize(text).split()
-        location, skip = None, set()
-        for k in range(len(toks)):
-            loc = _location_at(toks, k)
-            if loc:
-                location, skip = loc[0], set(range(k, loc[1]))
-                break
+        location, skip = _find_location(toks)
         norm = " ".join(toks)
         words = set(toks)
         if _QUERY_START.match(norm):
@@ -198,24 +300,37 @@ class Grammar:
         else:
             return None
         sing = [_singular(t) for t in toks]
-        found = self._find_item(sing, skip)
-        if found:
-            sku, span = found
-        else:
-            at = self._by_location.get(location or "", [])
-            if len(at) != 1:
+        found = self._find_item(sing, skip, location)
+        extra: dict = {}
+        if found.candidates:
+            extra["candidates"] = list(found.candidates)
+        elif found.sku is None:
+            if not found.tokens:
                 return None
-            sku, span = at[0], range(0)
+            extra["unknown_item"] = " ".join(toks[i] for i in sorted(found.tokens))
+        span = found.tokens
         if intent == "query_stock":
-            return Intent("query_stock", sku=sku, location=location, source="grammar", text=text)
+            if "unknown_item" in extra and not _STOCK_CUE.search(norm):
+                return None
+            return Intent("query_stock", sku=found.sku, location=location, source="grammar", text=original,
+                          extra=extra)
         nums = [int(t) for i, t in enumerate(toks) if t.isdigit() and i not in skip and i not in span]
         if nums:
             quantity = nums[0]
-        elif span and span.start > 0 and toks[span.start - 1] in ("a", "an"):
+        elif span and "unknown_item" not in extra and min(span) > 0 and toks[min(span) - 1] in ("a", "an"):
             quantity = 1
         else:
             return None
         if quantity <= 0:
             return None
-        return Intent("log_record", sku=sku, quantity=quantity, direction=direction, location=location,
-                      source="grammar", text=text)
+        return Intent("log_record", sku=found.sku, quantity=quantity, direction=direction, location=location,
+                      source="grammar", text=original, extra=extra)
+
+
+def _find_location(toks: list[str]) -> tuple[str | None, set[int]]:
+    """The first location in ``toks`` and the token indices it covers."""
+    for k in range(len(toks)):
+        loc = _location_at(toks, k)
+        if loc:
+            return loc[0], set(range(k, loc[1]))
+    return None, set()

@@ -9,7 +9,7 @@ Rules (all matching is case-insensitive, on whole word tokens):
   ``three four`` is two numbers, 3 and 4. ``zero`` is a number only on its own.
 * ``a`` counts as one before ``hundred``/``thousand``/``million``/``dozen``
   (``a thousand two hundred`` → 1200). ``dozen`` multiplies by 12 and ends the number
-  (``two dozen`` → 24, ``half a dozen`` → 6). ``a couple of`` / ``a pair of`` (``a`` and ``of``
+  (``two dozen`` → 24, ``half a dozen`` / ``a half dozen`` / ``half dozen`` → 6). ``a couple of`` / ``a pair of`` (``a`` and ``of``
   optional) → 2.
 * **Digits** already written as digits: ``12``, ``2,023`` (thousands commas), ``12th``; a digit
   token may be followed by a scale word (``5 hundred`` → 500).
@@ -73,8 +73,10 @@ def _code(ws: list[str], i: int, context: bool) -> tuple[str, int] | None:
 def _cardinal(ws: list[str], i: int) -> tuple[int, int] | None:
     """A cardinal (or ordinal) starting at ``ws[i]``: (value, end index) or None."""
     n = len(ws)
-    if ws[i:i + 3] == ["half", "a", "dozen"]:
+    if ws[i:i + 3] in (["half", "a", "dozen"], ["a", "half", "dozen"]):
         return 6, i + 3
+    if ws[i:i + 2] == ["half", "dozen"]:
+        return 6, i + 2
     j = i + (ws[i] == "a")
     if j < n and ws[j] in ("couple", "pair"):
         return 2, j + 1 + (j + 1 < n and ws[j + 1] == "of")

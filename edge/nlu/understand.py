@@ -25,8 +25,10 @@ from edge.nlu.types import Intent
 #: Transcript confidence below which a parsed quantity is read back before it is written.
 #: The whisper engine's confidence is exp(mean token log-probability) (edge/asr/whisper.py);
 #: Whisper itself treats a decode with mean log-probability below -1.0 (exp → 0.37) as failed
-#: (openai/whisper ``transcribe(logprob_threshold=-1.0)``); 0.6 (log-probability -0.51) sits
-#: between that and the clean commands of the shared sessions (see tests/test_nlu_understand.py).
+#: (openai/whisper ``transcribe(logprob_threshold=-1.0)``). 0.6 (log-probability -0.51) is a
+#: starting value between that failure point and clear speech: whisper tiny.en gives the shared
+#: session recordings 0.45–0.84 (measured here, whole files with the wake phrase, which it mishears
+#: and which pulls the figure down). Tune it per site and recognizer.
 LOW_CONFIDENCE = 0.6
 
 SYSTEM_PROMPT = (
@@ -40,13 +42,23 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def two_sentences(text: str, limit: int = 2) -> str:
-    """The first ``limit`` sentences of ``text``, whitespace folded, markdown stripped."""
-    text = re.sub(r"[*_#`]+", "", " ".join(text.split()))
-    parts = [p for p in _SENTENCE_END.split(text) if p.strip()]
-    out = " ".join(parts[:limit]).strip()
-    if out and out[-1] not in ".!?":
-        out = out.rsplit(" ", 1)[0] + "." if " " in out and len(parts) > limit else out + "."
-    return out
+    """At most ``limit`` complete sentences of ``text``, whitespace folded, markdown stripped.
+
+    An answer cut off by the token budget ends mid-sentence: the unfinished sentence is dropped
+    when a complete one comes before it; a lone unfinished sentence is cut at its last clause
+    boundary (comma, semicolon) when there is one, and closed with a full stop.
+    """
+    text = re.sub(r"[*_#`]+", "", " ".join(text.split())).strip()
+    parts = [p.strip() for p in _SENTENCE_END.split(text) if p.strip()]
+    complete = [p for p in parts if p[-1] in ".!?。！？\"'"]
+    if complete and (len(complete) >= limit or complete == parts[:len(complete)]):
+        return " ".join(complete[:limit])
+    if not parts:
+        return ""
+    first = parts[0].rstrip(",;: ")
+    if "," in first or ";" in first:
+        first = re.split(r"[,;]\s+(?=[^,;]*$)", first)[0]
+    return first.rstrip(",;: ") + "."
 
 
 class Understanding:

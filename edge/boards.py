@@ -1,0 +1,231 @@
+"""Board configs: the schema of the ``board:`` block of ``board-configs/NAME.yaml``.
+
+A board file is a settings file (merged over ``edge/defaults.yaml`` by :func:`edge.config.load_settings`)
+whose ``board:`` block describes the hardware: RAM, CPU clusters, thermal zones with their trip points,
+the NPU (device node, its group, devfreq path, core mask, driver and runtime versions) or ``npu: none``,
+audio cards, the models recommended for it, the power budget, and what the systemd unit gets
+(``MemoryMax``). :class:`edge.config.BoardSettings` keeps that block loosely typed (other parts, e.g.
+the resource governor's ``sensors:``, read their own keys); this module validates it strictly, with
+:class:`BoardSpec`, wherever the hardware description is *used*: ``edge install``, ``edge doctor``,
+``edge models bundle`` and ``tests/test_boards.py`` (which loads every file).
+
+    load_board("rk3588-rock5b") -> BoardSpec          # raises BoardError naming the file and key
+    board_names() -> ["rk3566-rock3c", ...]
+
+Units: MiB, MHz, °C, W. Every number in the board files names its source in a YAML comment
+(kernel device tree, vendor issue tracker, datasheet); estimates say so.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from edge.config import BOARD_DIR, ConfigError, CpuCluster, board_path, load_settings
+
+#: Share of RAM left free for the kernel, page cache and other services (the governor's 30 %
+#: reserve); ``service.memory_max_mib`` may not exceed the rest.
+MEMORY_RESERVE = 0.30
+#: Open-file limit the unit sets (``LimitNOFILE``); ``edge doctor`` fails below it.
+MIN_NOFILE = 65536
+
+
+class BoardError(ConfigError):
+    """A board file that does not match :class:`BoardSpec`; the message names file, key and fix."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TripPoint(_Strict):
+    """One trip point of a thermal zone, as in ``trip_point_N_temp`` / ``trip_point_N_type``."""
+
+    temp_c: float = Field(ge=0, le=150, description="°C")
+    type: Literal["active", "passive", "hot", "critical"]
+
+
+class ThermalZone(_Strict):
+    """A thermal zone, found by its sysfs ``type`` (``/sys/class/thermal/thermal_zone*/type``).
+
+    ``name`` is the mainline-kernel name; ``aliases`` are names other kernels (vendor BSP) use for
+    the same sensor. ``trips`` in ascending temperature.
+    """
+
+    name: str = Field(min_length=1)
+    aliases: list[str] = []
+    trips: list[TripPoint] = Field(min_length=1)
+
+    @field_validator("trips")
+    @classmethod
+    def _ascending(cls, v: list[TripPoint]) -> list[TripPoint]:
+        temps = [t.temp_c for t in v]
+        if temps != sorted(temps):
+            raise ValueError(f"trips must be in ascending temperature, got {temps} °C")
+        return v
+
+    @property
+    def names(self) -> list[str]:
+        return [self.name, *self.aliases]
+
+    @property
+    def critical_c(self) -> float | None:
+        crit = [t.temp_c for t in self.trips if t.type == "critical"]
+        return min(crit) if crit else None
+
+
+class RuntimeLibrary(_Strict):
+    """A vendor runtime library and the toolkit version the board's NPU models were converted with.
+
+    ``edge doctor`` reads the version string out of the library's bytes (``librknnrt version: 2.3.2
+    (...)``) and fails when its major.minor differs from ``model_version``.
+    """
+
+    name: Literal["librknnrt", "librkllmrt"]
+    path: str = Field(description="absolute path on the board, e.g. /usr/lib/librknnrt.so")
+    model_version: str = Field(pattern=r"^\d+\.\d+(\.\d+)?$",
+                               description="rknn-toolkit2 / rkllm-toolkit version of the converted models")
+
+
+class NpuSpec(_Strict):
+    """The Rockchip NPU (rknpu driver)."""
+
+    kind: Literal["rknpu"] = "rknpu"
+    tops: float = Field(gt=0, description="INT8 TOPS, datasheet")
+    cores: int = Field(ge=1, le=8)
+    core_mask: int = Field(ge=1, description="rknn_core_mask / RKLLM base_domain mask: bit N = core N")
+    device_node: str = Field(description="/dev node the runtime opens (DRM render node or /dev/rknpu)")
+    alt_device_nodes: list[str] = Field([], description="other nodes the same NPU appears as, by kernel")
+    device_group: str = Field(description="group owning the node; the unit's SupplementaryGroups")
+    devfreq_path: str = Field(description="/sys/class/devfreq/<addr>.npu")
+    driver_version_paths: list[str] = Field(min_length=1, description="files holding the rknpu driver version")
+    min_driver_version: str = Field(pattern=r"^\d+\.\d+\.\d+$")
+    rkllm_supported: bool = Field(description="RKLLM runs on this SoC (not on RK3566/RK3568)")
+    runtimes: list[RuntimeLibrary] = []
+
+    @model_validator(mode="after")
+    def _mask_fits(self) -> "NpuSpec":
+        if self.core_mask >= (1 << self.cores):
+            raise ValueError(f"core_mask {self.core_mask:#x} names a core beyond the {self.cores} cores")
+        if not self.rkllm_supported and any(r.name == "librkllmrt" for r in self.runtimes):
+            raise ValueError("librkllmrt listed but rkllm_supported is false (RKLLM does not run on this SoC)")
+        return self
+
+
+class AudioSpec(_Strict):
+    """ALSA cards expected on the board (``/proc/asound/cards`` names, substring match)."""
+
+    capture_cards: list[str] = []
+    playback_cards: list[str] = []
+    note: str = ""
+
+
+class ModelsSpec(_Strict):
+    """Manifest ids (``models/manifest.yaml``) the board runs; bundles and the doctor use these."""
+
+    recommended: list[str] = Field(min_length=1)
+
+
+class ServiceSpec(_Strict):
+    """What ``edge install`` writes into the unit's drop-in."""
+
+    memory_max_mib: int = Field(ge=256, description="MiB, the unit's MemoryMax")
+    nofile: int = Field(MIN_NOFILE, ge=MIN_NOFILE, description="LimitNOFILE")
+
+
+class BoardSpec(_Strict):
+    """The ``board:`` block of a board config."""
+
+    name: str
+    soc: str
+    description: str = ""
+    ram_mib: int = Field(ge=256, description="MiB of the board variant this file is for")
+    cpu_clusters: list[CpuCluster] = Field(min_length=1, description="edge.config.CpuCluster: name, cores, kind")
+    thermal_zones: list[ThermalZone] = []
+    npu: NpuSpec | None = None
+    audio: AudioSpec = AudioSpec()
+    models: ModelsSpec
+    power_budget_w: float = Field(gt=0, le=500, description="W, sustained budget for the whole board")
+    service: ServiceSpec
+    #: the resource governor's own block (validated by its code); kept as is
+    sensors: dict[str, Any] | None = None
+
+    @field_validator("npu", mode="before")
+    @classmethod
+    def _none_word(cls, v: Any) -> Any:
+        return None if v in ("none", "None", "") else v
+
+    @model_validator(mode="after")
+    def _memory_reserve(self) -> "BoardSpec":
+        cap = int(self.ram_mib * (1 - MEMORY_RESERVE))
+        if self.service.memory_max_mib > cap:
+            raise ValueError(f"service.memory_max_mib {self.service.memory_max_mib} MiB exceeds "
+                             f"{int((1 - MEMORY_RESERVE) * 100)} % of ram_mib {self.ram_mib} MiB ({cap} MiB): "
+                             f"the {int(MEMORY_RESERVE * 100)} % reserve")
+        cores = [c for cl in self.cpu_clusters for c in cl.cores]
+        if len(cores) != len(set(cores)):
+            raise ValueError(f"a CPU core is listed in two clusters: {cores}")
+        return self
+
+    @property
+    def cpu_only(self) -> bool:
+        return self.npu is None
+
+    @property
+    def supplementary_groups(self) -> list[str]:
+        """Groups the service user needs: ``audio`` and the NPU node's group."""
+        return ["audio"] + ([self.npu.device_group] if self.npu else [])
+
+
+def board_names() -> list[str]:
+    """Every ``board-configs/*.yaml`` name, sorted."""
+    return sorted(p.stem for p in BOARD_DIR.glob("*.yaml"))
+
+
+def _describe(e: ValidationError, path: Path) -> str:
+    lines = [f"{path}: the board: block does not match the board schema (edge/boards.py):"]
+    for err in e.errors():
+        key = "board." + ".".join(str(p) for p in err["loc"]) if err["loc"] else "board"
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key; remove it or check its spelling (see edge/boards.py BoardSpec)"
+        elif err["type"] == "missing":
+            msg = "missing; add it (see edge/boards.py BoardSpec for its meaning and unit)"
+        lines.append(f"  {key}: {msg}")
+    return "\n".join(lines)
+
+
+def parse_board(data: dict, path: Path) -> BoardSpec:
+    """Validate a ``board:`` mapping read from ``path``. Raises :class:`BoardError`."""
+    if not isinstance(data, dict):
+        raise BoardError(f"{path}: board: must be a mapping, got {type(data).__name__}")
+    try:
+        return BoardSpec.model_validate(data)
+    except ValidationError as e:
+        raise BoardError(_describe(e, path)) from None
+
+
+def load_board(name: str) -> BoardSpec:
+    """``board-configs/NAME.yaml`` → its validated :class:`BoardSpec`.
+
+    The whole file is also validated as settings (``load_settings(board=name)``), and the file's
+    ``llm.model`` must be among ``board.models.recommended``.
+
+    Raises:
+        BoardError / ConfigError: unknown board (the message lists the known ones), bad YAML, a key
+            outside the schema, a value out of range; the message names the file and key.
+    """
+    path = board_path(name)
+    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    if "board" not in raw:
+        raise BoardError(f"{path}: no board: block; every board config describes its hardware there")
+    spec = parse_board(raw["board"], path)
+    if spec.name != name:
+        raise BoardError(f"{path}: board.name is {spec.name!r} but the file is {name}.yaml; make them equal")
+    settings = load_settings(board=name)
+    if settings.llm.engine != "none" and settings.llm.model not in spec.models.recommended:
+        raise BoardError(f"{path}: llm.model {settings.llm.model!r} is not in board.models.recommended "
+                         f"{spec.models.recommended}; add it there")
+    return spec

@@ -1,0 +1,309 @@
+"""``edge install --board NAME [--root DIR]`` and ``edge uninstall [--purge] [--root DIR]``.
+
+Install, in order (each step reports ``created``, ``changed`` or ``unchanged``, so a second run says it
+changed nothing):
+
+1. ``users``   ``/etc/sysusers.d/edge.conf`` (``systemd/edge.sysusers.conf`` + the board's NPU group) applied
+               with ``systemd-sysusers [--root DIR]``: the system user ``edge``, group ``edge``, membership
+               in ``audio`` and the NPU node's group (``render`` on RK3588/RK3576; none on CPU-only boards).
+               Without systemd-sysusers: ``groupadd``/``useradd``/``usermod`` with ``--root DIR``.
+2. ``data``    ``/etc/tmpfiles.d/edge.conf`` applied with ``systemd-tmpfiles --create [--root DIR]``:
+               ``/var/lib/edge`` (and ``models/``, ``replies/``) owned by ``edge``, mode 0750.
+3. ``config``  ``/etc/edge/edge.yaml``: ``board: NAME`` plus the store, replies and models folders under
+               ``/var/lib/edge``. An existing file that differs is kept (it may hold the site's edits)
+               unless ``force``.
+4. ``unit``    ``/etc/systemd/system/edge.service`` from ``systemd/edge.service`` with ``ExecStart`` pointing
+               at this installation's ``edge`` executable.
+5. ``dropin``  ``/etc/systemd/system/edge.service.d/10-board.conf``: ``MemoryMax`` (board
+               ``service.memory_max_mib``), ``LimitNOFILE``, the NPU group and ``DeviceAllow`` for its node.
+6. ``enable``  ``systemctl [--root=DIR] enable edge.service`` (the ``multi-user.target.wants`` symlink);
+               on the live system also ``systemctl daemon-reload``.
+
+With ``--root DIR`` every step writes into DIR (a staging root or a mounted image) through the same
+systemd tools with their ``--root`` option; nothing outside DIR changes. On the live system (``/``) the
+tools act on the machine (run as root).
+
+Uninstall disables and removes the unit, its drop-ins, ``/etc/edge``, the sysusers/tmpfiles snippets,
+and keeps ``/var/lib/edge`` (the store, models) unless ``purge``. The ``edge`` user is kept (files may
+still be owned by it); ``userdel edge`` removes it.
+"""
+from __future__ import annotations
+
+from edge.paths import data_dir
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from edge.boards import BoardSpec, load_board
+
+REPO_SYSTEMD = data_dir("systemd")
+UNIT_NAME = "edge.service"
+UNIT_DIR = "/etc/systemd/system"
+DROPIN = f"{UNIT_DIR}/{UNIT_NAME}.d/10-board.conf"
+SYSUSERS = "/etc/sysusers.d/edge.conf"
+TMPFILES = "/etc/tmpfiles.d/edge.conf"
+CONFIG = "/etc/edge/edge.yaml"
+DATA_DIR = "/var/lib/edge"
+WANTS = f"{UNIT_DIR}/multi-user.target.wants/{UNIT_NAME}"
+DEFAULT_EXEC = "/opt/edge/.venv/bin/edge"  # the ExecStart path written in systemd/edge.service
+
+
+class InstallError(RuntimeError):
+    """A step failed; the message names the step, the command or file, and the fix."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step's outcome: ``name``, ``result`` (created | changed | unchanged | removed | kept |
+    absent) and ``detail``."""
+
+    name: str
+    result: str
+    detail: str
+
+    def line(self) -> str:
+        return f"{self.name:<8} {self.result:<10} {self.detail}"
+
+
+def _p(root: Path, path: str) -> Path:
+    return root / path.lstrip("/")
+
+
+def _live(root: Path) -> bool:
+    return root.resolve() == Path("/")
+
+
+def _run(cmd: list[str], step: str) -> subprocess.CompletedProcess:
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    except FileNotFoundError as e:
+        raise InstallError(f"{step}: {cmd[0]} not found ({e}); install the Debian package 'systemd'") from None
+    if r.returncode != 0:
+        raise InstallError(f"{step}: `{' '.join(cmd)}` failed with {r.returncode}: {(r.stderr or r.stdout).strip()}")
+    return r
+
+
+def _write(path: Path, text: str, mode: int = 0o644, force: bool = True) -> str:
+    """Write ``text`` if it differs; → created | changed | unchanged | kept (differs, not forced)."""
+    if path.exists():
+        if path.read_text(encoding="utf-8") == text:
+            return "unchanged"
+        if not force:
+            return "kept"
+        result = "changed"
+    else:
+        result = "created"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.chmod(tmp, mode)
+    os.replace(tmp, path)
+    return result
+
+
+def edge_executable() -> str:
+    """The ``edge`` console script of this installation (the venv's ``bin/edge``)."""
+    cand = Path(sys.executable).parent / "edge"
+    if cand.exists():
+        return str(cand)
+    found = shutil.which("edge")
+    if found:
+        return found
+    raise InstallError("cannot find the 'edge' executable next to this Python; run scripts/setup.sh first "
+                       "or pass --exec PATH")
+
+
+# ------------------------------------------------------------------------------------------------
+# rendering
+
+def sysusers_text(board: BoardSpec) -> str:
+    base = (REPO_SYSTEMD / "edge.sysusers.conf").read_text(encoding="utf-8")
+    extra = [f"# board {board.name}: the NPU node {board.npu.device_node} belongs to group {board.npu.device_group}",
+             f"g {board.npu.device_group} - -", f"m edge {board.npu.device_group}"] if board.npu else []
+    return base.rstrip("\n") + "\n" + "".join(line + "\n" for line in extra)
+
+
+def unit_text(exec_path: str) -> str:
+    """``systemd/edge.service`` with ``ExecStart`` pointing at ``exec_path``."""
+    text = (REPO_SYSTEMD / UNIT_NAME).read_text(encoding="utf-8")
+    if DEFAULT_EXEC not in text:
+        raise InstallError(f"{REPO_SYSTEMD / UNIT_NAME}: no ExecStart={DEFAULT_EXEC} to rewrite")
+    return text.replace(f"ExecStart={DEFAULT_EXEC}", f"ExecStart={exec_path}", 1)
+
+
+def dropin_text(board: BoardSpec) -> str:
+    """The board drop-in: MemoryMax (MiB), LimitNOFILE, NPU group and node."""
+    lines = [f"# written by `edge install --board {board.name}` from board-configs/{board.name}.yaml",
+             "[Service]",
+             f"# board.service.memory_max_mib: 70 % of the board's {board.ram_mib} MiB at most (30 % reserve)",
+             f"MemoryMax={board.service.memory_max_mib}M",
+             f"LimitNOFILE={board.service.nofile}",
+             f"Environment=EDGE_BOARD={board.name}"]
+    if board.npu:
+        lines += [f"# NPU: {board.npu.device_node} (group {board.npu.device_group}), rknpu driver",
+                  f"SupplementaryGroups={board.npu.device_group}",
+                  f"DeviceAllow={board.npu.device_node} rw"]
+    else:
+        lines.append(f"# {board.name} is CPU-only: no NPU node, no NPU group")
+    return "\n".join(lines) + "\n"
+
+
+def config_text(board: BoardSpec) -> str:
+    return (f"# {CONFIG}, written by `edge install --board {board.name}`. The board's settings\n"
+            f"# (board-configs/{board.name}.yaml) are merged under this file; set any key here to override.\n"
+            f"board: {board.name}\n"
+            f"store:\n  path: {DATA_DIR}/edge.db\n"
+            f"output_dir: {DATA_DIR}/replies\n"
+            f"models:\n  dir: {DATA_DIR}/models\n")
+
+
+# ------------------------------------------------------------------------------------------------
+# steps
+
+def _accounts_snapshot(root: Path) -> tuple[str, str]:
+    def read(rel):
+        p = _p(root, rel)
+        return p.read_text(errors="replace") if p.exists() else ""
+
+    return read("/etc/passwd"), read("/etc/group")
+
+
+def _step_users(root: Path, board: BoardSpec) -> Step:
+    conf = _p(root, SYSUSERS)
+    wrote = _write(conf, sysusers_text(board))
+    before = _accounts_snapshot(root)
+    if shutil.which("systemd-sysusers"):
+        cmd = ["systemd-sysusers"] + ([] if _live(root) else [f"--root={root}"]) + [str(conf)]
+        _run(cmd, "users")
+        how = "systemd-sysusers"
+    else:  # shadow utils; --root makes them chroot into DIR
+        r = [] if _live(root) else ["--root", str(root)]
+        groups = ["audio"] + ([board.npu.device_group] if board.npu else [])
+        for g in ["edge", *groups]:
+            subprocess.run(["groupadd", *r, "--system", "-f", g], capture_output=True)
+        subprocess.run(["useradd", *r, "--system", "--gid", "edge", "--home-dir", DATA_DIR, "--no-create-home",
+                        "--shell", "/usr/sbin/nologin", "edge"], capture_output=True)
+        _run(["usermod", *r, "-aG", ",".join(groups), "edge"], "users")
+        how = "useradd/usermod"
+    after = _accounts_snapshot(root)
+    groups = ", ".join(board.supplementary_groups)
+    if after != before:
+        return Step("users", "created" if "edge:" not in before[0] else "changed", f"user edge in {groups} ({how})")
+    return Step("users", "unchanged" if wrote == "unchanged" else wrote, f"user edge in {groups}")
+
+
+def _step_data(root: Path) -> Step:
+    conf = _p(root, TMPFILES)
+    wrote = _write(conf, (REPO_SYSTEMD / "edge.tmpfiles.conf").read_text(encoding="utf-8"))
+    existed = _p(root, DATA_DIR).is_dir()
+    if shutil.which("systemd-tmpfiles"):
+        _run(["systemd-tmpfiles", "--create"] + ([] if _live(root) else [f"--root={root}"]) + [str(conf)], "data")
+    else:
+        import pwd  # noqa: PLC0415 - fallback only
+
+        for sub in ("", "/models", "/replies"):
+            d = _p(root, DATA_DIR + sub)
+            d.mkdir(parents=True, exist_ok=True)
+            os.chmod(d, 0o750)
+            if _live(root):
+                pw = pwd.getpwnam("edge")
+                os.chown(d, pw.pw_uid, pw.pw_gid)
+    result = "unchanged" if existed and wrote == "unchanged" else ("created" if not existed else "changed")
+    return Step("data", result, f"{DATA_DIR} (owner edge, 0750)")
+
+
+def _step_config(root: Path, board: BoardSpec, force: bool) -> Step:
+    p = _p(root, CONFIG)
+    result = _write(p, config_text(board), 0o644, force=force)
+    detail = CONFIG + (" (differs from the board default: kept; --force rewrites it)" if result == "kept" else "")
+    return Step("config", result, detail)
+
+
+def _step_unit(root: Path, exec_path: str) -> Step:
+    return Step("unit", _write(_p(root, f"{UNIT_DIR}/{UNIT_NAME}"), unit_text(exec_path)),
+                f"{UNIT_DIR}/{UNIT_NAME} (ExecStart={exec_path})")
+
+
+def _step_dropin(root: Path, board: BoardSpec) -> Step:
+    return Step("dropin", _write(_p(root, DROPIN), dropin_text(board)),
+                f"{DROPIN} (MemoryMax={board.service.memory_max_mib}M"
+                + (f", group {board.npu.device_group}, {board.npu.device_node})" if board.npu else ")"))
+
+
+def _step_enable(root: Path) -> Step:
+    link = _p(root, WANTS)
+    if link.is_symlink() and os.readlink(link) == f"{UNIT_DIR}/{UNIT_NAME}":
+        return Step("enable", "unchanged", f"{WANTS} -> {UNIT_DIR}/{UNIT_NAME}")
+    if shutil.which("systemctl"):
+        _run(["systemctl"] + ([] if _live(root) else [f"--root={root}"]) + ["enable", UNIT_NAME], "enable")
+    else:  # what `systemctl enable` does for WantedBy=multi-user.target
+        link.parent.mkdir(parents=True, exist_ok=True)
+        if link.is_symlink() or link.exists():
+            link.unlink()
+        link.symlink_to(f"{UNIT_DIR}/{UNIT_NAME}")
+    return Step("enable", "created", f"{WANTS} -> {UNIT_DIR}/{UNIT_NAME}")
+
+
+def _daemon_reload(root: Path) -> None:
+    if _live(root) and Path("/run/systemd/system").exists() and shutil.which("systemctl"):
+        _run(["systemctl", "daemon-reload"], "reload")
+
+
+def install(board: str, root: str | os.PathLike = "/", exec_path: str | None = None, force: bool = False) -> list[Step]:
+    """Install edge as a service for ``board`` into ``root``; returns the steps' outcomes.
+
+    Raises:
+        InstallError: a tool failed (the message holds its output) or the edge executable is missing.
+        BoardError / ConfigError: the board config does not validate.
+    """
+    spec = load_board(board)
+    root = Path(root)
+    if not root.is_dir():
+        raise InstallError(f"--root {root}: not a folder; create it first")
+    exe = exec_path or edge_executable()
+    steps = [_step_users(root, spec), _step_data(root), _step_config(root, spec, force),
+             _step_unit(root, exe), _step_dropin(root, spec), _step_enable(root)]
+    if any(s.result in ("created", "changed") for s in steps):
+        _daemon_reload(root)
+    return steps
+
+
+def uninstall(root: str | os.PathLike = "/", purge: bool = False) -> list[Step]:
+    """Disable and remove the unit, drop-ins, config and snippets; ``purge`` also removes ``/var/lib/edge``."""
+    root = Path(root)
+    steps = []
+    link = _p(root, WANTS)
+    if link.is_symlink() or link.exists():
+        if shutil.which("systemctl") and _p(root, f"{UNIT_DIR}/{UNIT_NAME}").exists():
+            _run(["systemctl"] + ([] if _live(root) else [f"--root={root}"]) + ["disable", UNIT_NAME], "disable")
+        if link.is_symlink() or link.exists():
+            link.unlink()
+        steps.append(Step("enable", "removed", WANTS))
+    else:
+        steps.append(Step("enable", "absent", WANTS))
+    for name, rel in (("unit", f"{UNIT_DIR}/{UNIT_NAME}"), ("dropin", f"{UNIT_DIR}/{UNIT_NAME}.d"),
+                      ("config", "/etc/edge"), ("users", SYSUSERS), ("data", TMPFILES)):
+        p = _p(root, rel)
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p)
+            steps.append(Step(name, "removed", rel))
+        elif p.exists() or p.is_symlink():
+            p.unlink()
+            steps.append(Step(name, "removed", rel))
+        else:
+            steps.append(Step(name, "absent", rel))
+    data = _p(root, DATA_DIR)
+    if purge and data.exists():
+        shutil.rmtree(data)
+        steps.append(Step("purge", "removed", DATA_DIR))
+    elif data.exists():
+        steps.append(Step("purge", "kept", f"{DATA_DIR} (store, models; --purge removes it)"))
+    else:
+        steps.append(Step("purge", "absent", DATA_DIR))
+    steps.append(Step("account", "kept", "user edge (`userdel edge` removes it)"))
+    _daemon_reload(root)
+    return steps

@@ -1,0 +1,177 @@
+"""``edge doctor`` on fake /etc, /dev, /proc, /sys trees (tests/fakeroot.py on top of tests/fakesys.py):
+the healthy tree passes every check; each failure of the issue (case C07 among them) fails its check
+with a fix that names the group, permission or limit. One run goes through PortAudio on a PulseAudio
+null sink to list a real capture device with its native rate."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from edge import doctor, models
+from edge.boards import load_board
+from edge.config import load_settings
+from tests import fakeroot
+from tests.helpers import REPO
+
+BOARD = "rk3588-rock5b"
+
+
+@pytest.fixture(scope="session")
+def lib_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("vendor-libs")
+
+
+@pytest.fixture
+def tree(tmp_path, lib_dir):
+    root = tmp_path / "root"
+    fs = fakeroot.healthy(root, BOARD, lib_dir)
+    return root, fs
+
+
+def run(root, only=None, board=BOARD, **kw):
+    doc = doctor.Doctor(Path(root), load_board(board), load_settings(board=board), probe_audio=False, **kw)
+    return {r.name: r for r in doc.run(only)}
+
+
+def test_healthy_tree_passes_every_check(tree):
+    root, _ = tree
+    res = run(root)
+    assert list(res) == list(doctor.CHECKS)
+    failed = {n: r.line() for n, r in res.items() if r.status == "fail"}
+    assert not failed, failed
+    assert res["runtimes"].status == "ok" and "librknnrt 2.3.2" in res["runtimes"].message
+    assert "librkllmrt 1.2.1" in res["runtimes"].message
+    assert "0.9.8" in res["npu-driver"].message
+    assert "soc-thermal 45.0 °C" in res["thermal"].message
+    assert res["permissions"].status == "ok" and "4 device node(s)" in res["permissions"].message
+    assert res["unit"].status == "warn"  # not installed in this tree: a warning, not a failure
+
+
+def test_cli_json_and_exit_status(tree, capsys):
+    root, _ = tree
+    from edge.cli import main
+
+    assert main(["doctor", "--root", str(root), "--board", BOARD, "--json", "--no-audio-probe"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [x["name"] for x in lines] == list(doctor.CHECKS)
+    assert all(set(x) == {"name", "status", "message", "fix"} for x in lines)
+    fakeroot.limits(root, nofile_soft=1024)
+    assert main(["doctor", "--root", str(root), "--board", BOARD, "--no-audio-probe"]) == 1
+    out = capsys.readouterr().out
+    assert any(line.startswith("FAIL  nofile") and "LimitNOFILE=65536" in line for line in out.splitlines())
+    assert out.splitlines()[-1].endswith("1 failed")
+
+
+def _corrupt_manifest(tmp_path) -> Path:
+    """A manifest copy whose hey_rhasspy wake model points at a damaged copy of the file."""
+    src = models.load_manifest()
+    entry = src.get("wake-hey-rhasspy")
+    good = models.resolve("wake-hey-rhasspy", src)
+    bad_root = tmp_path / "damaged"
+    dest = bad_root / entry.files[0].path
+    dest.parent.mkdir(parents=True)
+    data = bytearray(good.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # one flipped byte: same size, same magic, wrong SHA-256
+    dest.write_bytes(bytes(data))
+    raw = yaml.safe_load(src.path.read_text())
+    for m in raw["models"]:
+        if m["id"] == "wake-hey-rhasspy":
+            m["root"] = str(bad_root)
+    out = tmp_path / "manifest.yaml"
+    out.write_text(yaml.safe_dump(raw))
+    return out
+
+
+def _break(kind, root, fs, tmp_path, lib_dir):
+    """Break one thing in the healthy tree; returns extra Doctor arguments."""
+    if kind == "missing group":
+        fakeroot.accounts(root, edge_groups=("audio",))
+    elif kind == "unreadable /dev/snd":
+        os.chmod(root / "dev/snd/pcmC0D0c", 0o600)
+    elif kind == "nofile 1024":
+        fakeroot.limits(root, nofile_soft=1024, nofile_hard=4096)
+    elif kind == "npu node missing":
+        (root / "dev/dri/renderD129").unlink()
+    elif kind == "runtime mismatch":
+        fakeroot.runtimes(root, lib_dir, rkllm="1.1.4")
+    elif kind == "driver too old":
+        fakeroot.write(root, "sys/module/rknpu/version", "0.9.6\n")
+    elif kind == "thermal unreadable":
+        temp = root / fs.zone_dir("soc-thermal") / "temp"
+        temp.unlink()
+        temp.mkdir()  # reading it now fails with EISDIR, like a sensor that errors out
+    elif kind == "corrupted model":
+        return {"manifest": _corrupt_manifest(tmp_path)}
+    elif kind == "low memory":
+        fs.set_meminfo(total_mib=2048, available_mib=700)
+    elif kind == "low disk":
+        return {"min_free_disk_mib": 1 << 40}  # more than any disk has: whatever is free is too little
+    elif kind == "missing package":
+        fakeroot.dpkg(root, installed=("espeak-ng",))
+    return {}
+
+
+CASES = [
+    # kind, check, words in the message, words in the fix
+    ("missing group", "user", "not in group(s) render", "usermod -aG render edge"),
+    ("missing group", "permissions", "/dev/dri/renderD129 (crw-rw---- group render): user edge cannot read and write",
+     "usermod -aG render edge"),
+    ("unreadable /dev/snd", "permissions", "/dev/snd/pcmC0D0c (crw------- group audio)", "chmod g+rw /dev/snd/pcmC0D0c"),
+    ("nofile 1024", "nofile", "is 1024, below 65536", "LimitNOFILE=65536"),
+    ("npu node missing", "devices", "NPU node /dev/dri/renderD129 missing", "rknpu"),
+    ("runtime mismatch", "runtimes", "librkllmrt 1.1.4 at /usr/lib/librkllmrt.so, but the models were converted with 1.2.1",
+     "install librkllmrt.so 1.2.1"),
+    ("driver too old", "npu-driver", "0.9.6", ">= 0.9.8"),
+    ("thermal unreadable", "thermal", "soc-thermal (thermal_zone0/temp) unreadable", "thermal_zone"),
+    ("corrupted model", "models", "sha256", "pip install --force-reinstall --no-deps openwakeword==0.5.1"),
+    ("low memory", "memory", "MemAvailable 700 MiB minus the 30 % reserve (614 MiB of 2048 MiB) leaves 85 MiB", "lower llm.n_ctx"),
+    ("low disk", "disk", "MiB free at", "free space"),
+    ("missing package", "packages", "libportaudio2", "apt-get install libportaudio2"),
+]
+
+
+@pytest.mark.parametrize("kind, check, msg, fix", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
+def test_each_failure_fails_its_check_with_the_fix(tree, tmp_path, lib_dir, kind, check, msg, fix):
+    root, fs = tree
+    assert run(root, [check])[check].status in ("ok", "warn")  # passes before the damage
+    extra = _break(kind, root, fs, tmp_path, lib_dir)
+    r = run(root, [check], **extra)[check]
+    assert r.status == "fail", r.line()
+    assert msg in r.message, r.message
+    assert fix in r.fix, r.fix
+
+
+def test_cpu_only_board_needs_no_npu(tmp_path, lib_dir):
+    root = tmp_path / "x86"
+    fakeroot.healthy(root, "x86-dev", lib_dir)
+    res = run(root, ["user", "devices", "permissions", "npu-driver", "runtimes"], board="x86-dev")
+    assert all(r.status == "ok" for r in res.values()), [r.line() for r in res.values()]
+    assert "CPU-only" in res["npu-driver"].message
+
+
+def test_missing_user_fails_with_the_install_command(tree):
+    root, _ = tree
+    fakeroot.accounts(root, with_user=False)
+    res = run(root, ["user", "permissions"])
+    assert res["user"].status == "fail" and res["user"].fix == f"edge install --board {BOARD} (creates the user and its groups)"
+    assert res["permissions"].status == "fail"
+
+
+def test_audio_probe_lists_a_real_capture_device_with_its_native_rate(pulse_null_sink, tree):
+    """PortAudio through ALSA's pulse plugin to the null sink's monitor (the only 'sound card' here)."""
+    root, _ = tree
+    env = dict(pulse_null_sink)
+    r = subprocess.run([sys.executable, "-m", "edge.cli", "doctor", "--root", str(root), "--board", BOARD,
+                        "--json", "--audio-probe", "--check", "audio", "--check", "devices"],
+                       cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    res = {x["name"]: x for x in map(json.loads, r.stdout.splitlines())}
+    assert res["audio"]["status"] == "ok"
+    assert "'default' 44100 Hz" in res["audio"]["message"]  # the pulse plugin's native rate (tests/pulse.py)
+    assert "rockchipes8316" in res["audio"]["message"]       # the fake tree's ALSA card

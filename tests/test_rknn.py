@@ -1,0 +1,185 @@
+"""drivers.npu.rknn.NpuRunner with a stand-in ``rknnlite`` package written into a tmp folder: each
+way RKNNLite can fail (load, init, inference, wrong outputs, a failure later at run time) moves the
+network to the CPU with the reason; a stand-in that answers like the CPU keeps it on the NPU. The
+network is openWakeWord's real ``melspectrogram.onnx``; the ``.rknn`` file is a dummy."""
+from __future__ import annotations
+
+import logging
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from drivers.npu.rknn import CORE_MASKS, NpuRunner, normalized_error
+from edge.wake import openwakeword_models_dir
+
+# rknnlite/api: RKNNLite with the lite2 constants; behaviour from $FAKE_RKNNLITE_MODE. Its NPU answer
+# is the ONNX model named inside the dummy .rknn file, run with onnxruntime (the "good" NPU).
+FAKE_RKNNLITE = '''
+import os
+import numpy as np
+import onnxruntime as ort
+
+CALLS = []
+
+
+class RKNNLite:
+    NPU_CORE_AUTO, NPU_CORE_0, NPU_CORE_1, NPU_CORE_2 = 0, 1, 2, 4
+    NPU_CORE_0_1, NPU_CORE_0_1_2, NPU_CORE_ALL = 3, 7, 0xFFFF
+
+    def __init__(self, verbose=False):
+        self.mode = os.environ.get("FAKE_RKNNLITE_MODE", "good")
+        self.session = None
+        self.runs = 0
+
+    def load_rknn(self, path):
+        CALLS.append(("load_rknn", path))
+        if self.mode == "load_fails":
+            return -1
+        onnx = open(path).read().split("ONNX:", 1)[1].strip()
+        self.session = ort.InferenceSession(onnx, providers=["CPUExecutionProvider"])
+        return 0
+
+    def init_runtime(self, core_mask=NPU_CORE_AUTO):
+        CALLS.append(("init_runtime", core_mask))
+        return -1 if self.mode == "init_fails" else 0
+
+    def inference(self, inputs=None):
+        self.runs += 1
+        CALLS.append(("inference", len(inputs)))
+        if self.mode == "inference_raises" or (self.mode == "fails_later" and self.runs > 1):
+            raise RuntimeError("rknn_run failed: unsupported op")
+        feed = dict(zip([i.name for i in self.session.get_inputs()], inputs))
+        out = self.session.run(None, feed)
+        if self.mode == "wrong":
+            out = [o * 1.5 + 1.0 for o in out]
+        return out
+
+    def release(self):
+        CALLS.append(("release",))
+'''
+
+
+@pytest.fixture
+def onnx_model():
+    return openwakeword_models_dir() / "melspectrogram.onnx"
+
+
+@pytest.fixture
+def audio():
+    """1280 samples (80 ms at 16 kHz) of a 440 Hz tone at int16 scale, as openWakeWord feeds it."""
+    t = np.arange(1280) / 16000
+    return [(0.3 * 32767 * np.sin(2 * np.pi * 440 * t)).astype(np.float32)[None, :]]
+
+
+@pytest.fixture
+def rknnlite(tmp_path, monkeypatch):
+    """The stand-in package on sys.path; yields its api module (its CALLS list records the calls)."""
+    pkg = tmp_path / "site" / "rknnlite"
+    (pkg / "api").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "api" / "__init__.py").write_text(textwrap.dedent(FAKE_RKNNLITE))
+    for m in ("rknnlite", "rknnlite.api"):
+        monkeypatch.delitem(sys.modules, m, raising=False)
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    import rknnlite.api
+
+    yield rknnlite.api
+    for m in ("rknnlite", "rknnlite.api"):
+        sys.modules.pop(m, None)
+
+
+@pytest.fixture
+def rknn_file(tmp_path, onnx_model):
+    p = tmp_path / "melspectrogram_rk3588.rknn"
+    p.write_text(f"dummy .rknn for tests\nONNX:{onnx_model}\n")
+    return p
+
+
+def reference(onnx_model, inputs):
+    import onnxruntime as ort
+
+    s = ort.InferenceSession(str(onnx_model), providers=["CPUExecutionProvider"])
+    return s.run(None, {s.get_inputs()[0].name: inputs[0]})
+
+
+def test_a_good_npu_keeps_the_network_there(rknnlite, monkeypatch, onnx_model, rknn_file, audio):
+    monkeypatch.setenv("FAKE_RKNNLITE_MODE", "good")
+    r = NpuRunner(onnx_model, rknn_file, core_mask="0_1", check_inputs=audio)
+    assert r.backend == "npu" and r.fallback_reason is None and r.check_error == 0.0
+    assert ("init_runtime", 3) in rknnlite.CALLS  # "0_1" -> RKNNLite.NPU_CORE_0_1
+    out = r.run(audio)
+    np.testing.assert_allclose(out[0], reference(onnx_model, audio)[0], rtol=1e-6)
+    assert rknnlite.CALLS[-1] == ("inference", 1)  # answered by the NPU stand-in
+    r.close()
+    assert rknnlite.CALLS[-1] == ("release",)
+
+
+@pytest.mark.parametrize("mode, reason", [
+    ("load_fails", "load_rknn"),
+    ("init_fails", "init_runtime(core_mask=NPU_CORE_AUTO) returned -1"),
+    ("inference_raises", "RKNNLite failed: RuntimeError: rknn_run failed"),
+    ("wrong", "differ from the CPU reference"),
+])
+def test_each_npu_failure_moves_the_network_to_the_cpu(rknnlite, monkeypatch, caplog, onnx_model, rknn_file,
+                                                       audio, mode, reason):
+    monkeypatch.setenv("FAKE_RKNNLITE_MODE", mode)
+    with caplog.at_level(logging.WARNING, logger="drivers.npu.rknn"):
+        r = NpuRunner(onnx_model, rknn_file, check_inputs=audio)
+    assert r.backend == "cpu"
+    assert reason in r.fallback_reason
+    assert any(reason in rec.getMessage() and "melspectrogram" in rec.getMessage() for rec in caplog.records)
+    assert ("release",) in rknnlite.CALLS  # the NPU context is freed
+    n_calls = len(rknnlite.CALLS)
+    np.testing.assert_allclose(r.run(audio)[0], reference(onnx_model, audio)[0], rtol=1e-6)
+    assert len(rknnlite.CALLS) == n_calls  # the answer came from onnxruntime, not the stand-in
+
+
+def test_wrong_outputs_within_a_loose_tolerance_stay_on_the_npu(rknnlite, monkeypatch, onnx_model, rknn_file, audio):
+    monkeypatch.setenv("FAKE_RKNNLITE_MODE", "wrong")
+    r = NpuRunner(onnx_model, rknn_file, check_inputs=audio, tolerance=1e9)
+    assert r.backend == "npu" and r.check_error > 0.05
+
+
+def test_a_failure_later_at_run_time_moves_to_the_cpu(rknnlite, monkeypatch, onnx_model, rknn_file, audio):
+    monkeypatch.setenv("FAKE_RKNNLITE_MODE", "fails_later")
+    r = NpuRunner(onnx_model, rknn_file, check_inputs=audio)
+    assert r.backend == "npu"
+    out = r.run(audio)
+    assert r.backend == "cpu" and "at run time" in r.fallback_reason
+    np.testing.assert_allclose(out[0], reference(onnx_model, audio)[0], rtol=1e-6)
+
+
+def test_without_rknnlite_or_rknn_file_the_cpu_runs_it(monkeypatch, tmp_path, onnx_model, audio):
+    monkeypatch.setitem(sys.modules, "rknnlite", None)  # import fails, as on x86_64
+    missing = NpuRunner(onnx_model, tmp_path / "absent.rknn", check_inputs=audio)
+    assert missing.backend == "cpu" and "no such .rknn file" in missing.fallback_reason
+    dummy = tmp_path / "m.rknn"
+    dummy.write_text("x")
+    no_pkg = NpuRunner(onnx_model, dummy, check_inputs=audio)
+    assert no_pkg.backend == "cpu" and "rknnlite is not importable" in no_pkg.fallback_reason
+    cpu_only = NpuRunner(onnx_model)
+    assert cpu_only.fallback_reason == "no .rknn file configured"
+    np.testing.assert_allclose(cpu_only.run(audio)[0], reference(onnx_model, audio)[0], rtol=1e-6)
+
+
+def test_bad_arguments_are_refused_with_the_allowed_values(onnx_model, tmp_path):
+    with pytest.raises(ValueError, match="0_1_2"):
+        NpuRunner(onnx_model, core_mask="3")
+    with pytest.raises(FileNotFoundError, match="nope.onnx"):
+        NpuRunner(tmp_path / "nope.onnx")
+    assert set(CORE_MASKS) == {"auto", "0", "1", "2", "0_1", "0_1_2", "all"}
+
+
+def test_dynamic_inputs_need_a_check_input(rknnlite, monkeypatch, onnx_model, rknn_file):
+    monkeypatch.setenv("FAKE_RKNNLITE_MODE", "good")
+    with pytest.raises(ValueError, match="check_inputs"):
+        NpuRunner(onnx_model, rknn_file)  # input 'input' is [batch_size, samples]
+
+
+def test_normalized_error():
+    ref = np.array([0.0, 2.0, -4.0])
+    assert normalized_error(ref, ref) == 0.0
+    assert normalized_error(ref + 0.4, ref) == pytest.approx(0.1)
+    assert normalized_error(np.array([np.nan, 0, 0]), ref) == float("inf")

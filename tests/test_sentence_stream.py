@@ -1,0 +1,138 @@
+"""edge.speech_stream: cutting sentences out of a token stream, and speaking the first sentence
+while the rest is still being generated (real espeak-ng through pyttsx3, real SmolLM2 stream).
+Ordering is checked with the events' sequence numbers, never with times."""
+from __future__ import annotations
+
+import threading
+import wave
+
+import pytest
+
+from edge.llm.base import GenerationRequest
+from edge.speech_stream import SentenceSplitter, StreamingSpeaker, find_cut, split_sentences
+from edge.tts import Pyttsx3Tts, TtsError
+
+GATE_S = 60  # hang detection only: how long the gated token source waits for the first WAV
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Use a torque wrench, e.g. the blue one. It is in bin 2.5 of rack B! Is that right? Yes.",
+     ["Use a torque wrench, e.g. the blue one.", "It is in bin 2.5 of rack B!", "Is that right?", "Yes."]),
+    ('Mr. Smith took 2.5 kg. Dr. Jones said "fine." Then he left.',
+     ["Mr. Smith took 2.5 kg.", 'Dr. Jones said "fine."', "Then he left."]),
+    ("Wait... what? Really?! Yes.", ["Wait... what?", "Really?!", "Yes."]),
+    ("It costs $3.50, i.e. cheap. J. Smith agrees. Version 1.2.3 is out.",
+     ["It costs $3.50, i.e. cheap.", "J. Smith agrees.", "Version 1.2.3 is out."]),
+    ("螺丝在第三个箱子里。还有别的吗？好的！", ["螺丝在第三个箱子里。", "还有别的吗？", "好的！"]),
+    ("Bin 12 (the red one.) Next to it.", ["Bin 12 (the red one.)", "Next to it."]),
+    ("No full stop at the end", ["No full stop at the end"]),
+    ("First paragraph\n\nsecond one", ["First paragraph", "second one"]),
+    ("", []),
+])
+def test_splitter_on_tricky_text(text, expected):
+    assert split_sentences(text) == expected
+    # the same sentences whatever the token boundaries: character by character here
+    s = SentenceSplitter()
+    got = [x for ch in text for x in s.feed(ch)] + s.flush()
+    assert got == expected
+
+
+def test_a_sentence_end_waits_for_the_next_word():
+    s = SentenceSplitter()
+    assert s.feed("The value is 2.") == []  # "2." could be "2.5"
+    assert s.feed("5 units.") == []  # the end of the text may be mid-sentence ("units. and")
+    assert s.feed(" ") == []
+    assert s.feed("Next") == ["The value is 2.5 units."]
+    assert s.flush() == ["Next"]
+    assert find_cut("e.g. this") is None and find_cut("Done. Then") == 5
+
+
+@pytest.fixture(scope="module")
+def tts():
+    try:
+        return Pyttsx3Tts()
+    except TtsError as e:
+        pytest.skip(str(e))
+
+
+def wav_frames(path) -> int:
+    with wave.open(str(path)) as w:
+        return w.getnframes()
+
+
+def test_first_sentence_is_synthesized_while_generation_is_still_running(tts, tmp_path):
+    """The token source blocks after the first sentence until that sentence's WAV exists; a
+    speaker that synthesized only after the whole answer would leave it blocked (gate timeout)."""
+    first_wav = threading.Event()
+    speaker = StreamingSpeaker(tts, tmp_path, on_event=lambda e: first_wav.set() if e.kind == "wav" else None)
+
+    def tokens():
+        yield from ["The drill", " is in", " bin four.", " It was"]
+        assert first_wav.wait(GATE_S), "the first sentence was not synthesized while tokens were still coming"
+        yield from [" charged", " yesterday.", " Anything else?"]
+
+    r = speaker.speak(tokens(), turn="t1")
+    assert r.sentences == ["The drill is in bin four.", "It was charged yesterday.", "Anything else?"]
+    assert r.first("wav", 0).seq < r.first("generation_done").seq
+    assert all(p is not None and p.exists() and wav_frames(p) > 0 for p in r.wavs)
+    assert [p.name for p in r.wavs] == ["reply-t1-00.wav", "reply-t1-01.wav", "reply-t1-02.wav"]
+
+
+@pytest.fixture(scope="module")
+def engine():
+    from edge.llm.llamacpp import LlamaCppEngine
+
+    e = LlamaCppEngine("smollm2-135m-instruct-q4_1", n_ctx=1024)
+    yield e
+    e.close()
+
+
+def test_real_llm_stream_is_spoken_sentence_by_sentence(tts, engine, tmp_path):
+    played = []
+    speaker = StreamingSpeaker(tts, tmp_path, play=played.append)
+    req = GenerationRequest([{"role": "user", "content": "Tell me about hammers."}],
+                            max_tokens=64, temperature=0.0)
+    r = speaker.speak(engine.stream(req), turn="llm")
+    assert len(r.sentences) >= 2, r.text
+    assert r.sentences == split_sentences(r.text)
+    # the first sentence was cut and queued for speech before the generation ended
+    assert r.first("sentence", 0).seq < r.first("generation_done").seq
+    assert played == r.wavs and all(wav_frames(p) > 0 for p in played)
+    seqs = [r.first("played", i).seq for i in range(len(r.sentences))]
+    assert seqs == sorted(seqs)  # played in order
+    assert not r.errors
+
+
+class PickyTts:
+    """A neighbouring TTS that refuses sentences containing a word; real espeak for the rest."""
+
+    def __init__(self, real, refuse: str):
+        self.real, self.refuse = real, refuse
+
+    def synthesize(self, text, path):
+        if self.refuse in text:
+            raise TtsError(f"cannot say {text!r}")
+        return self.real.synthesize(text, path)
+
+
+def test_a_failed_sentence_does_not_silence_the_rest(tts, tmp_path):
+    r = StreamingSpeaker(PickyTts(tts, "xyzzy"), tmp_path).speak(iter(["Bin one. ", "Say xyzzy. ", "Bin three."]))
+    assert r.wavs[0] is not None and r.wavs[1] is None and r.wavs[2] is not None
+    assert len(r.errors) == 1 and "sentence 1" in r.errors[0]
+
+
+def test_stop_silences_what_is_left(tts, tmp_path):
+    speaker = StreamingSpeaker(tts, tmp_path)
+    speaker.on_event = lambda e: speaker.stop() if e.kind == "wav" else None  # barge-in after the first
+
+    def tokens():
+        yield "First sentence here. "
+        for _ in range(200):
+            if speaker._stop.is_set():
+                break
+            yield "more words "
+            threading.Event().wait(0.01)
+        yield "Last. "
+
+    r = speaker.speak(tokens())
+    assert r.wavs[0] is not None and all(w is None for w in r.wavs[1:])
