@@ -9,6 +9,7 @@ TTS → (playback) → ``listening``.
 """
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from edge.vad import Endpoint, Endpointer, SileroVad
 from edge.wake import WakeWord
 
 FRAME_MS = 80
+log = logging.getLogger("edge.pipeline")
 
 
 @dataclass
@@ -39,6 +41,7 @@ class Stages:
     understanding: Understanding
     store: Store
     tts: WatchdogTts
+    governor: object | None = None  # edge.governor.Governor: thermal level → what the LLM may do
 
 
 class Pipeline:
@@ -138,8 +141,26 @@ class Pipeline:
         self.state = "awake"
         self._wake_t = self.t_ms
         self.pending = None
+        self._apply_limits()
         self._open_endpointer()
         self.emit(ev.Wake(self.t_ms, self.turn_id, detection.wake_word, round(detection.score, 4)))
+
+    def _apply_limits(self) -> None:
+        """At each wake word: read the board's signals and let the thermal level decide what the
+        LLM may do this turn (warm: shorter answers; hot: grammar path only, with a notice)."""
+        gov = self.s.governor
+        if gov is None:
+            return
+        try:
+            gov.sample()
+            lim = gov.limits()
+        except Exception as e:  # an unreadable signal never stops a turn
+            log.warning("governor: %s", e)
+            return
+        u = self.s.understanding
+        u.withheld = None if lim.llm_allowed else lim.notice
+        if lim.max_tokens:
+            u.max_tokens = lim.max_tokens
 
     def _open_endpointer(self, follow_up: bool = False) -> None:
         e = self.endpoint_settings
@@ -191,7 +212,7 @@ class Pipeline:
                 t2 = time.perf_counter()
                 lat["transcript_to_intent_ms"] = round(1000 * (t2 - t1), 1)
                 self.emit(ev.IntentEvent(self.t_ms, self.turn_id, intent.intent, intent.slots(), intent.source))
-                outcome = dialog.act(intent, self.s.store, rec.text, self.turn_id)
+                outcome = dialog.act(intent, self.s.store, rec.text, self.turn_id, language=self.language)
             t2 = time.perf_counter()
             wav = self.s.tts.synthesize(outcome.text, self.output_dir / f"reply-{self.turn_id}-{self.t_ms}.wav")
             t3 = time.perf_counter()

@@ -1,6 +1,7 @@
 """Building the stages from the settings and running the loop over a file or the microphone."""
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 from typing import Callable
@@ -12,6 +13,8 @@ from edge.config import Settings
 from edge.nlu.understand import Understanding
 from edge.pipeline import Pipeline, Stages
 from edge.store import Store
+
+log = logging.getLogger("edge.service")
 from edge.vad import SileroVad
 from edge.wake import WakeWord
 
@@ -39,14 +42,47 @@ def preflight(settings: Settings) -> None:
                              f"model ({e}); see 'edge models list'") from None
 
 
-def build_llm(settings: Settings):
+def governed_factory(governor):
+    """A chain factory that asks ``governor`` (:class:`edge.governor.Governor`) before loading a
+    llama.cpp step: memory admission (weights + KV cache + pipeline within the 30 % reserve; a
+    smaller n_ctx or model when that fits instead, case C11) and the thread plan (at most 70 % of
+    the cores, the big cluster on big.LITTLE boards). A refused step raises
+    :class:`edge.llm.base.EngineError` with the numbers, before anything loads; the chain moves on."""
+    import dataclasses
+
+    from edge.llm.base import EngineError
+    from edge.llm.chain import default_factory
+
+    def factory(spec):
+        if spec.engine == "llamacpp":
+            d = governor.admit(spec.model, spec.n_ctx)
+            if not d.admitted:
+                raise EngineError(f"memory admission refused {spec.model}: {d.reason}")
+            threads = max(1, min(spec.threads, governor.limits().llm_threads or spec.threads))
+            if d.degraded:
+                log.warning("memory admission: %s", d.reason)
+            spec = dataclasses.replace(spec, model=d.model, n_ctx=d.n_ctx, threads=threads)
+        return default_factory(spec)
+
+    return factory
+
+
+def build_governor(settings: Settings):
+    from edge.governor import Governor
+
+    return Governor(settings)
+
+
+def build_llm(settings: Settings, governor=None):
     """The configured LLM: a started :class:`edge.llm.chain.EngineChain` of ``llm.chain`` (when
     empty, the single ``llm.engine``/``llm.model``/``llm.n_ctx`` step), then the grammar path; or
-    None for ``llm.engine: none`` without a chain. A step that fails to load or to answer its
-    one-token smoke inference is skipped (logged); with none left, answers come from the grammar."""
+    None for ``llm.engine: none`` without a chain. Each llama.cpp step passes the governor's memory
+    admission first. A step that fails to load or to answer its one-token smoke inference is
+    skipped (logged); with none left, answers come from the grammar."""
     from edge.llm.chain import build_chain
 
-    return build_chain(settings)
+    gov = governor if governor is not None else build_governor(settings)
+    return build_chain(settings, factory=governed_factory(gov))
 
 
 def build_understanding(settings: Settings, store: Store, llm=None) -> Understanding:
@@ -54,9 +90,10 @@ def build_understanding(settings: Settings, store: Store, llm=None) -> Understan
                          temperature=settings.llm.temperature, language=settings.language)
 
 
-def build_stages(settings: Settings, store: Store, llm=None) -> Stages:
+def build_stages(settings: Settings, store: Store, llm=None, governor=None) -> Stages:
     """Load every model the loop needs (wake word, VAD, ASR, LLM, TTS)."""
     w = settings.wake
+    governor = governor if governor is not None else build_governor(settings)
     asr = asr_mod.create(settings.asr, settings.language)
     if settings.asr.bias:
         asr.set_vocabulary(asr_mod.vocabulary(store.items()))
@@ -64,9 +101,10 @@ def build_stages(settings: Settings, store: Store, llm=None) -> Stages:
         wake=WakeWord([(m.name, m.threshold) for m in w.models], w.refractory_ms),
         vad=SileroVad(),
         asr=asr,
-        understanding=build_understanding(settings, store, llm if llm is not None else build_llm(settings)),
+        understanding=build_understanding(settings, store, llm if llm is not None else build_llm(settings, governor)),
         store=store,
         tts=tts_mod.create(settings.tts, settings.language),
+        governor=governor,
     )
 
 

@@ -82,6 +82,7 @@ class Understanding:
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.last_generation = None
+        self.withheld: str | None = None  # set by the governor when hot: the LLM is not used, this is said
         self.rebuild(items)
 
     def rebuild(self, items) -> None:
@@ -117,6 +118,8 @@ class Understanding:
     def _llm(self, text: str) -> Intent:
         if self.llm is None:
             return Intent("other", source="grammar", text=text, answer=None)
+        if self.withheld:  # the governor keeps the LLM off (hot): the grammar path only
+            return Intent("other", source="grammar", text=text, answer=self.withheld)
         from edge.llm.base import ContextOverflow, EngineError, GenerationRequest, generate
 
         try:

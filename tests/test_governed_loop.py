@@ -1,0 +1,60 @@
+"""The governor inside the voice loop, on a fake RK3588 sysfs tree: a hot board answers from the
+grammar path only and says it is cooling down; memory admission decides the LLM before it loads."""
+from __future__ import annotations
+
+import pytest
+
+from edge.config import load_settings
+from edge.governor import Governor
+from edge.service import build_llm, build_stages
+from edge.store import Store
+from tests.fakesys import rk3588
+from tests.helpers import INVENTORY, SESSIONS, of_type, run_session
+
+
+def _settings(fs, tmp_path, **governor):
+    return load_settings(board="rk3588-rock5b", overrides={
+        "store": {"path": str(tmp_path / "x.db")}, "output_dir": str(tmp_path),
+        "board": {"sensors": fs.sensors_settings()},
+        "governor": {"power_mode": "performance", "dwell_s": 0, **governor},
+        "llm": {"engine": "llamacpp", "model": "smollm2-135m-instruct-q4_1", "n_ctx": 2048}})
+
+
+@pytest.fixture(scope="module")
+def rig(tmp_path_factory):
+    d = tmp_path_factory.mktemp("gov")
+    fs = rk3588(d / "sys", temp_c=45.0)
+    settings = _settings(fs, d)
+    store = Store(d / "boot.db")
+    store.import_csv(INVENTORY)
+    gov = Governor(settings)
+    return fs, settings, build_stages(settings, store, governor=gov), gov
+
+
+def test_hot_board_answers_from_the_grammar_and_says_it_is_cooling(rig, tmp_path):
+    fs, settings, stages, gov = rig
+    store = Store(tmp_path / "e.db")
+    store.import_csv(INVENTORY)
+    stages.store = store
+    fs.set_all_temps(45.0)
+    cool = run_session(stages, settings, SESSIONS / "chitchat_joke.wav", tmp_path)
+    assert of_type(cool, "intent")[0].source == "llm"
+    fs.set_all_temps(90.0)  # above the 85 °C trip
+    hot = run_session(stages, settings, SESSIONS / "chitchat_joke.wav", tmp_path)
+    (intent,), (reply,) = of_type(hot, "intent"), of_type(hot, "reply")
+    assert intent.source == "grammar" and "cooling down" in reply.text
+    stock = run_session(stages, settings, SESSIONS / "query_m8_bolts.wav", tmp_path)  # commands still work
+    assert "140" in of_type(stock, "reply")[0].text
+    assert gov.status()["level"] == "hot"
+    fs.set_all_temps(45.0)
+
+
+def test_admission_refuses_the_llm_before_loading_when_memory_is_short(tmp_path):
+    fs = rk3588(tmp_path / "sys", total_mib=512, available_mib=300)
+    settings = _settings(fs, tmp_path)
+    gov = Governor(settings)
+    chain = build_llm(settings, gov)
+    assert not gov.decision.admitted and "MiB" in gov.decision.reason
+    (step, grammar) = chain.status()
+    assert step["engine"] == "llamacpp" and step["state"] == "unhealthy" and "admission" in step["reason"]
+    assert grammar["active"]  # the grammar path serves
