@@ -86,6 +86,10 @@ class Pipeline:
     def feed(self, frame: np.ndarray) -> None:
         """Process one ``(1280,)`` int16 16 kHz frame."""
         self.t_ms += FRAME_MS
+        if self.t_ms % 1040 == 0 and self.state == "listening":  # about once a second
+            tick = getattr(self.s.understanding.llm, "tick", None)
+            if tick is not None:
+                tick()  # idle unload of the LLM (governor.idle_unload_s)
         detection = self.s.wake.process(frame)  # always scored: keeps the feature buffers current
         speaking = self._speaking()
         if detection is not None and (speaking or self.t_ms <= self._guard_until):
@@ -211,6 +215,10 @@ class Pipeline:
                     return self._no_speech()
                 t2 = time.perf_counter()
                 lat["transcript_to_intent_ms"] = round(1000 * (t2 - t1), 1)
+                take = getattr(self.s.understanding.llm, "take_reload_ms", None)
+                reload_ms = take() if take is not None else None
+                if reload_ms is not None:  # the LLM had been unloaded while idle and was loaded again
+                    lat["llm_reload_ms"] = reload_ms
                 self.emit(ev.IntentEvent(self.t_ms, self.turn_id, intent.intent, intent.slots(), intent.source))
                 outcome = dialog.act(intent, self.s.store, rec.text, self.turn_id, language=self.language)
             t2 = time.perf_counter()

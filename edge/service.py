@@ -79,10 +79,18 @@ def build_llm(settings: Settings, governor=None):
     None for ``llm.engine: none`` without a chain. Each llama.cpp step passes the governor's memory
     admission first. A step that fails to load or to answer its one-token smoke inference is
     skipped (logged); with none left, answers come from the grammar."""
-    from edge.llm.chain import build_chain
+    from edge.llm.chain import build_chain, specs_from_settings
 
     gov = governor if governor is not None else build_governor(settings)
-    return build_chain(settings, factory=governed_factory(gov))
+    if not specs_from_settings(settings) and not settings.llm.chain:
+        return None
+    if settings.governor.idle_unload_s <= 0:
+        return build_chain(settings, factory=governed_factory(gov))
+    from edge.llm.idle import IdleEngine
+
+    idle = IdleEngine(gov.idle_unloader(load=lambda: build_chain(settings, factory=governed_factory(gov))))
+    idle.unloader.acquire()  # loaded (and smoke-tested) at start; unloaded when idle, reloaded on demand
+    return idle
 
 
 def build_understanding(settings: Settings, store: Store, llm=None) -> Understanding:

@@ -51,10 +51,25 @@ def test_hot_board_answers_from_the_grammar_and_says_it_is_cooling(rig, tmp_path
 
 def test_admission_refuses_the_llm_before_loading_when_memory_is_short(tmp_path):
     fs = rk3588(tmp_path / "sys", total_mib=512, available_mib=300)
-    settings = _settings(fs, tmp_path)
+    settings = _settings(fs, tmp_path, idle_unload_s=0)  # the chain itself, not the idle wrapper
     gov = Governor(settings)
     chain = build_llm(settings, gov)
     assert not gov.decision.admitted and "MiB" in gov.decision.reason
     (step, grammar) = chain.status()
     assert step["engine"] == "llamacpp" and step["state"] == "unhealthy" and "admission" in step["reason"]
     assert grammar["active"]  # the grammar path serves
+
+
+def test_idle_llm_is_unloaded_and_the_reload_shows_in_the_turn_latency(tmp_path):
+    fs = rk3588(tmp_path / "sys")
+    settings = _settings(fs, tmp_path, idle_unload_s=0.001)
+    store = Store(tmp_path / "e.db")
+    store.import_csv(INVENTORY)
+    stages = build_stages(settings, store, governor=Governor(settings))
+    llm = stages.understanding.llm
+    assert llm.loaded  # loaded at start
+    events = run_session(stages, settings, SESSIONS / "chitchat_joke.wav", tmp_path)
+    (end,) = of_type(events, "turn_end")
+    assert of_type(events, "intent")[0].source == "llm"
+    assert end.latency_ms["llm_reload_ms"] > 0  # unloaded while idle before the turn, reloaded for it
+    assert llm.unloader.unloads >= 1 and llm.unloader.loads >= 2
