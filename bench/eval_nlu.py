@@ -119,7 +119,7 @@ def machine() -> dict:
 
 def markdown(result: dict) -> str:
     lines = ["| model | path | intent acc. | slots acc. | in-grammar intent / slots | paraphrase intent / slots "
-             "| wrong records | failed validation | ms/utt. (median) |",
+             "| wrong records | failed validation | ms/utt. mean (median) |",
              "|---|---|---|---|---|---|---|---|---|"]
     for run in result["runs"]:
         for path, s in run["paths"].items():
@@ -128,7 +128,7 @@ def markdown(result: dict) -> str:
                 f"| {run['model']} | {path} | {s['intent_accuracy']:.1%} | {s['slots_accuracy']:.1%} | "
                 f"{g['intent_accuracy']:.1%} / {g['slots_accuracy']:.1%} | {p['intent_accuracy']:.1%} / "
                 f"{p['slots_accuracy']:.1%} | {s['wrong_records']} | {s['failed_validation']} | "
-                f"{s['ms_per_utterance']['median']} |")
+                f"{s['ms_per_utterance']['mean']:.0f} ({s['ms_per_utterance']['median']:.0f}) |")
     return "\n".join(lines)
 
 

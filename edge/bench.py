@@ -64,8 +64,9 @@ from typing import Any, Callable
 MIN_RUNS = 10
 #: Issue 8: throttling is flagged when the second half decodes > 15 % slower than the first.
 THROTTLE_DROP = 0.15
-#: MiB of the array copied for the bandwidth ceiling; large enough to defeat every CPU cache
-#: (AMD EPYC L3: 32 MiB per CCD; RK3588: 3 MiB L3, Rockchip RK3588 datasheet §1.2).
+#: MiB of the array copied for the bandwidth ceiling: well above the caches a single thread
+#: copies through (RK3588: 3 MiB L3, Rockchip RK3588 datasheet; AMD Zen 3/4 EPYC: 32 MiB L3 per
+#: CCD, 96 MiB with 3D V-Cache), so the copy runs from DRAM.
 BANDWIDTH_MIB = 256
 BANDWIDTH_REPEATS = 5
 #: Answer budget of the LLM runs, in tokens: long enough for a steady decode rate.
@@ -427,8 +428,11 @@ class _Worker:
         return json.loads(line)
 
     def run(self, messages: list[dict]) -> dict:
-        self.proc.stdin.write(json.dumps({"messages": messages}) + "\n")
-        self.proc.stdin.flush()
+        try:
+            self.proc.stdin.write(json.dumps({"messages": messages}) + "\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:  # the child is gone: _read reports its exit code and stderr
+            pass
         return self._read("a generation")
 
     def close(self) -> dict:
@@ -849,9 +853,13 @@ def summary_lines(r: dict) -> list[str]:
         f"{_fmt(bw['ceiling_tokens_per_s'], ' tok/s')}; decode reaches {_fmt(100 * (bw['decode_fraction_of_ceiling'] or 0), ' %')}",
         f"temperature: {_fmt(t['before'], ' °C')} -> {_fmt(t['after'], ' °C')}; power: "
         f"{_fmt((llm['power_w'] or {}).get('mean_w'), ' W', 2)}",
-        f"throttling: {'FLAGGED' if th['throttled'] else 'no'} (2nd half {_fmt(100 * (th['drop_fraction'] or 0), ' %')} "
-        f"below 1st; threshold {THROTTLE_DROP:.0%})",
+        f"throttling: {'FLAGGED' if th['throttled'] else 'no'} (2nd half {_fmt(100 * abs(th['drop_fraction'] or 0), ' %')} "
+        f"{'below' if (th['drop_fraction'] or 0) >= 0 else 'above'} the 1st; flagged beyond {THROTTLE_DROP:.0%} below)",
     ]
+    la = r.get("load_average") or {}
+    if la.get("before"):
+        lines.append(f"load average (1 min): {la['before'][0]:.2f} before, {la['after'][0]:.2f} after, on "
+                     f"{r['machine'].get('cores')} cores (other load makes every figure noisy)")
     if loop:
         w = loop["wake_cpu_ms_per_frame"]
         lines.append(f"wake word CPU: {_fmt(w['mean'], ' ms', 2)} per 80 ms frame (p95 {_fmt(w['p95'], ' ms', 2)}); "
@@ -897,6 +905,7 @@ def chart(r: dict, path: Path) -> Path:
     c = bw.get("ceiling_tokens_per_s")
     if c and c < 3 * ymax:
         ax.axhline(c, color="gray", linestyle="--", label=f"bandwidth ceiling {c:.0f}")
+        ymax = max(ymax, c)
     elif c:
         ax.text(0.02, 0.04, f"bandwidth ceiling {c:.0f} tok/s (off scale)", transform=ax.transAxes, color="gray")
     ax.axvline(len(llm["ours"]["runs"]) // 2 + 0.5, color="lightgray", linewidth=1)
@@ -904,8 +913,8 @@ def chart(r: dict, path: Path) -> Path:
     ax.set_title("decode rate per run (interleaved A B A B)")
     ax.set_xlabel("run")
     ax.set_ylabel("tokens/s")
-    ax.set_ylim(bottom=0)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.set_ylim(bottom=0, top=ymax * 1.35)
+    ax.legend(fontsize=8, loc="upper right", ncol=2)
     ax.grid(alpha=0.3)
 
     ax = axes[0][1]
@@ -929,16 +938,16 @@ def chart(r: dict, path: Path) -> Path:
         names = ("endpoint→transcript", "transcript→intent", "intent→first audio", "total")
         y = np.arange(len(stages))
         h = 0.38
-        for k, (path, col) in enumerate((("grammar", "tab:green"), ("llm", "tab:purple"))):
-            s = loop["paths"][path]
+        for k, (lane, col) in enumerate((("grammar", "tab:green"), ("llm", "tab:purple"))):
+            s = loop["paths"][lane]
             vals = [s[st]["median"] for st in stages]
             pos = y + (k - 0.5) * h
-            ax.barh(pos, [v or 0 for v in vals], height=h, color=col, label=f"{path} path ({s['turns']} turns)")
+            ax.barh(pos, [v or 0 for v in vals], height=h, color=col, label=f"{lane} path ({s['turns']} turns)")
             for yy, v, st in zip(pos, vals, stages):
                 ax.text(max(v or 0, 0.1) * 1.1, yy, "n/a" if v is None else f"{v:.1f} ms (n={s[st]['n']})",
                         va="center", fontsize=8)
         ax.set_yticks(y, names)
-        ax.invert_yaxis()
+        ax.set_ylim(len(stages) + 0.1, -0.6)  # top to bottom, with an empty band at the bottom for the legend
         ax.set_xscale("log")
         ax.set_xlim(0.1, None)
         xmax = max([loop["paths"][p][st]["median"] or 0 for p in ("grammar", "llm") for st in stages] + [1])
@@ -946,8 +955,8 @@ def chart(r: dict, path: Path) -> Path:
         w = loop["wake_cpu_ms_per_frame"]
         ax.set_title(f"voice loop, median per stage (wake word {_fmt(w['mean'], ' ms', 2)} CPU per 80 ms frame)")
         ax.set_xlabel("ms (log)")
-        ax.legend(fontsize=8, loc="lower right")
-        ax.grid(alpha=0.3, axis="x", which="both")
+        ax.legend(fontsize=8, loc="lower right", ncol=2)
+        ax.grid(alpha=0.3, axis="x", which="major")
     else:
         ax.text(0.5, 0.5, "voice loop not measured (--no-loop)", ha="center", va="center")
         ax.set_axis_off()

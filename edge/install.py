@@ -29,8 +29,6 @@ still be owned by it); ``userdel edge`` removes it.
 """
 from __future__ import annotations
 
-from edge.paths import data_dir
-
 import os
 import shutil
 import subprocess
@@ -39,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from edge.boards import BoardSpec, load_board
+from edge.paths import data_dir
 
 REPO_SYSTEMD = data_dir("systemd")
 UNIT_NAME = "edge.service"

@@ -30,7 +30,7 @@ CLOSERS = "\"')]}”’»」』）】"
 #: Words that end in a dot without ending a sentence (compared lower case, without the final dot).
 ABBREVIATIONS = frozenset({
     "e.g", "i.e", "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "no", "nos", "approx",
-    "fig", "cf", "al", "dept", "u.s", "u.k", "a.m", "p.m", "ca", "approx", "ft", "lb", "oz",
+    "fig", "cf", "al", "dept", "u.s", "u.k", "a.m", "p.m", "ca", "ft", "lb", "oz",
 })
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
 

@@ -39,7 +39,8 @@ from drivers.audio.convert import FrameConverter, to_float32
 FRAMES_PER_BUFFER = 1024   # device samples per PortAudio callback (~21 ms at 48 kHz)
 MAX_QUEUED_CHUNKS = 256    # ~5 s at 48 kHz / 1024; beyond this the oldest chunk is dropped
 MAX_CAPTURE_CHANNELS = 2   # more channels are averaged away anyway
-POLL_S = 0.25              # s between checks that a capture stream is still running while no chunk comes
+POLL_S = 0.25              # s between checks that a capture stream still runs while no chunk comes (design
+                           # choice: a loss is seen within 0.25 s for 4 wake-ups a second of a starved consumer)
 
 log = logging.getLogger(__name__)
 
@@ -503,9 +504,11 @@ class Capture:
 # --------------------------------------------------------------------------------------------------
 # Capture that survives the device going away (case C05)
 
-RETRY_INITIAL_S = 0.5   # s before the first reopen attempt after a loss (then doubling) ...
-RETRY_MAX_S = 5.0       # ... up to this; a USB re-enumeration or a sound-server restart takes ~1-10 s
-STALL_TIMEOUT_S = 2.0   # s without a chunk from an open device before it counts as lost
+RETRY_INITIAL_S = 0.5   # s before the first reopen attempt after a loss, then doubling ...
+RETRY_MAX_S = 5.0       # ... up to this (the order of service.capture_retry_max_s in edge/defaults.yaml: a
+                        # returning device is found within 5 s, at most ~1 PortAudio start-up per 5 s meanwhile)
+STALL_TIMEOUT_S = 2.0   # s without a chunk before an open device counts as lost: ~94 missed periods of
+                        # FRAMES_PER_BUFFER at 48 kHz, far beyond a scheduling hiccup
 
 
 class ResilientCapture:

@@ -327,6 +327,21 @@ class Grammar:
                       source="grammar", text=original, extra=extra)
 
 
+def text_direction(text: str) -> str | None:
+    """The stock direction the words of ``text`` say: ``"out"`` (used, took, gave out …), ``"in"``
+    (received, added, returned …), or None when they say neither or both. ``log``/``record``
+    alone say nothing here. Chinese text uses the verbs of :mod:`edge.nlu.zh`. Raises nothing."""
+    if has_cjk(text or ""):
+        from edge.nlu.zh import _IN as ZH_IN, _OUT as ZH_OUT
+
+        out, into = bool(ZH_OUT.search(text)), bool(ZH_IN.search(text))
+    else:
+        norm = _normalize(strip_leading_fillers(text or ""))
+        words = set(norm.split())
+        out, into = bool(words & _OUT_WORDS or _OUT_PHRASES.search(norm)), bool(words & _IN_WORDS)
+    return "out" if out and not into else "in" if into and not out else None
+
+
 def _find_location(toks: list[str]) -> tuple[str | None, set[int]]:
     """The first location in ``toks`` and the token indices it covers."""
     for k in range(len(toks)):

@@ -14,7 +14,11 @@ is constrained while it is generated and validated after (case C14).
    answer also gets twice the token budget). A second failure gives
    ``Intent("other", answer=NOT_UNDERSTOOD, extra={"failed_validation": True, "errors": [...]})``:
    nothing is ever logged from output that failed validation.
-5. The item must be one the sentence names: the grammar path's item resolver
+5. The direction of a log must be the one the sentence's own verbs say when they say one
+   (``took``, ``handed out`` → out; ``received``, ``returned`` → in:
+   :func:`edge.nlu.grammar.text_direction`); the model's other pick is kept in
+   ``extra["llm_direction"]``. SmolLM2-135M often says "in" for "I'm taking five drill bits".
+6. The item must be one the sentence names: the grammar path's item resolver
    (:meth:`edge.nlu.grammar.Grammar.resolve_item`) decides. When it finds one item, that SKU is used
    (``extra["llm_sku"]`` keeps the model's pick if it differed); several → ``sku=None`` and
    ``extra["candidates"]``; none → ``sku=None`` and ``extra["unknown_item"]``. A small model that
@@ -28,7 +32,7 @@ from collections.abc import Iterable
 
 from edge.llm.base import GenerationRequest, GenerationStats, generate
 from edge.nlu.filler import has_cjk
-from edge.nlu.grammar import Grammar, _find_location, _normalize
+from edge.nlu.grammar import Grammar, _find_location, _normalize, text_direction
 from edge.nlu.numbers_zh import normalize_numbers_zh
 from edge.nlu.schema import (INTENT_VALUES, IntentJsonError, generation_schema, parse_and_validate)
 from edge.nlu.types import Intent
@@ -251,7 +255,12 @@ class LlmIntentParser:
             extra["llm_location"] = obj["location"]
         if kind == "query_stock":
             return Intent("query_stock", sku=sku, location=location, source="llm", text=text, extra=extra)
-        return Intent("log_record", sku=sku, quantity=obj["quantity"], direction=obj["direction"],
+        direction = obj["direction"]
+        said = text_direction(text)
+        if said is not None and said != direction:
+            extra["llm_direction"] = direction
+            direction = said
+        return Intent("log_record", sku=sku, quantity=obj["quantity"], direction=direction,
                       location=location, source="llm", text=text, extra=extra)
 
     @staticmethod
