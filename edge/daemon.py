@@ -48,6 +48,7 @@ def smoke_inference(stages) -> str:
     llm = getattr(stages.understanding, "llm", None)
     if llm is None:
         return "no LLM configured (grammar path only)"
+    llm = getattr(llm, "inner", llm)  # edge.llm.idle.IdleEngine wraps the chain
     name = getattr(llm, "name", type(llm).__name__)
     if hasattr(llm, "steps") and hasattr(llm, "start"):  # edge.llm.chain.EngineChain smoke-tests each step itself
         if not getattr(llm, "_started", False):
@@ -213,6 +214,8 @@ def run_service(settings, store, output_dir: Path, emit: Callable[[ev.Event], No
             try:
                 run_frames(frames(), stages, settings, output_dir, emit_and_log, speaker=speaker)
             finally:
+                if speaker is not None:
+                    speaker.stop()  # no PortAudio stream may be open when PortAudio is terminated
                 cap.close()
                 if player is not None:
                     player.close()

@@ -103,3 +103,36 @@ def generate(engine: Engine, request: GenerationRequest, cancel: CancelToken | N
     """Run :meth:`Engine.stream` to the end; the whole text and its stats."""
     text = "".join(engine.stream(request, cancel))
     return text, engine.last_stats
+
+
+def fit_messages(messages: list[dict], n_ctx: int, max_tokens: int, measure):
+    """Trim the oldest non-system turns until the prompt fits ``n_ctx - max_tokens`` (case C10).
+
+    Leading ``system`` messages and the last message are always kept; after a drop, a history
+    that would start with an ``assistant`` turn loses that turn too. ``measure(messages)`` returns
+    ``(prompt, n_tokens)`` for the engine's own rendering and tokenizer. Returns ``(messages kept,
+    prompt, n_tokens, number of messages dropped)``.
+
+    Raises:
+        ContextOverflow: even the system prompt plus the last message do not fit.
+        ValueError: ``messages`` is empty.
+    """
+    if not messages:
+        raise ValueError("a generation request needs at least one message")
+    n_sys = 0
+    while n_sys < len(messages) - 1 and messages[n_sys].get("role") == "system":
+        n_sys += 1
+    system, rest = list(messages[:n_sys]), list(messages[n_sys:])
+    budget = n_ctx - max_tokens
+    dropped = 0
+    while True:
+        prompt, n = measure(system + rest)
+        if n <= budget:
+            return system + rest, prompt, n, dropped
+        if len(rest) <= 1:
+            raise ContextOverflow(n, n_ctx, max_tokens)
+        rest.pop(0)
+        dropped += 1
+        while len(rest) > 1 and rest[0].get("role") == "assistant":
+            rest.pop(0)
+            dropped += 1

@@ -47,6 +47,14 @@ class IdleEngine:
         return self.unloader.tick()
 
     @property
+    def inner(self):
+        """The wrapped engine (an :class:`edge.llm.chain.EngineChain`), loaded if it was not."""
+        engine, ms = self.unloader.acquire()
+        if ms is not None:
+            self._reload_ms = ms
+        return engine
+
+    @property
     def loaded(self) -> bool:
         return self.unloader.loaded
 

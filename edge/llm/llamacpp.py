@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from edge.llm.base import CancelToken, ContextOverflow, EngineError, GenerationRequest, GenerationStats
+from edge.llm.base import CancelToken, ContextOverflow, EngineError, GenerationRequest, GenerationStats, fit_messages
 
 #: Used when a GGUF carries no ``tokenizer.chat_template`` (ChatML, the format of Qwen2.5 and SmolLM2).
 CHATML_TEMPLATE = (
@@ -231,25 +231,12 @@ class LlamaCppEngine:
             ContextOverflow: even the system prompt plus the last message do not fit.
             ValueError: ``messages`` is empty.
         """
-        if not messages:
-            raise ValueError("a generation request needs at least one message")
-        n_sys = 0
-        while n_sys < len(messages) - 1 and messages[n_sys].get("role") == "system":
-            n_sys += 1
-        system, rest = list(messages[:n_sys]), list(messages[n_sys:])
-        budget = self.n_ctx - max_tokens
-        dropped = 0
-        while True:
-            tokens = self.prompt_tokens(system + rest)
-            if len(tokens) <= budget:
-                return system + rest, tokens, dropped
-            if len(rest) <= 1:
-                raise ContextOverflow(len(tokens), self.n_ctx, max_tokens)
-            rest.pop(0)
-            dropped += 1
-            while len(rest) > 1 and rest[0].get("role") == "assistant":
-                rest.pop(0)
-                dropped += 1
+        def measure(msgs):
+            tokens = self.prompt_tokens(msgs)
+            return tokens, len(tokens)
+
+        kept, tokens, _n, dropped = fit_messages(messages, self.n_ctx, max_tokens, measure)
+        return kept, tokens, dropped
 
     # -- system-prompt state cache ---------------------------------------------------------------
     def _system_prefix_len(self, messages: list[dict], tokens: list[int]) -> int:

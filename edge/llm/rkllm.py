@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Iterator
 
 from drivers.npu import rkllm as rk
-from edge.llm.base import CancelToken, ContextOverflow, EngineError, GenerationRequest, GenerationStats
+from edge.llm.base import CancelToken, ContextOverflow, EngineError, GenerationRequest, GenerationStats, fit_messages
 
 log = logging.getLogger(__name__)
 
@@ -316,26 +316,11 @@ class RkllmEngine:
             ContextOverflow: even the system prompt plus the last message do not fit.
             ValueError: no messages, or a message without string ``role``/``content``.
         """
-        if not messages:
-            raise ValueError("a generation request needs at least one message")
-        n_sys = 0
-        while n_sys < len(messages) - 1 and messages[n_sys].get("role") == "system":
-            n_sys += 1
-        system, rest = list(messages[:n_sys]), list(messages[n_sys:])
-        budget = self.n_ctx - max_tokens
-        dropped = 0
-        while True:
-            prompt = self.chat_template.render(system + rest)
-            n = self.count_tokens(prompt)
-            if n <= budget:
-                return system + rest, prompt, n, dropped
-            if len(rest) <= 1:
-                raise ContextOverflow(n, self.n_ctx, max_tokens)
-            rest.pop(0)
-            dropped += 1
-            while len(rest) > 1 and rest[0].get("role") == "assistant":
-                rest.pop(0)
-                dropped += 1
+        def measure(msgs):
+            prompt = self.chat_template.render(msgs)
+            return prompt, self.count_tokens(prompt)
+
+        return fit_messages(messages, self.n_ctx, max_tokens, measure)
 
     def _worker(self, job: _Job, inp, infer) -> None:
         try:
