@@ -32,6 +32,7 @@ import datetime as _dt
 import json
 import logging
 import queue
+import re
 import secrets
 import threading
 import time
@@ -297,7 +298,38 @@ def _error_status(e: Exception) -> tuple[int, str]:
 # the app
 
 
-def create_app(engine, api_settings, default_temperature: float = 0.2) -> FastAPI:
+class GovernorCollector:
+    """Puts :meth:`edge.governor.Governor.metrics` (thermal level, temperatures, memory, NPU load,
+    admission, thread plan…) on ``/metrics``, read fresh at every scrape. Never raises: an
+    unreadable signal is missing from the scrape."""
+
+    def __init__(self, governor):
+        self.governor = governor
+
+    def collect(self):
+        from prometheus_client.core import GaugeMetricFamily
+
+        try:
+            self.governor.sample()
+            figures = self.governor.metrics()
+        except Exception as e:
+            log.warning("governor metrics: %s", e)
+            return
+        families: dict[str, tuple[list[str], GaugeMetricFamily]] = {}
+        for key, value in figures.items():
+            name, _, rest = key.partition("{")
+            labels = dict(re.findall(r'(\w+)="([^"]*)"', rest))
+            names = sorted(labels)
+            if name not in families:
+                families[name] = (names, GaugeMetricFamily(name, f"edge governor: {name}", labels=names))
+            want, fam = families[name]
+            if want == names and value is not None:
+                fam.add_metric([labels[k] for k in want], float(value))
+        for _names, fam in families.values():
+            yield fam
+
+
+def create_app(engine, api_settings, default_temperature: float = 0.2, governor=None) -> FastAPI:
     """The FastAPI app serving ``engine`` (an :class:`edge.llm.chain.EngineChain` or any
     :class:`edge.llm.base.Engine`) with :class:`edge.config.ApiSettings`. ``app.state.generator``
     and ``app.state.metrics`` are exposed for the server's owner."""
@@ -306,6 +338,8 @@ def create_app(engine, api_settings, default_temperature: float = 0.2) -> FastAP
     if not is_loopback(api_settings.host) and not api_settings.token:
         raise ValueError(f"api.host {api_settings.host!r} is not loopback: api.token is required")
     metrics = Metrics()
+    if governor is not None:
+        metrics.registry.register(GovernorCollector(governor))
     gen = Generator(engine, api_settings.queue_size, metrics)
     token = api_settings.token
 
@@ -579,7 +613,9 @@ def serve(settings, engine=None) -> int:
     if engine is None:
         engine = EngineChain.from_settings(settings).start()
     a = settings.api
-    app = create_app(engine, a, default_temperature=settings.llm.temperature)
+    from edge.governor import Governor
+
+    app = create_app(engine, a, default_temperature=settings.llm.temperature, governor=Governor(settings))
     log.warning("edge API on http://%s:%d (engine %s)%s", a.host, a.port, _active_label(engine),
                 "" if a.token else "; no token: loopback only")
     try:

@@ -301,3 +301,26 @@ def test_a_client_leaving_mid_stream_cancels_the_generation(chain, server):
     wait_for(lambda: server.app.state.generator.running is None, "the generation to stop")
     stats = chain.last_stats
     assert stats.finish_reason == "cancelled" and stats.completion_tokens < 400
+
+
+def test_metrics_carry_the_governor_figures(chain, tmp_path):
+    """The resource governor's figures on /metrics, read from a fake RK3588 tree at each scrape."""
+    from edge.config import load_settings
+    from edge.governor import Governor
+    from tests.fakesys import rk3588
+
+    fs = rk3588(tmp_path / "sys", temp_c=80.0)
+    settings = load_settings(board="rk3588-rock5b", overrides={"board": {"sensors": fs.sensors_settings()}})
+    s = Server.__new__(Server)
+    s.settings = ApiSettings()
+    s.app = create_app(chain, s.settings, governor=Governor(settings))
+    s.thread = ServerThread(s.app, "127.0.0.1", 0).start()
+    s.client = httpx.Client(base_url=s.thread.url, timeout=GUARD_S)
+    try:
+        text = s.client.get("/metrics").text
+        samples = {(x.name, tuple(sorted(x.labels.items()))): x.value
+                   for f in text_string_to_metric_families(text) for x in f.samples}
+        assert samples[("edge_temperature_celsius", (("zone", "soc-thermal"),))] == 80.0
+        assert ("edge_thermal_level", ()) in samples
+    finally:
+        s.close()
