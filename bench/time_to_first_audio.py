@@ -11,7 +11,9 @@ Per repetition (order alternated, the KV cache cleared before each run so both d
             the first sentence's WAV written (synthesized on the worker thread while tokens come).
 
 Times are from the start of generation, ms (perf_counter); no playback (no sound card here), so
-"first audio" is when playback could start. Reports medians and stream/whole.
+"first audio" is when playback could start. Reports medians and stream/whole, and how many of the
+answer's streamed pieces (≈ tokens) came before the first sentence could be cut: the share of the
+generation the listener no longer waits for, independent of the machine's load.
 """
 from __future__ import annotations
 
@@ -56,7 +58,10 @@ def run_stream(engine, tts, req, out: Path) -> dict:
     t_end = time.perf_counter()
     first = r.first("wav", 0)
     gen_done = r.first("generation_done")
+    cut = r.first("sentence", 0)
+    pieces = [e for e in r.events if e.kind == "token"]
     return {"first_audio_ms": 1000 * (first.t - t0), "generation_ms": 1000 * (gen_done.t - t0),
+            "pieces_before_first_sentence": sum(e.seq < cut.seq for e in pieces), "pieces": len(pieces),
             "all_audio_ms": 1000 * (t_end - t0), "first_sentence": r.sentences[0], "sentences": len(r.sentences),
             "first_wav_before_generation_done": first.seq < gen_done.seq, "text": r.text}
 
@@ -94,6 +99,8 @@ def main(argv=None) -> int:
         "answer": sample["whole"]["text"].strip(), "sentences": sample["stream"]["sentences"],
         "first_sentence": sample["stream"]["first_sentence"],
         "first_wav_before_generation_done": all(x["stream"]["first_wav_before_generation_done"] for x in rows),
+        "pieces_before_first_sentence": sample["stream"]["pieces_before_first_sentence"],
+        "pieces_total": sample["stream"]["pieces"],
         "rows": [{k: {kk: (round(vv, 1) if isinstance(vv, float) else vv) for kk, vv in v.items() if kk != "text"}
                   for k, v in x.items()} for x in rows],
         "machine": {"cores": os.cpu_count(), "python": platform.python_version(),
