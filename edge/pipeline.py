@@ -78,6 +78,7 @@ class Pipeline:
         self._fed = 0
         self._wake_t = 0
         self.turns = 0
+        self.vocabulary_rebuilds = 0
         self.pending = None  # a question the box asked (edge.dialog.Pending), answered without a wake word
         self.follow_up_ms = 5000
         self.language = "en"
@@ -145,9 +146,27 @@ class Pipeline:
         self.state = "awake"
         self._wake_t = self.t_ms
         self.pending = None
+        self._refresh_vocabulary()
         self._apply_limits()
         self._open_endpointer()
         self.emit(ev.Wake(self.t_ms, self.turn_id, detection.wake_word, round(detection.score, 4)))
+
+    def _refresh_vocabulary(self) -> None:
+        """When the inventory's names, aliases or places changed (an import by another process),
+        rebuild the grammar, the LLM prompt and the recognizer's biasing before this turn."""
+        def sig(items):
+            return sorted((i.sku, i.item, i.location, tuple(i.aliases)) for i in items)
+
+        items = self.s.store.items()
+        if sig(items) == sig(getattr(self.s.understanding, "items", items)):
+            return
+        from edge.asr import vocabulary
+
+        self.s.understanding.rebuild(items)
+        if hasattr(self.s.asr, "set_vocabulary"):
+            self.s.asr.set_vocabulary(vocabulary(items))
+        self.vocabulary_rebuilds += 1
+        log.info("inventory changed: grammar, LLM prompt and recognition vocabulary rebuilt (%d items)", len(items))
 
     def _apply_limits(self) -> None:
         """At each wake word: read the board's signals and let the thermal level decide what the

@@ -56,3 +56,24 @@ def test_whisper_prompt_names_items_and_places(items):
     assert w.initial_prompt.startswith("Stock room commands. Undo that.")
     w.set_vocabulary([])
     assert w.initial_prompt is None
+
+
+def test_vocabulary_is_rebuilt_when_the_inventory_changes(tmp_path):
+    """An item imported while the service runs is understood and biased for from the next turn."""
+    from edge.config import load_settings
+    from edge.service import build_stages
+    from tests.helpers import SESSIONS, of_type, run_session
+
+    settings = load_settings(board="x86-dev", overrides={"store": {"path": str(tmp_path / "x.db")},
+                                                         "output_dir": str(tmp_path), "llm": {"engine": "none"}})
+    store = Store(tmp_path / "e.db")
+    store.import_csv(INVENTORY)
+    stages = build_stages(settings, store)
+    run_session(stages, settings, SESSIONS / "query_m8_bolts.wav", tmp_path)
+    assert "hex keys" not in stages.asr.initial_prompt
+    extra = tmp_path / "more.csv"
+    extra.write_text(INVENTORY.read_text() + "HEX-5,hex key,drawer 9,15,pcs,allen keys;hex keys\n")
+    store.import_csv(extra)
+    run_session(stages, settings, SESSIONS / "query_m8_bolts.wav", tmp_path)
+    assert "hex keys" in stages.asr.initial_prompt
+    assert stages.understanding.grammar.parse("how many allen keys do we have").sku == "HEX-5"
