@@ -1,19 +1,19 @@
 """Soak: 500 turns from the shared sessions in ONE process; does memory, thread count or the
 number of open files grow? (issue 7, item 5)
 
-    .venv/bin/python bench/soak.py [--turns 500] [--warmup 50] [--every 25] [--out bench/results/soak.json]
+    .venv/bin/python bench/soak.py [--turns 500] [--warmup 50] [--every 10] [--out bench/results/soak.json]
                                    [--tracemalloc]
 
 What runs: the real pipeline of the ``x86-dev`` board (4 openWakeWord models, Silero VAD, whisper
 tiny.en, the grammar path + SmolLM2-135M through llama-cpp-python, SQLite, the speech engine),
 built ONCE with :func:`edge.service.build_stages`; each turn is one recording of
-``../shared/audio/sessions/*.wav`` (sorted, cycling: 11 recordings, so 500 turns ≈ 45 cycles)
+``../shared/audio/sessions/*.wav`` (sorted, cycling: 10 recordings, so 500 turns = 50 cycles)
 fed through :func:`edge.service.run_frames` in 4000-sample chunks, as ``edge run --input`` does.
 One recording is one "turn" here; ``two_turns_log_then_undo`` holds two pipeline turns and
 ``no_wake_command`` none, so the count of wake-started pipeline turns is reported as well.
 
-Store: ONE SQLite file for the whole soak, as a service has. Its records table grows (a log and
-an undo per cycle, ~5 rows per cycle); the inventory CSV is imported again at the start of every
+Store: ONE SQLite file for the whole soak, as a service has. Its records table grows (the logs
+and undos of a cycle, ~6 rows per cycle); the inventory CSV is imported again at the start of every
 cycle so stock levels, and therefore replies and read-backs, repeat identically each cycle (a
 log below zero would otherwise start asking for confirmation after a few cycles). Reply WAVs
 are deleted after each turn so the disk does not fill.
@@ -28,6 +28,11 @@ Pass criteria (from the end of warm-up, ``--warmup`` turns, to the last checkpoi
 * resident memory grows by less than 5 % (``RSS_GROWTH_LIMIT``);
 * thread count (both counts) and open files at the last checkpoint are not above the warm-up
   values.
+
+Also reported, not a criterion: the least-squares slope of RSS over the checkpoints after warm-up
+(MiB per 100 turns; a leak shows as a steady positive slope, allocator noise as none) and the
+spread of those checkpoints. The default checkpoint every 10 turns falls after the same recording
+of each cycle of the 10 recordings, so checkpoints compare like with like.
 
 ``--tracemalloc`` also records the 10 source lines whose Python allocations grew most since
 warm-up (slower; for finding a leak, not for the figures). Results go to ``--out`` (JSON,
@@ -104,12 +109,24 @@ def sample(turn: int, wall_s: float) -> dict:
     }
 
 
+def rss_slope(points: list[dict]) -> float:
+    """Least-squares slope of ``rss_mib`` over ``turn``, in MiB per 100 turns (0 for < 2 points)."""
+    if len(points) < 2:
+        return 0.0
+    xs, ys = [p["turn"] for p in points], [p["rss_mib"] for p in points]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    return 100 * sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx else 0.0
+
+
 def verdicts(base: dict, last: dict, checkpoints: list[dict]) -> dict:
     growth = (last["rss_mib"] - base["rss_mib"]) / base["rss_mib"]
     after = [c for c in checkpoints if c["turn"] >= base["turn"]]
     return {
         "rss_growth_pct": round(100 * growth, 2),
         "rss_ok": growth < RSS_GROWTH_LIMIT,
+        "rss_min_max_after_warmup_mib": [min(c["rss_mib"] for c in after), max(c["rss_mib"] for c in after)],
+        "rss_slope_mib_per_100_turns": round(rss_slope(after), 2),
         "threads_ok": last["threads_proc"] <= base["threads_proc"] and last["threads_py"] <= base["threads_py"],
         "threads_max_after_warmup": max(c["threads_proc"] for c in after),
         "open_fds_ok": last["open_fds"] <= base["open_fds"],
@@ -121,7 +138,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--turns", type=int, default=500)
     ap.add_argument("--warmup", type=int, default=50)
-    ap.add_argument("--every", type=int, default=25, help="turns between checkpoints")
+    ap.add_argument("--every", type=int, default=10, help="turns between checkpoints (10 = once per cycle)")
     ap.add_argument("--out", default=str(REPO / "bench/results/soak.json"))
     ap.add_argument("--tracemalloc", action="store_true", help="record the lines whose allocations grew most")
     args = ap.parse_args()

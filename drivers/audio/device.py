@@ -314,6 +314,7 @@ class Capture:
         self._behind = False  # in a stall that dropped chunks, until the consumer catches up
         self._queue: queue.Queue = queue.Queue(maxsize=max(1, int(max_queued)))
         self._lock = threading.Lock()
+        self._stream_lock = threading.Lock()  # close() vs. a consumer asking whether the stream runs
         self._closed = False
         self._stream = None
         self._pyaudio, self._pa, noise = _open_pa()
@@ -401,13 +402,14 @@ class Capture:
             yield np.frombuffer(item, dtype=np.int16).reshape(-1, self.channels)
 
     def _stream_running(self) -> bool:
-        stream = self._stream
-        if stream is None:
-            return False
-        try:
-            return bool(stream.is_active())
-        except Exception:  # closed under us
-            return False
+        with self._stream_lock:  # never ask PortAudio about a stream close() is tearing down
+            stream = self._stream
+            if stream is None or self._closed:
+                return False
+            try:
+                return bool(stream.is_active())
+            except Exception:  # closed under us
+                return False
 
     def _note_overflows(self) -> None:
         """Consumer side: one warning per stall that dropped chunks (see the class docstring)."""
@@ -479,15 +481,18 @@ class Capture:
             return
         self._closed = True
         try:
-            if self._stream is not None:
-                with contextlib.suppress(Exception):
-                    self._stream.stop_stream()
-                with contextlib.suppress(Exception):
-                    self._stream.close()
+            with self._stream_lock:
+                try:
+                    if self._stream is not None:
+                        with contextlib.suppress(Exception):
+                            self._stream.stop_stream()
+                        with contextlib.suppress(Exception):
+                            self._stream.close()
+                finally:
+                    self._stream = None
+                    with contextlib.suppress(Exception):
+                        self._pa.terminate()
         finally:
-            self._stream = None
-            with contextlib.suppress(Exception):
-                self._pa.terminate()
             self._put(_END)
 
     def __enter__(self) -> "Capture":
