@@ -25,3 +25,8 @@ def run_session(stages, settings, wav: Path, out_dir: Path, chunk: int = 4000) -
 
 def of_type(events, t: str) -> list:
     return [e for e in events if e.type == t]
+
+
+def heard(events) -> str:
+    """The transcripts of ``events``, for an assertion message (what the recogniser heard)."""
+    return "heard: " + " | ".join(repr(e.text) for e in events if e.type == "transcript")

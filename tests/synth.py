@@ -1,7 +1,8 @@
 """Build test sessions from parts: silence, the real wake-word recording, and sentences spoken by
-espeak-ng (through the product's own TTS stage), all at 16 kHz mono int16."""
+espeak-ng, all at 16 kHz mono int16."""
 from __future__ import annotations
 
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -28,20 +29,24 @@ def wake() -> np.ndarray:
     return to16k(data, rate)
 
 
-_tts = None
+_spoken: dict[str, np.ndarray] = {}
 
 
 def speech(text: str) -> np.ndarray:
-    """``text`` spoken by espeak-ng (pyttsx3), 16 kHz int16."""
-    global _tts
-    from edge.tts import Pyttsx3Tts
+    """``text`` spoken by espeak-ng (the engine behind the product's TTS stage), 16 kHz int16.
 
-    if _tts is None:
-        _tts = Pyttsx3Tts(rate_wpm=150)
-    with tempfile.TemporaryDirectory() as d:
-        p = _tts.synthesize(text, Path(d) / "s.wav")
-        data, rate = read_wav(p)
-    return to16k(data, rate)
+    Each phrase comes from a fresh ``espeak-ng`` process and is kept for the session, so it is the
+    same audio whatever ran before it. Through pyttsx3 the engine lives for the whole process and a
+    phrase's samples drift with every phrase spoken before it (a few ms per call, measured here),
+    which made the recognised words depend on test order."""
+    if text not in _spoken:
+        with tempfile.TemporaryDirectory() as d:
+            out = Path(d) / "s.wav"
+            subprocess.run(["espeak-ng", "-v", "gmw/en", "-s", "150", "-w", str(out), "--", text],
+                           check=True, capture_output=True, timeout=60)
+            data, rate = read_wav(out)
+        _spoken[text] = to16k(data, rate)
+    return _spoken[text].copy()
 
 
 def session(path: Path, *parts) -> Path:

@@ -16,7 +16,7 @@ from edge.config import load_settings
 from edge.service import build_stages, run_frames
 from edge.speaker import TimelineSpeaker
 from edge.store import Store
-from tests.helpers import INVENTORY, of_type
+from tests.helpers import INVENTORY, heard, of_type
 from tests.synth import session, silence, to16k, wake
 
 GAIN = 10 ** (-10 / 20)  # -10 dB
@@ -76,7 +76,7 @@ def test_no_wake_while_the_box_speaks_and_the_next_real_one_works(rig):
     assert p.suppressed >= 1  # the echo did score over the threshold, and was ignored
     assert len(wakes) == 2  # the first command and the real wake word after the reply
     intents = of_type(events, "intent")
-    assert [i.slots["sku"] for i in intents] == ["TIE-CBL-200", "FUS-5A"]
+    assert [i.slots["sku"] for i in intents] == ["TIE-CBL-200", "FUS-5A"], heard(events)
 
 
 def test_barge_in_with_echo_cancellation_stops_playback_and_starts_a_turn(rig):

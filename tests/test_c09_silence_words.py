@@ -9,7 +9,7 @@ from drivers.audio import SAMPLE_RATE, write_wav
 from edge.config import load_settings
 from edge.service import build_stages
 from edge.store import Store
-from tests.helpers import INVENTORY, of_type, run_session
+from tests.helpers import INVENTORY, heard, of_type, run_session
 from tests.synth import session, silence, wake
 
 HUM_DBFS = -50.0
@@ -76,12 +76,12 @@ def test_a_lone_filler_word_is_dropped(run, filler):
 def test_a_command_after_two_seconds_of_silence(run):
     events, store = run(0.5, "<wake>", 2.0, "how many fuses do we have", 1.5)
     (intent,) = of_type(events, "intent")
-    assert (intent.intent, intent.slots["sku"]) == ("query_stock", "FUS-5A")
+    assert (intent.intent, intent.slots["sku"]) == ("query_stock", "FUS-5A"), heard(events)
 
 
 def test_a_leading_filler_does_not_break_the_command(run):
     events, store = run(0.5, "<wake>", 0.4, "um, we used two fuses", 1.5)
     (intent,) = of_type(events, "intent")
     assert (intent.intent, intent.slots["sku"], intent.slots["quantity"], intent.slots["direction"]) == \
-        ("log_record", "FUS-5A", 2, "out")
+        ("log_record", "FUS-5A", 2, "out"), heard(events)
     assert store.get("FUS-5A").quantity == 58

@@ -10,7 +10,7 @@ from edge.config import load_settings
 from edge.nlu.types import Intent
 from edge.service import build_stages
 from edge.store import Store
-from tests.helpers import INVENTORY, of_type, run_session
+from tests.helpers import INVENTORY, heard, of_type, run_session
 from tests.synth import session
 
 
@@ -86,7 +86,7 @@ def test_read_back_answer_is_taken_without_a_wake_word(loaded, store, tmp_path, 
     wav = session(tmp_path / "s.wav", 0.5, "<wake>", 0.4, "we used two cans of white paint", 1.5, answer, 1.5)
     events = run_session(stages, settings, wav, tmp_path)
     assert len(of_type(events, "wake")) == 1
-    assert [e.type for e in events if e.type in ("transcript", "reply")] == ["transcript", "reply", "transcript", "reply"]
+    assert [e.type for e in events if e.type in ("transcript", "reply")] == ["transcript", "reply", "transcript", "reply"], heard(events)
     question, final = of_type(events, "reply")
     assert "below zero" in question.text
     assert store.get("PNT-WHT").quantity == stock
