@@ -329,7 +329,51 @@ class GovernorCollector:
             yield fam
 
 
-def create_app(engine, api_settings, default_temperature: float = 0.2, governor=None) -> FastAPI:
+class ServiceStateCollector:
+    """Puts the live service's state file (:mod:`edge.runstate`, written by the daemon, another
+    process) on ``/metrics``, read at every scrape:
+
+    * ``edge_service_up``: 1 when the daemon is alive and its state fresh, else 0;
+    * ``edge_service_state_age_seconds``, ``edge_service_turns_total``;
+    * ``edge_capture_overflows_total`` (chunks the ring buffer dropped), ``edge_capture_overflow_stalls_total``,
+      ``edge_capture_xruns_total`` (PortAudio input overflows), ``edge_capture_lost_total`` (device
+      outages), ``edge_capture_reopens_total``, ``edge_capture_open_attempts_total``;
+    * ``edge_capture_ok``: 1 while the capture device delivers audio.
+
+    Without a state file only ``edge_service_up 0`` is exported. Never raises."""
+
+    COUNTERS = {"overflows": "chunks dropped by the capture ring buffer (consumer too slow)",
+                "overflow_stalls": "consumer stalls that dropped capture chunks",
+                "xruns": "input overflows reported by PortAudio (driver lost samples)",
+                "lost_events": "capture device outages", "reopens": "capture device outages that ended",
+                "open_attempts": "attempts to open a capture device"}
+
+    def __init__(self, path):
+        self.path = path
+
+    def collect(self):
+        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+
+        from edge.runstate import read_state
+
+        st = read_state(self.path)
+        yield GaugeMetricFamily("edge_service_up", "1: the voice service runs and its state is fresh",
+                                value=1.0 if st.get("running") else 0.0)
+        if "capture" not in st:
+            return
+        yield GaugeMetricFamily("edge_service_state_age_seconds", "s since the service last wrote its state",
+                                value=float(st.get("age_s", 0.0)))
+        yield CounterMetricFamily("edge_service_turns", "turns ended", value=float(st.get("turns", 0)))
+        cap = st["capture"]
+        for key, help_ in self.COUNTERS.items():
+            name = "edge_capture_lost" if key == "lost_events" else f"edge_capture_{key}"
+            yield CounterMetricFamily(name, help_, value=float(cap.get(key, 0)))
+        yield GaugeMetricFamily("edge_capture_ok", "1 while the capture device delivers audio",
+                                value=1.0 if cap.get("state") == "ok" else 0.0)
+
+
+def create_app(engine, api_settings, default_temperature: float = 0.2, governor=None,
+               state_file=None) -> FastAPI:
     """The FastAPI app serving ``engine`` (an :class:`edge.llm.chain.EngineChain` or any
     :class:`edge.llm.base.Engine`) with :class:`edge.config.ApiSettings`. ``app.state.generator``
     and ``app.state.metrics`` are exposed for the server's owner."""
@@ -340,6 +384,8 @@ def create_app(engine, api_settings, default_temperature: float = 0.2, governor=
     metrics = Metrics()
     if governor is not None:
         metrics.registry.register(GovernorCollector(governor))
+    if state_file is not None:
+        metrics.registry.register(ServiceStateCollector(state_file))
     gen = Generator(engine, api_settings.queue_size, metrics)
     token = api_settings.token
 
@@ -615,7 +661,10 @@ def serve(settings, engine=None) -> int:
     a = settings.api
     from edge.governor import Governor
 
-    app = create_app(engine, a, default_temperature=settings.llm.temperature, governor=Governor(settings))
+    from edge.runstate import state_path
+
+    app = create_app(engine, a, default_temperature=settings.llm.temperature, governor=Governor(settings),
+                     state_file=state_path(settings))
     log.warning("edge API on http://%s:%d (engine %s)%s", a.host, a.port, _active_label(engine),
                 "" if a.token else "; no token: loopback only")
     try:

@@ -186,6 +186,7 @@ def cmd_status(args) -> int:
     import time
 
     from edge.governor import Governor, format_status
+    from edge.runstate import format_service, read_state, state_path
 
     settings = _settings(args)
     gov = Governor(settings)
@@ -201,7 +202,9 @@ def cmd_status(args) -> int:
         st = gov.status()
     finally:
         lg.setLevel(level)
-    print(json.dumps(st, indent=2, ensure_ascii=False) if args.json else format_status(st))
+    st["service"] = read_state(state_path(settings))  # the running daemon's capture counters and turns
+    text = "\n".join([format_status(st), *format_service(st["service"])])
+    print(json.dumps(st, indent=2, ensure_ascii=False) if args.json else text)
     return 0
 
 
@@ -274,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--port", type=int, help="TCP port (default api.port)")
     p.set_defaults(func=cmd_serve)
 
-    p = sub.add_parser("status", help="resource governor: thermal level, signals, memory admission, threads")
+    p = sub.add_parser("status", help="resource governor (thermal level, signals, memory admission, threads) and the running service (capture overflows, xruns, device losses)")
     common(p)
     p.add_argument("--json", action="store_true", help="one JSON document")
     p.add_argument("--interval", type=float, default=0.5, help="s between the two readings for CPU load (0 = one)")

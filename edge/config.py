@@ -34,6 +34,9 @@ class StoreSettings(_Frozen):
 class AudioSettings(_Frozen):
     input_device: int | str | None = Field(None, description="capture device index or name; None = default")
     chunk_samples: int = Field(1024, ge=64, le=65536, description="samples per device read")
+    ring_ms: float | None = Field(None, ge=10.0, le=60000.0, description="capture ring buffer in ms; when the "
+                                  "consumer falls further behind, the oldest audio is dropped and counted "
+                                  "(capture overflows in edge status and /metrics); None: 256 chunks (~5 s at 48 kHz)")
     echo_cancellation: bool = Field(False, description="capture removes the box's own voice: "
                                     "a wake word during a reply is a barge-in")
 
@@ -227,6 +230,9 @@ class ServiceSettings(_Frozen):
     capture_retry_max_s: float = Field(5.0, gt=0.0, le=3600.0, description="s, cap of the doubling retry delay")
     capture_timeout_s: float = Field(5.0, gt=0.0, le=600.0, description="s without audio before the device counts as lost")
     smoke_inference: bool = Field(True, description="one LLM token before READY=1")
+    state_file: Path | None = Field(None, description="the service state file read by edge status and /metrics "
+                                   "(edge.runstate); default: service-state.json next to the store")
+    state_interval_s: float = Field(5.0, gt=0.0, le=3600.0, description="s between state file writes from the audio loop")
 
 
 class Settings(_Frozen):

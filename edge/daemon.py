@@ -16,6 +16,10 @@
    ``capture_timeout_s`` counts as lost: back to step 4.
 6. SIGTERM / SIGINT: ``STOPPING=1``, close the devices, exit 0.
 
+All along, the capture counters (ring-buffer overflows, xruns, device losses and reopens) and the
+turn state go to the service state file (:mod:`edge.runstate`, ``service.state_file``), which
+``edge status`` and ``/metrics`` read.
+
 Every pipeline event is also logged with journal fields (``TURN_ID``, ``STAGE``, ``LATENCY_MS``;
 :mod:`edge.logs`).
 """
@@ -30,6 +34,7 @@ from typing import Callable
 
 from edge import events as ev
 from edge import logs
+from edge.runstate import ServiceState, state_path
 from edge.notify import Notifier
 
 
@@ -111,7 +116,8 @@ def _stderr(msg: str) -> None:
 
 
 def run_service(settings, store, output_dir: Path, emit: Callable[[ev.Event], None], *,
-                notifier: Notifier | None = None, log: logging.Logger | None = None) -> int:
+                notifier: Notifier | None = None, log: logging.Logger | None = None,
+                state: ServiceState | None = None) -> int:
     """Run the live service until SIGTERM/SIGINT; returns the exit status (0, or 1 when the smoke
     inference failed). See the module docstring for the sequence."""
     from drivers.audio.device import AudioDeviceError, Capture, Playback
@@ -123,6 +129,8 @@ def run_service(settings, store, output_dir: Path, emit: Callable[[ev.Event], No
     journal = any(getattr(h, "_edge", False) and type(h).__name__ == "JournalHandler" for h in log.handlers)
     event_level = logging.INFO if journal else logging.DEBUG
     svc = settings.service
+    run_state = state or ServiceState(state_path(settings), svc.state_interval_s)
+    run_state.write()
 
     def on_term(signum, _frame):
         raise KeyboardInterrupt(signal.Signals(signum).name)
@@ -161,6 +169,7 @@ def run_service(settings, store, output_dir: Path, emit: Callable[[ev.Event], No
         def emit_and_log(e: ev.Event) -> None:
             emit(e)
             logs.log_event(log, e, event_level)
+            run_state.event(e)
             if e.type == "wake":
                 state["turn"] = "awake"
             elif e.type in ("turn_end", "no_speech"):
@@ -171,8 +180,10 @@ def run_service(settings, store, output_dir: Path, emit: Callable[[ev.Event], No
         waiting_said = False
         while True:
             try:
-                cap = Capture(settings.audio.input_device, frames_per_buffer=settings.audio.chunk_samples)
+                cap = Capture(settings.audio.input_device, frames_per_buffer=settings.audio.chunk_samples,
+                              ring_ms=settings.audio.ring_ms)
             except AudioDeviceError as e:
+                run_state.open_failed(e)
                 if not waiting_said:
                     _stderr(f"waiting for capture device: {e}")
                     log.warning("waiting for capture device: %s", e, extra={"STAGE": "capture"})
@@ -185,6 +196,8 @@ def run_service(settings, store, output_dir: Path, emit: Callable[[ev.Event], No
                 continue
             retry.reset()
             waiting_said = False
+            run_state.opened(cap)
+            run_state.turn = "listening"
             try:
                 player = Playback()
                 state.pop("degraded", None)
@@ -202,6 +215,7 @@ def run_service(settings, store, output_dir: Path, emit: Callable[[ev.Event], No
                 try:
                     for frame in cap.frames(timeout=svc.capture_timeout_s):
                         notifier.watchdog()
+                        run_state.tick()
                         yield frame
                 except AudioDeviceError as err:
                     lost.append(err)
@@ -217,6 +231,7 @@ def run_service(settings, store, output_dir: Path, emit: Callable[[ev.Event], No
                 if speaker is not None:
                     speaker.stop()  # no PortAudio stream may be open when PortAudio is terminated
                 cap.close()
+                run_state.closed(cap, lost[0] if lost else None)
                 if player is not None:
                     player.close()
             if lost:
@@ -224,6 +239,8 @@ def run_service(settings, store, output_dir: Path, emit: Callable[[ev.Event], No
                 log.warning("capture device lost: %s", lost[0], extra={"STAGE": "capture"})
     except KeyboardInterrupt as e:
         notifier.stopping(f"stopping ({e or 'interrupt'})")
+        run_state.turn = "stopped"
+        run_state.write()
         log.info("stopping (%s)", e or "interrupt")
         return 0
     finally:

@@ -324,3 +324,37 @@ def test_metrics_carry_the_governor_figures(chain, tmp_path):
         assert ("edge_thermal_level", ()) in samples
     finally:
         s.close()
+
+
+def test_metrics_carry_the_live_service_capture_counters(chain, tmp_path):
+    """The daemon's state file (another process writes it) on /metrics: capture overflows, xruns,
+    losses; edge_service_up 0 without a file, 1 with a fresh one."""
+    from edge.runstate import ServiceState
+
+    class Device:
+        device_name, rate, channels = "default", 48000, 2
+        overflows, overflow_stalls, xruns = 17, 2, 3
+
+    path = tmp_path / "service-state.json"
+    s = Server.__new__(Server)
+    s.settings = ApiSettings()
+    s.app = create_app(chain, s.settings, state_file=path)
+    s.thread = ServerThread(s.app, "127.0.0.1", 0).start()
+    s.client = httpx.Client(base_url=s.thread.url, timeout=GUARD_S)
+
+    def scrape():
+        text = s.client.get("/metrics").text
+        return {x.name: x.value for f in text_string_to_metric_families(text) for x in f.samples}
+
+    try:
+        before = scrape()
+        assert before["edge_service_up"] == 0.0 and "edge_capture_overflows_total" not in before
+        st = ServiceState(path)
+        st.opened(Device())
+        st.write()
+        after = scrape()
+        assert after["edge_service_up"] == 1.0 and after["edge_capture_ok"] == 1.0
+        assert (after["edge_capture_overflows_total"], after["edge_capture_overflow_stalls_total"],
+                after["edge_capture_xruns_total"], after["edge_capture_lost_total"]) == (17.0, 2.0, 3.0, 0.0)
+    finally:
+        s.close()

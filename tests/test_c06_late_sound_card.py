@@ -101,3 +101,10 @@ def test_late_capture_device_is_waited_for_and_then_used(notify_socket, tmp_path
     reply = next(e for e in events if e["type"] == "reply")
     assert "140" in reply["text"]
     assert proc.returncode == 0
+    # the service state file (edge status, /metrics) kept the count of failed opens and the device
+    from edge.runstate import read_state
+
+    st = read_state(tmp_path / "service-state.json")
+    assert st["running"] is False and st["turn"] == "stopped" and st["turns"] == 1
+    assert st["capture"]["open_attempts"] == len(delays) + 1  # every failed try (each logs its next delay), then the one that worked
+    assert st["capture"]["state"] == "ok" and st["capture"]["device"] == "default"

@@ -4,6 +4,11 @@ pyaudio and plays the reply on the default speaker.
 There is no sound card here, so a private PulseAudio server with a null sink stands in: the test
 plays a shared session into the sink, ``edge run`` captures from its monitor (the default source),
 and its reply is played back into the same sink.
+
+While it runs, ``edge status`` (another process) shows the service's capture counters. The capture
+ring buffer is set to 100 ms, so the turn's own processing (recognition alone takes ~0.4 s on this
+machine kind) outlasts it and the oldest audio is dropped and counted: the overflow count must be
+above zero, and the same on ``/metrics``.
 """
 from __future__ import annotations
 
@@ -38,7 +43,7 @@ def _wait_for(q: queue.Queue, pred, timeout: float) -> list[str]:
 
 def test_edge_run_captures_from_the_microphone_and_answers(pulse_null_sink, tmp_path):
     cfg = tmp_path / "live.yaml"
-    cfg.write_text(f"board: x86-dev\nstore: {{path: {tmp_path / 'edge.db'}}}\n")
+    cfg.write_text(f"board: x86-dev\nstore: {{path: {tmp_path / 'edge.db'}}}\naudio: {{ring_ms: 100}}\n")
     env = dict(pulse_null_sink, PYTHONUNBUFFERED="1")
     cmd = [sys.executable, "-m", "edge.cli", "run", "--json", "--config", str(cfg),
            "--inventory", str(INVENTORY), "--output-dir", str(tmp_path / "out")]
@@ -50,6 +55,8 @@ def test_edge_run_captures_from_the_microphone_and_answers(pulse_null_sink, tmp_
         _wait_for(err_q, lambda l: l.startswith("listening on"), timeout=120)
         subprocess.run(["paplay", str(SESSIONS / "query_m8_bolts.wav")], env=env, check=True, timeout=60)
         lines = _wait_for(out_q, lambda l: '"turn_end"' in l, timeout=60)
+        status = subprocess.run([sys.executable, "-m", "edge.cli", "status", "--json", "--interval", "0",
+                                 "--config", str(cfg)], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     finally:
         proc.send_signal(signal.SIGINT)
         try:
@@ -64,3 +71,20 @@ def test_edge_run_captures_from_the_microphone_and_answers(pulse_null_sink, tmp_
     assert "140" in by_type["reply"]["text"]
     assert Path(by_type["reply"]["audio"]).stat().st_size > 1000
     assert proc.returncode == 0
+
+    assert status.returncode == 0, status.stderr
+    svc = json.loads(status.stdout)["service"]
+    cap = svc["capture"]
+    assert svc["running"] is True and svc["turns"] == 1 and svc["path"] == str(tmp_path / "service-state.json")
+    assert cap["state"] == "ok" and cap["device"] == "default" and cap["lost_events"] == 0
+    assert cap["overflows"] >= 1  # chunks the ring buffer dropped while the turn was processed
+    from prometheus_client import CollectorRegistry, generate_latest
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from edge.api import ServiceStateCollector
+
+    reg = CollectorRegistry()
+    reg.register(ServiceStateCollector(tmp_path / "service-state.json"))
+    metrics = {x.name: x.value for f in text_string_to_metric_families(generate_latest(reg).decode()) for x in f.samples}
+    assert metrics["edge_capture_overflows_total"] >= cap["overflows"]  # the service may have written since
+    assert metrics["edge_service_up"] == 0.0  # it has stopped by now

@@ -1,0 +1,135 @@
+"""The service state file (edge.runstate): capture counters summed across devices, atomic writes,
+and what a reader in another process makes of a fresh, stale, dead or broken file."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from edge.runstate import ServiceState, format_service, read_state
+
+
+class Clock:
+    def __init__(self, t: float = 1_000_000.0):
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+
+class Device:
+    """What ServiceState reads off a drivers.audio.device.Capture: its name, format and counters."""
+
+    def __init__(self, name="default", rate=48000, channels=2):
+        self.device_name, self.rate, self.channels = name, rate, channels
+        self.overflows = self.overflow_stalls = self.xruns = 0
+
+
+def test_counters_are_summed_over_every_capture_and_losses_counted(tmp_path):
+    clock = Clock()
+    st = ServiceState(tmp_path / "s.json", interval_s=5.0, clock=clock)
+    st.open_failed(OSError("no capture device"))
+    first = Device()
+    st.opened(first)
+    first.overflows, first.overflow_stalls, first.xruns = 7, 2, 1
+    clock.t += 1.0
+    st.tick()  # within the interval: not written yet
+    assert read_state(st.path, clock)["capture"]["overflows"] == 0
+    clock.t += 5.0
+    st.tick()
+    assert read_state(st.path, clock)["capture"]["overflows"] == 7
+    st.closed(first, lost=OSError("stream stopped"))
+    c = read_state(st.path, clock)["capture"]
+    assert (c["state"], c["lost_events"], c["reopens"], c["overflows"]) == ("lost", 1, 0, 7)
+    assert c["last_error"] == "stream stopped"
+    second = Device("USB mic", 44100, 1)
+    st.opened(second)
+    second.overflows, second.xruns = 3, 4
+    st.write()
+    c = read_state(st.path, clock)["capture"]
+    assert (c["state"], c["device"], c["rate"], c["channels"]) == ("ok", "USB mic", 44100, 1)
+    assert (c["overflows"], c["overflow_stalls"], c["xruns"]) == (10, 2, 5)
+    assert (c["lost_events"], c["reopens"], c["open_attempts"]) == (1, 1, 3)
+
+
+def test_turns_follow_the_events(tmp_path):
+    from edge import events as ev
+
+    st = ServiceState(tmp_path / "s.json")
+    st.event(ev.Wake(100, "t1", "hey_mycroft", 0.9))
+    assert st.turn == "awake"
+    st.event(ev.TurnEnd(900, "t1", {}))
+    s = read_state(st.path)
+    assert (s["turn"], s["turns"], s["running"]) == ("listening", 1, True)
+
+
+def test_a_reader_sees_whole_files_only(tmp_path):
+    """Writes are a rename of a complete temporary file: a reader in another process, reading while
+    the file is rewritten as fast as possible, never parses half a document."""
+    path = tmp_path / "s.json"
+    st = ServiceState(path)
+    dev = Device()
+    st.opened(dev)
+    reader = subprocess.Popen([sys.executable, "-c", f"""
+import json, pathlib
+p = pathlib.Path({str(path)!r}); bad = n = 0
+while n < 500:
+    try:
+        json.loads(p.read_text()); n += 1
+    except ValueError:
+        bad += 1
+print(n, bad)
+"""], stdout=subprocess.PIPE, text=True)
+    writes = 0
+    while reader.poll() is None and writes < 200_000:
+        dev.overflows = writes
+        st.write()
+        writes += 1
+    reads, bad = map(int, reader.communicate(timeout=60)[0].split())
+    assert reads == 500 and bad == 0
+    assert json.loads(path.read_text())["capture"]["overflows"] == writes - 1
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".service-state.")] == []
+
+
+def test_missing_stale_dead_and_broken_files_are_not_running(tmp_path):
+    missing = read_state(tmp_path / "none.json")
+    assert missing["running"] is False and "has not run here" in missing["reason"]
+    assert "not running" in format_service(missing)[0]
+
+    clock = Clock()
+    st = ServiceState(tmp_path / "s.json", interval_s=5.0, clock=clock)
+    st.write()
+    assert read_state(st.path, clock)["running"] is True
+    clock.t += 60.0  # the audio loop stopped writing
+    stale = read_state(st.path, clock)
+    assert stale["running"] is False and "no update for 60 s" in stale["reason"]
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    doc = json.loads(st.path.read_text())
+    doc["pid"] = int(dead.stdout)
+    st.path.write_text(json.dumps(doc))
+    gone = read_state(st.path, lambda: doc["updated"])
+    assert gone["running"] is False and gone["reason"] == "process gone"
+
+    st.path.write_text('{"version": 1, "pid": ')
+    broken = read_state(st.path)
+    assert broken["running"] is False and broken["reason"].startswith("unreadable state file")
+
+
+def test_status_lines_name_the_counters(tmp_path):
+    st = ServiceState(tmp_path / "s.json")
+    dev = Device()
+    st.opened(dev)
+    dev.overflows, dev.overflow_stalls = 12, 3
+    st.write()
+    lines = format_service(read_state(st.path))
+    assert lines[0].startswith("service: running")
+    assert "overflows 12 in 3 stalls" in lines[1] and "default at 48000 Hz x 2 ch" in lines[1]
+
+
+def test_an_unwritable_state_file_does_not_stop_the_service(tmp_path, caplog):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    st = ServiceState(blocker / "s.json")  # its directory is a file
+    st.write()
+    assert "not written" in caplog.text
