@@ -1,11 +1,10 @@
 """``edge doctor`` on fake /etc, /dev, /proc, /sys trees (tests/fakeroot.py on top of tests/fakesys.py):
-the healthy tree passes every check; each failure of the issue (case C07 among them) fails its check
-with a fix that names the group, permission or limit. One run goes through PortAudio on a PulseAudio
+the healthy tree passes every check; each failure of the issue fails its check with its fix (the
+permission and limit failures of case C07 are in tests/test_c07_permissions.py). One run goes through PortAudio on a PulseAudio
 null sink to list a real capture device with its native rate."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -90,13 +89,7 @@ def _corrupt_manifest(tmp_path) -> Path:
 
 def _break(kind, root, fs, tmp_path, lib_dir):
     """Break one thing in the healthy tree; returns extra Doctor arguments."""
-    if kind == "missing group":
-        fakeroot.accounts(root, edge_groups=("audio",))
-    elif kind == "unreadable /dev/snd":
-        os.chmod(root / "dev/snd/pcmC0D0c", 0o600)
-    elif kind == "nofile 1024":
-        fakeroot.limits(root, nofile_soft=1024, nofile_hard=4096)
-    elif kind == "npu node missing":
+    if kind == "npu node missing":
         (root / "dev/dri/renderD129").unlink()
     elif kind == "runtime mismatch":
         fakeroot.runtimes(root, lib_dir, rkllm="1.1.4")
@@ -119,11 +112,6 @@ def _break(kind, root, fs, tmp_path, lib_dir):
 
 CASES = [
     # kind, check, words in the message, words in the fix
-    ("missing group", "user", "not in group(s) render", "usermod -aG render edge"),
-    ("missing group", "permissions", "/dev/dri/renderD129 (crw-rw---- group render): user edge cannot read and write",
-     "usermod -aG render edge"),
-    ("unreadable /dev/snd", "permissions", "/dev/snd/pcmC0D0c (crw------- group audio)", "chmod g+rw /dev/snd/pcmC0D0c"),
-    ("nofile 1024", "nofile", "is 1024, below 65536", "LimitNOFILE=65536"),
     ("npu node missing", "devices", "NPU node /dev/dri/renderD129 missing", "rknpu"),
     ("runtime mismatch", "runtimes", "librkllmrt 1.1.4 at /usr/lib/librkllmrt.so, but the models were converted with 1.2.1",
      "install librkllmrt.so 1.2.1"),
@@ -153,14 +141,6 @@ def test_cpu_only_board_needs_no_npu(tmp_path, lib_dir):
     res = run(root, ["user", "devices", "permissions", "npu-driver", "runtimes"], board="x86-dev")
     assert all(r.status == "ok" for r in res.values()), [r.line() for r in res.values()]
     assert "CPU-only" in res["npu-driver"].message
-
-
-def test_missing_user_fails_with_the_install_command(tree):
-    root, _ = tree
-    fakeroot.accounts(root, with_user=False)
-    res = run(root, ["user", "permissions"])
-    assert res["user"].status == "fail" and res["user"].fix == f"edge install --board {BOARD} (creates the user and its groups)"
-    assert res["permissions"].status == "fail"
 
 
 def test_audio_probe_lists_a_real_capture_device_with_its_native_rate(pulse_null_sink, tree):

@@ -67,7 +67,8 @@ class StepSpec:
     id or path), ``n_ctx`` (tokens), ``threads`` (llama.cpp CPU threads), ``lib`` (path of
     librkllmrt.so), ``timeout_s`` (s without a token before the step counts as hung),
     ``smoke_timeout_s`` (s for its smoke inference; None = the chain's), plus the shared ``seed``,
-    ``prefix_states``, ``models_dir`` and ``soc``."""
+    ``prefix_states``, ``models_dir``, ``soc`` and the board's NPU node(s) and group (``npu_nodes``,
+    ``npu_group``: checked before the NPU runtime starts, case C07)."""
 
     engine: str
     model: str | None = None
@@ -80,6 +81,8 @@ class StepSpec:
     prefix_states: int = 2
     models_dir: Path | None = None
     soc: str | None = None
+    npu_nodes: tuple[str, ...] = ()
+    npu_group: str | None = None
 
     @property
     def label(self) -> str:
@@ -109,6 +112,8 @@ def default_factory(spec: StepSpec):
         kwargs = {"library": spec.lib, "timeout_s": spec.watchdog_s}
         if spec.soc:
             kwargs["soc"] = spec.soc
+        if spec.npu_nodes:
+            kwargs.update(npu_nodes=list(spec.npu_nodes), npu_group=spec.npu_group)
         return RkllmEngine(find_model(spec.model, spec.models_dir), spec.n_ctx, **kwargs)
     raise ValueError(f"unknown engine {spec.engine!r}; one of rkllm, llamacpp, grammar")
 
@@ -121,7 +126,10 @@ def specs_from_settings(settings) -> list[StepSpec]:
     board = getattr(settings, "board", None)
     soc = getattr(board, "soc", None) if board is not None else None
     models_dir = getattr(getattr(settings, "models", None), "dir", None)
-    common = dict(seed=llm.seed, prefix_states=llm.prefix_states, models_dir=models_dir, soc=soc)
+    npu = getattr(board, "npu", None) if board is not None else None
+    nodes = (npu.get("device_node"), *npu.get("alt_device_nodes", [])) if isinstance(npu, dict) else ()
+    common = dict(seed=llm.seed, prefix_states=llm.prefix_states, models_dir=models_dir, soc=soc,
+                  npu_nodes=tuple(n for n in nodes if n), npu_group=npu.get("device_group") if isinstance(npu, dict) else None)
     if not llm.chain:
         if llm.engine == "none":
             return []

@@ -139,6 +139,9 @@ class RkllmEngine:
             without it counts are over-estimated (:func:`estimate_tokens`).
         cpu_mask: ``enabled_cpus_mask`` bits for the runtime's CPU threads (e.g. ``0xF0`` = the
             RK3588's four Cortex-A76 cores 4–7); ``None`` keeps the runtime default.
+        npu_nodes, npu_group: the board's ``npu.device_node`` (+ ``alt_device_nodes``) and
+            ``npu.device_group``; when given, the node must open read-write before ``rkllm_init``
+            (:func:`drivers.npu.node.check_node`), else EngineError naming the group to join.
     Raises:
         EngineError: SoC refused, runtime missing or not 1.3.x, model missing, ``rkllm_init``
             failed; the message says which and what to do. ``__cause__`` holds the driver error.
@@ -152,7 +155,8 @@ class RkllmEngine:
                  wait_s: float | None = None, abort_grace_s: float = 5.0, max_new_tokens: int = 256,
                  top_k: int = 20, top_p: float = 0.8, repeat_penalty: float = 1.05,
                  chat_template: ChatTemplate = QWEN_CHATML, tokenizer: str | Path | None = None,
-                 cpu_mask: int | None = None):
+                 cpu_mask: int | None = None, npu_nodes: list[str] | None = None,
+                 npu_group: str | None = None):
         if n_ctx <= 0:
             raise ValueError(f"n_ctx must be a positive number of tokens, got {n_ctx}")
         self.n_ctx = n_ctx
@@ -179,6 +183,13 @@ class RkllmEngine:
         except rk.RkllmError as e:
             raise EngineError(f"rkllm engine unavailable: {e}") from e
         self.model_path = self._model_path(model)
+        if npu_nodes:  # the runtime would only print an error: say which node, group and fix (C07)
+            from drivers.npu.node import NpuAccessError, check_node
+
+            try:
+                check_node(npu_nodes, npu_group)
+            except NpuAccessError as e:
+                raise EngineError(f"rkllm engine unavailable: {e}") from e
 
         param = self.lib.create_default_param()
         self._model_bytes = str(self.model_path).encode()  # the runtime may keep the pointer

@@ -12,6 +12,8 @@
  *                        hang               no event until rkllm_abort, then FINISH (safety exit after 120 s)
  *   RKLLM_STUB_TOKENS    token texts separated by '|' (default "Hello| world|.")
  *   RKLLM_STUB_DELAY_MS  pause before each token, ms (default 0)
+ *   RKLLM_STUB_NPU_NODE  a device node rkllm_init opens read-write first, as the real runtime opens
+ *                        the rknpu node; when it cannot, init prints why and returns -1 (case C07)
  *
  * The runtime version is a string literal in the binary, as in the real library, chosen when
  * compiling: -DRKLLM_STUB_VERSION='"1.3.0"'. rkllm_init prints the real runtime's log line.
@@ -20,10 +22,12 @@
  * rkllm_stub_describe(handle) (what init and the last run received), rkllm_stub_max_concurrent().
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "rkllm_stub.h"
 
@@ -116,6 +120,15 @@ EXPORT int rkllm_init(LLMHandle* handle, RKLLMParam* param, RKLLMCallback* callb
     printf("I rkllm: rkllm-runtime version: %s, rknpu driver version: %s, platform: %s\n", k_runtime_version,
            k_driver_version, "STUB");
     fflush(stdout);
+    const char* node = getenv("RKLLM_STUB_NPU_NODE");
+    if (node && *node) {
+        int fd = open(node, O_RDWR | O_CLOEXEC);
+        if (fd < 0) {
+            fprintf(stderr, "E rkllm: failed to open the rknpu device %s: %s\n", node, strerror(errno));
+            return -1;
+        }
+        close(fd);
+    }
     if (mode == MODE_FAIL_INIT) {
         fprintf(stderr, "E rkllm(stub): init failure requested by RKLLM_STUB_MODE=fail_init\n");
         return -1;
