@@ -4,8 +4,10 @@ import shutil
 import pytest
 
 try:  # tests/ is put on sys.path by pytest's default (prepend) import mode
+    from helpers import INVENTORY
     from pulse import pulse_server
 except ImportError:  # tests/ became a package
+    from tests.helpers import INVENTORY
     from tests.pulse import pulse_server
 
 
@@ -17,3 +19,48 @@ def pulse_null_sink(tmp_path):
         pytest.skip("the 'pulseaudio' binary is not installed (apt-get install pulseaudio)")
     with pulse_server(tmp_path) as env:
         yield env
+
+
+def _rig(tmp_path_factory, llm: bool):
+    from edge.config import load_settings
+    from edge.service import build_stages
+    from edge.store import Store
+
+    d = tmp_path_factory.mktemp("rig-llm" if llm else "rig-grammar")
+    overrides = {"store": {"path": str(d / "unused.db")}, "output_dir": str(d)}
+    if not llm:
+        overrides["llm"] = {"engine": "none"}
+    settings = load_settings(board="x86-dev", overrides=overrides)
+    boot = Store(d / "boot.db")
+    boot.import_csv(INVENTORY)
+    stages = build_stages(settings, boot)
+    return settings, stages
+
+
+@pytest.fixture(scope="session")
+def rig_llm(tmp_path_factory):
+    """``(settings, stages)``: the real stages on the x86-dev board (wake word, VAD, whisper, grammar
+    + SmolLM2, TTS worker), loaded once for the whole test session. A test puts its own store in
+    ``stages.store`` (see ``inventory_store``)."""
+    settings, stages = _rig(tmp_path_factory, llm=True)
+    yield settings, stages
+    stages.tts.close()
+
+
+@pytest.fixture(scope="session")
+def rig_grammar(tmp_path_factory):
+    """As ``rig_llm`` with ``llm.engine: none`` (grammar path only)."""
+    settings, stages = _rig(tmp_path_factory, llm=False)
+    yield settings, stages
+    stages.tts.close()
+
+
+@pytest.fixture
+def inventory_store(tmp_path):
+    """A fresh SQLite store in ``tmp_path`` loaded from the shared inventory.csv."""
+    from edge.store import Store
+
+    store = Store(tmp_path / "edge.db")
+    store.import_csv(INVENTORY)
+    yield store
+    store.close()

@@ -32,8 +32,6 @@ import soxr
 
 from drivers.audio import SAMPLE_RATE, AudioFormatError, FrameConverter, read_wav, wav_frames
 from drivers.audio.device import MAX_CAPTURE_CHANNELS, AudioDeviceError, native_format
-from edge.config import load_settings
-from edge.service import build_stages
 from edge.store import Store
 from tests.audio_helpers import assert_pipeline_frames, convert_in_chunks
 from tests.helpers import AUDIO, INVENTORY, REPO, SESSIONS, of_type, run_session
@@ -68,26 +66,19 @@ def resampled(dest: Path, rate: int, channels: int, subtype: str) -> Path:
 # the pipeline: same wake word and intent at every rate and format
 
 @pytest.fixture(scope="module")
-def settings(tmp_path_factory):
-    d = tmp_path_factory.mktemp("edge")
-    return load_settings(board="x86-dev", overrides={"store": {"path": str(d / "unused.db")}, "output_dir": str(d),
-                                                     "llm": {"engine": "none"}})
+def settings(rig_grammar):
+    return rig_grammar[0]
 
 
 @pytest.fixture(scope="module")
-def stages(settings, tmp_path_factory):
-    store = Store(tmp_path_factory.mktemp("boot") / "edge.db")
-    store.import_csv(INVENTORY)
-    return build_stages(settings, store)
+def stages(rig_grammar):
+    return rig_grammar[1]
 
 
 @pytest.fixture
-def fresh(stages, tmp_path):
-    store = Store(tmp_path / "edge.db")
-    store.import_csv(INVENTORY)
-    stages.store = store
-    yield stages
-    store.close()
+def fresh(stages, inventory_store):
+    stages.store = inventory_store
+    return stages
 
 
 @pytest.fixture(scope="module")

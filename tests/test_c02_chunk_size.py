@@ -17,8 +17,6 @@ import pytest
 import soundfile as sf
 
 from drivers.audio import FRAME_SAMPLES, SAMPLE_RATE, FrameConverter, wav_frames
-from edge.config import load_settings
-from edge.service import build_stages
 from edge.store import Store
 from tests.audio_helpers import assert_pipeline_frames, convert_in_chunks, turn_signature
 from tests.helpers import AUDIO, INVENTORY, SESSIONS, of_type, run_session
@@ -96,17 +94,13 @@ def test_uneven_chunks_give_the_same_frames():
 # the pipeline: the same turn for every chunk size
 
 @pytest.fixture(scope="module")
-def settings(tmp_path_factory):
-    d = tmp_path_factory.mktemp("edge")
-    return load_settings(board="x86-dev", overrides={"store": {"path": str(d / "unused.db")}, "output_dir": str(d),
-                                                     "llm": {"engine": "none"}})
+def settings(rig_grammar):
+    return rig_grammar[0]
 
 
 @pytest.fixture(scope="module")
-def stages(settings, tmp_path_factory):
-    store = Store(tmp_path_factory.mktemp("boot") / "edge.db")
-    store.import_csv(INVENTORY)
-    return build_stages(settings, store)
+def stages(rig_grammar):
+    return rig_grammar[1]
 
 
 @pytest.fixture(scope="module")

@@ -12,8 +12,7 @@ import numpy as np
 import pytest
 
 from drivers.audio import SAMPLE_RATE, read_wav, wav_frames
-from edge.config import load_settings
-from edge.service import build_stages, run_frames
+from edge.service import run_frames
 from edge.speaker import TimelineSpeaker
 from edge.store import Store
 from tests.helpers import INVENTORY, heard, of_type
@@ -23,12 +22,12 @@ GAIN = 10 ** (-10 / 20)  # -10 dB
 
 
 @pytest.fixture(scope="module")
-def rig(tmp_path_factory):
+def rig(tmp_path_factory, rig_llm):
     d = tmp_path_factory.mktemp("c03")
-    settings = load_settings(board="x86-dev", overrides={"store": {"path": str(d / "x.db")}, "output_dir": str(d)})
+    settings, stages = rig_llm
     boot = Store(d / "boot.db")
     boot.import_csv(INVENTORY)
-    stages = build_stages(settings, boot)
+    stages.store = boot
     base = session(d / "base.wav", 0.5, "<wake>", 0.4, "how many cable ties do we have", 1.0)
     # learn when and what the box answers
     spk = TimelineSpeaker()

@@ -5,12 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from drivers.audio import SAMPLE_RATE, write_wav
-from edge.config import load_settings
-from edge.service import build_stages
-from edge.store import Store
-from tests.helpers import INVENTORY, heard, of_type, run_session
-from tests.synth import session, silence, wake
+from drivers.audio import SAMPLE_RATE
+from tests.helpers import heard, of_type, run_session
+from tests.synth import session
 
 HUM_DBFS = -50.0
 
@@ -21,28 +18,16 @@ def hum(seconds: float, hz: float = 50.0) -> np.ndarray:
     return np.round(32767 * 10 ** (HUM_DBFS / 20) * np.sin(2 * np.pi * hz * t)).astype(np.int16)
 
 
-@pytest.fixture(scope="module")
-def rig(tmp_path_factory):
-    d = tmp_path_factory.mktemp("c09")
-    settings = load_settings(board="x86-dev", overrides={"store": {"path": str(d / "x.db")}, "output_dir": str(d)})
-    boot = Store(d / "boot.db")
-    boot.import_csv(INVENTORY)
-    return settings, build_stages(settings, boot)
-
-
 @pytest.fixture
-def run(rig, tmp_path):
-    settings, stages = rig
-    store = Store(tmp_path / "edge.db")
-    store.import_csv(INVENTORY)
-    stages.store = store
+def run(rig_llm, inventory_store, tmp_path):
+    settings, stages = rig_llm
+    stages.store = inventory_store
 
     def go(*parts):
         wav = session(tmp_path / "in.wav", *parts)
-        return run_session(stages, settings, wav, tmp_path), store
+        return run_session(stages, settings, wav, tmp_path), inventory_store
 
-    yield go
-    store.close()
+    return go
 
 
 def _nothing_done(events, store):

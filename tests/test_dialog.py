@@ -6,9 +6,7 @@ import dataclasses
 import pytest
 
 from edge import dialog
-from edge.config import load_settings
 from edge.nlu.types import Intent
-from edge.service import build_stages
 from edge.store import Store
 from tests.helpers import INVENTORY, heard, of_type, run_session
 from tests.synth import session
@@ -69,12 +67,8 @@ def test_low_confidence_quantity_is_read_back(store):
 
 
 @pytest.fixture(scope="module")
-def loaded(tmp_path_factory):
-    d = tmp_path_factory.mktemp("dlg")
-    settings = load_settings(board="x86-dev", overrides={"store": {"path": str(d / "x.db")}, "output_dir": str(d)})
-    boot = Store(d / "boot.db")
-    boot.import_csv(INVENTORY)
-    return settings, build_stages(settings, boot)
+def loaded(rig_llm):
+    return rig_llm
 
 
 @pytest.mark.parametrize("answer,stock", [("yes", -2), ("no", 0)])

@@ -8,35 +8,22 @@ from pathlib import Path
 
 import pytest
 
-from edge.config import load_settings
-from edge.service import build_stages
-from edge.store import Store
-from tests.helpers import AUDIO, EXPECTED, INVENTORY, SESSIONS, of_type, run_session
+from tests.helpers import AUDIO, EXPECTED, SESSIONS, of_type, run_session
 
 SESSION_NAMES = sorted(k for k in EXPECTED if not k.startswith("_"))
 
 
 @pytest.fixture(scope="module")
-def settings(tmp_path_factory):
-    d = tmp_path_factory.mktemp("edge")
-    return load_settings(board="x86-dev", overrides={"store": {"path": str(d / "unused.db")}, "output_dir": str(d)})
-
-
-@pytest.fixture(scope="module")
-def stages(settings, tmp_path_factory):
-    store = Store(tmp_path_factory.mktemp("boot") / "edge.db")
-    store.import_csv(INVENTORY)
-    return build_stages(settings, store)
+def settings(rig_llm):
+    return rig_llm[0]
 
 
 @pytest.fixture
-def fresh(stages, tmp_path):
+def fresh(rig_llm, inventory_store):
     """The loaded stages with a fresh store loaded from inventory.csv."""
-    store = Store(tmp_path / "edge.db")
-    store.import_csv(INVENTORY)
-    stages.store = store
-    yield stages, store
-    store.close()
+    stages = rig_llm[1]
+    stages.store = inventory_store
+    return stages, inventory_store
 
 
 @pytest.mark.parametrize("name", SESSION_NAMES)
