@@ -7,17 +7,13 @@ import pytest
 
 from edge import dialog
 from edge.nlu.types import Intent
-from edge.store import Store
-from tests.helpers import INVENTORY, heard, of_type, run_session
+from tests.helpers import heard, of_type, run_session
 from tests.synth import session
 
 
 @pytest.fixture
-def store(tmp_path):
-    s = Store(tmp_path / "edge.db")
-    s.import_csv(INVENTORY)
-    yield s
-    s.close()
+def store(inventory_store):
+    return inventory_store
 
 
 def test_ambiguous_item_is_asked_back_and_the_answer_completes_the_log(store):

@@ -12,8 +12,7 @@ from edge.nlu.llm_intent import ATTEMPTS, NOT_UNDERSTOOD, LlmIntentParser, build
 from edge.nlu.schema import (INTENT_VALUES, IntentJsonError, generation_schema, parse_and_validate,
                              parse_json_object)
 from edge.nlu.understand import Understanding
-from edge.store import Store
-from tests.nlu_helpers import INVENTORY, SMOLLM2, ReplayEngine, sample_items
+from tests.nlu_helpers import SMOLLM2, ReplayEngine, sample_items
 
 ITEMS = sample_items()
 SKUS = [i.sku for i in ITEMS]
@@ -51,11 +50,8 @@ def act(intent, store, text):
 
 
 @pytest.fixture
-def store(tmp_path):
-    s = Store(tmp_path / "edge.db")
-    s.import_csv(INVENTORY)
-    yield s
-    s.close()
+def store(inventory_store):
+    return inventory_store
 
 
 def quantities(store):
