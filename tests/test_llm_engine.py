@@ -10,7 +10,8 @@ import pytest
 
 from edge.config import ConfigError, load_settings
 from edge.llm.base import CancelToken, ContextOverflow, EngineError, GenerationRequest, generate
-from edge.llm.llamacpp import LlamaCppEngine, estimate_kv_cache_bytes, gguf_shape
+from edge.governor import ModelShape, kv_cache_bytes, model_shape
+from edge.llm.llamacpp import LlamaCppEngine
 from edge.models import resolve
 from edge.nlu.understand import TOO_LONG, Understanding
 
@@ -147,10 +148,11 @@ def test_c11_config_refuses_n_ctx_zero():
 
 
 def test_kv_cache_estimate_matches_llama_cpp_state_growth(engine):
-    shape = gguf_shape(resolve(MODEL))
-    assert (shape.n_layers, shape.n_heads, shape.n_kv_heads, shape.head_dim) == (30, 9, 3, 64)
+    shape = model_shape(MODEL)  # the governor's reading of the GGUF header, used for memory admission
+    assert (shape.n_layers, shape.n_kv_heads, shape.head_dim, shape.head_dim_v) == (30, 3, 64, 64)
     assert shape.n_ctx_train == 8192
-    assert shape.kv_cache_bytes(2048) == estimate_kv_cache_bytes(2048, 30, 3, 64, 2) == 47_185_920
+    assert engine.shape == ModelShape(30, 3, 64, 64, 8192, engine.shape.source)  # the loaded engine reads the same
+    assert kv_cache_bytes(shape, 2048) == 2 * 2048 * 30 * 3 * 64 * 2 == 47_185_920
     # llama.cpp serializes the KV cells in use: the state grows by the KV bytes of each token
     # (plus a few bytes of cell metadata).
     import llama_cpp
@@ -164,9 +166,9 @@ def test_kv_cache_estimate_matches_llama_cpp_state_growth(engine):
         sizes.append(llama_cpp.llama_state_get_size(llm.ctx))
     assert len(toks) >= 192
     per_token = (sizes[1] - sizes[0]) / 128
-    assert per_token == pytest.approx(estimate_kv_cache_bytes(1, 30, 3, 64, 2), rel=0.01)
+    assert per_token == pytest.approx(kv_cache_bytes(shape, 1), rel=0.01)
     with pytest.raises(ValueError, match="n_ctx"):
-        estimate_kv_cache_bytes(0, 30, 3, 64)
+        kv_cache_bytes(shape, 0)
 
 
 # ------------------------------------------------------------------------------ prompt caching

@@ -26,7 +26,6 @@ import json
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
@@ -61,84 +60,6 @@ def model_path(model: str, models_dir: str | Path | None = None) -> Path:
     return find_model(model, models_dir)
 
 
-def estimate_kv_cache_bytes(n_ctx: int, n_layers: int, n_kv_heads: int, head_dim: int,
-                            bytes_per_elem: int = 2) -> int:
-    """Bytes of the K and V caches for ``n_ctx`` tokens: ``2 * n_ctx * n_layers * n_kv_heads *
-    head_dim * bytes_per_elem``. ``bytes_per_elem`` is 2 for llama.cpp's default f16 cache
-    (``type_k``/``type_v``). SmolLM2-135M (30 layers, 3 KV heads of 64) at n_ctx 2048: 47 185 920
-    bytes (45 MiB). Excludes compute buffers and weights.
-
-    Raises:
-        ValueError: a non-positive argument.
-    """
-    for name, v in (("n_ctx", n_ctx), ("n_layers", n_layers), ("n_kv_heads", n_kv_heads),
-                    ("head_dim", head_dim), ("bytes_per_elem", bytes_per_elem)):
-        if v <= 0:
-            raise ValueError(f"estimate_kv_cache_bytes: {name} must be positive, got {v}")
-    return 2 * n_ctx * n_layers * n_kv_heads * head_dim * bytes_per_elem
-
-
-@dataclass(frozen=True)
-class GgufShape:
-    """The numbers of a GGUF model that size its KV cache, from its metadata (GGUF keys
-    ``{arch}.block_count``, ``{arch}.attention.head_count``, ``{arch}.attention.head_count_kv``,
-    ``{arch}.attention.key_length`` or ``embedding_length / head_count``, ``{arch}.context_length``)."""
-
-    architecture: str
-    n_layers: int
-    n_heads: int
-    n_kv_heads: int
-    head_dim: int
-    n_ctx_train: int
-
-    def kv_cache_bytes(self, n_ctx: int, bytes_per_elem: int = 2) -> int:
-        """:func:`estimate_kv_cache_bytes` for this model."""
-        return estimate_kv_cache_bytes(n_ctx, self.n_layers, self.n_kv_heads, self.head_dim, bytes_per_elem)
-
-
-def shape_from_metadata(metadata: dict[str, str]) -> GgufShape:
-    """:class:`GgufShape` from ``Llama.metadata`` (all values are strings there).
-
-    Raises:
-        ValueError: a key is missing (the message names it).
-    """
-    arch = metadata.get("general.architecture")
-    if not arch:
-        raise ValueError("GGUF metadata has no general.architecture")
-
-    def get(key: str, default: int | None = None) -> int:
-        v = metadata.get(f"{arch}.{key}")
-        if v is None:
-            if default is None:
-                raise ValueError(f"GGUF metadata has no {arch}.{key}")
-            return default
-        return int(v)
-
-    n_heads = get("attention.head_count")
-    head_dim = get("attention.key_length", get("embedding_length") // n_heads)
-    return GgufShape(arch, get("block_count"), n_heads, get("attention.head_count_kv", n_heads), head_dim,
-                     get("context_length", 0))
-
-
-def gguf_shape(path: str | Path) -> GgufShape:
-    """Read a GGUF file's :class:`GgufShape` (loads the vocabulary only: ~0.5 s, no weights).
-
-    Raises:
-        EngineError: llama.cpp cannot read the file.
-        ValueError: a metadata key is missing.
-    """
-    from llama_cpp import Llama
-
-    try:
-        llm = Llama(model_path=str(path), vocab_only=True, n_ctx=256, verbose=False)
-    except (ValueError, RuntimeError) as e:
-        raise EngineError(f"llama.cpp cannot read {path}: {e}") from e
-    try:
-        return shape_from_metadata(llm.metadata)
-    finally:
-        llm.close()
-
-
 class LlamaCppEngine:
     """Chat generation with llama-cpp-python, streaming; one generation at a time.
 
@@ -149,7 +70,7 @@ class LlamaCppEngine:
         threads: CPU threads for prompt and decode (the governor chooses them).
         seed: sampling seed, set before every request (same request → same answer).
         prefix_states: how many system-prompt KV states to keep (0 = rely on prefix reuse only).
-            Each costs the KV bytes of its prefix (:func:`estimate_kv_cache_bytes`) plus ~n_vocab
+            Each costs the KV bytes of its prefix (:func:`edge.governor.kv_cache_bytes`) plus ~n_vocab
             * 4 bytes of logits state.
         models_dir: where ``edge models add`` installs local models (``models.dir``).
     Raises:
@@ -183,7 +104,9 @@ class LlamaCppEngine:
         except (ValueError, RuntimeError) as e:  # llama-cpp-python: "Failed to load model from file"
             raise EngineError(f"llama.cpp cannot load {self.path}: {e}; check the file with "
                               f"'edge models verify' or reinstall it") from e
-        self.shape = shape_from_metadata(self.llm.metadata)
+        from edge.governor import shape_from_gguf_metadata
+
+        self.shape = shape_from_gguf_metadata(self.llm.metadata, f"GGUF metadata of {self.path}")
         self._formatter = self._chat_formatter()
         import llama_cpp
 
