@@ -356,7 +356,7 @@ class ServiceStateCollector:
 
         from edge.runstate import read_state
 
-        st = read_state(self.path)
+        st = read_state(self.path)  # never raises; a malformed file reads as not running
         yield GaugeMetricFamily("edge_service_up", "1: the voice service runs and its state is fresh",
                                 value=1.0 if st.get("running") else 0.0)
         if "capture" not in st:

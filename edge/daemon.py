@@ -129,8 +129,7 @@ def run_service(settings, store, output_dir: Path, emit: Callable[[ev.Event], No
     journal = any(getattr(h, "_edge", False) and type(h).__name__ == "JournalHandler" for h in log.handlers)
     event_level = logging.INFO if journal else logging.DEBUG
     svc = settings.service
-    run_state = state or ServiceState(state_path(settings), svc.state_interval_s)
-    run_state.write()
+    run_state = (state or ServiceState(state_path(settings), svc.state_interval_s)).start()
 
     def on_term(signum, _frame):
         raise KeyboardInterrupt(signal.Signals(signum).name)
@@ -239,10 +238,9 @@ def run_service(settings, store, output_dir: Path, emit: Callable[[ev.Event], No
                 log.warning("capture device lost: %s", lost[0], extra={"STAGE": "capture"})
     except KeyboardInterrupt as e:
         notifier.stopping(f"stopping ({e or 'interrupt'})")
-        run_state.turn = "stopped"
-        run_state.write()
         log.info("stopping (%s)", e or "interrupt")
         return 0
     finally:
+        run_state.stop("stopped")
         for s, h in old.items():
             signal.signal(s, h)

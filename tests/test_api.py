@@ -356,5 +356,10 @@ def test_metrics_carry_the_live_service_capture_counters(chain, tmp_path):
         assert after["edge_service_up"] == 1.0 and after["edge_capture_ok"] == 1.0
         assert (after["edge_capture_overflows_total"], after["edge_capture_overflow_stalls_total"],
                 after["edge_capture_xruns_total"], after["edge_capture_lost_total"]) == (17.0, 2.0, 3.0, 0.0)
+        path.write_text('{"version": 1, "pid": null}')  # malformed: the scrape still works, the service is not up
+        r = s.client.get("/metrics")
+        assert r.status_code == 200
+        broken = {x.name: x.value for f in text_string_to_metric_families(r.text) for x in f.samples}
+        assert broken["edge_service_up"] == 0.0 and "edge_api_queue_depth" in broken  # the other metrics stay
     finally:
         s.close()

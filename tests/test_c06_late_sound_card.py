@@ -107,4 +107,4 @@ def test_late_capture_device_is_waited_for_and_then_used(notify_socket, tmp_path
     st = read_state(tmp_path / "service-state.json")
     assert st["running"] is False and st["turn"] == "stopped" and st["turns"] == 1
     assert st["capture"]["open_attempts"] == len(delays) + 1  # every failed try (each logs its next delay), then the one that worked
-    assert st["capture"]["state"] == "ok" and st["capture"]["device"] == "default"
+    assert st["capture"]["state"] == "closed" and st["capture"]["device"] == "default"  # closed at the stop

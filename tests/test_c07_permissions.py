@@ -4,15 +4,18 @@ or limit and the fix; the NPU stage falls back to the CPU instead of dying.
 
 Real parts: ``edge doctor`` on fake /etc, /dev, /proc trees (tests/fakeroot.py) for the accounts and
 device modes of a board; a real process whose RLIMIT_NOFILE is 1024; the RKLLM stand-in (compiled
-from C here) behind a node file that the process really cannot open. Tests run as root here, and
-root ignores file modes; util-linux ``setpriv`` drops CAP_DAC_OVERRIDE/CAP_DAC_READ_SEARCH from the
-child, which then obeys the node's mode like the ``edge`` user would.
+from C here) behind a character device node (made with mknod, numbers of /dev/null, group ``video``)
+that the process really cannot open. Tests run as root here, and root ignores file modes; util-linux
+``setpriv`` drops CAP_DAC_OVERRIDE/CAP_DAC_READ_SEARCH from the child, which then obeys the node's
+mode like the ``edge`` user would.
 """
 from __future__ import annotations
 
+import grp
 import json
 import os
 import resource
+import stat
 import shutil
 import subprocess
 import sys
@@ -97,9 +100,9 @@ CHAIN = r"""
 import json, sys
 from edge.llm.base import GenerationRequest
 from edge.llm.chain import EngineChain, StepSpec
-model, lib, nodes = sys.argv[1], sys.argv[2], tuple(a for a in sys.argv[3:] if a)
+model, lib, group, nodes = sys.argv[1], sys.argv[2], sys.argv[3], tuple(a for a in sys.argv[4:] if a)
 npu = StepSpec("rkllm", model, 1024, lib=lib, timeout_s=5.0, smoke_timeout_s=5.0, soc="rk3588",
-               npu_nodes=nodes, npu_group="render")
+               npu_nodes=nodes, npu_group=group)
 cpu = StepSpec("llamacpp", "smollm2-135m-instruct-q4_1", 512)
 chain = EngineChain([npu, cpu]).start()
 text, stats = chain.generate(GenerationRequest([{"role": "user", "content": "What is a hammer?"}],
@@ -121,8 +124,12 @@ def npu_rig(tmp_path_factory):
     assert r.returncode == 0, r.stderr
     model = d / "qwen2.5-3b-instruct_w8a8_rk3588.rkllm"
     model.write_bytes(b"stand-in model: the stub only opens it\n")
-    node = d / "renderD129"  # stands in for /dev/dri/renderD129 (only its mode matters here)
-    node.write_bytes(b"")
+    node = d / "renderD129"  # stands in for /dev/dri/renderD129
+    try:
+        os.mknod(node, stat.S_IFCHR | 0o660, os.makedev(1, 3))  # the numbers of /dev/null: opening is harmless
+        os.chown(node, -1, grp.getgrnam("video").gr_gid)
+    except (PermissionError, KeyError) as e:
+        pytest.skip(f"cannot make a character device node owned by group video here: {e}")
     prefix: list[str] = []
     if os.geteuid() == 0:
         setpriv = shutil.which("setpriv")
@@ -132,12 +139,12 @@ def npu_rig(tmp_path_factory):
     return so, model, node, prefix
 
 
-def _chain(rig, mode: int, check_nodes: bool) -> tuple[dict, str]:
+def _chain(rig, mode: int, check_nodes: bool, group: str = "video") -> tuple[dict, str]:
     so, model, node, prefix = rig
     os.chmod(node, mode)
     env = {k: v for k, v in os.environ.items() if not k.startswith("RKLLM_STUB_")}
     env.update(RKLLM_STUB_MODE="stream", RKLLM_STUB_TOKENS="On| the| NPU.", RKLLM_STUB_NPU_NODE=str(node))
-    r = subprocess.run([*prefix, sys.executable, "-c", CHAIN, str(model), str(so), str(node) if check_nodes else ""],
+    r = subprocess.run([*prefix, sys.executable, "-c", CHAIN, str(model), str(so), group, str(node) if check_nodes else ""],
                        cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]  # never dies
     return json.loads(r.stdout.strip().splitlines()[-1]), r.stderr
@@ -154,8 +161,15 @@ def test_without_access_the_npu_step_says_which_group_and_the_cpu_answers(npu_ri
     npu, cpu = out["status"][:2]
     assert (npu["engine"], npu["state"], cpu["engine"], cpu["active"]) == ("rkllm", "unhealthy", "llamacpp", True)
     assert "cannot open the NPU device node" in npu["reason"] and "Permission denied" in npu["reason"]
-    assert "usermod -aG render" in npu["reason"]
+    assert "group video" in npu["reason"] and "usermod -aG video" in npu["reason"]
+    assert "SupplementaryGroups=video" in npu["reason"]
     assert out["engine"] == "llamacpp" and out["text"]
+
+
+def test_a_board_config_naming_the_wrong_group_gets_the_node_s_real_group_in_the_fix(npu_rig):
+    out, _ = _chain(npu_rig, 0o000, check_nodes=True, group="render")
+    reason = out["status"][0]["reason"]
+    assert "usermod -aG video" in reason and "the board config names group render, the node has group video" in reason
 
 
 def test_without_the_check_the_runtime_itself_fails_init_and_the_cpu_still_answers(npu_rig):
@@ -167,11 +181,19 @@ def test_without_the_check_the_runtime_itself_fails_init_and_the_cpu_still_answe
     assert out["engine"] == "llamacpp" and out["text"]
 
 
-def test_the_node_check_takes_the_first_node_that_exists_and_names_a_missing_driver(tmp_path):
+def test_the_node_check_takes_the_first_character_device_and_names_a_missing_driver(tmp_path):
     from drivers.npu.node import NpuAccessError, check_node
 
+    first = tmp_path / "renderD129"
+    first.mkdir()  # a directory where the node should be: skipped, named if nothing else works
+    plain = tmp_path / "card1"
+    plain.write_bytes(b"")  # a regular file: not an NPU
     alt = tmp_path / "rknpu"
-    alt.write_bytes(b"")
-    assert check_node([tmp_path / "renderD129", alt], "render") == alt
-    with pytest.raises(NpuAccessError, match=r"none of .*renderD129, .*accel0 exists; is the rknpu driver loaded"):
-        check_node([tmp_path / "renderD129", tmp_path / "accel0"])
+    try:
+        os.mknod(alt, stat.S_IFCHR | 0o660, os.makedev(1, 3))
+    except PermissionError as e:
+        pytest.skip(f"mknod refused: {e}")
+    assert check_node([first, plain, tmp_path / "accel0", alt], "render") == alt
+    with pytest.raises(NpuAccessError, match=r"none of .*renderD129, .*card1, .*accel0 is a character device; found "
+                       r"instead: .*renderD129 \(drwx.*card1 \(-rw.*is the rknpu driver loaded"):
+        check_node([first, plain, tmp_path / "accel0"])

@@ -3,8 +3,12 @@ and what a reader in another process makes of a fresh, stale, dead or broken fil
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import threading
+
+import pytest
 
 from edge.runstate import ServiceState, format_service, read_state
 
@@ -32,12 +36,12 @@ def test_counters_are_summed_over_every_capture_and_losses_counted(tmp_path):
     first = Device()
     st.opened(first)
     first.overflows, first.overflow_stalls, first.xruns = 7, 2, 1
-    clock.t += 1.0
-    st.tick()  # within the interval: not written yet
-    assert read_state(st.path, clock)["capture"]["overflows"] == 0
-    clock.t += 5.0
-    st.tick()
-    assert read_state(st.path, clock)["capture"]["overflows"] == 7
+    st.tick()  # the audio loop only notes the time of its frame
+    clock.t += 2.0
+    assert read_state(st.path, clock)["capture"]["overflows"] == 0  # not written yet
+    st.write()  # the heartbeat
+    s = read_state(st.path, clock)
+    assert s["capture"]["overflows"] == 7 and s["last_frame_age_s"] == 2.0
     st.closed(first, lost=OSError("stream stopped"))
     c = read_state(st.path, clock)["capture"]
     assert (c["state"], c["lost_events"], c["reopens"], c["overflows"]) == ("lost", 1, 0, 7)
@@ -133,3 +137,76 @@ def test_an_unwritable_state_file_does_not_stop_the_service(tmp_path, caplog):
     st = ServiceState(blocker / "s.json")  # its directory is a file
     st.write()
     assert "not written" in caplog.text
+
+
+def test_the_heartbeat_writes_while_the_loop_is_busy_and_stop_says_stopped(tmp_path):
+    """A long turn (LLM answer, model load) blocks the audio loop; the state stays fresh."""
+    st = ServiceState(tmp_path / "s.json", interval_s=0.05).start()
+    first = json.loads(st.path.read_text())["updated"]
+    guard = 200
+    while json.loads(st.path.read_text())["updated"] == first and guard:  # nothing else calls write()
+        threading.Event().wait(0.05)
+        guard -= 1
+    assert guard, "the heartbeat never wrote"
+    assert read_state(st.path)["running"] is True
+    st.stop()
+    assert read_state(st.path)["turn"] == "stopped"
+    assert not any(t.name == "edge-state" for t in threading.enumerate())
+
+
+def test_a_capture_closed_on_purpose_is_not_ok_and_a_dead_service_has_no_ok_capture(tmp_path):
+    st = ServiceState(tmp_path / "s.json")
+    dev = Device()
+    st.opened(dev)
+    st.closed(dev)
+    assert read_state(st.path)["capture"]["state"] == "closed"
+    st.opened(dev)
+    doc = json.loads(st.path.read_text())
+    doc["pid"] = 4_000_000  # above any pid_max: no such process
+    st.path.write_text(json.dumps(doc))
+    gone = read_state(st.path)
+    assert gone["running"] is False and gone["capture"]["state"] == "unknown"
+
+
+def _doc(**changes):
+    d = {"version": 1, "pid": os.getpid(), "started": 1.0, "updated": 2.0, "uptime_s": 1.0, "turn": "listening",
+         "turns": 0, "interval_s": 5.0, "last_frame_age_s": None,
+         "capture": {"state": "ok", "overflows": 0, "overflow_stalls": 0, "xruns": 0, "lost_events": 0,
+                     "reopens": 0, "open_attempts": 1}}
+    d.update(changes)
+    return json.dumps(d)
+
+
+BAD = {
+    "pid null": _doc(pid=None), "pid huge": _doc(pid=99999999999999999999), "pid text": _doc(pid="abc"),
+    "capture null": _doc(capture=None), "capture text": _doc(capture="x"), "updated text": _doc(updated="x"),
+    "updated NaN": _doc().replace('"updated": 2.0', '"updated": NaN'),
+    "counter text": _doc().replace('"xruns": 0', '"xruns": "many"'), "version 2": _doc(version=2),
+    "deep nesting": "[" * 100_000, "over 1 MiB": " " * (1 << 20) + _doc(), "a list": "[1, 2]",
+}
+
+
+@pytest.mark.parametrize("name", BAD)
+def test_a_malformed_state_file_is_reported_not_raised(tmp_path, name):
+    p = tmp_path / "s.json"
+    p.write_text(BAD[name])
+    st = read_state(p)
+    assert st["running"] is False and st["reason"].startswith("unreadable state file"), st
+    assert "not running" in format_service(st)[0]
+
+
+def test_a_fifo_or_directory_as_state_file_does_not_hang_or_raise(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert "not a regular file" in read_state(fifo)["reason"]
+    assert "not a regular file" in read_state(tmp_path)["reason"]
+
+
+def test_writing_into_a_directory_leaves_no_temporary_files_and_warns_once(tmp_path, caplog):
+    target = tmp_path / "target"
+    target.mkdir()
+    st = ServiceState(target)
+    for _ in range(5):
+        st.write()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["target"] and list(target.iterdir()) == []
+    assert caplog.text.count("not written") == 1

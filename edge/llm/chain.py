@@ -127,9 +127,12 @@ def specs_from_settings(settings) -> list[StepSpec]:
     soc = getattr(board, "soc", None) if board is not None else None
     models_dir = getattr(getattr(settings, "models", None), "dir", None)
     npu = getattr(board, "npu", None) if board is not None else None
-    nodes = (npu.get("device_node"), *npu.get("alt_device_nodes", [])) if isinstance(npu, dict) else ()
+    npu = npu if isinstance(npu, dict) else {}
+    from drivers.npu.node import as_node_list
+
+    nodes = as_node_list(npu.get("device_node")) + as_node_list(npu.get("alt_device_nodes"))
     common = dict(seed=llm.seed, prefix_states=llm.prefix_states, models_dir=models_dir, soc=soc,
-                  npu_nodes=tuple(n for n in nodes if n), npu_group=npu.get("device_group") if isinstance(npu, dict) else None)
+                  npu_nodes=tuple(nodes), npu_group=npu.get("device_group"))
     if not llm.chain:
         if llm.engine == "none":
             return []
