@@ -109,7 +109,7 @@ def cmd_ask(args) -> int:
         emit(ev.NoSpeech(0, turn, 0))
     else:
         emit(ev.IntentEvent(0, turn, intent.intent, intent.slots(), intent.source))
-        emit(ev.Reply(0, turn, act(intent, store, args.text, turn).text, None))
+        emit(ev.Reply(0, turn, act(intent, store, args.text, turn, language=settings.language).text, None))
     emit(ev.TurnEnd(0, turn, {}))
     return 0
 

@@ -40,10 +40,16 @@ class Outcome:
     record: Record | None = None
 
 
-def read_back_text(intent: Intent, item: Item) -> str:
+def read_back_text(intent: Intent, item: Item, language: str = "en") -> str:
     q = intent.quantity or 0
     did = "used" if intent.direction == "out" else "received"
     delta = -q if intent.direction == "out" else q
+    if language == "zh":
+        did = "用了" if intent.direction == "out" else "收到"
+        if item.quantity + delta < 0:
+            return (f"这样{reply.zh_name(item)}会低于零：{reply.zh_place(item.location)}只有"
+                    f"{reply.zh_amount(item, item.quantity)}。还是记录{did}{reply.zh_amount(item, q)}吗？请说是或不是。")
+        return f"你是说{did}{reply.zh_amount(item, q)}吗？说“是”就记录。"
     if item.quantity + delta < 0:
         return (f"That would take {item.item} below zero: there {'is' if item.quantity == 1 else 'are'} only "
                 f"{item.quantity} {reply.place(item.location)}. Log {reply.amount(item, q)} {did} anyway? Say yes or no.")
@@ -58,9 +64,9 @@ def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed
         edge.store.StoreError: the store refused the write (nothing was logged).
     """
     if intent.intent == "undo":
-        return Outcome(reply.undo_reply(store.undo(utterance, turn_id)))
+        return Outcome(reply.undo_reply(store.undo(utterance, turn_id), language))
     if intent.intent not in ("query_stock", "log_record"):
-        return Outcome(intent.answer or reply.NOT_UNDERSTOOD)
+        return Outcome(intent.answer or reply.text("not_understood", language))
     item = store.get(intent.sku) if intent.sku else None
     if item is None:
         cands = tuple(i for i in (store.get(s) for s in intent.extra.get("candidates", ())) if i is not None)
@@ -68,17 +74,17 @@ def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed
             return Outcome(ask_back_text(cands, language), Pending("choose_item", intent, cands))
         return Outcome(ask_back_text((), language), Pending("choose_item", intent, ()))
     if intent.intent == "query_stock":
-        return Outcome(reply.query_reply(item, intent.location))
+        return Outcome(reply.query_reply(item, intent.location, language))
     if not intent.quantity:
-        return Outcome(reply.NO_QUANTITY)
+        return Outcome(reply.text("no_quantity", language))
     if abs(intent.quantity) > MAX_QUANTITY:
-        return Outcome(f"{intent.quantity} is more than I can log at once; nothing was logged.")
+        return Outcome(reply.text("too_many", language, q=intent.quantity))
     delta = -intent.quantity if intent.direction == "out" else intent.quantity
     needs_read_back = intent.extra.get("low_confidence_quantity") or item.quantity + delta < 0
     if needs_read_back and not confirmed:
-        return Outcome(read_back_text(intent, item), Pending("confirm", intent))
+        return Outcome(read_back_text(intent, item, language), Pending("confirm", intent))
     record, item = store.log(item.sku, delta, utterance, turn_id)
-    return Outcome(reply.log_reply(record, item), record=record)
+    return Outcome(reply.log_reply(record, item, language), record=record)
 
 
 def follow_up(pending: Pending, text: str, store: Store, turn_id: str, language: str = "en") -> Outcome:
@@ -87,8 +93,8 @@ def follow_up(pending: Pending, text: str, store: Store, turn_id: str, language:
         yn = yes_no(text, language)
         if yn:
             return act(pending.intent, store, pending.intent.text, turn_id, confirmed=True, language=language)
-        return Outcome("OK, nothing was logged." if yn is False else "I didn't hear a yes, so nothing was logged.")
+        return Outcome(reply.text("declined" if yn is False else "no_yes", language))
     sku = resolve_choice(text, pending.candidates or tuple(store.items()))
     if sku is None:
-        return Outcome("Sorry, I still don't know which item, so nothing was done.")
+        return Outcome(reply.text("no_choice", language))
     return act(dataclasses.replace(pending.intent, sku=sku), store, pending.intent.text, turn_id, language=language)

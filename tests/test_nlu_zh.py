@@ -5,6 +5,7 @@ import pytest
 from edge.config import ConfigError, load_settings
 from edge.nlu.grammar import Grammar
 from edge.nlu.understand import Understanding
+from tests.helpers import INVENTORY
 from tests.nlu_helpers import ZH_ALIASES, sample_items
 
 
@@ -91,3 +92,63 @@ def test_language_setting_selects_the_rules(tmp_path):
         load_settings(overrides={"language": "fr", "store": {"path": str(tmp_path / "s.db")}})
     with pytest.raises(ValueError, match="language 'fr'"):
         Grammar(sample_items(), language="fr")
+
+
+@pytest.fixture
+def zh_box(tmp_path):
+    """A config with language zh (grammar path only) and a store holding the sample inventory
+    with its Chinese aliases, loaded through 'edge inventory import'."""
+    import csv
+
+    from edge.cli import main
+
+    inv = tmp_path / "inventory.csv"
+    with inv.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["sku", "item", "location", "quantity", "unit", "aliases"])
+        for it in sample_items(ZH_ALIASES):
+            w.writerow([it.sku, it.item, it.location, it.quantity, it.unit, ";".join(it.aliases)])
+    cfg = tmp_path / "zh.yaml"
+    cfg.write_text(f"board: x86-dev\nlanguage: zh\nstore: {{path: {tmp_path / 'edge.db'}}}\nllm: {{engine: none}}\n")
+    assert main(["inventory", "import", str(inv), "--config", str(cfg)]) == 0
+    return cfg
+
+
+def ask_zh(cfg, text, capsys) -> str:
+    import json
+
+    from edge.cli import main
+
+    capsys.readouterr()
+    assert main(["ask", text, "--config", str(cfg), "--json"]) == 0
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    return next(e["text"] for e in events if e["type"] == "reply")
+
+
+def test_replies_are_spoken_in_mandarin(zh_box, capsys):
+    """language: zh answers in Chinese: place number before the place word, a measure word for
+    the unit, the item's Chinese alias."""
+    assert ask_zh(zh_box, "十二号料箱有多少M8螺栓", capsys) == "12号料箱有140个M8螺栓。"
+    assert ask_zh(zh_box, "B号货架有多少M8螺栓", capsys) == "B号货架没有M8螺栓；12号料箱有140个M8螺栓。"
+    assert ask_zh(zh_box, "收到五盒丁腈手套", capsys) == "已记录：收到5盒丁腈手套。A号货架现在有17盒丁腈手套。"
+    assert ask_zh(zh_box, "撤销", capsys) == "已撤销：5盒丁腈手套。A号货架现在有12盒丁腈手套。"
+    assert ask_zh(zh_box, "撤销", capsys) == "没有可以撤销的记录。"
+    assert ask_zh(zh_box, "你好吗", capsys) == "对不起，我没听懂。"
+
+
+def test_mandarin_read_back_and_its_answers(tmp_path):
+    """Below zero: the read-back is in Chinese, and 不是 / 是 decline / log it (real SQLite store)."""
+    from edge import dialog
+    from edge.nlu.types import Intent
+    from edge.store import Store
+
+    store = Store(tmp_path / "edge.db")
+    store.import_csv(INVENTORY)  # no Chinese alias for the paint: its English name is read
+    intent = Intent("log_record", sku="PNT-WHT", quantity=2, direction="out", text="用了两罐白漆")
+    out = dialog.act(intent, store, intent.text, "t1", language="zh")
+    assert out.text == "这样white paint会低于零：C号货架只有0罐white paint。还是记录用了2罐white paint吗？请说是或不是。"
+    assert dialog.follow_up(out.pending, "不是", store, "t1", "zh").text == "好的，没有记录。"
+    assert store.records() == []
+    done = dialog.follow_up(out.pending, "是", store, "t1", "zh")
+    assert done.record is not None and done.text == "已记录：用了2罐white paint。C号货架现在有-2罐white paint。"
+    store.close()

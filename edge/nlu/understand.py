@@ -37,6 +37,7 @@ SYSTEM_PROMPT = (
 
 #: The answer when a question does not fit the LLM's context window even after trimming (case C10).
 TOO_LONG = "That question is too long for me. Please ask it in fewer words."
+TOO_LONG_ZH = "这个问题太长了，请说得简短一些。"
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
@@ -131,7 +132,7 @@ class Understanding:
                                         max_tokens=self.max_tokens, temperature=self.temperature)
             answer, stats = generate(self.llm, request)
         except ContextOverflow:  # case C10: even trimmed, the question does not fit n_ctx
-            return Intent("other", source="llm", text=text, answer=TOO_LONG)
+            return Intent("other", source="llm", text=text, answer=TOO_LONG_ZH if self.language == "zh" else TOO_LONG)
         except EngineError:  # every LLM engine of the chain failed: the grammar path only
             return Intent("other", source="grammar", text=text, answer=None)
         self.last_generation = stats
