@@ -175,12 +175,17 @@ def run_service(settings, store, output_dir: Path, emit: Callable[[ev.Event], No
                 state["turn"] = "listening"
             notifier.status(status_line())
 
+        from edge.governor import pinned
+        from edge.service import _cpu_sets
+
+        audio_cpus, _ = _cpu_sets(stages.governor)
         retry = Backoff(svc.capture_retry_initial_s, svc.capture_retry_max_s)
         waiting_said = False
         while True:
             try:
-                cap = Capture(settings.audio.input_device, frames_per_buffer=settings.audio.chunk_samples,
-                              ring_ms=settings.audio.ring_ms)
+                with pinned(audio_cpus):  # PortAudio's callback thread starts here and keeps the mask
+                    cap = Capture(settings.audio.input_device, frames_per_buffer=settings.audio.chunk_samples,
+                                  ring_ms=settings.audio.ring_ms)
             except AudioDeviceError as e:
                 run_state.open_failed(e)
                 if not waiting_said:

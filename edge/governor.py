@@ -605,22 +605,40 @@ def thread_plan(board: BoardSettings | None, level: str | int = "normal", power_
     return ThreadPlan(n, llm_cpus, audio, why)
 
 
+@contextlib.contextmanager
+def pinned(cpus: Iterable[int] | None):
+    """Run the block with the calling thread pinned to ``cpus`` (:func:`apply_affinity`); threads it
+    starts meanwhile (onnxruntime, CTranslate2 and llama.cpp worker pools) keep that mask. The
+    thread's previous mask is restored after. ``None`` or empty: nothing is changed."""
+    before = None
+    if cpus:
+        try:
+            before = os.sched_getaffinity(0)
+        except (AttributeError, OSError):
+            before = None
+    applied = apply_affinity(cpus) if cpus and before is not None else None
+    try:
+        yield applied
+    finally:
+        if applied is not None:
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(0, before)
+
+
 def apply_affinity(cpus: Iterable[int], pid: int = 0) -> set[int] | None:
     """Pin ``pid`` (0 = the calling *thread*; threads it starts afterwards inherit the mask) to
-    ``cpus`` ∩ the CPUs it may use now, with ``os.sched_setaffinity``. Returns the set applied, or
-    ``None`` (logged) when there is no overlap or the call is refused; never raises."""
+    ``cpus`` with ``os.sched_setaffinity``; the kernel keeps only CPUs the process's cpuset allows
+    (the thread's current mask does not limit it, so a pinned thread can be moved). Returns the
+    set applied, or ``None`` (logged) when none of ``cpus`` is allowed or the call is refused;
+    never raises."""
     want = set(cpus)
     try:
-        allowed = os.sched_getaffinity(pid)
-        use = want & allowed
-        if not use:
-            log.warning("affinity: CPUs %s not among the allowed %s; left unchanged", sorted(want), sorted(allowed))
-            return None
-        os.sched_setaffinity(pid, use)
-    except (AttributeError, OSError) as e:
-        log.warning("affinity: cannot pin to %s: %s", sorted(want), e)
+        os.sched_setaffinity(pid, want)
+        use = set(os.sched_getaffinity(pid))
+    except (AttributeError, OSError) as e:  # EINVAL: no CPU of the mask is in the cpuset
+        log.warning("affinity: cannot pin to %s: %s; left unchanged", sorted(want), e)
         return None
-    log.info("affinity: pinned %s to CPUs %s", "this thread" if pid == 0 else f"pid {pid}", sorted(use))
+    log.debug("affinity: pinned %s to CPUs %s", "this thread" if pid == 0 else f"pid {pid}", sorted(use))
     return use
 
 
@@ -962,6 +980,17 @@ class Governor:
                      list(p.llm_cpus), list(p.audio_cpus), p.reason)
             self._plan_logged = p
         return p
+
+    def cpu_sets(self) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+        """``(audio_cpus, llm_cpus)`` to pin to, on a board whose config declares big and little
+        clusters (audio, wake word and VAD on a little core; recognition and the LLM on the big
+        cores); ``None`` elsewhere (a uniform machine is left to the kernel's scheduler)."""
+        clusters = list(getattr(self.board, "cpu_clusters", None) or [])
+        kinds = {c.kind for c in clusters}
+        if not {"big", "little"} <= kinds:
+            return None
+        p = self.plan()
+        return tuple(p.audio_cpus), tuple(p.llm_cpus)
 
     def limits(self) -> Limits:
         """What the LLM may do at the current level (see :class:`Limits`). Threads are the plan's,

@@ -82,6 +82,9 @@ class Pipeline:
         self.pending = None  # a question the box asked (edge.dialog.Pending), answered without a wake word
         self.follow_up_ms = 5000
         self.language = "en"
+        #: CPUs for a turn's recognition, understanding and reply (the big cores on big.LITTLE boards,
+        #: see edge.governor.Governor.cpu_sets); None: not pinned
+        self.turn_cpus: tuple[int, ...] | None = None
 
     # -- frames -------------------------------------------------------------------------------
     def feed(self, frame: np.ndarray) -> None:
@@ -115,7 +118,7 @@ class Pipeline:
         if state in (Endpoint.SPEECH, Endpoint.END):
             self._stream_to_asr()
         if state is Endpoint.END:
-            self._finish_turn()
+            self._turn()
         elif state is Endpoint.NO_SPEECH:
             self._no_speech()
 
@@ -135,7 +138,7 @@ class Pipeline:
             return
         if self._ep.state is Endpoint.SPEECH:
             self._stream_to_asr()
-            self._finish_turn()
+            self._turn()
         else:
             self._no_speech()
 
@@ -214,6 +217,13 @@ class Pipeline:
         self.emit(ev.TurnEnd(self.t_ms, self.turn_id, latency))
         self.state = "listening"
         self._ep = None
+
+    def _turn(self) -> None:
+        """The endpointed turn, on ``turn_cpus`` when set (the audio loop's own mask comes back after)."""
+        from edge.governor import pinned
+
+        with pinned(self.turn_cpus):
+            self._finish_turn()
 
     def _finish_turn(self) -> None:
         t0 = time.perf_counter()

@@ -99,33 +99,50 @@ def build_understanding(settings: Settings, store: Store, llm=None) -> Understan
 
 
 def build_stages(settings: Settings, store: Store, llm=None, governor=None) -> Stages:
-    """Load every model the loop needs (wake word, VAD, ASR, LLM, TTS)."""
+    """Load every model the loop needs (wake word, VAD, ASR, LLM, TTS).
+
+    On a big.LITTLE board (:meth:`edge.governor.Governor.cpu_sets`) the wake word and VAD are loaded
+    pinned to the audio core and recognition and the LLM to the big cores, so the worker threads
+    their runtimes start keep those CPUs."""
+    from edge.governor import pinned
+
     w = settings.wake
     governor = governor if governor is not None else build_governor(settings)
-    asr = asr_mod.create(settings.asr, settings.language)
-    if settings.asr.bias:
-        asr.set_vocabulary(asr_mod.vocabulary(store.items()))
-    return Stages(
-        wake=WakeWord([(m.name, m.threshold) for m in w.models], w.refractory_ms),
-        vad=SileroVad(),
-        asr=asr,
-        understanding=build_understanding(settings, store, llm if llm is not None else build_llm(settings, governor)),
-        store=store,
-        tts=tts_mod.create(settings.tts, settings.language),
-        governor=governor,
-    )
+    audio_cpus, turn_cpus = _cpu_sets(governor)
+    with pinned(audio_cpus):
+        wake = WakeWord([(m.name, m.threshold) for m in w.models], w.refractory_ms)
+        vad = SileroVad()
+    with pinned(turn_cpus):
+        asr = asr_mod.create(settings.asr, settings.language)
+        if settings.asr.bias:
+            asr.set_vocabulary(asr_mod.vocabulary(store.items()))
+        understanding = build_understanding(settings, store, llm if llm is not None else build_llm(settings, governor))
+    return Stages(wake=wake, vad=vad, asr=asr, understanding=understanding, store=store,
+                  tts=tts_mod.create(settings.tts, settings.language), governor=governor)
+
+
+def _cpu_sets(governor) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None]:
+    """``(audio_cpus, turn_cpus)`` from the governor on a big.LITTLE board, else ``(None, None)``."""
+    sets = governor.cpu_sets() if governor is not None and hasattr(governor, "cpu_sets") else None
+    return sets if sets else (None, None)
 
 
 def run_frames(frames, stages: Stages, settings: Settings, output_dir: Path,
                emit: Callable[[ev.Event], None], speaker=None) -> Pipeline:
-    """Drive a pipeline over an iterable of 16 kHz frames until it ends; returns the pipeline."""
+    """Drive a pipeline over an iterable of 16 kHz frames until it ends; returns the pipeline.
+
+    On a big.LITTLE board the loop runs pinned to the audio core and each turn to the big cores."""
     p = Pipeline(stages, settings.endpoint, output_dir, emit, speaker=speaker,
                  guard_ms=settings.wake.guard_ms, echo_cancellation=settings.audio.echo_cancellation)
     p.follow_up_ms = settings.dialog.follow_up_window_ms
     p.language = settings.language
-    for frame in frames:
-        p.feed(frame)
-    p.finish()
+    from edge.governor import pinned
+
+    audio_cpus, p.turn_cpus = _cpu_sets(stages.governor)
+    with pinned(audio_cpus):  # the audio loop (wake word, VAD) on the little core of a big.LITTLE board
+        for frame in frames:
+            p.feed(frame)
+        p.finish()
     return p
 
 

@@ -2,6 +2,9 @@
 grammar path only and says it is cooling down; memory admission decides the LLM before it loads."""
 from __future__ import annotations
 
+import os
+import threading
+
 import pytest
 
 from edge.config import load_settings
@@ -73,3 +76,56 @@ def test_idle_llm_is_unloaded_and_the_reload_shows_in_the_turn_latency(tmp_path)
     assert of_type(events, "intent")[0].source == "llm"
     assert end.latency_ms["llm_reload_ms"] > 0  # unloaded while idle before the turn, reloaded for it
     assert llm.unloader.unloads >= 1 and llm.unloader.loads >= 2
+
+
+def _mask(tid: int | str) -> set[int]:
+    return set(os.sched_getaffinity(int(tid)))
+
+
+def _threads() -> set[str]:
+    return set(os.listdir("/proc/self/task"))
+
+
+def test_on_a_big_little_board_audio_runs_on_the_little_core_and_turns_on_the_big_one(tmp_path, inventory_store):
+    """A board config declaring one little and one big core (two of this machine's CPUs): the
+    runtimes' worker threads started while loading keep their stage's core, the audio loop (wake
+    word) runs on the little core, recognition, understanding and the reply on the big one, and the
+    caller's own mask is back afterwards."""
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < 2:
+        pytest.skip("needs two CPUs")
+    little, big = allowed[:2]
+    settings = load_settings(board="x86-dev", overrides={
+        "board": {"cpu_clusters": [{"name": "little", "cores": [little], "kind": "little"},
+                                   {"name": "big", "cores": [big], "kind": "big"}]},
+        "store": {"path": str(tmp_path / "x.db")}, "output_dir": str(tmp_path), "llm": {"engine": "none"}})
+    before = _threads()
+    stages = build_stages(settings, inventory_store)
+    started = {t: _mask(t) for t in _threads() - before if os.path.exists(f"/proc/self/task/{t}")}
+    assert started, "the runtimes started no worker threads"
+    assert all(m in ({little}, {big}) for m in started.values()), started
+    assert {big} in started.values()  # recognition's worker pool (CTranslate2) on the big core
+    seen: dict[str, list[set[int]]] = {}
+    out: list = []
+
+    def emit(e):
+        seen.setdefault(e.type, []).append(_mask(threading.get_native_id()))
+        out.append(e)
+
+    from drivers.audio import wav_frames
+    from edge.service import run_frames
+
+    mine = _mask(0)
+
+    def loop():
+        run_frames(wav_frames(SESSIONS / "two_turns_log_then_undo.wav"), stages, settings, tmp_path, emit)
+        seen["after"] = [_mask(0)]
+
+    t = threading.Thread(target=loop)
+    t.start()
+    t.join(300)
+    stages.tts.close()
+    assert [e.intent for e in of_type(out, "intent")] == ["log_record", "undo"]
+    assert seen["wake"] == [{little}, {little}]  # the second wake word: back on the little core
+    assert seen["transcript"] == seen["intent"] == seen["reply"] == seen["turn_end"] == [{big}, {big}]
+    assert seen["after"] == [mine] and mine == set(allowed)
