@@ -85,7 +85,8 @@ class TurnEnd(Event):
 
     ``endpoint_to_transcript_ms``: recognition after the endpoint; ``transcript_to_intent_ms``:
     understanding; ``intent_to_reply_audio_ms``: store, reply text and TTS until the WAV is
-    written; ``total_ms``: from the endpoint to reply audio ready.
+    written; ``total_ms``: from the endpoint to reply audio ready; ``first_audio_ms`` (an LLM answer
+    spoken sentence by sentence): from the endpoint to the first sentence's audio.
     """
 
     type: ClassVar[str] = "turn_end"

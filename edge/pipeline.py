@@ -22,6 +22,7 @@ from edge import events as ev
 from edge import dialog
 from edge.asr import Recognizer
 from edge.nlu.understand import Understanding
+from edge.speech_stream import EarlyReply
 from edge.store import Store, StoreError
 from edge.tts import WatchdogTts
 from edge.vad import Endpoint, Endpointer, SileroVad
@@ -236,10 +237,15 @@ class Pipeline:
                                     None if rec.confidence is None else round(rec.confidence, 3)))
             if not rec.text.strip():
                 return self._no_speech()
+            early = None
             if self.pending is not None:
                 outcome = self._answer(rec.text)
             else:
-                intent = self.s.understanding.understand(rec.text, confidence=rec.confidence)
+                # an LLM answer is spoken sentence by sentence while it is generated (issue 4 item 7)
+                early = EarlyReply(self.s.tts, self.output_dir, f"{self.turn_id}-{self.t_ms}", t0=t0,
+                                   play=self._queue_play if self.speaker is not None else None)
+                intent = self.s.understanding.understand(rec.text, confidence=rec.confidence,
+                                                         on_sentence=early.sentence)
                 if intent is None:  # filler only ("the", "thank you"): not a command
                     return self._no_speech()
                 t2 = time.perf_counter()
@@ -251,13 +257,18 @@ class Pipeline:
                 self.emit(ev.IntentEvent(self.t_ms, self.turn_id, intent.intent, intent.slots(), intent.source))
                 outcome = dialog.act(intent, self.s.store, rec.text, self.turn_id, language=self.language)
             t2 = time.perf_counter()
-            wav = self.s.tts.synthesize(outcome.text, self.output_dir / f"reply-{self.turn_id}-{self.t_ms}.wav")
+            out = self.output_dir / f"reply-{self.turn_id}-{self.t_ms}.wav"
+            if early is not None and early.started:  # already speaking: the rest, and the whole reply as one WAV
+                wav = early.finish(outcome.text, out)
+                lat["first_audio_ms"] = early.first_audio_ms
+            else:
+                wav = self.s.tts.synthesize(outcome.text, out)
+                if self.speaker is not None:
+                    self.speaker.start(wav, self.t_ms)
             t3 = time.perf_counter()
             lat["intent_to_reply_audio_ms"] = round(1000 * (t3 - t2), 1)
             lat["total_ms"] = round(1000 * (t3 - t0), 1)
             self.emit(ev.Reply(self.t_ms, self.turn_id, outcome.text, str(wav)))
-            if self.speaker is not None:
-                self.speaker.start(wav, self.t_ms)
             self.pending = outcome.pending
         except Exception as e:  # one failed turn never stops the service
             self.pending = None
@@ -266,6 +277,10 @@ class Pipeline:
             self._ep = None
             return
         self._end(lat)
+
+    def _queue_play(self, wav: Path) -> None:
+        """Play ``wav`` after what the speaker is already playing (a streamed reply's next sentence)."""
+        self.speaker.queue(wav, self.t_ms)
 
     def _answer(self, text: str):
         """The answer to the pending question; emits the completed intent when there is one."""

@@ -39,6 +39,12 @@ class TimelineSpeaker:
         self._until_ms = t_ms + duration_ms(wav)
         self.played.append((t_ms, Path(wav)))
 
+    def queue(self, wav: Path, t_ms: int) -> None:
+        """Play ``wav`` when what is playing has ended (at once when nothing is)."""
+        start = max(t_ms, self._until_ms)
+        self._until_ms = start + duration_ms(wav)
+        self.played.append((start, Path(wav)))
+
     def busy(self, t_ms: int) -> bool:
         return t_ms < self._until_ms
 
@@ -48,36 +54,64 @@ class TimelineSpeaker:
 
 
 class DeviceSpeaker:
-    """Plays on the output device (``drivers.audio.device.Playback``) in a background thread."""
+    """Plays on the output device (``drivers.audio.device.Playback``) in a background thread, one
+    WAV after the other (:meth:`queue`); :meth:`stop` ends the current one and drops the rest."""
 
     def __init__(self, playback):
         self.playback = playback
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
+        self._pending: list[Path] = []
+        self._lock = threading.Lock()
+        self._running = False  # set and cleared under the lock: a thread that is leaving takes no more WAVs
         self.stopped = 0
 
     def start(self, wav: Path, t_ms: int) -> None:
+        """Stop what is playing and play ``wav``."""
         self.stop()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._play, args=(wav, self._stop), name="edge-playback", daemon=True)
-        self._thread.start()
+        self.queue(wav, t_ms)
 
-    def _play(self, wav: Path, stop: threading.Event) -> None:
-        try:
-            self.playback.play_wav(wav, stop)
-        except Exception as e:  # a failed playback loses one reply's sound, never the service
-            log.warning("playback of %s failed: %s", wav, e)
+    def queue(self, wav: Path, t_ms: int) -> None:
+        """Play ``wav`` after the WAVs already queued."""
+        with self._lock:
+            self._pending.append(Path(wav))
+            if not self._running:
+                self._running = True
+                self._stop = threading.Event()
+                self._thread = threading.Thread(target=self._play, args=(self._stop,), name="edge-playback",
+                                                daemon=True)
+                self._thread.start()
+
+    def _play(self, stop: threading.Event) -> None:
+        while not stop.is_set():
+            with self._lock:
+                if stop.is_set():
+                    return
+                if not self._pending:
+                    self._running = False  # this thread is the current one (stop() not called)
+                    return
+                wav = self._pending.pop(0)
+            try:
+                self.playback.play_wav(wav, stop)
+            except Exception as e:  # a failed playback loses one reply's sound, never the service
+                log.warning("playback of %s failed: %s", wav, e)
 
     def busy(self, t_ms: int) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        with self._lock:
+            return self._running
 
     def stop(self) -> None:
-        if self.busy(0):
+        """End the WAV playing now and drop the queued ones (barge-in)."""
+        with self._lock:
+            self._pending.clear()
+            was, thread = self._running, self._thread
+            self._running = False
             self._stop.set()
-            self._thread.join(timeout=2.0)
+        if was:
+            thread.join(timeout=2.0)
             self.stopped += 1
 
     def wait(self, timeout: float | None = None) -> None:
-        """Block until the current reply has been played (used at the end of a stream)."""
+        """Block until every queued reply has been played (used at the end of a stream)."""
         if self._thread is not None:
             self._thread.join(timeout)

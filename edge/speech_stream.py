@@ -201,38 +201,130 @@ class StreamingSpeaker:
                     continue
                 self._record("played", index, sentence, path)
 
+    # -- push interface (the voice loop: sentences arrive from the understanding stage) -----------
+    def begin(self, turn: str = "0") -> None:
+        """Start a new answer: the worker thread waits for sentences."""
+        self._events = []
+        self._stop.clear()
+        self._splitter = SentenceSplitter()
+        self._sentences: list[str] = []
+        self._wavs: list[Path | None] = []
+        self._errors: list[str] = []
+        self._parts: list[str] = []
+        self._q: queue.Queue = queue.Queue()
+        self._worker = threading.Thread(target=self._work, args=(self._q, turn, self._wavs, self._errors),
+                                        daemon=True, name="tts-stream")
+        self._worker.start()
+
+    def add_sentence(self, sentence: str) -> None:
+        """Queue one complete sentence for synthesis and playback."""
+        sentence = sentence.strip()
+        if not sentence:
+            return
+        self._sentences.append(sentence)
+        self._wavs.append(None)
+        self._record("sentence", len(self._sentences) - 1, sentence)
+        self._q.put((len(self._sentences) - 1, sentence))
+
+    def feed(self, piece: str) -> None:
+        """One token's text: the sentences it completes are queued."""
+        self._parts.append(piece)
+        self._record("token", None, piece)
+        for sentence in self._splitter.feed(piece):
+            self.add_sentence(sentence)
+
+    def end(self) -> SpeechResult:
+        """The answer is complete: queue its last sentence, wait until every sentence is written
+        and played, and return what was done."""
+        self._record("generation_done")
+        for sentence in self._splitter.flush():
+            self.add_sentence(sentence)
+        self._q.put(None)
+        self._worker.join()
+        return SpeechResult("".join(self._parts), self._sentences, self._wavs, list(self._events), self._errors)
+
     def speak(self, tokens: Iterable[str], turn: str = "0") -> SpeechResult:
         """Consume ``tokens`` (e.g. ``engine.stream(request)``) and speak the answer; returns when
         every sentence is written and played. Exceptions from ``tokens`` propagate after the
         sentences already cut have been spoken."""
-        self._events = []
-        self._stop.clear()
-        splitter = SentenceSplitter()
-        sentences: list[str] = []
-        wavs: list[Path | None] = []
-        errors: list[str] = []
-        parts: list[str] = []
-        q: queue.Queue = queue.Queue()
-        worker = threading.Thread(target=self._work, args=(q, turn, wavs, errors), daemon=True, name="tts-stream")
-        worker.start()
-
-        def queue_sentences(new: list[str]) -> None:
-            for s in new:
-                sentences.append(s)
-                wavs.append(None)
-                self._record("sentence", len(sentences) - 1, s)
-                q.put((len(sentences) - 1, s))
-
+        self.begin(turn)
         try:
             for piece in tokens:
-                parts.append(piece)
-                self._record("token", None, piece)
-                queue_sentences(splitter.feed(piece))
+                self.feed(piece)
                 if self._stop.is_set():
                     break
-            self._record("generation_done")
-            queue_sentences(splitter.flush())
         finally:
-            q.put(None)
-            worker.join()
-        return SpeechResult("".join(parts), sentences, wavs, list(self._events), errors)
+            result = self.end()
+        return result
+
+
+def join_wavs(paths: Iterable[Path], out: Path) -> Path:
+    """Concatenate WAV files of one rate and channel count (the TTS's sentence WAVs) into ``out``.
+
+    Raises:
+        ValueError: no file, or the files differ in rate or channels.
+    """
+    import numpy as np
+    import soundfile as sf
+
+    parts, rate, channels = [], None, None
+    for p in paths:
+        data, r = sf.read(str(p), dtype="int16", always_2d=True)
+        if rate is None:
+            rate, channels = r, data.shape[1]
+        elif (r, data.shape[1]) != (rate, channels):
+            raise ValueError(f"{p}: {r} Hz x {data.shape[1]} ch, the others are {rate} Hz x {channels} ch")
+        parts.append(data)
+    if not parts:
+        raise ValueError("no WAV files to join")
+    sf.write(str(out), np.concatenate(parts), rate, subtype="PCM_16")
+    return Path(out)
+
+
+class EarlyReply:
+    """One turn's reply, spoken sentence by sentence while the LLM is still producing it (the
+    voice loop's use of :class:`StreamingSpeaker`).
+
+    :meth:`sentence` is given each complete sentence as it is cut (``on_sentence`` of
+    :meth:`edge.nlu.understand.Understanding.understand`); the first one starts a
+    :class:`StreamingSpeaker` whose worker synthesizes ``reply-part-<turn>-NN.wav`` and hands each
+    to ``play`` (the speaker's queue). :meth:`finish` adds the reply's sentences not spoken yet,
+    waits for the worker and joins the sentence WAVs into the turn's reply WAV.
+    ``first_audio_ms``: from ``t0`` (perf_counter s, the endpoint) to the first sentence's WAV.
+    """
+
+    def __init__(self, tts, output_dir: str | Path, turn: str, play: Callable[[Path], None] | None = None,
+                 t0: float | None = None):
+        self.tts, self.output_dir, self.turn, self.play = tts, Path(output_dir), turn, play
+        self.t0 = time.perf_counter() if t0 is None else t0
+        self._speaker: StreamingSpeaker | None = None
+        self.first_audio_ms: float | None = None
+
+    @property
+    def started(self) -> bool:
+        return self._speaker is not None
+
+    def sentence(self, sentence: str) -> None:
+        if self._speaker is None:
+            self._speaker = StreamingSpeaker(self.tts, self.output_dir, play=self.play, prefix="reply-part")
+            self._speaker.begin(self.turn)
+        self._speaker.add_sentence(sentence)
+
+    def finish(self, text: str, out: Path) -> Path:
+        """Speak the sentences of ``text`` (the final reply) not given yet; the joined reply WAV.
+
+        Raises:
+            edge.tts.TtsError (or what the TTS raised): no sentence could be synthesized.
+        """
+        given = set(self._speaker._sentences)
+        for s in split_sentences(text):
+            if s not in given:
+                self._speaker.add_sentence(s)
+        res = self._speaker.end()
+        first = res.first("wav")
+        if first is not None:
+            self.first_audio_ms = round(1000 * (first.t - self.t0), 1)
+        wavs = [w for w in res.wavs if w is not None]
+        if not wavs:
+            raise RuntimeError(f"speech engine: no sentence of the reply was synthesized ({'; '.join(res.errors)})")
+        return join_wavs(wavs, out)

@@ -136,3 +136,126 @@ def test_stop_silences_what_is_left(tts, tmp_path):
 
     r = speaker.speak(tokens())
     assert r.wavs[0] is not None and all(w is None for w in r.wavs[1:])
+
+
+# ------------------------------------------------------------------ in the voice loop
+
+def _json_other(answer: str) -> str:
+    import json
+
+    return json.dumps({"intent": "other", "sku": None, "quantity": None, "direction": None, "location": None,
+                       "answer": answer})
+
+
+@pytest.mark.parametrize("step", [1, 2, 3, 5, 64])
+def test_the_answer_is_read_out_of_the_intent_json_as_it_streams(step):
+    from edge.nlu.llm_intent import AnswerTap
+
+    answer = 'A wrench turns nuts.\nIt has a "jaw", é and \U0001F527 too.'
+    text = _json_other(answer)  # ensure_ascii: é and the emoji arrive as \\u escapes (a surrogate pair)
+    tap = AnswerTap()
+    pieces = [tap.feed(text[i:i + step]) for i in range(0, len(text), step)]
+    assert "".join(pieces) == answer
+    assert pieces.index(next(p for p in pieces if p)) < len(pieces) - 1  # it started before the object ended
+
+
+def test_a_stock_command_s_json_is_never_tapped():
+    from edge.nlu.llm_intent import AnswerTap
+
+    tap = AnswerTap()
+    text = '{"intent": "log_record", "sku": "FUS-5A", "quantity": 2, "direction": "out", "location": null, "answer": "Logged."}'
+    assert "".join(tap.feed(c) for c in text) == ""
+
+
+class CountingEngine:
+    """Passes the real engine's tokens through and counts them (to see *when* a sentence came)."""
+
+    def __init__(self, engine):
+        self.engine, self.seen = engine, 0
+
+    def stream(self, request, cancel=None):
+        for piece in self.engine.stream(request, cancel):
+            self.seen += 1
+            yield piece
+
+    @property
+    def last_stats(self):
+        return self.engine.last_stats
+
+
+def test_the_first_sentence_of_an_llm_answer_comes_before_the_generation_ends(rig_llm):
+    """Real SmolLM2 through the JSON path: the first sentence is handed over while tokens are still
+    coming; the answer keeps at most two sentences and the early ones are its first."""
+    from edge.nlu.llm_intent import LlmIntentParser
+    from edge.nlu.understand import Understanding
+
+    settings, stages = rig_llm
+    real = stages.understanding.llm
+    und = Understanding(stages.understanding.items, llm=CountingEngine(real))
+    got: list[tuple[str, int]] = []
+    intent = und.understand("tell me a joke", on_sentence=lambda s: got.append((s, und.llm.seen)))
+    assert isinstance(und.llm_intent, LlmIntentParser) and intent.intent == "other" and intent.source == "llm"
+    assert got, f"no sentence came early; answer: {intent.answer!r}"
+    first, at = got[0]
+    assert at < und.llm.seen  # tokens were still to come when the first sentence was given
+    assert split_sentences(intent.answer)[:len(got)] == [s for s, _ in got] and len(got) <= 2
+
+
+def test_the_loop_speaks_an_llm_answer_sentence_by_sentence_back_to_back(rig_llm, inventory_store, tmp_path):
+    """The chitchat session: the reply's sentences are synthesized one by one and queued on the
+    speaker back to back; the turn's reply WAV is their concatenation; first_audio_ms is reported."""
+    from drivers.audio import wav_frames as frames_of
+    from edge.service import run_frames
+    from edge.speaker import TimelineSpeaker, duration_ms
+    from tests.helpers import SESSIONS, of_type
+
+    settings, stages = rig_llm
+    stages.store = inventory_store
+    spk = TimelineSpeaker()
+    events: list = []
+    run_frames(frames_of(SESSIONS / "chitchat_joke.wav"), stages, settings, tmp_path, events.append, speaker=spk)
+    (reply,) = of_type(events, "reply")
+    sentences = split_sentences(reply.text)
+    assert len(spk.played) == len(sentences) >= 1
+    assert all(p.name.startswith("reply-part-") for _, p in spk.played)
+    for (t1, w1), (t2, _) in zip(spk.played, spk.played[1:]):
+        assert t2 == t1 + duration_ms(w1)  # the next sentence starts when the previous one ends
+    assert wav_frames(reply.audio) == sum(wav_frames(p) for _, p in spk.played)
+    assert "first_audio_ms" in of_type(events, "turn_end")[0].latency_ms
+
+
+class GatedPlayback:
+    """A stand-in output device: play_wav blocks until released or stopped, and records the order."""
+
+    def __init__(self):
+        self.played, self.release = [], threading.Semaphore(0)
+
+    def play_wav(self, wav, stop):
+        self.played.append(wav.name)
+        while not stop.is_set() and not self.release.acquire(timeout=0.01):
+            pass
+
+
+def test_the_device_speaker_plays_a_queue_in_order_and_a_barge_in_drops_the_rest(tmp_path):
+    from pathlib import Path
+
+    from edge.speaker import DeviceSpeaker
+
+    dev = GatedPlayback()
+    spk = DeviceSpeaker(dev)
+    for n in ("a", "b", "c"):
+        spk.queue(Path(n), 0)
+    dev.release.release()  # a ends
+    dev.release.release()  # b ends
+    guard = 500
+    while dev.played != ["a", "b", "c"] and guard:
+        threading.Event().wait(0.01)
+        guard -= 1
+    assert dev.played == ["a", "b", "c"] and spk.busy(0)
+    spk.queue(Path("d"), 0)
+    spk.stop()  # barge-in during c: d is dropped
+    assert not spk.busy(0) and spk.stopped == 1
+    spk.queue(Path("e"), 0)  # the next reply plays
+    dev.release.release()
+    spk.wait(GATE_S)
+    assert dev.played == ["a", "b", "c", "e"] and not spk.busy(0)

@@ -137,6 +137,72 @@ def spoken_numbers(text: str) -> set[int]:
     return {int(t) for t in _normalize(text).split() if t.isdigit()}
 
 
+_INTENT_KEY = re.compile(r'"intent"\s*:\s*"([^"\\]*)"')
+_ANSWER_KEY = re.compile(r'"answer"\s*:\s*"')
+_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+class AnswerTap:
+    """Reads the ``answer`` string out of the intent JSON while it is generated, so the voice loop
+    can speak it before the object is complete.
+
+    ``feed(chunk)`` returns the answer text decoded so far that was not returned before; nothing
+    until the object says ``"intent": "other"`` (a stock command's JSON is never spoken). JSON
+    string escapes are decoded (``\\n``, ``\\"``, ``\\uXXXX`` with surrogate pairs); an escape cut
+    between two chunks waits for the next one. The fields come in schema order (the llama.cpp
+    grammar keeps it: intent first, answer last), but the key is searched for, not assumed.
+    """
+
+    def __init__(self):
+        self.buffer = ""
+        self.sent = 0  # characters of the decoded answer already returned
+
+    def feed(self, chunk: str) -> str:
+        self.buffer += chunk
+        m = _INTENT_KEY.search(self.buffer)
+        if not m or m.group(1) != "other":
+            return ""
+        a = _ANSWER_KEY.search(self.buffer, m.end())
+        if not a:
+            return ""
+        text = self._decode(a.end())
+        new, self.sent = text[self.sent:], max(self.sent, len(text))
+        return new
+
+    def _decode(self, i: int) -> str:
+        out: list[str] = []
+        b = self.buffer
+        n = len(b)
+        while i < n:
+            c = b[i]
+            if c == '"':
+                break
+            if c != "\\":
+                out.append(c)
+                i += 1
+                continue
+            if i + 1 >= n:
+                break  # the escape continues in the next chunk
+            e = b[i + 1]
+            if e == "u":
+                if i + 6 > n:
+                    break
+                code = int(b[i + 2:i + 6], 16)
+                if 0xD800 <= code < 0xDC00:  # a surrogate pair: wait for its second half
+                    if i + 12 > n:
+                        break
+                    low = int(b[i + 8:i + 12], 16)
+                    out.append(chr(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)))
+                    i += 12
+                    continue
+                out.append(chr(code))
+                i += 6
+                continue
+            out.append(_ESCAPES.get(e, e))
+            i += 2
+        return "".join(out)
+
+
 class LlmIntentParser:
     """Sentence → :class:`Intent` with an LLM, constrained, validated, retried once.
 
@@ -186,13 +252,17 @@ class LlmIntentParser:
                                        f"({', '.join(map(str, sorted(said)))})"])
         return obj
 
-    def parse(self, text: str) -> Intent:
+    def parse(self, text: str, on_answer=None) -> Intent:
         """Understand ``text`` with the LLM.
 
         Returns an :class:`Intent` with ``source="llm"``; after two failed attempts, intent
         ``other`` with the refusal answer and ``extra["failed_validation"] = True`` and
         ``extra["errors"]``. Raises what the engine raises (``edge.llm.base.EngineError``,
         ``ContextOverflow``).
+
+        ``on_answer(text)``: called during the first attempt with each new piece of the ``answer``
+        of an ``other`` object as it is generated (:class:`AnswerTap`), for speaking it early;
+        never for a stock command's JSON.
         """
         self.attempts = []
         messages = self.messages(text)
@@ -200,7 +270,15 @@ class LlmIntentParser:
         errors: list[str] = []
         for attempt in range(ATTEMPTS):
             request = GenerationRequest(messages, max_tokens=max_tokens, json_schema=self.schema, temperature=0.0)
-            output, stats = generate(self.engine, request)
+            if on_answer is not None and attempt == 0:
+                tap, parts = AnswerTap(), []
+                for piece in self.engine.stream(request):
+                    parts.append(piece)
+                    if new := tap.feed(piece):
+                        on_answer(new)
+                output, stats = "".join(parts), self.engine.last_stats
+            else:
+                output, stats = generate(self.engine, request)
             self.last_stats = stats
             try:
                 obj = self.check(output, text)

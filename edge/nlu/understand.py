@@ -62,6 +62,37 @@ def two_sentences(text: str, limit: int = 2) -> str:
     return first.rstrip(",;: ") + "."
 
 
+class SentenceGate:
+    """Passes an answer's complete sentences to ``on_sentence`` as the text arrives: at most
+    ``limit`` (what :func:`two_sentences` keeps), none that is a sentence of a prompt example's
+    answer (a small model sometimes repeats one; that answer is dropped afterwards anyway)."""
+
+    def __init__(self, on_sentence, example_answers=(), limit: int = 2):
+        from edge.speech_stream import SentenceSplitter, split_sentences
+
+        self.on_sentence = on_sentence
+        self.limit = limit
+        self.skip = {s for a in example_answers for s in split_sentences(a)}
+        self._splitter_type = SentenceSplitter
+        self.restart()
+        self.given: list[str] = []
+
+    def restart(self) -> None:
+        """A new answer (the previous one's unfinished sentence is dropped)."""
+        self.splitter = self._splitter_type()
+        self.taken = 0
+
+    def feed(self, piece: str) -> None:
+        for sentence in self.splitter.feed(piece):
+            if self.taken >= self.limit:
+                return
+            self.taken += 1
+            if sentence in self.skip:
+                continue
+            self.given.append(sentence)
+            self.on_sentence(sentence)
+
+
 class Understanding:
     """Filler check, grammar first, then the LLM.
 
@@ -96,19 +127,24 @@ class Understanding:
 
             self.llm_intent = LlmIntentParser(self.llm, self.items, self.language, self.max_tokens, self.grammar)
 
-    def understand(self, text: str, confidence: float | None = None) -> Intent | None:
+    def understand(self, text: str, confidence: float | None = None, on_sentence=None) -> Intent | None:
         """``text`` → :class:`Intent`, or None when ``text`` is only filler (see module doc).
 
         ``confidence``: the transcript's confidence 0..1, or None when the recognizer gives none.
         Never returns a ``log_record`` from LLM output that failed validation. Raises nothing for
         engine failures (``EngineError`` → intent ``other`` without answer; a question too long
         for the context → :data:`TOO_LONG`).
+
+        ``on_sentence(sentence)``: called with each complete sentence of an LLM answer while it is
+        still being generated (at most the two the answer keeps; none that repeats a prompt
+        example), so the voice loop can speak the first one early. The returned intent's
+        ``answer`` is the whole answer; its sentences past those already given are the caller's.
         """
         if is_filler(text):
             return None
         intent = self.grammar.parse(text)
         if intent is None:
-            intent = self._llm(text)
+            intent = self._llm(text, on_sentence)
         if confidence is not None:
             extra = {**intent.extra, "confidence": confidence}
             if intent.quantity is not None and confidence < LOW_CONFIDENCE:
@@ -116,21 +152,29 @@ class Understanding:
             intent = dataclasses.replace(intent, extra=extra)
         return intent
 
-    def _llm(self, text: str) -> Intent:
+    def _llm(self, text: str, on_sentence=None) -> Intent:
         if self.llm is None:
             return Intent("other", source="grammar", text=text, answer=None)
         if self.withheld:  # the governor keeps the LLM off (hot): the grammar path only
             return Intent("other", source="grammar", text=text, answer=self.withheld)
-        from edge.llm.base import ContextOverflow, EngineError, GenerationRequest, generate
+        from edge.llm.base import ContextOverflow, EngineError, GenerationRequest
 
+        gate = SentenceGate(on_sentence, self.llm_intent.example_answers) if on_sentence else None
         try:
-            intent = self.llm_intent.parse(text)
+            intent = self.llm_intent.parse(text, on_answer=gate.feed if gate else None)
             self.last_generation = self.llm_intent.last_stats
             if intent.intent != "other" or intent.answer:
                 return intent
             request = GenerationRequest([{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": text}],
                                         max_tokens=self.max_tokens, temperature=self.temperature)
-            answer, stats = generate(self.llm, request)
+            if gate is not None:
+                gate.restart()  # nothing of the JSON attempt was kept: the free answer starts over
+            parts = []
+            for piece in self.llm.stream(request):
+                parts.append(piece)
+                if gate is not None:
+                    gate.feed(piece)
+            answer, stats = "".join(parts), self.llm.last_stats
         except ContextOverflow:  # case C10: even trimmed, the question does not fit n_ctx
             return Intent("other", source="llm", text=text, answer=TOO_LONG_ZH if self.language == "zh" else TOO_LONG)
         except EngineError:  # every LLM engine of the chain failed: the grammar path only
