@@ -129,7 +129,7 @@ class Pipeline:
             return False
         now = self.speaker.busy(self.t_ms)
         if self._was_speaking and not now:
-            self._guard_until = self.t_ms + self.guard_ms
+            self._guard_until = max(self._guard_until, self.t_ms + self.guard_ms)
         self._was_speaking = now
         return now
 
@@ -229,6 +229,7 @@ class Pipeline:
     def _finish_turn(self) -> None:
         t0 = time.perf_counter()
         lat: dict[str, float] = {}
+        early = None
         try:
             rec = self.s.asr.finish()
             t1 = time.perf_counter()
@@ -237,7 +238,6 @@ class Pipeline:
                                     None if rec.confidence is None else round(rec.confidence, 3)))
             if not rec.text.strip():
                 return self._no_speech()
-            early = None
             if self.pending is not None:
                 outcome = self._answer(rec.text)
             else:
@@ -260,7 +260,19 @@ class Pipeline:
             out = self.output_dir / f"reply-{self.turn_id}-{self.t_ms}.wav"
             if early is not None and early.started:  # already speaking: the rest, and the whole reply as one WAV
                 wav = early.finish(outcome.text, out)
-                lat["first_audio_ms"] = early.first_audio_ms
+                for err in early.errors:  # a sentence the speech engine failed on: said, not hidden
+                    self.emit(ev.Error(self.t_ms, self.turn_id, "tts", err))
+                if wav is None:  # not one sentence was synthesized: the whole reply in one piece
+                    wav = self.s.tts.synthesize(outcome.text, out)
+                    if self.speaker is not None:
+                        self.speaker.queue(wav, self.t_ms)
+                else:
+                    lat["first_audio_ms"] = early.first_audio_ms
+                if self.speaker is not None and getattr(self.speaker, "realtime", False):
+                    # sentences played while the turn ran: the frames captured meanwhile (processed
+                    # next) hold the box's own voice, so the guard covers them too (C03)
+                    busy_ms = int(1000 * (time.perf_counter() - t0))
+                    self._guard_until = max(self._guard_until, self.t_ms + busy_ms + self.guard_ms)
             else:
                 wav = self.s.tts.synthesize(outcome.text, out)
                 if self.speaker is not None:
@@ -273,6 +285,9 @@ class Pipeline:
         except Exception as e:  # one failed turn never stops the service
             self.pending = None
             self.emit(ev.Error(self.t_ms, self.turn_id, _stage_of(e), f"{type(e).__name__}: {e}"))
+        finally:
+            if early is not None:
+                early.close()  # a turn that failed half-way leaves no synthesis thread behind
         if self.pending is not None:  # wait for the answer, no wake word needed
             self._ep = None
             return

@@ -30,6 +30,8 @@ def duration_ms(wav: Path) -> int:
 class TimelineSpeaker:
     """Busy from the audio time a reply starts until its duration has passed in audio time."""
 
+    realtime = False  # its time is the audio's, not the wall clock's
+
     def __init__(self):
         self._until_ms = -1
         self.played: list[tuple[int, Path]] = []  # (start t_ms, wav)
@@ -56,6 +58,8 @@ class TimelineSpeaker:
 class DeviceSpeaker:
     """Plays on the output device (``drivers.audio.device.Playback``) in a background thread, one
     WAV after the other (:meth:`queue`); :meth:`stop` ends the current one and drops the rest."""
+
+    realtime = True  # plays in wall-clock time, while the pipeline may be busy with a turn
 
     def __init__(self, playback):
         self.playback = playback

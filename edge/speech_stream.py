@@ -298,7 +298,9 @@ class EarlyReply:
         self.tts, self.output_dir, self.turn, self.play = tts, Path(output_dir), turn, play
         self.t0 = time.perf_counter() if t0 is None else t0
         self._speaker: StreamingSpeaker | None = None
+        self._done = False
         self.first_audio_ms: float | None = None
+        self.errors: list[str] = []
 
     @property
     def started(self) -> bool:
@@ -310,21 +312,31 @@ class EarlyReply:
             self._speaker.begin(self.turn)
         self._speaker.add_sentence(sentence)
 
-    def finish(self, text: str, out: Path) -> Path:
-        """Speak the sentences of ``text`` (the final reply) not given yet; the joined reply WAV.
+    def finish(self, text: str, out: Path) -> Path | None:
+        """Speak the sentences of ``text`` (the final reply) not given yet, wait for the worker, and
+        join the sentence WAVs into ``out``; None when not one sentence could be synthesized (the
+        caller then synthesizes the whole text). ``errors``: one line per sentence that failed."""
+        from edge.nlu.understand import answer_sentences
 
-        Raises:
-            edge.tts.TtsError (or what the TTS raised): no sentence could be synthesized.
-        """
-        given = set(self._speaker._sentences)
-        for s in split_sentences(text):
-            if s not in given:
-                self._speaker.add_sentence(s)
+        spoken = list(self._speaker._sentences)
+        final, tail = answer_sentences(text)
+        final += [tail] if tail else []
+        rest = final[len(spoken):] if final[:len(spoken)] == spoken else [s for s in final if s not in spoken]
+        for s in rest:
+            self._speaker.add_sentence(s)
         res = self._speaker.end()
+        self._done = True
+        self.errors = list(res.errors)
         first = res.first("wav")
         if first is not None:
             self.first_audio_ms = round(1000 * (first.t - self.t0), 1)
         wavs = [w for w in res.wavs if w is not None]
-        if not wavs:
-            raise RuntimeError(f"speech engine: no sentence of the reply was synthesized ({'; '.join(res.errors)})")
-        return join_wavs(wavs, out)
+        return join_wavs(wavs, out) if wavs else None
+
+    def close(self) -> None:
+        """End a reply the turn did not finish (an exception): nothing more is synthesized or played,
+        and the worker thread is gone when this returns."""
+        if self._speaker is not None and not self._done:
+            self._speaker.stop()
+            self._speaker.end()
+            self._done = True

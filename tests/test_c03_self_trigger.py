@@ -86,3 +86,42 @@ def test_barge_in_with_echo_cancellation_stops_playback_and_starts_a_turn(rig):
     barge = [w for w in wakes if start < w.t_ms < start + length]
     assert len(barge) == 1 and spk.stopped >= 1
     assert p.suppressed == 0
+
+
+class InstantPlayback:
+    """A stand-in output device that finishes each WAV at once (so the box is never 'busy' when
+    the next frame is looked at)."""
+
+    def __init__(self):
+        self.played = []
+
+    def play_wav(self, wav, stop):
+        self.played.append(wav)
+
+
+def test_an_answer_spoken_during_the_turn_still_guards_the_frames_captured_meanwhile(rig_llm, inventory_store, tmp_path):
+    """Live mode speaks an LLM answer sentence by sentence while the turn is processed; frames
+    captured meanwhile are processed after the turn and hold the box's own voice. A wake word in
+    them (here: right after the endpoint) must not start a turn."""
+    from edge.speaker import DeviceSpeaker
+    from tests.helpers import SESSIONS
+
+    settings, stages = rig_llm
+    stages.store = inventory_store
+    first: list = []
+    stages.wake.flush()
+    run_frames(wav_frames(SESSIONS / "chitchat_joke.wav"), stages, settings, tmp_path, first.append,
+               speaker=TimelineSpeaker())
+    (end,) = of_type(first, "turn_end")
+    assert "first_audio_ms" in end.latency_ms  # the answer was spoken sentence by sentence
+    data, rate = read_wav(SESSIONS / "chitchat_joke.wav")
+    upto = to16k(data, rate)[: end.t_ms * SAMPLE_RATE // 1000]
+    from drivers.audio import write_wav
+
+    mic = write_wav(tmp_path / "mic.wav", np.concatenate([upto, silence(0.3), wake(), silence(2.0)]))
+    dev = InstantPlayback()
+    events: list = []
+    stages.wake.flush()
+    p = run_frames(wav_frames(mic), stages, settings, tmp_path, events.append, speaker=DeviceSpeaker(dev))
+    assert dev.played  # the sentences went to the device during the turn
+    assert len(of_type(events, "wake")) == 1 and p.suppressed >= 1

@@ -259,3 +259,126 @@ def test_the_device_speaker_plays_a_queue_in_order_and_a_barge_in_drops_the_rest
     dev.release.release()
     spk.wait(GATE_S)
     assert dev.played == ["a", "b", "c", "e"] and not spk.busy(0)
+
+
+# ------------------------------------------------------------------ what is spoken early is the reply
+
+def _other(answer: str, **slots) -> str:
+    import json
+
+    obj = {"intent": "other", "sku": None, "quantity": None, "direction": None, "location": None, "answer": answer}
+    obj.update(slots)
+    return json.dumps(obj)
+
+
+def _understand(store, outputs, text="tell me something", language="en"):
+    from edge.nlu.understand import Understanding
+    from tests.nlu_helpers import ReplayEngine
+
+    engine = ReplayEngine(outputs)
+    got: list[str] = []
+    intent = Understanding(store.items(), engine, language=language).understand(text, on_sentence=got.append)
+    return intent, got, engine
+
+
+def test_an_answer_that_fails_validation_after_it_was_spoken_is_the_reply_without_a_second_attempt(inventory_store):
+    from edge.nlu.schema import ANSWER_MAX_CHARS
+
+    long = "Hammers drive nails. They have a head and a handle. " + "They are old. " * (ANSWER_MAX_CHARS // 10)
+    intent, got, engine = _understand(inventory_store, [_other(long)])  # over maxLength: fails validation
+    assert got == ["Hammers drive nails.", "They have a head and a handle."]
+    assert intent.answer == "Hammers drive nails. They have a head and a handle." and len(engine.requests) == 1
+    assert intent.extra["failed_validation"] is True and intent.extra["streamed"] == 2
+
+
+def test_an_other_object_with_slots_filled_in_is_not_spoken_early(inventory_store):
+    intent, got, _ = _understand(inventory_store, [_other("I took it. Done now.", location="the van, far away")])
+    assert got == []  # not spoken while generated: the whole answer is spoken after
+    assert intent.answer == "I took it. Done now."
+
+
+def test_spoken_sentences_are_the_reply_s_sentences_cleaned_and_cut_the_same_way(inventory_store):
+    intent, got, _ = _understand(inventory_store, [_other("**Sure**. Use 3 ft. of\nwire. Then cut it.")])
+    assert got == ["Sure.", "Use 3 ft. of wire."]
+    assert intent.answer == "Sure. Use 3 ft. of wire."
+
+
+def test_a_repeated_prompt_example_stops_early_speech_and_keeps_the_order(inventory_store):
+    from edge.nlu.llm_intent import LlmIntentParser
+    from edge.nlu.understand import answer_sentences
+
+    example = sorted(LlmIntentParser(ReplayStub(), inventory_store.items()).example_answers)[0]
+    first = answer_sentences(example)[0][0]
+    intent, got, _ = _understand(inventory_store, [_other(f"Hello there. {first} Bye now."), "Hi."])
+    assert got == ["Hello there."]  # stopped at the example's sentence: the rest is said after, in order
+    assert intent.answer.startswith("Hello there.")
+
+
+class ReplayStub:
+    name, n_ctx = "stub", 2048
+
+
+def test_an_engine_failure_mid_answer_ends_the_reply_with_what_was_said(inventory_store):
+    from edge.llm.base import EngineError, GenerationStats
+    from edge.nlu.understand import Understanding
+
+    class Failing:
+        name, n_ctx, last_stats = "failing", 2048, GenerationStats()
+
+        def stream(self, request, cancel=None):
+            yield from _other("Hammers are great. They drive nails. And more")[:-12]  # cut in "nails"
+            raise EngineError("the NPU stopped")
+
+    got: list[str] = []
+    intent = Understanding(inventory_store.items(), Failing()).understand("tell me about hammers", on_sentence=got.append)
+    assert got == ["Hammers are great."] and intent.answer == "Hammers are great."
+    assert intent.extra["engine_error"] == "the NPU stopped"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("你好。我是库房助手。还有别的吗？", "你好。我是库房助手。"),
+    ("你好，我是库房", "你好。"),
+    ("A spider has eight legs. Each leg has seven segments. Spiders are neat.",
+     "A spider has eight legs. Each leg has seven segments."),
+])
+def test_two_sentences_in_both_languages(text, expected):
+    from edge.nlu.understand import two_sentences
+
+    assert two_sentences(text) == expected
+
+
+class FlakyTts:
+    """The real espeak-ng TTS, except that it fails on sentences containing 'broken'."""
+
+    def __init__(self, tts):
+        self.tts = tts
+
+    def synthesize(self, text, path):
+        if "broken" in text:
+            raise TtsError(f"espeak-ng wrote no audio for {text!r}")
+        return self.tts.synthesize(text, path)
+
+
+def test_a_sentence_the_speech_engine_fails_on_is_reported_and_the_others_are_joined(tts, tmp_path):
+    from edge.speech_stream import EarlyReply
+
+    early = EarlyReply(FlakyTts(tts), tmp_path, "t1")
+    early.sentence("First part.")
+    early.sentence("A broken part.")
+    wav = early.finish("First part. A broken part. Last part.", tmp_path / "reply.wav")
+    assert len(early.errors) == 1 and "broken" in early.errors[0]
+    parts = sorted(tmp_path.glob("reply-part-t1-*.wav"))
+    assert [p.name for p in parts] == ["reply-part-t1-00.wav", "reply-part-t1-02.wav"]
+    assert wav_frames(wav) == sum(wav_frames(p) for p in parts)
+    nothing = EarlyReply(FlakyTts(tts), tmp_path / "x", "t2")
+    nothing.sentence("All broken.")
+    assert nothing.finish("All broken.", tmp_path / "x.wav") is None  # the caller synthesizes the whole reply
+
+
+def test_a_turn_that_fails_half_way_leaves_no_synthesis_thread(tts, tmp_path):
+    from edge.speech_stream import EarlyReply
+
+    early = EarlyReply(tts, tmp_path, "t3")
+    early.sentence("One.")
+    early.close()
+    assert not any(t.name == "tts-stream" and t.is_alive() for t in threading.enumerate())

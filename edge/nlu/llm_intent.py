@@ -139,6 +139,7 @@ def spoken_numbers(text: str) -> set[int]:
 
 _INTENT_KEY = re.compile(r'"intent"\s*:\s*"([^"\\]*)"')
 _ANSWER_KEY = re.compile(r'"answer"\s*:\s*"')
+_SLOTS = ("sku", "quantity", "direction", "location")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
@@ -147,7 +148,8 @@ class AnswerTap:
     can speak it before the object is complete.
 
     ``feed(chunk)`` returns the answer text decoded so far that was not returned before; nothing
-    until the object says ``"intent": "other"`` (a stock command's JSON is never spoken). JSON
+    unless the object says ``"intent": "other"`` with every slot ``null`` before the answer (a
+    stock command's JSON is never spoken, nor an object that will fail validation that way). JSON
     string escapes are decoded (``\\n``, ``\\"``, ``\\uXXXX`` with surrogate pairs); an escape cut
     between two chunks waits for the next one. The fields come in schema order (the llama.cpp
     grammar keeps it: intent first, answer last), but the key is searched for, not assumed.
@@ -165,6 +167,9 @@ class AnswerTap:
         a = _ANSWER_KEY.search(self.buffer, m.end())
         if not a:
             return ""
+        before = self.buffer[m.end():a.start()]
+        if any(not re.search(rf'"{k}"\s*:\s*null', before) for k in _SLOTS):
+            return ""  # an "other" with slots filled in is odd (and fails validation): not spoken early
         text = self._decode(a.end())
         new, self.sent = text[self.sent:], max(self.sent, len(text))
         return new
@@ -270,6 +275,7 @@ class LlmIntentParser:
         errors: list[str] = []
         for attempt in range(ATTEMPTS):
             request = GenerationRequest(messages, max_tokens=max_tokens, json_schema=self.schema, temperature=0.0)
+            tap = None
             if on_answer is not None and attempt == 0:
                 tap, parts = AnswerTap(), []
                 for piece in self.engine.stream(request):
@@ -284,6 +290,10 @@ class LlmIntentParser:
                 obj = self.check(output, text)
             except IntentJsonError as e:
                 errors = e.errors
+                if tap is not None and tap.sent:  # part of the answer went out already: no second opinion
+                    self.attempts.append({"output": output, "errors": errors, "stats": stats})
+                    return Intent("other", source="llm", text=text, answer=None,
+                                  extra={"failed_validation": True, "errors": errors, "attempts": 1, "streamed": True})
                 self.attempts.append({"output": output, "errors": errors, "stats": stats})
                 if stats is not None and getattr(stats, "finish_reason", "") == "length":
                     max_tokens *= 2

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from edge.nlu.filler import is_filler
+from edge.nlu.filler import has_cjk, is_filler
 from edge.nlu.grammar import Grammar
 from edge.nlu.types import Intent
 
@@ -34,60 +34,89 @@ LOW_CONFIDENCE = 0.6
 SYSTEM_PROMPT = (
     "You are the voice assistant of a workshop stock room. Answer in at most two short, plain "
     "sentences that are easy to speak aloud. No lists, no markdown.")
+SYSTEM_PROMPT_ZH = "你是车间库房的语音助手。用不超过两句简短、口语化的中文回答。不要列表，不要格式。"
 
 #: The answer when a question does not fit the LLM's context window even after trimming (case C10).
 TOO_LONG = "That question is too long for me. Please ask it in fewer words."
 TOO_LONG_ZH = "这个问题太长了，请说得简短一些。"
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+ENDS = ".!?…。！？\"'”’)）」』"
+
+
+def clean_answer(text: str) -> str:
+    """Whitespace folded, markdown marks (``*_#```) removed."""
+    return re.sub(r"[*_#`]+", "", " ".join(text.split())).strip()
+
+
+def answer_sentences(text: str) -> tuple[list[str], str]:
+    """``(complete sentences, unfinished rest)`` of an answer, each cleaned (:func:`clean_answer`),
+    cut where :class:`edge.speech_stream.SentenceSplitter` cuts (also Chinese 。！？), so what the
+    loop speaks early and the final reply are the same sentences."""
+    from edge.speech_stream import SentenceSplitter
+
+    sp = SentenceSplitter()
+    sentences = [c for c in (clean_answer(x) for x in sp.feed(text)) if c]
+    tail = clean_answer(" ".join(sp.flush()))
+    if tail and tail[-1] in ENDS:
+        sentences.append(tail)
+        tail = ""
+    return sentences, tail
+
+
+def join_sentences(sentences: list[str]) -> str:
+    """Sentences as one text: a space between Latin ones, none after a Chinese full stop."""
+    out = ""
+    for s in sentences:
+        out += s if not out or out[-1] in "。！？" else " " + s
+    return out
 
 
 def two_sentences(text: str, limit: int = 2) -> str:
-    """At most ``limit`` complete sentences of ``text``, whitespace folded, markdown stripped.
+    """At most ``limit`` complete sentences of ``text`` (:func:`answer_sentences`).
 
     An answer cut off by the token budget ends mid-sentence: the unfinished sentence is dropped
     when a complete one comes before it; a lone unfinished sentence is cut at its last clause
-    boundary (comma, semicolon) when there is one, and closed with a full stop.
+    boundary (comma, semicolon) when there is one, and closed with a full stop (``。`` in Chinese).
     """
-    text = re.sub(r"[*_#`]+", "", " ".join(text.split())).strip()
-    parts = [p.strip() for p in _SENTENCE_END.split(text) if p.strip()]
-    complete = [p for p in parts if p[-1] in ".!?。！？\"'"]
-    if complete and (len(complete) >= limit or complete == parts[:len(complete)]):
-        return " ".join(complete[:limit])
-    if not parts:
+    sentences, tail = answer_sentences(text)
+    if sentences:
+        return join_sentences(sentences[:limit])
+    if not tail:
         return ""
-    first = parts[0].rstrip(",;: ")
-    if "," in first or ";" in first:
-        first = re.split(r"[,;]\s+(?=[^,;]*$)", first)[0]
-    return first.rstrip(",;: ") + "."
+    first = tail.rstrip(",;:，；： ")
+    if re.search(r"[,;，；]", first):
+        first = re.split(r"[,;，；]\s*(?=[^,;，；]*$)", first)[0]
+    first = first.rstrip(",;:，；： ")
+    return first + ("。" if has_cjk(first) else ".")
 
 
 class SentenceGate:
-    """Passes an answer's complete sentences to ``on_sentence`` as the text arrives: at most
-    ``limit`` (what :func:`two_sentences` keeps), none that is a sentence of a prompt example's
-    answer (a small model sometimes repeats one; that answer is dropped afterwards anyway)."""
+    """Passes an answer's complete sentences to ``on_sentence`` as the text arrives, cut and cleaned
+    as :func:`answer_sentences` does: at most ``limit`` (what :func:`two_sentences` keeps). At a
+    sentence of a prompt example's answer (a small model sometimes repeats one) it stops passing
+    sentences on, so the rest is spoken after the answer is complete, in order."""
 
     def __init__(self, on_sentence, example_answers=(), limit: int = 2):
-        from edge.speech_stream import SentenceSplitter, split_sentences
-
         self.on_sentence = on_sentence
         self.limit = limit
-        self.skip = {s for a in example_answers for s in split_sentences(a)}
-        self._splitter_type = SentenceSplitter
-        self.restart()
+        self.skip = {s for a in example_answers for s in answer_sentences(a)[0]}
         self.given: list[str] = []
+        self.restart()
 
     def restart(self) -> None:
         """A new answer (the previous one's unfinished sentence is dropped)."""
-        self.splitter = self._splitter_type()
-        self.taken = 0
+        from edge.speech_stream import SentenceSplitter
+
+        self.splitter = SentenceSplitter()
+        self.closed = False
 
     def feed(self, piece: str) -> None:
-        for sentence in self.splitter.feed(piece):
-            if self.taken >= self.limit:
-                return
-            self.taken += 1
-            if sentence in self.skip:
+        for raw in self.splitter.feed(piece):
+            sentence = clean_answer(raw)
+            if self.closed or not sentence:
+                continue
+            if sentence in self.skip or len(self.given) >= self.limit:
+                self.closed = True
                 continue
             self.given.append(sentence)
             self.on_sentence(sentence)
@@ -152,6 +181,17 @@ class Understanding:
             intent = dataclasses.replace(intent, extra=extra)
         return intent
 
+    @staticmethod
+    def _spoken(intent: Intent, text: str, gate: SentenceGate) -> Intent:
+        """The JSON attempt's answer after some of it was spoken: the reply is what was spoken,
+        completed by the final answer when it continues it; never a stock command (the user heard
+        an answer, not a read-back), never the refusal after a failed validation."""
+        given = gate.given
+        final = answer_sentences(intent.answer)[0] if intent.intent == "other" and intent.answer else []
+        kept = final[:gate.limit] if final[:len(given)] == given else given
+        return Intent("other", source="llm", text=text, answer=join_sentences(kept),
+                      extra={**intent.extra, "streamed": len(given)})
+
     def _llm(self, text: str, on_sentence=None) -> Intent:
         if self.llm is None:
             return Intent("other", source="grammar", text=text, answer=None)
@@ -163,12 +203,15 @@ class Understanding:
         try:
             intent = self.llm_intent.parse(text, on_answer=gate.feed if gate else None)
             self.last_generation = self.llm_intent.last_stats
+            if gate is not None and gate.given:
+                return self._spoken(intent, text, gate)
             if intent.intent != "other" or intent.answer:
                 return intent
-            request = GenerationRequest([{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": text}],
+            system = SYSTEM_PROMPT_ZH if self.language == "zh" else SYSTEM_PROMPT
+            request = GenerationRequest([{"role": "system", "content": system}, {"role": "user", "content": text}],
                                         max_tokens=self.max_tokens, temperature=self.temperature)
             if gate is not None:
-                gate.restart()  # nothing of the JSON attempt was kept: the free answer starts over
+                gate.restart()  # nothing of the JSON attempt was spoken: the free answer starts over
             parts = []
             for piece in self.llm.stream(request):
                 parts.append(piece)
@@ -177,7 +220,14 @@ class Understanding:
             answer, stats = "".join(parts), self.llm.last_stats
         except ContextOverflow:  # case C10: even trimmed, the question does not fit n_ctx
             return Intent("other", source="llm", text=text, answer=TOO_LONG_ZH if self.language == "zh" else TOO_LONG)
-        except EngineError:  # every LLM engine of the chain failed: the grammar path only
+        except EngineError as e:  # every LLM engine of the chain failed: the grammar path only
+            if gate is not None and gate.given:  # the user already hears an answer: it ends there
+                return Intent("other", source="llm", text=text, answer=join_sentences(gate.given),
+                              extra={"streamed": len(gate.given), "engine_error": str(e)})
             return Intent("other", source="grammar", text=text, answer=None)
         self.last_generation = stats
+        if gate is not None and gate.given:
+            final, _ = answer_sentences(answer)
+            if final[:len(gate.given)] != gate.given:
+                return dataclasses.replace(intent, answer=join_sentences(gate.given))
         return dataclasses.replace(intent, answer=two_sentences(answer) or None)
