@@ -8,7 +8,7 @@ names the file, the key and the allowed values.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from edge.paths import data_dir
@@ -128,7 +128,7 @@ class CpuCluster(_Frozen):
     ``big`` cores and audio + wake word on a ``little`` one (edge.governor.thread_plan)."""
 
     name: str
-    cores: list[int] = Field(min_length=1, description="CPU numbers, as in /sys/devices/system/cpu/cpuN")
+    cores: list[Annotated[int, Field(ge=0, le=4095)]] = Field(min_length=1, description="CPU numbers, as in /sys/devices/system/cpu/cpuN")
     kind: Literal["big", "little", "uniform"] = "uniform"
 
 

@@ -635,7 +635,7 @@ def apply_affinity(cpus: Iterable[int], pid: int = 0) -> set[int] | None:
     try:
         os.sched_setaffinity(pid, want)
         use = set(os.sched_getaffinity(pid))
-    except (AttributeError, OSError) as e:  # EINVAL: no CPU of the mask is in the cpuset
+    except (AttributeError, OSError, ValueError, OverflowError) as e:  # EINVAL: no CPU of the mask is in the cpuset
         log.warning("affinity: cannot pin to %s: %s; left unchanged", sorted(want), e)
         return None
     log.debug("affinity: pinned %s to CPUs %s", "this thread" if pid == 0 else f"pid {pid}", sorted(use))
@@ -931,6 +931,7 @@ class Governor:
                  manifest_path: str | os.PathLike[str] | None = None):
         self.settings = settings
         self.board = settings.board or BoardSettings()
+        self._pin_warned = False
         self.gs = settings.governor
         self.power_mode = self.gs.power_mode
         self.clock = clock
@@ -990,7 +991,20 @@ class Governor:
         if not {"big", "little"} <= kinds:
             return None
         p = self.plan()
-        return tuple(p.audio_cpus), tuple(p.llm_cpus)
+        try:
+            allowed = set(os.sched_getaffinity(0))  # the CPUs this process may use (cpuset, taskset, CPUAffinity=)
+        except (AttributeError, OSError):
+            return None
+        audio = tuple(c for c in p.audio_cpus if c in allowed)
+        llm = tuple(c for c in p.llm_cpus if c in allowed)
+        if not audio or not llm:
+            if not self._pin_warned:
+                log.warning("affinity: the board config's CPUs (audio %s, LLM %s) are not all among this process's "
+                            "CPUs %s; not pinning (check board.cpu_clusters for this board)",
+                            list(p.audio_cpus), list(p.llm_cpus), sorted(allowed))
+                self._pin_warned = True
+            return None
+        return audio, llm
 
     def limits(self) -> Limits:
         """What the LLM may do at the current level (see :class:`Limits`). Threads are the plan's,

@@ -129,3 +129,22 @@ def test_on_a_big_little_board_audio_runs_on_the_little_core_and_turns_on_the_bi
     assert seen["wake"] == [{little}, {little}]  # the second wake word: back on the little core
     assert seen["transcript"] == seen["intent"] == seen["reply"] == seen["turn_end"] == [{big}, {big}]
     assert seen["after"] == [mine] and mine == set(allowed)
+
+
+def test_a_board_config_naming_cpus_this_machine_lacks_is_not_pinned_and_says_so_once(caplog):
+    """rk3588-rock5b (LLM on CPUs 4-7) on a machine without them: no pinning at all (never the
+    whole turn squeezed onto the audio core), one warning."""
+    allowed = set(os.sched_getaffinity(0))
+    if {4, 5, 6, 7} <= allowed:
+        pytest.skip("this machine has CPUs 4-7")
+    gov = Governor(load_settings(board="rk3588-rock5b"))
+    assert gov.cpu_sets() is None and gov.cpu_sets() is None
+    assert caplog.text.count("not pinning") == 1
+
+
+def test_a_negative_or_huge_cpu_number_is_a_config_error():
+    from edge.config import ConfigError
+
+    for bad in (-1, 100_000):
+        with pytest.raises(ConfigError, match=r"board\.cpu_clusters\.0\.cores\.0"):
+            load_settings(board="x86-dev", overrides={"board": {"cpu_clusters": [{"name": "a", "cores": [bad]}]}})
