@@ -56,6 +56,8 @@ MIB = 1024 * 1024
 #: per 32 elements = 0.5625. Checked against llama.cpp's own log (llama-cpp-python 0.3.36) for
 #: SmolLM2-135M at n_ctx 2048: "llama_kv_cache: size = 45.00 MiB" (f16), 23.91 MiB (q8_0),
 #: 12.66 MiB (q4_0) — exactly what :func:`kv_cache_bytes` gives.
+#: The spoken notice at the hot level under ``language: zh`` when ``governor.cooling_notice`` is the default.
+COOLING_NOTICE_ZH = "我正在降温，现在只能处理库存指令。"
 KV_BYTES_PER_ELEMENT = {"f16": 2.0, "q8_0": 34 / 32, "q4_0": 18 / 32}
 
 #: MiB the rest of the process needs besides LLM weights and KV cache, measured on this project's
@@ -1006,6 +1008,15 @@ class Governor:
             return None
         return audio, llm
 
+    def _cooling_notice(self) -> str:
+        """``governor.cooling_notice``; in Chinese when ``language: zh`` and it was left at its default."""
+        from edge.config import GovernorSettings
+
+        notice = self.gs.cooling_notice
+        if getattr(self.settings, "language", "en") == "zh" and notice == GovernorSettings.model_fields["cooling_notice"].default:
+            return COOLING_NOTICE_ZH
+        return notice
+
     def limits(self) -> Limits:
         """What the LLM may do at the current level (see :class:`Limits`). Threads are the plan's,
         capped by ``llm.threads``."""
@@ -1020,7 +1031,7 @@ class Governor:
         threads = min(p.llm_threads, self.settings.llm.threads)
         llm_ok = lvl < 2 and self.settings.llm.engine != "none"
         return Limits(self.level, llm_ok, threads if llm_ok else 0, p.llm_cpus, p.audio_cpus,
-                      max(1, int(max_tokens)), pacing, self.gs.cooling_notice if lvl >= 2 else None,
+                      max(1, int(max_tokens)), pacing, self._cooling_notice() if lvl >= 2 else None,
                       self.thermal.reason)
 
     # -- memory -------------------------------------------------------------------------------

@@ -98,7 +98,11 @@ def text(key: str, language: str = "en", **values) -> str:
 ZH_MEASURE = {"pcs": "个", "pc": "个", "piece": "个", "pieces": "个", "each": "个", "ea": "个", "": "个",
               "box": "盒", "boxes": "盒", "can": "罐", "cans": "罐", "pallet": "托", "pallets": "托",
               "case": "箱", "cases": "箱", "roll": "卷", "rolls": "卷", "pair": "双", "pairs": "双",
-              "bag": "袋", "bags": "袋", "set": "套", "sets": "套", "m": "米", "kg": "公斤"}
+              "bag": "袋", "bags": "袋", "set": "套", "sets": "套", "m": "米", "metre": "米", "meter": "米",
+              "kg": "公斤", "bottle": "瓶", "bottles": "瓶", "ream": "令", "reams": "令", "l": "升",
+              "litre": "升", "liter": "升", "litres": "升", "liters": "升", "tube": "支", "tubes": "支",
+              "sheet": "张", "sheets": "张", "pack": "包", "packs": "包", "drum": "桶", "drums": "桶",
+              "coil": "卷", "spool": "卷", "carton": "箱", "cartons": "箱", "kit": "套"}
 #: Place words: "bin 12" → "12号料箱".
 ZH_PLACE = {"bin": "料箱", "shelf": "货架", "drawer": "抽屉", "rack": "架子", "box": "箱", "cabinet": "柜子",
             "table": "桌子", "room": "房间"}
@@ -127,5 +131,5 @@ def _zh_query(item: Item, asked_location: str | None) -> str:
     if asked_location and asked_location.lower() != item.location.lower():
         return f"{zh_place(asked_location)}没有{zh_name(item)}；{here}有{zh_amount(item, item.quantity)}。"
     if item.quantity <= 0:
-        return f"{zh_name(item)}用完了，{here}一个也没有了。"
+        return f"{zh_name(item)}用完了，{here}一{ZH_MEASURE.get(item.unit.lower(), '个')}也没有了。"
     return f"{here}有{zh_amount(item, item.quantity)}。"

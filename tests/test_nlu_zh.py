@@ -152,3 +152,21 @@ def test_mandarin_read_back_and_its_answers(tmp_path):
     done = dialog.follow_up(out.pending, "是", store, "t1", "zh")
     assert done.record is not None and done.text == "已记录：用了2罐white paint。C号货架现在有-2罐white paint。"
     store.close()
+
+
+def test_mandarin_odds_and_ends():
+    """A bare 嗯 is a hesitation, not a yes; the out-of-stock reply uses the unit's measure word;
+    the hot-level notice is Chinese under language zh when left at its default."""
+    from edge.config import load_settings
+    from edge.governor import COOLING_NOTICE_ZH, Governor
+    from edge.nlu.dialog import yes_no
+    from edge.reply import query_reply
+    from edge.store import Item
+
+    assert yes_no("嗯", "zh") is None and yes_no("嗯，是的", "zh") is True
+    paint = Item("PNT-WHT", "white paint", "shelf C", 0, "can", ("白漆",))
+    assert query_reply(paint, language="zh") == "白漆用完了，C号货架一罐也没有了。"
+    oil = Item("OIL-1", "machine oil", "shelf 2", 3, "bottle", ("机油",))
+    assert query_reply(oil, language="zh") == "2号货架有3瓶机油。"
+    assert Governor(load_settings(board="x86-dev", overrides={"language": "zh"}))._cooling_notice() == COOLING_NOTICE_ZH
+    assert Governor(load_settings(board="x86-dev"))._cooling_notice().startswith("I'm cooling down")

@@ -21,7 +21,7 @@ _NO_EN = re.compile(r"\b(?:no|nope|nah|cancel|wrong|incorrect|negative|dont|stop
 _NEGATED_YES_EN = re.compile(r"\b(?:not|isnt|dont|no)\s+(?:right|correct|it|that|sure|okay|ok)\b")
 _YES_ZH_SURE = re.compile(r"没错|没问题|对对|是的|好的")
 _NO_ZH = re.compile(r"不|取消|算了|错了|别|否")
-_YES_ZH = re.compile(r"是|对|好|行|可以|确认|确定|嗯|ok|yes")
+_YES_ZH = re.compile(r"是|对|好|行|可以|确认|确定|ok|yes")  # not 嗯: a hesitation as often as an "mm-hm"
 
 # ordinal answers: "the first one", "number two", "the last one"; index into the candidates
 _ORDINALS_EN = {"first": 0, "1st": 0, "former": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2,
