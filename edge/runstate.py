@@ -7,8 +7,9 @@ heartbeat thread (so a long LLM turn or model load does not look like a dead ser
 every capture change and turn end. The audio loop only notes the time of its last frame
 (``last_frame_age_s``). Readers call :func:`read_state`.
 
-Path: ``service.state_file``, default ``service-state.json`` next to the store (under systemd that is
-``/var/lib/edge``, the one directory the unit may write, readable by the ``edge`` group).
+Path: ``service.state_file``; by default ``/run/edge/service-state.json`` when ``/run/edge`` exists
+(the unit's ``RuntimeDirectory=edge``: tmpfs, mode 0750, readable by the ``edge`` group, removed at
+stop), else ``service-state.json`` next to the store.
 
 Capture counters (case C04/C05; what Rhasspy and Wyoming satellites leave to the log):
 
@@ -41,10 +42,20 @@ MAX_STATE_BYTES = 1 << 20  # a state file is ~1 KiB; anything larger is not one
 CAPTURE_COUNTERS = ("overflows", "overflow_stalls", "xruns")
 
 
-def state_path(settings) -> Path:
-    """``service.state_file``, or ``service-state.json`` in the store's directory."""
+#: The unit's ``RuntimeDirectory=edge`` (tmpfs; systemd creates it at start and removes it at stop).
+RUNTIME_DIR = Path("/run/edge")
+
+
+def state_path(settings, runtime_dir: Path = RUNTIME_DIR) -> Path:
+    """``service.state_file``; else ``service-state.json`` in ``/run/edge`` when that directory
+    exists (the installed service: a tmpfs, so the heartbeat does not wear the board's flash);
+    else next to the store (a development checkout)."""
     p = getattr(settings.service, "state_file", None)
-    return Path(p).expanduser() if p else Path(settings.store.path).expanduser().parent / "service-state.json"
+    if p:
+        return Path(p).expanduser()
+    if runtime_dir.is_dir():
+        return runtime_dir / "service-state.json"
+    return Path(settings.store.path).expanduser().parent / "service-state.json"
 
 
 class ServiceState:

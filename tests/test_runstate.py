@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -210,3 +211,16 @@ def test_writing_into_a_directory_leaves_no_temporary_files_and_warns_once(tmp_p
         st.write()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["target"] and list(target.iterdir()) == []
     assert caplog.text.count("not written") == 1
+
+
+def test_the_state_file_goes_to_the_runtime_directory_when_there_is_one(tmp_path):
+    from edge.config import load_settings
+    from edge.runstate import state_path
+
+    s = load_settings(board="x86-dev", overrides={"store": {"path": str(tmp_path / "data" / "edge.db")}})
+    run = tmp_path / "run-edge"
+    assert state_path(s, runtime_dir=run) == tmp_path / "data" / "service-state.json"  # no /run/edge: a checkout
+    run.mkdir()
+    assert state_path(s, runtime_dir=run) == run / "service-state.json"  # the installed service's tmpfs
+    explicit = load_settings(board="x86-dev", overrides={"service": {"state_file": "~/x.json"}})
+    assert state_path(explicit, runtime_dir=run) == Path.home() / "x.json"

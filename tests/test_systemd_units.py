@@ -74,7 +74,8 @@ def test_unit_settings_the_issue_asks_for():
     assert int(s["WatchdogSec"]) == 30 and "sound.target" in u["After"]
     assert s["User"] == "edge" and "audio" in s["SupplementaryGroups"].split()
     for key, val in (("NoNewPrivileges", "yes"), ("ProtectSystem", "strict"), ("ProtectHome", "yes"),
-                     ("PrivateTmp", "yes"), ("ReadWritePaths", "/var/lib/edge"), ("LimitNOFILE", "65536")):
+                     ("PrivateTmp", "yes"), ("ReadWritePaths", "/var/lib/edge"), ("LimitNOFILE", "65536"),
+                     ("RuntimeDirectory", "edge"), ("RuntimeDirectoryMode", "0750")):
         assert s[key] == val, key
     assert "char-alsa rw" in s["DeviceAllow"]
 
