@@ -260,9 +260,27 @@ def _merge(base: dict, over: dict) -> dict:
     return out
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """A YAML loader that refuses a key given twice in one mapping (PyYAML keeps the last one
+    silently, so ``board: x86-dev`` followed by ``board: {...}`` would drop the board's file)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen: dict = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"the key {key!r} is given twice (line {seen[key] + 1} and line "
+                    f"{key_node.start_mark.line + 1}); keep one" + (
+                        ": to pick a board and change some of its fields write board: {name: NAME, ...}"
+                        if key == "board" else ""), key_node.start_mark)
+            seen[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep=deep)
+
+
 def _read_yaml(path: Path) -> dict:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader
     except FileNotFoundError:
         raise ConfigError(f"{path}: config file not found; pass an existing file to --config") from None
     except yaml.YAMLError as e:
@@ -308,6 +326,8 @@ def load_settings(path: str | Path | None = None, board: str | None = None,
     if isinstance(user.get("board"), str):  # a board *name* selects the file; its mapping is kept
         board = board or user["board"]
         user = {k: v for k, v in user.items() if k != "board"}
+    elif isinstance(user.get("board"), dict) and isinstance(user["board"].get("name"), str):
+        board = board or user["board"]["name"]  # board: {name: NAME, ...}: that board's file, then these fields
     if board:
         bp = board_path(board)
         data = _merge(data, _read_yaml(bp))

@@ -177,3 +177,18 @@ def test_one_bad_threshold_is_reported_as_one_error(tmp_path):
     errors = [line for line in msg.splitlines()[1:] if line.strip()]
     assert len(errors) == 1, msg
     assert "wake.models.0.threshold" in errors[0]
+
+
+def test_a_key_given_twice_is_refused_with_both_lines(tmp_path):
+    f = tmp_path / "c.yaml"
+    f.write_text("board: x86-dev\nlanguage: en\nboard: {cpu_clusters: [{name: a, cores: [0]}]}\n")
+    with pytest.raises(ConfigError, match=r"c\.yaml.*'board' is given twice \(line 1 and line 3\).*board: \{name: NAME"):
+        load_settings(f)
+
+
+def test_a_board_mapping_with_a_name_takes_that_board_and_changes_its_fields(tmp_path):
+    f = tmp_path / "c.yaml"
+    f.write_text("board: {name: rk3588-rock5b, cpu_clusters: [{name: all, cores: [0, 1]}]}\n")
+    s = load_settings(f)
+    assert s.board.name == "rk3588-rock5b" and [c.cores for c in s.board.cpu_clusters] == [[0, 1]]
+    assert s.board.npu["device_node"] == "/dev/dri/renderD129"  # the rest comes from the board's file

@@ -291,10 +291,14 @@ def test_an_answer_that_fails_validation_after_it_was_spoken_is_the_reply_withou
     assert intent.extra["failed_validation"] is True and intent.extra["streamed"] == 2
 
 
-def test_an_other_object_with_slots_filled_in_is_not_spoken_early(inventory_store):
-    intent, got, _ = _understand(inventory_store, [_other("I took it. Done now.", location="the van, far away")])
-    assert got == []  # not spoken while generated: the whole answer is spoken after
-    assert intent.answer == "I took it. Done now."
+def test_an_other_object_is_spoken_early_only_when_its_other_fields_will_pass(inventory_store):
+    # slots filled in but valid (SmolLM2 does this): accepted, so spoken early
+    intent, got, _ = _understand(inventory_store, [_other("I took it. Done now.", quantity=10, location="the van")])
+    assert got == ["I took it."] and intent.answer == "I took it. Done now."  # the last one is said at the end
+    # a location over its limit fails validation: nothing spoken, the retry's answer is the reply
+    intent, got, engine = _understand(inventory_store, [_other("Nope. Not this.", location="x" * 80),
+                                                        _other("Sure thing. Anything else?")])
+    assert got == [] and len(engine.requests) == 2 and intent.answer == "Sure thing. Anything else?"
 
 
 def test_spoken_sentences_are_the_reply_s_sentences_cleaned_and_cut_the_same_way(inventory_store):

@@ -139,7 +139,6 @@ def spoken_numbers(text: str) -> set[int]:
 
 _INTENT_KEY = re.compile(r'"intent"\s*:\s*"([^"\\]*)"')
 _ANSWER_KEY = re.compile(r'"answer"\s*:\s*"')
-_SLOTS = ("sku", "quantity", "direction", "location")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
@@ -148,16 +147,19 @@ class AnswerTap:
     can speak it before the object is complete.
 
     ``feed(chunk)`` returns the answer text decoded so far that was not returned before; nothing
-    unless the object says ``"intent": "other"`` with every slot ``null`` before the answer (a
-    stock command's JSON is never spoken, nor an object that will fail validation that way). JSON
+    unless the object says ``"intent": "other"`` (a stock command's JSON is never spoken) and
+    ``check_prefix(text)`` accepts the fields before the answer (given as a complete object with
+    ``"answer": null``), so an object that will fail validation on those fields is not spoken. JSON
     string escapes are decoded (``\\n``, ``\\"``, ``\\uXXXX`` with surrogate pairs); an escape cut
     between two chunks waits for the next one. The fields come in schema order (the llama.cpp
     grammar keeps it: intent first, answer last), but the key is searched for, not assumed.
     """
 
-    def __init__(self):
+    def __init__(self, check_prefix=None):
         self.buffer = ""
         self.sent = 0  # characters of the decoded answer already returned
+        self.check_prefix = check_prefix or (lambda _text: True)
+        self._prefix_ok: bool | None = None
 
     def feed(self, chunk: str) -> str:
         self.buffer += chunk
@@ -167,9 +169,10 @@ class AnswerTap:
         a = _ANSWER_KEY.search(self.buffer, m.end())
         if not a:
             return ""
-        before = self.buffer[m.end():a.start()]
-        if any(not re.search(rf'"{k}"\s*:\s*null', before) for k in _SLOTS):
-            return ""  # an "other" with slots filled in is odd (and fails validation): not spoken early
+        if self._prefix_ok is None:
+            self._prefix_ok = self.check_prefix(self.buffer[:a.start()].rstrip().rstrip(",") + ', "answer": null}')
+        if not self._prefix_ok:
+            return ""  # the fields before the answer will fail validation: the retry decides, nothing spoken
         text = self._decode(a.end())
         new, self.sent = text[self.sent:], max(self.sent, len(text))
         return new
@@ -257,6 +260,13 @@ class LlmIntentParser:
                                        f"({', '.join(map(str, sorted(said)))})"])
         return obj
 
+    def _valid_prefix(self, obj_text: str) -> bool:
+        try:
+            parse_and_validate(obj_text, self.skus)
+        except IntentJsonError:
+            return False
+        return True
+
     def parse(self, text: str, on_answer=None) -> Intent:
         """Understand ``text`` with the LLM.
 
@@ -277,7 +287,7 @@ class LlmIntentParser:
             request = GenerationRequest(messages, max_tokens=max_tokens, json_schema=self.schema, temperature=0.0)
             tap = None
             if on_answer is not None and attempt == 0:
-                tap, parts = AnswerTap(), []
+                tap, parts = AnswerTap(self._valid_prefix), []
                 for piece in self.engine.stream(request):
                     parts.append(piece)
                     if new := tap.feed(piece):
