@@ -326,8 +326,11 @@ def load_settings(path: str | Path | None = None, board: str | None = None,
     if isinstance(user.get("board"), str):  # a board *name* selects the file; its mapping is kept
         board = board or user["board"]
         user = {k: v for k, v in user.items() if k != "board"}
-    elif isinstance(user.get("board"), dict) and isinstance(user["board"].get("name"), str):
-        board = board or user["board"]["name"]  # board: {name: NAME, ...}: that board's file, then these fields
+    elif (isinstance(user.get("board"), dict) and isinstance(user["board"].get("name"), str)
+          and (BOARD_DIR / f"{user['board']['name']}.yaml").exists()):
+        # board: {name: NAME, ...} naming a board config: that board's file, then these fields
+        # (a name with no file is a board described in full here, as before)
+        board = board or user["board"]["name"]
     if board:
         bp = board_path(board)
         data = _merge(data, _read_yaml(bp))

@@ -257,26 +257,7 @@ class Pipeline:
                 self.emit(ev.IntentEvent(self.t_ms, self.turn_id, intent.intent, intent.slots(), intent.source))
                 outcome = dialog.act(intent, self.s.store, rec.text, self.turn_id, language=self.language)
             t2 = time.perf_counter()
-            out = self.output_dir / f"reply-{self.turn_id}-{self.t_ms}.wav"
-            if early is not None and early.started:  # already speaking: the rest, and the whole reply as one WAV
-                wav = early.finish(outcome.text, out)
-                for err in early.errors:  # a sentence the speech engine failed on: said, not hidden
-                    self.emit(ev.Error(self.t_ms, self.turn_id, "tts", err))
-                if wav is None:  # not one sentence was synthesized: the whole reply in one piece
-                    wav = self.s.tts.synthesize(outcome.text, out)
-                    if self.speaker is not None:
-                        self.speaker.queue(wav, self.t_ms)
-                else:
-                    lat["first_audio_ms"] = early.first_audio_ms
-                if self.speaker is not None and getattr(self.speaker, "realtime", False):
-                    # sentences played while the turn ran: the frames captured meanwhile (processed
-                    # next) hold the box's own voice, so the guard covers them too (C03)
-                    busy_ms = int(1000 * (time.perf_counter() - t0))
-                    self._guard_until = max(self._guard_until, self.t_ms + busy_ms + self.guard_ms)
-            else:
-                wav = self.s.tts.synthesize(outcome.text, out)
-                if self.speaker is not None:
-                    self.speaker.start(wav, self.t_ms)
+            wav = self._reply_audio(outcome.text, early, t0, lat)
             t3 = time.perf_counter()
             lat["intent_to_reply_audio_ms"] = round(1000 * (t3 - t2), 1)
             lat["total_ms"] = round(1000 * (t3 - t0), 1)
@@ -292,6 +273,31 @@ class Pipeline:
             self._ep = None
             return
         self._end(lat)
+
+    def _reply_audio(self, text: str, early: EarlyReply | None, t0: float, lat: dict) -> Path:
+        """The reply's WAV, spoken: the rest of an answer already being spoken sentence by sentence
+        (``first_audio_ms`` goes to ``lat``), or the whole reply synthesized and played at once."""
+        out = self.output_dir / f"reply-{self.turn_id}-{self.t_ms}.wav"
+        if early is None or not early.started:
+            wav = self.s.tts.synthesize(text, out)
+            if self.speaker is not None:
+                self.speaker.start(wav, self.t_ms)
+            return wav
+        wav = early.finish(text, out)
+        for err in early.errors:  # a sentence the speech engine failed on: said, not hidden
+            self.emit(ev.Error(self.t_ms, self.turn_id, "tts", err))
+        if wav is None:  # not one sentence was synthesized: the whole reply in one piece
+            wav = self.s.tts.synthesize(text, out)
+            if self.speaker is not None:
+                self.speaker.queue(wav, self.t_ms)
+        else:
+            lat["first_audio_ms"] = early.first_audio_ms
+        if self.speaker is not None and getattr(self.speaker, "realtime", False):
+            # sentences played while the turn ran: the frames captured meanwhile (processed next)
+            # hold the box's own voice, so the guard covers them too (C03)
+            busy_ms = int(1000 * (time.perf_counter() - t0))
+            self._guard_until = max(self._guard_until, self.t_ms + busy_ms + self.guard_ms)
+        return wav
 
     def _queue_play(self, wav: Path) -> None:
         """Play ``wav`` after what the speaker is already playing (a streamed reply's next sentence)."""
