@@ -34,12 +34,14 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from drivers.audio.device import CaptureTotals
+
 log = logging.getLogger("edge.service")
 
 STATE_VERSION = 1
 MAX_STATE_BYTES = 1 << 20  # a state file is ~1 KiB; anything larger is not one
 #: Counters a :class:`drivers.audio.device.Capture` keeps itself; summed over every capture opened.
-CAPTURE_COUNTERS = ("overflows", "overflow_stalls", "xruns")
+CAPTURE_COUNTERS = CaptureTotals.NAMES
 
 
 #: The unit's ``RuntimeDirectory=edge`` (tmpfs; systemd creates it at start and removes it at stop).
@@ -76,8 +78,7 @@ class ServiceState:
         self.turns = 0
         self.capture: dict[str, Any] = {"state": "waiting", "device": None, "rate": None, "channels": None,
                                         "lost_events": 0, "reopens": 0, "open_attempts": 0, "last_error": ""}
-        self._done = dict.fromkeys(CAPTURE_COUNTERS, 0)  # of captures already closed
-        self._cap = None
+        self._totals = CaptureTotals()  # of every capture opened so far
         self.last_frame: float | None = None
         self._lock = threading.Lock()
         self._warned = False
@@ -99,17 +100,14 @@ class ServiceState:
             if c["state"] == "lost":
                 c["reopens"] += 1
             c.update(state="ok", device=str(cap.device_name), rate=int(cap.rate), channels=int(cap.channels))
-            self._cap = cap
+            self._totals.adopt(cap)
         self.write()
 
     def closed(self, cap, lost: Exception | str | None = None) -> None:
         """``cap`` was closed; its counters join the totals. ``lost``: the device went away
         (state ``lost``), else it was closed on purpose (state ``closed``)."""
         with self._lock:
-            if cap is self._cap:
-                for k in CAPTURE_COUNTERS:
-                    self._done[k] += int(getattr(cap, k, 0))
-                self._cap = None
+            self._totals.retire(cap)
             if lost is not None:
                 self.capture.update(state="lost", last_error=str(lost))
                 self.capture["lost_events"] += 1
@@ -119,8 +117,7 @@ class ServiceState:
 
     def counters(self) -> dict[str, int]:
         """``overflows``, ``overflow_stalls``, ``xruns`` over every capture opened so far."""
-        cap = self._cap
-        return {k: self._done[k] + (int(getattr(cap, k, 0)) if cap is not None else 0) for k in CAPTURE_COUNTERS}
+        return self._totals.as_dict()
 
     # -- turns -----------------------------------------------------------------------------------------
     def event(self, e) -> None:

@@ -516,6 +516,43 @@ STALL_TIMEOUT_S = 2.0   # s without a chunk before an open device counts as lost
                         # FRAMES_PER_BUFFER at 48 kHz, far beyond a scheduling hiccup
 
 
+class CaptureTotals:
+    """``overflows``, ``xruns`` and ``overflow_stalls`` summed over every :class:`Capture` opened so
+    far: those already closed (:meth:`retire`) plus the open one's live counters (:meth:`adopt`).
+    Thread-safe; used by :class:`ResilientCapture` and the service's state file (edge.runstate)."""
+
+    NAMES = ("overflows", "xruns", "overflow_stalls")
+
+    def __init__(self):
+        self._done = dict.fromkeys(self.NAMES, 0)
+        self.current = None
+        self._lock = threading.Lock()
+
+    def adopt(self, cap) -> None:
+        """``cap`` is the open capture now."""
+        with self._lock:
+            self.current = cap
+
+    def retire(self, cap) -> bool:
+        """Add ``cap``'s counters to the totals once; False when it was not the open capture
+        (already retired, e.g. by another thread)."""
+        with self._lock:
+            if self.current is not cap:
+                return False
+            for k in self._done:
+                self._done[k] += int(getattr(cap, k, 0))
+            self.current = None
+            return True
+
+    def get(self, name: str) -> int:
+        with self._lock:
+            cap = self.current
+            return self._done[name] + (int(getattr(cap, name, 0)) if cap is not None else 0)
+
+    def as_dict(self) -> dict[str, int]:
+        return {k: self.get(k) for k in self.NAMES}
+
+
 class ResilientCapture:
     """:class:`Capture` that reopens the device when it goes away, and says so once (case C05).
 
@@ -586,7 +623,7 @@ class ResilientCapture:
         self.reopens = 0
         self.open_attempts = 0
         self.last_error = ""
-        self._done = {"overflows": 0, "xruns": 0, "overflow_stalls": 0}  # of captures already closed
+        self._totals = CaptureTotals()  # counters of every capture opened so far
         self._cap = None
         self._lock = threading.Lock()
         self._closing = threading.Event()
@@ -600,9 +637,7 @@ class ResilientCapture:
 
     # -- counters over every capture --------------------------------------------------------------
     def _sum(self, name: str) -> int:
-        with self._lock:
-            cap = self._cap
-            return self._done[name] + (int(getattr(cap, name, 0)) if cap is not None else 0)
+        return self._totals.get(name)
 
     @property
     def overflows(self) -> int:
@@ -648,16 +683,15 @@ class ResilientCapture:
     def _adopt(self, cap) -> None:
         with self._lock:
             self._cap = cap
+            self._totals.adopt(cap)
             self.rate, self.channels, self.device_name = int(cap.rate), int(cap.channels), str(cap.device_name)
             self.converter = FrameConverter(self.rate, self.channels)  # rebuilt for this device's rate
 
     def _retire(self, cap) -> None:
         """Close ``cap`` and add its counters to the totals (once, whichever thread comes first)."""
         with self._lock:
-            if self._cap is not cap:
+            if not self._totals.retire(cap):
                 return  # already retired
-            for k in self._done:
-                self._done[k] += int(getattr(cap, k, 0))
             self._cap = None
         with contextlib.suppress(Exception):
             cap.close()
