@@ -9,21 +9,20 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import re
 import signal
 import subprocess
-import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import INVENTORY, REPO, SESSIONS
+from tests.helpers import SESSIONS
 from tests.pulse import pulse_server
-from tests.test_notify import Listener, _lines_until, _pump, drain, notify_socket  # noqa: F401
+from tests.live import lines_until as _lines_until
+from tests.live import start_edge_run
+from tests.test_notify import Listener, drain, notify_socket  # noqa: F401
 
 INITIAL_S, MAX_S = 0.25, 1.0
 
@@ -49,12 +48,7 @@ def test_late_capture_device_is_waited_for_and_then_used(notify_socket, tmp_path
     env.update(PYTHONUNBUFFERED="1", HOME=str(home), XDG_RUNTIME_DIR=str(run_dir), PULSE_SERVER=f"unix:{late}/native",
                PULSE_CLIENTCONFIG=str(client_conf), JACK_NO_START_SERVER="1", NOTIFY_SOCKET=npath,
                WATCHDOG_USEC="1000000", EDGE_LOG_LEVEL="DEBUG")
-    proc = subprocess.Popen([sys.executable, "-m", "edge.cli", "run", "--json", "--config", str(cfg),
-                             "--inventory", str(INVENTORY), "--output-dir", str(tmp_path / "out")],
-                            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    out_q, err_q = queue.Queue(), queue.Queue()
-    threading.Thread(target=_pump, args=(proc.stdout, out_q), daemon=True).start()
-    threading.Thread(target=_pump, args=(proc.stderr, err_q), daemon=True).start()
+    proc, out_q, err_q = start_edge_run(cfg, env, tmp_path / "out")
     listener = Listener(sock)
     err: list[str] = []
     waiting = "STATUS=waiting for capture device"

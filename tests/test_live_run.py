@@ -13,48 +13,24 @@ above zero, and the same on ``/metrics``.
 from __future__ import annotations
 
 import json
-import os
-import queue
 import signal
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
-from tests.helpers import INVENTORY, REPO, SESSIONS
-
-
-def _pump(stream, q: queue.Queue) -> None:
-    for line in iter(stream.readline, ""):
-        q.put(line)
-    q.put(None)
-
-
-def _wait_for(q: queue.Queue, pred, timeout: float) -> list[str]:
-    """Lines from ``q`` until one satisfies ``pred``; fails on EOF or after ``timeout`` s of silence."""
-    seen = []
-    while True:
-        line = q.get(timeout=timeout)
-        assert line is not None, "edge run ended early:\n" + "".join(seen)
-        seen.append(line)
-        if pred(line):
-            return seen
+from tests.helpers import REPO, SESSIONS
+from tests.live import lines_until, start_edge_run
 
 
 def test_edge_run_captures_from_the_microphone_and_answers(pulse_null_sink, tmp_path):
     cfg = tmp_path / "live.yaml"
     cfg.write_text(f"board: x86-dev\nstore: {{path: {tmp_path / 'edge.db'}}}\naudio: {{ring_ms: 100}}\n")
     env = dict(pulse_null_sink, PYTHONUNBUFFERED="1")
-    cmd = [sys.executable, "-m", "edge.cli", "run", "--json", "--config", str(cfg),
-           "--inventory", str(INVENTORY), "--output-dir", str(tmp_path / "out")]
-    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    out_q, err_q = queue.Queue(), queue.Queue()
-    threading.Thread(target=_pump, args=(proc.stdout, out_q), daemon=True).start()
-    threading.Thread(target=_pump, args=(proc.stderr, err_q), daemon=True).start()
+    proc, out_q, err_q = start_edge_run(cfg, env, tmp_path / "out")
     try:
-        _wait_for(err_q, lambda l: l.startswith("listening on"), timeout=120)
+        lines_until(err_q, lambda l: l.startswith("listening on"), timeout=120)
         subprocess.run(["paplay", str(SESSIONS / "query_m8_bolts.wav")], env=env, check=True, timeout=60)
-        lines = _wait_for(out_q, lambda l: '"turn_end"' in l, timeout=60)
+        lines = lines_until(out_q, lambda l: '"turn_end"' in l, timeout=60)
         status = subprocess.run([sys.executable, "-m", "edge.cli", "status", "--json", "--interval", "0",
                                  "--config", str(cfg)], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     finally:

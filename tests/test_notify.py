@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -17,7 +15,9 @@ import time
 import pytest
 
 from edge.notify import Notifier, watchdog_usec
-from tests.helpers import INVENTORY, REPO, SESSIONS
+from tests.helpers import SESSIONS
+from tests.live import lines_until as _lines_until
+from tests.live import start_edge_run
 
 
 @pytest.fixture
@@ -99,27 +99,6 @@ def test_watchdog_of_another_process_and_no_socket_are_ignored(monkeypatch):
     assert not n.enabled and n.sent == []
 
 
-def _pump(stream, q):
-    for line in iter(stream.readline, ""):
-        q.put(line)
-    q.put(None)
-
-
-def _lines_until(q, pred, timeout):
-    seen = []
-    deadline = time.monotonic() + timeout  # hang detection only
-    while time.monotonic() < deadline:
-        try:
-            line = q.get(timeout=1)
-        except queue.Empty:
-            continue
-        assert line is not None, "the service ended early:\n" + "".join(seen)
-        seen.append(line)
-        if pred(line):
-            return seen
-    raise AssertionError("timed out waiting; saw:\n" + "".join(seen))
-
-
 class Listener:
     """Reads the notify socket on a thread, as systemd does: a unix datagram queue holds only
     net.unix.max_dgram_qlen (10) messages, and a sender blocks when nobody reads."""
@@ -165,12 +144,7 @@ def test_service_sends_ready_after_models_then_watchdog_and_status(pulse_null_si
     env = dict(pulse_null_sink, PYTHONUNBUFFERED="1", NOTIFY_SOCKET=path, WATCHDOG_USEC="2000000")
     env.pop("WATCHDOG_PID", None)
     env.pop("JOURNAL_STREAM", None)
-    proc = subprocess.Popen([sys.executable, "-m", "edge.cli", "run", "--json", "--config", str(cfg),
-                             "--inventory", str(INVENTORY), "--output-dir", str(tmp_path / "out")],
-                            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    out_q, err_q = queue.Queue(), queue.Queue()
-    threading.Thread(target=_pump, args=(proc.stdout, out_q), daemon=True).start()
-    threading.Thread(target=_pump, args=(proc.stderr, err_q), daemon=True).start()
+    proc, out_q, err_q = start_edge_run(cfg, env, tmp_path / "out")
     listener = Listener(sock)
     try:
         # READY=1, then at least two watchdog pings from the audio loop
