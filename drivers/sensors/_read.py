@@ -75,3 +75,17 @@ def parse_cpu_list(text: str) -> tuple[int, ...]:
     if not out:
         raise ValueError("empty CPU list")
     return tuple(sorted(set(out)))
+
+
+def read_frequencies(directory: Path, files: dict[str, str], problems: list[str]) -> dict[str, int | None]:
+    """``{key: value}`` for ``files`` (``key → file name`` in ``directory``), each a positive integer
+    frequency (cpufreq: kHz, devfreq: Hz) or None; why a value is unknown goes to ``problems``."""
+    vals: dict[str, int | None] = {}
+    for key, fname in files.items():
+        v, why = read_int(directory / fname)
+        if v is not None and v <= 0:
+            v, why = None, f"{directory / fname}: not a positive frequency: {v}"
+        if why:
+            problems.append(why)
+        vals[key] = v
+    return vals

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from drivers.sensors._read import parse_cpu_list, read_int, read_line, read_text
+from drivers.sensors._read import parse_cpu_list, read_frequencies, read_line, read_text
 
 _POLICY_RE = re.compile(r"^policy(\d+)$")
 _STAT_FIELDS = 8  # user nice system idle iowait irq softirq steal (proc(5))
@@ -69,15 +69,8 @@ def read_policies(cpufreq_dir: Path) -> tuple[list[CpuPolicy], list[str]]:
         if cpus is None:
             problems.append(why or f"{p}: no CPU list")
             continue
-        vals = {}
-        for key, fname in (("cur_khz", "scaling_cur_freq"), ("min_khz", "scaling_min_freq"),
-                           ("max_khz", "scaling_max_freq"), ("hw_max_khz", "cpuinfo_max_freq")):
-            v, why = read_int(p / fname)
-            if v is not None and v <= 0:
-                v, why = None, f"{p / fname}: not a positive frequency: {v}"
-            if why:
-                problems.append(why)
-            vals[key] = v
+        vals = read_frequencies(p, {"cur_khz": "scaling_cur_freq", "min_khz": "scaling_min_freq",
+                                    "max_khz": "scaling_max_freq", "hw_max_khz": "cpuinfo_max_freq"}, problems)
         gov, why = read_line(p / "scaling_governor")
         if why:
             problems.append(why)

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from drivers.sensors._read import read_int, read_line, read_text
+from drivers.sensors._read import read_frequencies, read_line, read_text
 
 _CORE_RE = re.compile(r"Core\s*(\d+)\s*:\s*(\d*)\s*%")
 _SINGLE_RE = re.compile(r"^\s*(?:NPU load\s*:)?\s*(\d*)\s*%\s*,?\s*$")
@@ -94,14 +94,7 @@ class Devfreq:
 def read_devfreq(device_dir: Path) -> Devfreq:
     """Read ``cur_freq``/``min_freq``/``max_freq`` (Hz) and ``governor`` of one devfreq device."""
     problems = []
-    vals = {}
-    for key, fname in (("cur_hz", "cur_freq"), ("min_hz", "min_freq"), ("max_hz", "max_freq")):
-        v, why = read_int(device_dir / fname)
-        if v is not None and v <= 0:
-            v, why = None, f"{device_dir / fname}: not a positive frequency: {v}"
-        if why:
-            problems.append(why)
-        vals[key] = v
+    vals = read_frequencies(device_dir, {"cur_hz": "cur_freq", "min_hz": "min_freq", "max_hz": "max_freq"}, problems)
     gov, why = read_line(device_dir / "governor")
     if why:
         problems.append(why)
