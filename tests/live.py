@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -28,6 +29,15 @@ def start_edge_run(cfg: Path, env: dict, out_dir: Path) -> tuple[subprocess.Pope
     threading.Thread(target=_pump, args=(proc.stdout, out_q), daemon=True).start()
     threading.Thread(target=_pump, args=(proc.stderr, err_q), daemon=True).start()
     return proc, out_q, err_q
+
+
+def stop(proc: subprocess.Popen, sig: int = signal.SIGTERM, timeout: float = 30) -> None:
+    """Send ``sig`` and wait for the process; kill it when it does not end within ``timeout`` s."""
+    proc.send_signal(sig)
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
 
 
 def lines_until(q: queue.Queue, pred, timeout: float) -> list[str]:

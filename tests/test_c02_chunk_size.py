@@ -19,6 +19,7 @@ import soundfile as sf
 from drivers.audio import FRAME_SAMPLES, SAMPLE_RATE, FrameConverter, wav_frames
 from edge.store import Store
 from tests.audio_helpers import assert_pipeline_frames, convert_in_chunks, turn_signature
+from tests.test_c01_sample_rate import settings, stages  # noqa: F401  (fixtures)
 from tests.helpers import AUDIO, INVENTORY, SESSIONS, of_type, run_session
 
 SESSION_16K = SESSIONS / "query_m8_bolts.wav"
@@ -93,14 +94,7 @@ def test_uneven_chunks_give_the_same_frames():
 # ------------------------------------------------------------------------------------------------
 # the pipeline: the same turn for every chunk size
 
-@pytest.fixture(scope="module")
-def settings(rig_grammar):
-    return rig_grammar[0]
-
-
-@pytest.fixture(scope="module")
-def stages(rig_grammar):
-    return rig_grammar[1]
+# settings, stages: the shared grammar-only rig, as in test_c01 (imported above)
 
 
 @pytest.fixture(scope="module")

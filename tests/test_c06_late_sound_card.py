@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import subprocess
 import tempfile
 import time
@@ -21,7 +20,7 @@ import pytest
 from tests.helpers import SESSIONS
 from tests.pulse import pulse_server
 from tests.live import lines_until as _lines_until
-from tests.live import start_edge_run
+from tests.live import start_edge_run, stop
 from tests.test_notify import Listener, drain, notify_socket  # noqa: F401
 
 INITIAL_S, MAX_S = 0.25, 1.0
@@ -65,11 +64,7 @@ def test_late_capture_device_is_waited_for_and_then_used(notify_socket, tmp_path
             subprocess.run(["paplay", str(SESSIONS / "query_m8_bolts.wav")], env=penv, check=True, timeout=60)
             lines = _lines_until(out_q, lambda l: '"turn_end"' in l, 90)
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
         (late / "native").unlink(missing_ok=True)
         late.rmdir()
     time.sleep(0.2)

@@ -145,27 +145,26 @@ def check(records: list[Record], quantities: dict[str, int], ledger: Ledger, in_
 # -- running and killing the writer ----------------------------------------------------------------
 
 
-def _read_line(fd: int, buf: bytearray) -> None:
-    """Read from ``fd`` into ``buf`` until it holds a newline or EOF (hang guard: HANG_S)."""
-    while b"\n" not in buf:
+def _read_until(fd: int, buf: bytearray, done, hung: str) -> None:
+    """Read from ``fd`` into ``buf`` until ``done(buf)`` or EOF; ``hung`` is the failure after
+    HANG_S s without data (hang guard only)."""
+    while not done(buf):
         ready, _, _ = select.select([fd], [], [], HANG_S)
         if not ready:
-            raise AssertionError(f"writer printed nothing for {HANG_S} s (hung?)")
+            raise AssertionError(hung)
         chunk = os.read(fd, 65536)
         if not chunk:
             return
         buf += chunk
+
+
+def _read_line(fd: int, buf: bytearray) -> None:
+    """Read until ``buf`` holds a newline or EOF."""
+    _read_until(fd, buf, lambda b: b"\n" in b, f"writer printed nothing for {HANG_S} s (hung?)")
 
 
 def _read_to_eof(fd: int, buf: bytearray) -> None:
-    while True:
-        ready, _, _ = select.select([fd], [], [], HANG_S)
-        if not ready:
-            raise AssertionError(f"writer pipe not closed {HANG_S} s after SIGKILL")
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            return
-        buf += chunk
+    _read_until(fd, buf, lambda b: False, f"writer pipe not closed {HANG_S} s after SIGKILL")
 
 
 @dataclass

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from tests.helpers import REPO, SESSIONS
-from tests.live import lines_until, start_edge_run
+from tests.live import lines_until, start_edge_run, stop
 
 
 def test_edge_run_captures_from_the_microphone_and_answers(pulse_null_sink, tmp_path):
@@ -34,11 +34,7 @@ def test_edge_run_captures_from_the_microphone_and_answers(pulse_null_sink, tmp_
         status = subprocess.run([sys.executable, "-m", "edge.cli", "status", "--json", "--interval", "0",
                                  "--config", str(cfg)], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc, signal.SIGINT)
     events = [json.loads(l) for l in lines]
     by_type = {e["type"]: e for e in events}
     assert by_type["wake"]["wake_word"] == "hey_mycroft"

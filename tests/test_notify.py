@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import tempfile
@@ -17,7 +16,7 @@ import pytest
 from edge.notify import Notifier, watchdog_usec
 from tests.helpers import SESSIONS
 from tests.live import lines_until as _lines_until
-from tests.live import start_edge_run
+from tests.live import start_edge_run, stop
 
 
 @pytest.fixture
@@ -155,11 +154,7 @@ def test_service_sends_ready_after_models_then_watchdog_and_status(pulse_null_si
         listener.wait(lambda a: "STATUS=awake" in a and a[-1] != "STATUS=awake"
                       and "STATUS=listening on default" in a[a.index("STATUS=awake"):], 30)
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
     time.sleep(0.2)  # let the reader thread take the last datagram (STOPPING=1)
     msgs = listener.stop() + drain(sock)
     ready = next(i for i, m in enumerate(msgs) if m.startswith("READY=1"))
