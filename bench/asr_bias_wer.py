@@ -24,12 +24,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from drivers.audio import wav_frames  # noqa: E402
-from edge.asr import vocabulary  # noqa: E402
-from edge.asr.whisper import WhisperRecognizer  # noqa: E402
-from edge.nlu.numbers import normalize_numbers  # noqa: E402
-from edge.store import Store  # noqa: E402
-from edge.vad import Endpoint, Endpointer, SileroVad  # noqa: E402
-from edge.wake import WakeWord  # noqa: E402
+from edge.stages.asr import vocabulary  # noqa: E402
+from edge.stages.asr.whisper import WhisperRecognizer  # noqa: E402
+from edge.stages.nlu.numbers import normalize_numbers  # noqa: E402
+from edge.stages.store import Store  # noqa: E402
+from edge.stages.vad import Endpoint, Endpointer, SileroVad  # noqa: E402
+from edge.stages.wake import WakeWord  # noqa: E402
 
 SESSIONS = REPO.parent / "shared" / "audio" / "sessions"
 

@@ -11,11 +11,11 @@ grammar path is built for) or ``paraphrase`` (one it is not). Over the sample in
 
 Paths:
 
-* ``grammar`` — :meth:`edge.nlu.grammar.Grammar.parse` alone (None counts as ``other``).
-* ``grammar+llm`` — :meth:`edge.nlu.understand.Understanding.understand`, what the box runs.
-* ``llm`` — :meth:`edge.nlu.llm_intent.LlmIntentParser.parse` on every utterance (JSON constrained
+* ``grammar`` — :meth:`edge.stages.nlu.grammar.Grammar.parse` alone (None counts as ``other``).
+* ``grammar+llm`` — :meth:`edge.stages.nlu.understand.Understanding.understand`, what the box runs.
+* ``llm`` — :meth:`edge.stages.nlu.llm_intent.LlmIntentParser.parse` on every utterance (JSON constrained
   by the schema, validated, one retry; the SKU still has to be named in the sentence, see
-  :mod:`edge.nlu.llm_intent`).
+  :mod:`edge.stages.nlu.llm_intent`).
 
 Scores: ``intent_accuracy`` (intent right), ``slots_accuracy`` (intent and all four slots right),
 each overall and per ``kind``; ``wrong_records``: predicted logs with a SKU and quantity that
@@ -40,8 +40,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from edge.nlu.grammar import Grammar  # noqa: E402
-from edge.store import Item  # noqa: E402
+from edge.stages.nlu.grammar import Grammar  # noqa: E402
+from edge.stages.store import Item  # noqa: E402
 
 EVAL = REPO / "bench" / "eval" / "utterances.jsonl"
 INVENTORY = REPO.parent / "shared" / "audio" / "sessions" / "inventory.csv"
@@ -166,8 +166,8 @@ def main() -> int:
         if model == "none":
             continue
         from edge.llm.llamacpp import LlamaCppEngine
-        from edge.nlu.llm_intent import LlmIntentParser
-        from edge.nlu.understand import Understanding
+        from edge.stages.nlu.llm_intent import LlmIntentParser
+        from edge.stages.nlu.understand import Understanding
 
         print(f"model {model}", file=sys.stderr, flush=True)
         t = time.perf_counter()

@@ -40,8 +40,8 @@ def child_pipeline() -> dict:
     sys.path.insert(0, str(REPO))
     from drivers.audio import wav_frames
     from edge.config import load_settings
-    from edge.service import build_stages, run_frames
-    from edge.store import Store
+    from edge.loop.build import build_stages, run_frames
+    from edge.stages.store import Store
 
     res = {"start": status_mib()}
     d = Path(tempfile.mkdtemp())

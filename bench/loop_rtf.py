@@ -4,7 +4,7 @@
 
 Folded into ``edge bench`` (edge/bench.py, issue 8), which measures this and every stage of the
 loop alongside the LLM figures; this script runs only its voice-loop part
-(:func:`edge.bench.measure_loop`: models loaded once, a fresh store per session, wall clock and
+(:func:`edge.ops.bench.measure_loop`: models loaded once, a fresh store per session, wall clock and
 process CPU time per session) and keeps writing ``bench/results/loop_rtf.json`` in its old form.
 RTF < 1 means faster than real time. Figures are from one run on a shared, noisy machine:
 compare ratios, not absolutes.
@@ -22,7 +22,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from edge.bench import DEFAULT_SESSIONS, git_commit, measure_loop  # noqa: E402
+from edge.ops.bench import DEFAULT_SESSIONS, git_commit, measure_loop  # noqa: E402
 from edge.config import load_settings  # noqa: E402
 
 

@@ -6,9 +6,9 @@ number of open files grow? (issue 7, item 5)
 
 What runs: the real pipeline of the ``x86-dev`` board (4 openWakeWord models, Silero VAD, whisper
 tiny.en, the grammar path + SmolLM2-135M through llama-cpp-python, SQLite, the speech engine),
-built ONCE with :func:`edge.service.build_stages`; each turn is one recording of
+built ONCE with :func:`edge.loop.build.build_stages`; each turn is one recording of
 ``../shared/audio/sessions/*.wav`` (sorted, cycling: 10 recordings, so 500 turns = 50 cycles)
-fed through :func:`edge.service.run_frames` in 4000-sample chunks, as ``edge run --input`` does.
+fed through :func:`edge.loop.build.run_frames` in 4000-sample chunks, as ``edge run --input`` does.
 One recording is one "turn" here; ``two_turns_log_then_undo`` holds two pipeline turns and
 ``no_wake_command`` none, so the count of wake-started pipeline turns is reported as well.
 
@@ -21,7 +21,7 @@ are deleted after each turn so the disk does not fill.
 Measured at every checkpoint (each ``--every`` turns from the end of warm-up, between turns, so
 the loop is idle): ``VmRSS`` and ``Threads`` from /proc/self/status, ``threading.active_count()``,
 the entries of /proc/self/fd, the number of Python objects the GC tracks, and the RSS of child
-processes (the speech engine runs in its own process: edge.tts.WatchdogTts).
+processes (the speech engine runs in its own process: edge.stages.tts.engine.WatchdogTts).
 
 Pass criteria (from the end of warm-up, ``--warmup`` turns, to the last checkpoint):
 
@@ -60,8 +60,8 @@ sys.path.insert(0, str(REPO))
 
 from drivers.audio import wav_frames  # noqa: E402
 from edge.config import load_settings  # noqa: E402
-from edge.service import build_stages, run_frames  # noqa: E402
-from edge.store import Store  # noqa: E402
+from edge.loop.build import build_stages, run_frames  # noqa: E402
+from edge.stages.store import Store  # noqa: E402
 
 SESSIONS = REPO.parent / "shared" / "audio" / "sessions"
 RSS_GROWTH_LIMIT = 0.05  # issue 7: "after warm-up the resident memory grows by less than 5 %"

@@ -7,7 +7,7 @@ Per repetition (order alternated, the KV cache cleared before each run so both d
 
 ``whole``   generate the whole answer (SmolLM2-135M Q4_1, greedy, up to 64 tokens), then synthesize
             it with pyttsx3/espeak-ng into one WAV: first audio = that WAV written;
-``stream``  the same generation through :class:`edge.speech_stream.StreamingSpeaker`: first audio =
+``stream``  the same generation through :class:`edge.stages.tts.stream.StreamingSpeaker`: first audio =
             the first sentence's WAV written (synthesized on the worker thread while tokens come).
 
 Times are from the start of generation, ms (perf_counter); no playback (no sound card here), so
@@ -32,8 +32,8 @@ sys.path.insert(0, str(REPO))
 
 from edge.llm.base import GenerationRequest, generate  # noqa: E402
 from edge.llm.llamacpp import LlamaCppEngine  # noqa: E402
-from edge.speech_stream import StreamingSpeaker, split_sentences  # noqa: E402
-from edge.tts import Pyttsx3Tts  # noqa: E402
+from edge.stages.tts.stream import StreamingSpeaker, split_sentences  # noqa: E402
+from edge.stages.tts.engine import Pyttsx3Tts  # noqa: E402
 
 MODEL = "smollm2-135m-instruct-q4_1"
 PROMPT = "Tell me about hammers."

@@ -4,7 +4,7 @@ Debian packages, resource limits, free disk, vendor library versions, the NPU dr
 Every function takes a ``root`` folder and reads paths *under* it (``root / "etc/group"``), so
 ``edge doctor`` and the tests can look at a fake tree (a folder with ``etc/``, ``dev/``, ``proc/``,
 ``sys/``, ``var/lib/dpkg/``) exactly as at a real one (``root=/``). Nothing here decides whether a
-finding is good or bad (that is ``edge.doctor``); nothing raises for a missing or garbled file:
+finding is good or bad (that is ``edge.ops.doctor``); nothing raises for a missing or garbled file:
 the result says "unknown" (``None``) instead.
 
 Formats read, with their sources:

@@ -26,7 +26,7 @@ def _settings(args, overrides=None):
 
 
 def _store(settings):
-    from edge.store import Store
+    from edge.stages.store import Store
 
     return Store(settings.store.path)
 
@@ -47,7 +47,7 @@ def cmd_run(args) -> int:
     import time
 
     from drivers.audio import wav_frames
-    from edge.service import build_stages, preflight, printer, run_frames, stderr
+    from edge.loop.build import build_stages, preflight, printer, run_frames, stderr
 
     overrides = {"output_dir": args.output_dir} if args.output_dir else None
     settings = _settings(args, overrides)
@@ -82,7 +82,7 @@ def cmd_run(args) -> int:
         stderr(f"{args.input}: {p.t_ms / 1000:.1f} s of audio in {wall:.1f} s "
                f"(real-time factor {wall / max(p.t_ms / 1000, 1e-9):.2f}), {p.turns} turn(s); events in {out / 'events.jsonl'}")
         return 0
-    from edge.daemon import run_service  # live: READY/WATCHDOG/STATUS to systemd, waits for a late microphone
+    from edge.service.supervisor import run_service  # live: READY/WATCHDOG/STATUS to systemd, waits for a late microphone
 
     return run_service(settings, store, out, emit)
 
@@ -91,8 +91,8 @@ def cmd_ask(args) -> int:
     import uuid
 
     from edge import events as ev
-    from edge.dialog import act
-    from edge.service import build_llm, build_understanding, printer
+    from edge.stages.dialog import act
+    from edge.loop.build import build_llm, build_understanding, printer
 
     if not args.text.strip():
         raise ValueError('edge ask: give the words to understand, e.g. edge ask "how many M8 bolts are in bin twelve"')
@@ -130,8 +130,7 @@ def cmd_records_export(args) -> int:
 
 
 def cmd_models_verify(args) -> int:
-    from edge import models
-
+    from edge.models.manifest import manifest as models
     checks = models.verify(args.model)
     bad = [c for c in checks if not c.ok]
     for c in checks:
@@ -142,8 +141,7 @@ def cmd_models_verify(args) -> int:
 
 
 def cmd_models_list(args) -> int:
-    from edge import models
-
+    from edge.models.manifest import manifest as models
     m = models.load_manifest()
     rows = [{"id": e.id, "kind": e.kind, "size_mib": round(sum(f.size for f in e.files) / 2**20, 1),
              "licence": e.licence, "source": e.requirement, "note": e.note} for e in m.models]
@@ -158,8 +156,7 @@ def cmd_models_list(args) -> int:
 
 
 def cmd_models_add(args) -> int:
-    from edge import model_install
-
+    from edge.models.manifest import local as model_install
     settings = _settings(args)
     models_dir = Path(args.models_dir) if args.models_dir else settings.models.dir
     try:
@@ -174,7 +171,7 @@ def cmd_models_add(args) -> int:
 
 
 def cmd_serve(args) -> int:
-    from edge.api import serve
+    from edge.service.api.app import serve
 
     api = {k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
     settings = _settings(args, {"api": api} if api else None)  # a non-loopback host without api.token is refused here
@@ -186,7 +183,7 @@ def cmd_status(args) -> int:
     import time
 
     from edge.governor import Governor, format_status
-    from edge.runstate import format_service, read_state, state_path
+    from edge.service.runstate import format_service, read_state, state_path
 
     settings = _settings(args)
     gov = Governor(settings)
@@ -263,11 +260,11 @@ def main(argv: list[str] | None = None) -> int:
                    help="install an entry without a published SHA-256 and pin the file's SHA-256")
     q.set_defaults(func=cmd_models_add)
 
-    from edge.deploy_cli import register as _register_deploy
+    from edge.ops.cli import register as _register_deploy
 
     _register_deploy(sub, msub, common)  # doctor, install, uninstall, models bundle|install
 
-    from edge.bench import register as _register_bench
+    from edge.ops.bench import register as _register_bench
 
     _register_bench(sub, common)  # edge bench (edge/bench.py)
 
@@ -298,9 +295,9 @@ def main(argv: list[str] | None = None) -> int:
 def _is_user_error(e: Exception) -> bool:
     """Errors caused by input, settings, files or devices: shown as one clear line, exit 2."""
     from drivers.audio.device import AudioDeviceError
-    from edge.models import ModelError
-    from edge.store import StoreError
-    from edge.tts import TtsError
+    from edge.models.manifest import ModelError
+    from edge.stages.store import StoreError
+    from edge.stages.tts.engine import TtsError
 
     return isinstance(e, (ConfigError, ValueError, OSError, StoreError, ModelError, AudioDeviceError, TtsError))
 

@@ -200,7 +200,7 @@ def is_loopback(host: str) -> bool:
 
 
 class ApiSettings(_Frozen):
-    """The local HTTP API (``edge serve``, edge.api)."""
+    """The local HTTP API (``edge serve``, edge.service.api.app)."""
 
     host: str = Field("127.0.0.1", description="bind address; anything but loopback requires api.token")
     port: int = Field(11435, ge=1, le=65535, description="TCP port (Ollama's own is 11434)")
@@ -224,14 +224,14 @@ class ModelsSettings(_Frozen):
 
 
 class ServiceSettings(_Frozen):
-    """The live service (edge.daemon): how long to wait for a capture device and how to pace retries."""
+    """The live service (edge.service.supervisor): how long to wait for a capture device and how to pace retries."""
 
     capture_retry_initial_s: float = Field(1.0, gt=0.0, le=600.0, description="s before the first retry to open the capture device")
     capture_retry_max_s: float = Field(5.0, gt=0.0, le=3600.0, description="s, cap of the doubling retry delay")
     capture_timeout_s: float = Field(5.0, gt=0.0, le=600.0, description="s without audio before the device counts as lost")
     smoke_inference: bool = Field(True, description="one LLM token before READY=1")
     state_file: Path | None = Field(None, description="the service state file read by edge status and /metrics "
-                                   "(edge.runstate); default: service-state.json next to the store")
+                                   "(edge.service.runstate); default: service-state.json next to the store")
     state_interval_s: float = Field(5.0, gt=0.0, le=3600.0, description="s between state file writes from the audio loop")
 
 

@@ -56,7 +56,7 @@ def op(seed: int, n: int, skus: list[str]) -> tuple[str, str | None, int]:
 def main(argv: list[str]) -> int:
     db, inventory, seed_text, start_text = argv
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from edge.store import Store
+    from edge.stages.store import Store
 
     seed = int(seed_text)
     store = Store(db)

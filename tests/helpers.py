@@ -15,7 +15,7 @@ EXPECTED = json.loads((SESSIONS / "expected.json").read_text())
 def run_session(stages, settings, wav: Path, out_dir: Path, chunk: int = 4000) -> list:
     """Run the loop over ``wav`` with ``stages``; returns the emitted events in order."""
     from drivers.audio import wav_frames
-    from edge.service import run_frames
+    from edge.loop.build import run_frames
 
     events: list = []
     stages.wake.flush()  # a new stream: no feature-buffer carry-over from the previous file

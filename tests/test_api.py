@@ -1,4 +1,4 @@
-"""edge.api: the real server (uvicorn on a free loopback port, in a thread) with the real SmolLM2
+"""edge.service.api.app: the real server (uvicorn on a free loopback port, in a thread) with the real SmolLM2
 engine behind the fallback chain, driven by a real HTTP client (httpx): Ollama and OpenAI response
 shapes, streamed and not; healthz; Prometheus metrics; the bearer-token rule; 503 when the queue
 is full; a disconnecting client cancels its generation."""
@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from edge.api import METRIC_NAMES, ServerThread, create_app
+from edge.service.api.app import METRIC_NAMES, ServerThread, create_app
 from edge.cli import main as cli_main
 from edge.config import ApiSettings, ConfigError, load_settings
 from edge.llm.chain import EngineChain, StepSpec
@@ -329,7 +329,7 @@ def test_metrics_carry_the_governor_figures(chain, tmp_path):
 def test_metrics_carry_the_live_service_capture_counters(chain, tmp_path):
     """The daemon's state file (another process writes it) on /metrics: capture overflows, xruns,
     losses; edge_service_up 0 without a file, 1 with a fresh one."""
-    from edge.runstate import ServiceState
+    from edge.service.runstate import ServiceState
 
     class Device:
         device_name, rate, channels = "default", 48000, 2

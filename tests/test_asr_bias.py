@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from drivers.audio import wav_frames
-from edge.asr import vocabulary
-from edge.store import Store
+from edge.stages.asr import vocabulary
+from edge.stages.store import Store
 from tests.helpers import AUDIO, INVENTORY
 
 DIGITS = AUDIO / "real" / "digits_vosk_test.wav"
@@ -33,7 +33,7 @@ def _decode(rec, path):
 
 
 def test_vosk_command_mode_only_yields_the_phrase_list():
-    from edge.asr.vosk import VoskRecognizer
+    from edge.stages.asr.vosk import VoskRecognizer
 
     open_vocab = VoskRecognizer("vosk-ko")
     free = _decode(open_vocab, DIGITS).text.split()
@@ -48,7 +48,7 @@ def test_vosk_command_mode_only_yields_the_phrase_list():
 
 
 def test_whisper_prompt_names_items_and_places(items):
-    from edge.asr.whisper import WhisperRecognizer
+    from edge.stages.asr.whisper import WhisperRecognizer
 
     w = WhisperRecognizer("whisper-tiny-en")
     w.set_vocabulary(vocabulary(items))
@@ -61,7 +61,7 @@ def test_whisper_prompt_names_items_and_places(items):
 def test_vocabulary_is_rebuilt_when_the_inventory_changes(tmp_path):
     """An item imported while the service runs is understood and biased for from the next turn."""
     from edge.config import load_settings
-    from edge.service import build_stages
+    from edge.loop.build import build_stages
     from tests.helpers import SESSIONS, of_type, run_session
 
     settings = load_settings(board="x86-dev", overrides={"store": {"path": str(tmp_path / "x.db")},

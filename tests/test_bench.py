@@ -23,7 +23,7 @@ from tests.fakesys import rk3588, x86_dev
 from tests.helpers import REPO, SESSIONS
 
 from drivers.sensors.procinfo import parse_cpu_model, parse_status_kib, peak_rss_bytes
-from edge.bench import THROTTLE_DROP, Telemetry, halves, throttle_check
+from edge.ops.bench import THROTTLE_DROP, Telemetry, halves, throttle_check
 from edge.config import BoardSettings
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

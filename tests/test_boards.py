@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from edge import boards, config, models
+from edge import boards, config
+
+from edge.models.manifest import manifest as models
 from edge.boards import BoardError, BoardSpec, load_board
 
 REQUIRED = {"rk3588-rock5b", "rk3588-orangepi5", "rk3576-rock4d", "rk3566-rock3c", "rpi5", "x86-dev"}

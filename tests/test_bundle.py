@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from edge import models
-from edge.bundle import BundleError, build_bundle, current_target, install_bundle
+from edge.models.manifest import manifest as models
+from edge.models.bundle import BundleError, build_bundle, current_target, install_bundle
 from edge.cli import main
 
 SMALL = ["silero-vad", "wake-hey-rhasspy"]  # ~2 MB of ONNX

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from drivers.audio import SAMPLE_RATE, read_wav, wav_frames
-from edge.service import run_frames
-from edge.speaker import TimelineSpeaker
-from edge.store import Store
+from edge.loop.build import run_frames
+from edge.stages.tts.speaker import TimelineSpeaker
+from edge.stages.store import Store
 from tests.helpers import INVENTORY, heard, of_type
 from tests.synth import session, silence, to16k, wake
 
@@ -103,7 +103,7 @@ def test_an_answer_spoken_during_the_turn_still_guards_the_frames_captured_meanw
     """Live mode speaks an LLM answer sentence by sentence while the turn is processed; frames
     captured meanwhile are processed after the turn and hold the box's own voice. A wake word in
     them (here: right after the endpoint) must not start a turn."""
-    from edge.speaker import DeviceSpeaker
+    from edge.stages.tts.speaker import DeviceSpeaker
     from tests.helpers import SESSIONS
 
     settings, stages = rig_llm

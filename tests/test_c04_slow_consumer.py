@@ -30,7 +30,7 @@ pytestmark = pytest.mark.skipif(not WAV.exists(), reason=f"test recording {WAV} 
 CHILD = """
     import json, logging, subprocess, sys, time
     from drivers.audio.device import ResilientCapture
-    from edge.wake import WakeWord
+    from edge.stages.wake import WakeWord
 
     warnings = []
     class Keep(logging.Handler):

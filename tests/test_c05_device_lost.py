@@ -237,7 +237,7 @@ LIVE_INITIAL_S, LIVE_MAX_S, LIVE_STALL_S, OUTAGE_S = 0.25, 1.0, 1.0, 4.0
 CHILD = """
     import json, logging, sys, threading, time
     from drivers.audio.device import ResilientCapture, list_devices
-    from edge.wake import WakeWord
+    from edge.stages.wake import WakeWord
 
     msgs = []
     class Keep(logging.Handler):

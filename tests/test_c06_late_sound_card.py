@@ -91,7 +91,7 @@ def test_late_capture_device_is_waited_for_and_then_used(notify_socket, tmp_path
     assert "140" in reply["text"]
     assert proc.returncode == 0
     # the service state file (edge status, /metrics) kept the count of failed opens and the device
-    from edge.runstate import read_state
+    from edge.service.runstate import read_state
 
     st = read_state(tmp_path / "service-state.json")
     assert st["running"] is False and st["turn"] == "stopped" and st["turns"] == 1

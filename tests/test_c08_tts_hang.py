@@ -12,7 +12,7 @@ import threading
 
 import soundfile as sf
 
-from edge.tts import TtsError, WatchdogTts
+from edge.stages.tts.engine import TtsError, WatchdogTts
 
 REPLIES = ["There are 140 M8 bolts in bin 12.",
            "Logged 20 boxes of nitrile gloves received. Now 32 on shelf A.",

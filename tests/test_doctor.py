@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from edge import doctor, models
+from edge.ops import doctor
+
+from edge.models.manifest import manifest as models
 from edge.boards import load_board
 from edge.config import load_settings
 from tests import fakeroot

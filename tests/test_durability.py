@@ -35,7 +35,7 @@ from pathlib import Path
 
 import pytest
 
-from edge.store import MIGRATIONS, SCHEMA_VERSION, Record, Store, StoreError
+from edge.stages.store import MIGRATIONS, SCHEMA_VERSION, Record, Store, StoreError
 
 try:  # tests/ is on sys.path in pytest's default (prepend) import mode
     from durability_writer import op, op_number, turn_id

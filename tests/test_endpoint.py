@@ -1,4 +1,4 @@
-"""edge.vad: the Endpointer state machine (driven by chosen per-frame speech probabilities) and
+"""edge.stages.vad: the Endpointer state machine (driven by chosen per-frame speech probabilities) and
 the real Silero VAD model."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from drivers.audio import FRAME_SAMPLES, wav_frames
-from edge.vad import FRAME_MS, PRE_ROLL_FRAMES, WAKE_TAIL_MS, Endpoint, Endpointer, SileroVad
+from edge.stages.vad import FRAME_MS, PRE_ROLL_FRAMES, WAKE_TAIL_MS, Endpoint, Endpointer, SileroVad
 
 AUDIO = Path(__file__).resolve().parents[2] / "shared" / "audio"
 SESSION = AUDIO / "sessions" / "query_m8_bolts.wav"

@@ -9,8 +9,8 @@ import pytest
 
 from edge.config import load_settings
 from edge.governor import Governor
-from edge.service import build_llm, build_stages
-from edge.store import Store
+from edge.loop.build import build_llm, build_stages
+from edge.stages.store import Store
 from tests.fakesys import rk3588
 from tests.helpers import INVENTORY, SESSIONS, of_type, run_session
 
@@ -113,7 +113,7 @@ def test_on_a_big_little_board_audio_runs_on_the_little_core_and_turns_on_the_bi
         out.append(e)
 
     from drivers.audio import wav_frames
-    from edge.service import run_frames
+    from edge.loop.build import run_frames
 
     mine = _mask(0)
 

@@ -1,11 +1,11 @@
-"""The grammar path (edge.nlu.grammar) against the real session inventory."""
+"""The grammar path (edge.stages.nlu.grammar) against the real session inventory."""
 import csv
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from edge.nlu.grammar import Grammar, normalize_location
+from edge.stages.nlu.grammar import Grammar, normalize_location
 
 INVENTORY = Path(__file__).resolve().parents[1].parent / "shared/audio/sessions/inventory.csv"
 

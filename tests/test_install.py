@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from drivers import system
-from edge import doctor, install
+from edge.ops import doctor
+from edge.ops import install
 from edge.boards import load_board
 from edge.cli import main
 from edge.config import load_settings

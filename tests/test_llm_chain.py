@@ -21,8 +21,8 @@ from edge.llm.base import ContextOverflow, EngineError, GenerationRequest
 from edge.llm.chain import (HEALTHY, SMOKE_REQUEST, UNHEALTHY, UNLOADED, EngineChain, NoEngine, StepSpec,
                             default_factory, specs_from_settings)
 from edge.llm.llamacpp import LlamaCppEngine
-from edge.models import resolve
-from edge.nlu.understand import Understanding
+from edge.models.manifest import resolve
+from edge.stages.nlu.understand import Understanding
 
 MODEL = "smollm2-135m-instruct-q4_1"
 HANG_GUARD_S = 30  # hang detection only

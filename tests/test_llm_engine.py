@@ -12,8 +12,8 @@ from edge.config import ConfigError, load_settings
 from edge.llm.base import CancelToken, ContextOverflow, EngineError, GenerationRequest, generate
 from edge.governor import ModelShape, kv_cache_bytes, model_shape
 from edge.llm.llamacpp import LlamaCppEngine
-from edge.models import resolve
-from edge.nlu.understand import TOO_LONG, Understanding
+from edge.models.manifest import resolve
+from edge.stages.nlu.understand import TOO_LONG, Understanding
 
 MODEL = "smollm2-135m-instruct-q4_1"
 SYSTEM = ("You are the voice assistant of a workshop stock room. Answer in at most two short, plain sentences "

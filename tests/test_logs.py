@@ -19,8 +19,7 @@ from pathlib import Path
 import pytest
 
 from edge import events as ev
-from edge import logs
-
+from edge.loop.build import logs
 JOURNAL_SOCKET = Path("/run/systemd/journal/socket")
 
 

@@ -1,4 +1,4 @@
-"""edge.models: the manifest matches the installed models, and damaged copies are caught by name."""
+"""edge.models.manifest: the manifest matches the installed models, and damaged copies are caught by name."""
 from __future__ import annotations
 
 import os
@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from edge import models
-from edge.models import ModelError, load_manifest, resolve, verify, verify_or_raise
+from edge.models.manifest import manifest as models
+from edge.models.manifest import ModelError, load_manifest, resolve, verify, verify_or_raise
 
 REPO = Path(__file__).resolve().parents[1]
 GGUF_ID = "smollm2-135m-instruct-q4_1"

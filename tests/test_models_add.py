@@ -1,4 +1,4 @@
-"""edge models add (edge.model_install): installing a model from local media after checking it, and
+"""edge models add (edge.models.local): installing a model from local media after checking it, and
 each damaged input of case C12 refused before anything loads it, with the check that failed named.
 The GGUF is the real SmolLM2 file from the venv; the manifest is a copy in tmp_path."""
 from __future__ import annotations
@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from edge import model_install as mi
+from edge.models.manifest import local as mi
 from edge.cli import main as cli_main
-from edge.models import ModelError, load_manifest, resolve
+from edge.models.manifest import ModelError, load_manifest, resolve
 
 REPO = Path(__file__).resolve().parents[1]
 GGUF_ID = "smollm2-135m-instruct-q4_1"

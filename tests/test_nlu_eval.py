@@ -5,8 +5,8 @@ from collections import Counter
 
 import pytest
 
-from edge.nlu.grammar import Grammar, normalize_location
-from edge.nlu.schema import INTENT_VALUES
+from edge.stages.nlu.grammar import Grammar, normalize_location
+from edge.stages.nlu.schema import INTENT_VALUES
 from tests.nlu_helpers import EVAL, REPO, sample_items
 
 ITEMS = sample_items()

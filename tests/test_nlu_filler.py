@@ -2,8 +2,8 @@
 leading filler does not break the command after it."""
 import pytest
 
-from edge.nlu.filler import is_filler, strip_leading_fillers
-from edge.nlu.understand import Understanding
+from edge.stages.nlu.filler import is_filler, strip_leading_fillers
+from edge.stages.nlu.understand import Understanding
 from tests.nlu_helpers import ReplayEngine, sample_items
 
 FILLERS = ["the", "The.", "uh", "Um.", "um, uh", "you", "You", "thank you", "Thank you.", "Thank you. Thank you.",

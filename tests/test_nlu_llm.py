@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from edge.nlu.llm_intent import ATTEMPTS, NOT_UNDERSTOOD, LlmIntentParser, build_system_prompt
-from edge.nlu.schema import (INTENT_VALUES, IntentJsonError, generation_schema, parse_and_validate,
+from edge.stages.nlu.llm_intent import ATTEMPTS, NOT_UNDERSTOOD, LlmIntentParser, build_system_prompt
+from edge.stages.nlu.schema import (INTENT_VALUES, IntentJsonError, generation_schema, parse_and_validate,
                              parse_json_object)
-from edge.nlu.understand import Understanding
+from edge.stages.nlu.understand import Understanding
 from tests.nlu_helpers import SMOLLM2, ReplayEngine, sample_items
 
 ITEMS = sample_items()
@@ -42,9 +42,9 @@ BAD_OUTPUTS = {
 def act(intent, store, text):
     """Carry out ``intent`` on the store as the pipeline does; the reply text."""
     try:
-        from edge.dialog import act as dialog_act
-    except ImportError:  # before edge.dialog existed
-        from edge.pipeline import act as pipeline_act
+        from edge.stages.dialog import act as dialog_act
+    except ImportError:  # before edge.stages.dialog existed
+        from edge.loop.pipeline import act as pipeline_act
         return pipeline_act(intent, store, text, "turn-1")
     return dialog_act(intent, store, text, "turn-1").text
 
@@ -232,7 +232,7 @@ def test_real_model_cut_off_json_is_refused_and_not_written(smollm2, store):
 
 
 def test_chinese_prompt_examples_and_refusal():
-    from edge.nlu.llm_intent import NOT_UNDERSTOOD_ZH, spoken_numbers
+    from edge.stages.nlu.llm_intent import NOT_UNDERSTOOD_ZH, spoken_numbers
     from tests.nlu_helpers import ZH_ALIASES
 
     items = sample_items(ZH_ALIASES)

@@ -2,10 +2,10 @@
 and the transcript confidence (issue 3 items 4 and 5, understanding side)."""
 import pytest
 
-from edge.nlu import dialog
-from edge.nlu.grammar import Grammar
-from edge.nlu.understand import LOW_CONFIDENCE, Understanding
-from edge.store import Item
+from edge.stages.nlu import dialog
+from edge.stages.nlu.grammar import Grammar
+from edge.stages.nlu.understand import LOW_CONFIDENCE, Understanding
+from edge.stages.store import Item
 from tests.nlu_helpers import sample_items
 
 BOLT = Item("BLT-M8-30", "M8 bolt", "bin 12", 140, "pcs", ("m8 bolts", "M8螺栓"))

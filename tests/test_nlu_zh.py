@@ -3,8 +3,8 @@ inventory built in the test (issue 3 item 7)."""
 import pytest
 
 from edge.config import ConfigError, load_settings
-from edge.nlu.grammar import Grammar
-from edge.nlu.understand import Understanding
+from edge.stages.nlu.grammar import Grammar
+from edge.stages.nlu.understand import Understanding
 from tests.helpers import INVENTORY
 from tests.nlu_helpers import ZH_ALIASES, sample_items
 
@@ -70,7 +70,7 @@ def test_unknown_item_is_asked_not_guessed(zh):
 
 def test_shared_head_word_gives_candidates():
     items = sample_items({"BLT-M8-30": ("M8螺栓",)})
-    from edge.store import Item
+    from edge.stages.store import Item
     items.append(Item("BLT-M10", "M10 bolt", "bin 14", 5, "pcs", ("M10螺栓",)))
     g = Grammar(items, language="zh")
     intent = g.parse("螺栓还有多少")
@@ -138,9 +138,9 @@ def test_replies_are_spoken_in_mandarin(zh_box, capsys):
 
 def test_mandarin_read_back_and_its_answers(tmp_path):
     """Below zero: the read-back is in Chinese, and 不是 / 是 decline / log it (real SQLite store)."""
-    from edge import dialog
-    from edge.nlu.types import Intent
-    from edge.store import Store
+    from edge.stages import dialog
+    from edge.stages.nlu.types import Intent
+    from edge.stages.store import Store
 
     store = Store(tmp_path / "edge.db")
     store.import_csv(INVENTORY)  # no Chinese alias for the paint: its English name is read
@@ -159,9 +159,9 @@ def test_mandarin_odds_and_ends():
     the hot-level notice is Chinese under language zh when left at its default."""
     from edge.config import load_settings
     from edge.governor import COOLING_NOTICE_ZH, Governor
-    from edge.nlu.dialog import yes_no
-    from edge.reply import query_reply
-    from edge.store import Item
+    from edge.stages.nlu.dialog import yes_no
+    from edge.stages.reply import query_reply
+    from edge.stages.store import Item
 
     assert yes_no("嗯", "zh") is None and yes_no("嗯，是的", "zh") is True
     paint = Item("PNT-WHT", "white paint", "shelf C", 0, "can", ("白漆",))

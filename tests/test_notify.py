@@ -1,5 +1,5 @@
 """sd_notify: READY=1, STATUS=, WATCHDOG=1 on a real AF_UNIX datagram socket the test opens (what
-systemd's NOTIFY_SOCKET is), first from :class:`edge.notify.Notifier` in this process, then from the
+systemd's NOTIFY_SOCKET is), first from :class:`edge.service.notify.Notifier` in this process, then from the
 live service (``edge run`` without ``--input``) capturing from a PulseAudio null sink."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from edge.notify import Notifier, watchdog_usec
+from edge.service.notify import Notifier, watchdog_usec
 from tests.helpers import SESSIONS
 from tests.live import lines_until as _lines_until
 from tests.live import start_edge_run, stop

@@ -1,7 +1,7 @@
-"""Spoken numbers → digits (edge.nlu.numbers)."""
+"""Spoken numbers → digits (edge.stages.nlu.numbers)."""
 import pytest
 
-from edge.nlu.numbers import normalize_numbers, words_to_number
+from edge.stages.nlu.numbers import normalize_numbers, words_to_number
 
 
 @pytest.mark.parametrize("words, expected", [

@@ -438,7 +438,7 @@ def test_token_estimate_never_undercounts_a_real_bpe_tokenizer():
     """Without a tokenizer.json the engine over-estimates; checked against SmolLM2's tokenizer."""
     from llama_cpp import Llama
 
-    from edge.models import resolve
+    from edge.models.manifest import resolve
 
     llm = Llama(model_path=str(resolve("smollm2-135m-instruct-q4_1")), vocab_only=True, verbose=False)
     texts = ["Where is the blue box? It is on shelf 3 in aisle B.",

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from drivers.npu.rknn import CORE_MASKS, NpuRunner, normalized_error
-from edge.wake import openwakeword_models_dir
+from edge.stages.wake import openwakeword_models_dir
 
 # rknnlite/api: RKNNLite with the lite2 constants; behaviour from $FAKE_RKNNLITE_MODE. Its NPU answer
 # is the ONNX model named inside the dummy .rknn file, run with onnxruntime (the "good" NPU).

@@ -1,4 +1,4 @@
-"""The service state file (edge.runstate): capture counters summed across devices, atomic writes,
+"""The service state file (edge.service.runstate): capture counters summed across devices, atomic writes,
 and what a reader in another process makes of a fresh, stale, dead or broken file."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from edge.runstate import ServiceState, format_service, read_state
+from edge.service.runstate import ServiceState, format_service, read_state
 
 
 class Clock:
@@ -59,7 +59,6 @@ def test_counters_are_summed_over_every_capture_and_losses_counted(tmp_path):
 
 def test_turns_follow_the_events(tmp_path):
     from edge import events as ev
-
     st = ServiceState(tmp_path / "s.json")
     st.event(ev.Wake(100, "t1", "hey_mycroft", 0.9))
     assert st.turn == "awake"
@@ -215,7 +214,7 @@ def test_writing_into_a_directory_leaves_no_temporary_files_and_warns_once(tmp_p
 
 def test_the_state_file_goes_to_the_runtime_directory_when_there_is_one(tmp_path):
     from edge.config import load_settings
-    from edge.runstate import state_path
+    from edge.service.runstate import state_path
 
     s = load_settings(board="x86-dev", overrides={"store": {"path": str(tmp_path / "data" / "edge.db")}})
     run = tmp_path / "run-edge"

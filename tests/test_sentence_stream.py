@@ -1,4 +1,4 @@
-"""edge.speech_stream: cutting sentences out of a token stream, and speaking the first sentence
+"""edge.stages.tts.stream: cutting sentences out of a token stream, and speaking the first sentence
 while the rest is still being generated (real espeak-ng through pyttsx3, real SmolLM2 stream).
 Ordering is checked with the events' sequence numbers, never with times."""
 from __future__ import annotations
@@ -9,8 +9,8 @@ import wave
 import pytest
 
 from edge.llm.base import GenerationRequest
-from edge.speech_stream import SentenceSplitter, StreamingSpeaker, find_cut, split_sentences
-from edge.tts import Pyttsx3Tts, TtsError
+from edge.stages.tts.stream import SentenceSplitter, StreamingSpeaker, find_cut, split_sentences
+from edge.stages.tts.engine import Pyttsx3Tts, TtsError
 
 GATE_S = 60  # hang detection only: how long the gated token source waits for the first WAV
 
@@ -149,7 +149,7 @@ def _json_other(answer: str) -> str:
 
 @pytest.mark.parametrize("step", [1, 2, 3, 5, 64])
 def test_the_answer_is_read_out_of_the_intent_json_as_it_streams(step):
-    from edge.nlu.llm_intent import AnswerTap
+    from edge.stages.nlu.llm_intent import AnswerTap
 
     answer = 'A wrench turns nuts.\nIt has a "jaw", é and \U0001F527 too.'
     text = _json_other(answer)  # ensure_ascii: é and the emoji arrive as \\u escapes (a surrogate pair)
@@ -160,7 +160,7 @@ def test_the_answer_is_read_out_of_the_intent_json_as_it_streams(step):
 
 
 def test_a_stock_command_s_json_is_never_tapped():
-    from edge.nlu.llm_intent import AnswerTap
+    from edge.stages.nlu.llm_intent import AnswerTap
 
     tap = AnswerTap()
     text = '{"intent": "log_record", "sku": "FUS-5A", "quantity": 2, "direction": "out", "location": null, "answer": "Logged."}'
@@ -186,8 +186,8 @@ class CountingEngine:
 def test_the_first_sentence_of_an_llm_answer_comes_before_the_generation_ends(rig_llm):
     """Real SmolLM2 through the JSON path: the first sentence is handed over while tokens are still
     coming; the answer keeps at most two sentences and the early ones are its first."""
-    from edge.nlu.llm_intent import LlmIntentParser
-    from edge.nlu.understand import Understanding
+    from edge.stages.nlu.llm_intent import LlmIntentParser
+    from edge.stages.nlu.understand import Understanding
 
     settings, stages = rig_llm
     real = stages.understanding.llm
@@ -205,8 +205,8 @@ def test_the_loop_speaks_an_llm_answer_sentence_by_sentence_back_to_back(rig_llm
     """The chitchat session: the reply's sentences are synthesized one by one and queued on the
     speaker back to back; the turn's reply WAV is their concatenation; first_audio_ms is reported."""
     from drivers.audio import wav_frames as frames_of
-    from edge.service import run_frames
-    from edge.speaker import TimelineSpeaker, duration_ms
+    from edge.loop.build import run_frames
+    from edge.stages.tts.speaker import TimelineSpeaker, duration_ms
     from tests.helpers import SESSIONS, of_type
 
     settings, stages = rig_llm
@@ -239,7 +239,7 @@ class GatedPlayback:
 def test_the_device_speaker_plays_a_queue_in_order_and_a_barge_in_drops_the_rest(tmp_path):
     from pathlib import Path
 
-    from edge.speaker import DeviceSpeaker
+    from edge.stages.tts.speaker import DeviceSpeaker
 
     dev = GatedPlayback()
     spk = DeviceSpeaker(dev)
@@ -272,7 +272,7 @@ def _other(answer: str, **slots) -> str:
 
 
 def _understand(store, outputs, text="tell me something", language="en"):
-    from edge.nlu.understand import Understanding
+    from edge.stages.nlu.understand import Understanding
     from tests.nlu_helpers import ReplayEngine
 
     engine = ReplayEngine(outputs)
@@ -282,7 +282,7 @@ def _understand(store, outputs, text="tell me something", language="en"):
 
 
 def test_an_answer_that_fails_validation_after_it_was_spoken_is_the_reply_without_a_second_attempt(inventory_store):
-    from edge.nlu.schema import ANSWER_MAX_CHARS
+    from edge.stages.nlu.schema import ANSWER_MAX_CHARS
 
     long = "Hammers drive nails. They have a head and a handle. " + "They are old. " * (ANSWER_MAX_CHARS // 10)
     intent, got, engine = _understand(inventory_store, [_other(long)])  # over maxLength: fails validation
@@ -308,8 +308,8 @@ def test_spoken_sentences_are_the_reply_s_sentences_cleaned_and_cut_the_same_way
 
 
 def test_a_repeated_prompt_example_stops_early_speech_and_keeps_the_order(inventory_store):
-    from edge.nlu.llm_intent import LlmIntentParser
-    from edge.nlu.understand import answer_sentences
+    from edge.stages.nlu.llm_intent import LlmIntentParser
+    from edge.stages.nlu.understand import answer_sentences
 
     example = sorted(LlmIntentParser(ReplayStub(), inventory_store.items()).example_answers)[0]
     first = answer_sentences(example)[0][0]
@@ -324,7 +324,7 @@ class ReplayStub:
 
 def test_an_engine_failure_mid_answer_ends_the_reply_with_what_was_said(inventory_store):
     from edge.llm.base import EngineError, GenerationStats
-    from edge.nlu.understand import Understanding
+    from edge.stages.nlu.understand import Understanding
 
     class Failing:
         name, n_ctx, last_stats = "failing", 2048, GenerationStats()
@@ -346,7 +346,7 @@ def test_an_engine_failure_mid_answer_ends_the_reply_with_what_was_said(inventor
      "A spider has eight legs. Each leg has seven segments."),
 ])
 def test_two_sentences_in_both_languages(text, expected):
-    from edge.nlu.understand import two_sentences
+    from edge.stages.nlu.understand import two_sentences
 
     assert two_sentences(text) == expected
 
@@ -364,7 +364,7 @@ class FlakyTts:
 
 
 def test_a_sentence_the_speech_engine_fails_on_is_reported_and_the_others_are_joined(tts, tmp_path):
-    from edge.speech_stream import EarlyReply
+    from edge.stages.tts.stream import EarlyReply
 
     early = EarlyReply(FlakyTts(tts), tmp_path, "t1")
     early.sentence("First part.")
@@ -380,7 +380,7 @@ def test_a_sentence_the_speech_engine_fails_on_is_reported_and_the_others_are_jo
 
 
 def test_a_turn_that_fails_half_way_leaves_no_synthesis_thread(tts, tmp_path):
-    from edge.speech_stream import EarlyReply
+    from edge.stages.tts.stream import EarlyReply
 
     early = EarlyReply(tts, tmp_path, "t3")
     early.sentence("One.")

@@ -1,4 +1,4 @@
-"""Tests for edge.store against a real SQLite file and the shared inventory.csv."""
+"""Tests for edge.stages.store against a real SQLite file and the shared inventory.csv."""
 from __future__ import annotations
 
 import csv
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from edge.store import SCHEMA_VERSION, Item, Record, Store, StoreError
+from edge.stages.store import SCHEMA_VERSION, Item, Record, Store, StoreError
 
 INVENTORY = Path(__file__).resolve().parents[2] / "shared/audio/sessions/inventory.csv"
 

@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from edge import boards, install
+from edge import boards
+
+from edge.ops import install
 from tests.helpers import REPO
 
 SYSTEMD = REPO / "systemd"

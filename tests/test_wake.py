@@ -1,4 +1,4 @@
-"""edge.wake.WakeWord on real recordings with the stock openWakeWord 0.5.1 ONNX models."""
+"""edge.stages.wake.WakeWord on real recordings with the stock openWakeWord 0.5.1 ONNX models."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,7 +8,7 @@ import pytest
 import soundfile as sf
 
 from drivers.audio import FRAME_SAMPLES, SAMPLE_RATE, FrameConverter, wav_frames
-from edge.wake import FLUSH_FRAMES, Detection, WakeWord
+from edge.stages.wake import FLUSH_FRAMES, Detection, WakeWord
 
 AUDIO = Path(__file__).resolve().parents[2] / "shared" / "audio"
 REAL = AUDIO / "real"

@@ -519,7 +519,7 @@ STALL_TIMEOUT_S = 2.0   # s without a chunk before an open device counts as lost
 class CaptureTotals:
     """``overflows``, ``xruns`` and ``overflow_stalls`` summed over every :class:`Capture` opened so
     far: those already closed (:meth:`retire`) plus the open one's live counters (:meth:`adopt`).
-    Thread-safe; used by :class:`ResilientCapture` and the service's state file (edge.runstate)."""
+    Thread-safe; used by :class:`ResilientCapture` and the service's state file (edge.service.runstate)."""
 
     NAMES = ("overflows", "xruns", "overflow_stalls")
 

@@ -107,7 +107,7 @@ def default_factory(spec: StepSpec):
                               prefix_states=spec.prefix_states, models_dir=spec.models_dir)
     if spec.engine == "rkllm":
         from edge.llm.rkllm import RkllmEngine
-        from edge.model_install import find_model
+        from edge.models.local import find_model
 
         kwargs = {"library": spec.lib, "timeout_s": spec.watchdog_s}
         if spec.soc:

@@ -50,12 +50,12 @@ def model_path(model: str, models_dir: str | Path | None = None) -> Path:
 
     Looks for, in order: an existing file ``model``; an installed pip-packaged model of
     ``models/manifest.yaml``; a ``local_models:`` entry installed into ``models_dir`` by
-    ``edge models add`` (see :mod:`edge.model_install`).
+    ``edge models add`` (see :mod:`edge.models.local`).
 
     Raises:
         FileNotFoundError: none of these exists; the message says how to install it.
     """
-    from edge.model_install import find_model
+    from edge.models.local import find_model
 
     return find_model(model, models_dir)
 

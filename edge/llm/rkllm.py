@@ -119,7 +119,7 @@ class RkllmEngine:
     """Chat generation on the NPU with an ``.rkllm`` model.
 
     Args:
-        model: ``.rkllm`` file, or a manifest id resolved with :func:`edge.models.resolve`.
+        model: ``.rkllm`` file, or a manifest id resolved with :func:`edge.models.manifest.resolve`.
         n_ctx: context window in tokens (``max_context_len``); always explicit (case C11).
         library: ``librkllmrt.so``; default :func:`drivers.npu.rkllm.find_library`.
         soc: the board's SoC (``board.soc``); RK3566/RK3568 and non-Rockchip SoCs are refused.
@@ -226,7 +226,7 @@ class RkllmEngine:
         if p.is_file():
             return p
         try:
-            from edge.models import resolve
+            from edge.models.manifest import resolve
 
             return resolve(str(model))
         except Exception as e:  # noqa: BLE001 - a manifest miss and a missing file read the same to the user

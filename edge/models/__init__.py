@@ -1,0 +1,1 @@
+"""Models: the manifest, local installs from removable media, offline bundles."""

@@ -1,0 +1,1 @@
+"""Operations: doctor, install, bench."""

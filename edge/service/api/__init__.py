@@ -1,0 +1,1 @@
+"""The local HTTP API (Ollama and OpenAI shapes, /healthz, /metrics)."""

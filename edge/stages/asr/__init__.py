@@ -1,0 +1,29 @@
+"""Speech recognition behind one interface (:class:`edge.stages.asr.base.Recognizer`).
+
+Engines: ``whisper`` (faster-whisper on the endpointed utterance) and ``vosk`` (streaming, with
+partial results). :func:`create` builds the one named in the settings.
+"""
+from __future__ import annotations
+
+from edge.stages.asr.base import Recognition, Recognizer, vocabulary
+
+
+def create(settings, language: str = "en") -> Recognizer:
+    """The engine named by ``settings.engine`` (an :class:`edge.config.AsrSettings`).
+
+    Raises:
+        FileNotFoundError: the model is not installed or the directory does not exist.
+    """
+    if settings.engine == "vosk":
+        from edge.stages.asr.vosk import VoskRecognizer
+
+        return VoskRecognizer(settings.vosk.model, sample_rate=settings.vosk.sample_rate,
+                              command_mode=settings.vosk.command_mode)
+    from edge.stages.asr.whisper import WhisperRecognizer
+
+    w = settings.whisper
+    return WhisperRecognizer(w.model, language=language, compute_type=w.compute_type,
+                             beam_size=w.beam_size, threads=w.threads)
+
+
+__all__ = ["Recognition", "Recognizer", "create", "vocabulary"]

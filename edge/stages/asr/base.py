@@ -1,0 +1,68 @@
+"""The recognizer interface every speech engine implements."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Recognition:
+    """A final transcript: ``text``; ``confidence`` 0..1 or None; ``audio_ms`` of speech decoded;
+    ``decode_ms`` wall-clock time of the final decode."""
+
+    text: str
+    confidence: float | None
+    audio_ms: float
+    decode_ms: float
+
+    @property
+    def real_time_factor(self) -> float:
+        """decode time ÷ audio duration (< 1 is faster than real time)."""
+        return self.decode_ms / self.audio_ms if self.audio_ms else 0.0
+
+
+class Recognizer(Protocol):
+    """One utterance at a time: ``start()``, ``accept(frame)`` per 80 ms frame ``(1280,)`` int16
+    16 kHz (returns a new partial transcript or None), ``finish()`` → :class:`Recognition`."""
+
+    name: str
+
+    def start(self) -> None: ...
+
+    def accept(self, frame: np.ndarray) -> str | None: ...
+
+    def finish(self) -> Recognition: ...
+
+    def set_vocabulary(self, phrases: list[str]) -> None:
+        """Bias recognition toward the site's words (item names, aliases, locations, commands)."""
+
+
+COMMAND_WORDS = ("undo that", "how many", "do we have", "log", "used", "add", "received", "took", "remove")
+
+
+def vocabulary(items) -> list[str]:
+    """Phrases to bias recognition toward, from the inventory (:class:`edge.stages.store.Item` list):
+    item names, aliases and locations, plus the command words of the grammar path."""
+    seen: dict[str, None] = {}
+    for it in items:
+        for p in (it.item, *it.aliases, it.location):
+            if p and p.strip():
+                seen.setdefault(p.strip(), None)
+    return list(COMMAND_WORDS) + list(seen)
+
+
+def model_dir(model: str) -> Path:
+    """A manifest id (e.g. ``whisper-tiny-en``) or a directory → the model directory.
+
+    Raises:
+        FileNotFoundError: neither an existing directory nor an installed manifest model.
+    """
+    p = Path(model).expanduser()
+    if p.is_dir():
+        return p
+    from edge.models.manifest import resolve
+
+    return resolve(model)

@@ -1,0 +1,371 @@
+"""The LLM fallback: a sentence the grammar path did not take → :class:`Intent`, through JSON that
+is constrained while it is generated and validated after (case C14).
+
+1. The prompt is built from the inventory (:func:`build_system_prompt`): every item's SKU, name,
+   aliases and location, what each intent means, and worked examples of every intent made from the
+   first items of the inventory, in the configured language.
+2. Generation is constrained to :func:`edge.stages.nlu.schema.generation_schema` through
+   ``GenerationRequest.json_schema`` (a llama.cpp grammar), greedy (temperature 0) with the
+   engine's fixed seed, so the same sentence gives the same answer.
+3. The text that comes back is parsed strictly (exactly one JSON object) and validated with
+   ``jsonschema`` (:func:`edge.stages.nlu.schema.parse_and_validate`), then checked against the sentence:
+   a logged quantity must be a number the sentence says (or 1 when it says none).
+4. On any failure the model is asked once more, shown its output and what was wrong (a cut-off
+   answer also gets twice the token budget). A second failure gives
+   ``Intent("other", answer=NOT_UNDERSTOOD, extra={"failed_validation": True, "errors": [...]})``:
+   nothing is ever logged from output that failed validation.
+5. The direction of a log must be the one the sentence's own verbs say when they say one
+   (``took``, ``handed out`` → out; ``received``, ``returned`` → in:
+   :func:`edge.stages.nlu.grammar.text_direction`); the model's other pick is kept in
+   ``extra["llm_direction"]``. SmolLM2-135M often says "in" for "I'm taking five drill bits".
+6. The item must be one the sentence names: the grammar path's item resolver
+   (:meth:`edge.stages.nlu.grammar.Grammar.resolve_item`) decides. When it finds one item, that SKU is used
+   (``extra["llm_sku"]`` keeps the model's pick if it differed); several → ``sku=None`` and
+   ``extra["candidates"]``; none → ``sku=None`` and ``extra["unknown_item"]``. A small model that
+   picks a plausible SKU for an item nobody said cannot make a record that way.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+
+from edge.llm.base import GenerationRequest, GenerationStats, generate
+from edge.stages.nlu.filler import has_cjk
+from edge.stages.nlu.grammar import Grammar, _find_location, _normalize, text_direction
+from edge.stages.nlu.numbers_zh import normalize_numbers_zh
+from edge.stages.nlu.schema import (INTENT_VALUES, IntentJsonError, generation_schema, parse_and_validate)
+from edge.stages.nlu.types import Intent
+
+#: the reply when both attempts failed validation (same words as :data:`edge.stages.reply.NOT_UNDERSTOOD`)
+NOT_UNDERSTOOD = "Sorry, I didn't understand that."
+NOT_UNDERSTOOD_ZH = "对不起，我没听懂。"
+#: tokens for the JSON around the answer. Measured with SmolLM2's tokenizer on the sample
+#: inventory: 33 (undo, every slot null) to 55 (a log with the longest SKU, a 4-digit quantity and
+#: a location); the answer budget comes on top of it
+JSON_OVERHEAD_TOKENS = 64
+#: attempts in all: the first and one retry (issue 3: "one retry, then I didn't understand")
+ATTEMPTS = 2
+
+_INTENT_HELP = (
+    "query_stock: the worker asks how many of an item there are, or whether or where it is stocked. "
+    "Set sku.\n"
+    "log_record: the worker reports that stock changed. direction is \"in\" when items were received, "
+    "added, delivered or returned, \"out\" when they were used, taken, grabbed or given out. Set sku, "
+    "quantity (a whole number) and direction.\n"
+    "undo: the worker wants the last record taken back.\n"
+    "other: anything else (small talk, general questions). Put a helpful reply of at most two short "
+    "sentences in answer.\n"
+    "Use null for every field that does not apply. location is the bin, drawer or shelf the worker "
+    "said, else null.")
+
+
+def _plural(name: str) -> str:
+    return name if name.endswith("s") else name + "s"
+
+
+def _cjk_name(item) -> str | None:
+    return next((a for a in (item.item, *item.aliases) if has_cjk(a)), None)
+
+
+def _row(obj: dict) -> str:
+    return json.dumps({k: obj.get(k) for k in ("intent", "sku", "quantity", "direction", "location", "answer")},
+                      ensure_ascii=False)
+
+
+def _examples(items: list, language: str) -> list[tuple[str, dict]]:
+    """(sentence, JSON) pairs for every intent, from the first items of the inventory."""
+    if not items:
+        return [("undo that", {"intent": "undo"}),
+                ("what is the capital of France", {"intent": "other", "answer": "Paris is the capital of France."})]
+    pick = [items[k % len(items)] for k in range(4)]
+
+    def base(intent, it, **kw):
+        return {"intent": intent, "sku": it.sku, **kw}
+
+    if language == "zh" and any(_cjk_name(it) for it in items):
+        zh = [it for it in items if _cjk_name(it)]
+        pick = [zh[k % len(zh)] for k in range(4)]
+        n = [_cjk_name(it) for it in pick]
+        return [
+            (f"{n[0]}还有多少", base("query_stock", pick[0])),
+            (f"我们收到了十二个{n[1]}", base("log_record", pick[1], quantity=12, direction="in")),
+            (f"刚才拿走了三个{n[2]}", base("log_record", pick[2], quantity=3, direction="out")),
+            (f"{n[3]}放在哪里", base("query_stock", pick[3])),
+            ("把刚才那条撤回", {"intent": "undo"}),
+            ("今天星期几", {"intent": "other", "answer": "对不起，我不知道今天的日期。"}),
+            ("讲个笑话", {"intent": "other", "answer": "螺栓对螺母说：没有你我就松了。"}),
+        ]
+    n = [it.item for it in pick]
+    return [
+        (f"could you check how many {_plural(n[0])} are left", base("query_stock", pick[0])),
+        (f"a delivery of twelve {_plural(n[1])} just came in", base("log_record", pick[1], quantity=12, direction="in")),
+        (f"I grabbed three {_plural(n[2])} for the job", base("log_record", pick[2], quantity=3, direction="out")),
+        (f"where do we keep the {_plural(n[3])}", base("query_stock", pick[3])),
+        (f"put down two {_plural(n[0])} as returned to {pick[0].location}",
+         base("log_record", pick[0], quantity=2, direction="in", location=pick[0].location)),
+        ("take back the last entry", {"intent": "undo"}),
+        ("what's the capital of France", {"intent": "other", "answer": "Paris is the capital of France."}),
+        ("tell me something funny", {"intent": "other",
+                                     "answer": "Why did the bolt break up with the nut? It felt screwed."}),
+    ]
+
+
+def build_system_prompt(items: Iterable, language: str = "en") -> str:
+    """The system message: the task, the inventory (one line per item: ``SKU: name; aliases;
+    location``), the intents, and worked examples (sentence → JSON line). Raises nothing."""
+    items = list(items)
+    lines = ["You turn one sentence from a stock-room worker into a JSON object with the fields "
+             "intent, sku, quantity, direction, location and answer.",
+             "Inventory (sku: name; other names; location):"]
+    for it in items:
+        aliases = ", ".join(it.aliases) or "-"
+        lines.append(f"{it.sku}: {it.item}; {aliases}; {it.location}")
+    lines += ["Intents:", _INTENT_HELP, "Examples:"]
+    for sentence, obj in _examples(items, language):
+        lines.append(f"Sentence: {sentence}\nJSON: {_row(obj)}")
+    if language == "zh":
+        lines.append("The worker speaks Mandarin Chinese; answer in Chinese.")
+    return "\n".join(lines)
+
+
+def spoken_numbers(text: str) -> set[int]:
+    """The whole numbers a sentence says, as digits or words (English or Chinese)."""
+    if has_cjk(text):
+        t = normalize_numbers_zh(text).lower()
+        return {int(n) for n in re.findall(r"(?<![a-z0-9.])(\d+)(?![a-z0-9])", t)}
+    return {int(t) for t in _normalize(text).split() if t.isdigit()}
+
+
+_INTENT_KEY = re.compile(r'"intent"\s*:\s*"([^"\\]*)"')
+_ANSWER_KEY = re.compile(r'"answer"\s*:\s*"')
+_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+class AnswerTap:
+    """Reads the ``answer`` string out of the intent JSON while it is generated, so the voice loop
+    can speak it before the object is complete.
+
+    ``feed(chunk)`` returns the answer text decoded so far that was not returned before; nothing
+    unless the object says ``"intent": "other"`` (a stock command's JSON is never spoken) and
+    ``check_prefix(text)`` accepts the fields before the answer (given as a complete object with
+    ``"answer": null``), so an object that will fail validation on those fields is not spoken. JSON
+    string escapes are decoded (``\\n``, ``\\"``, ``\\uXXXX`` with surrogate pairs); an escape cut
+    between two chunks waits for the next one. The fields come in schema order (the llama.cpp
+    grammar keeps it: intent first, answer last), but the key is searched for, not assumed.
+    """
+
+    def __init__(self, check_prefix=None):
+        self.buffer = ""
+        self.sent = 0  # characters of the decoded answer already returned
+        self.check_prefix = check_prefix or (lambda _text: True)
+        self._prefix_ok: bool | None = None
+
+    def feed(self, chunk: str) -> str:
+        self.buffer += chunk
+        m = _INTENT_KEY.search(self.buffer)
+        if not m or m.group(1) != "other":
+            return ""
+        a = _ANSWER_KEY.search(self.buffer, m.end())
+        if not a:
+            return ""
+        if self._prefix_ok is None:
+            self._prefix_ok = self.check_prefix(self.buffer[:a.start()].rstrip().rstrip(",") + ', "answer": null}')
+        if not self._prefix_ok:
+            return ""  # the fields before the answer will fail validation: the retry decides, nothing spoken
+        text = self._decode(a.end())
+        new, self.sent = text[self.sent:], max(self.sent, len(text))
+        return new
+
+    def _decode(self, i: int) -> str:
+        out: list[str] = []
+        b = self.buffer
+        n = len(b)
+        while i < n:
+            c = b[i]
+            if c == '"':
+                break
+            if c != "\\":
+                out.append(c)
+                i += 1
+                continue
+            if i + 1 >= n:
+                break  # the escape continues in the next chunk
+            e = b[i + 1]
+            if e == "u":
+                if i + 6 > n:
+                    break
+                code = int(b[i + 2:i + 6], 16)
+                if 0xD800 <= code < 0xDC00:  # a surrogate pair: wait for its second half
+                    if i + 12 > n:
+                        break
+                    low = int(b[i + 8:i + 12], 16)
+                    out.append(chr(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)))
+                    i += 12
+                    continue
+                out.append(chr(code))
+                i += 6
+                continue
+            out.append(_ESCAPES.get(e, e))
+            i += 2
+        return "".join(out)
+
+
+class LlmIntentParser:
+    """Sentence → :class:`Intent` with an LLM, constrained, validated, retried once.
+
+    Args:
+        engine: an :class:`edge.llm.base.Engine` (e.g. :class:`edge.llm.llamacpp.LlamaCppEngine`).
+        items: inventory items (``sku``, ``item``, ``location``, ``aliases``).
+        language: ``en`` or ``zh`` (prompt examples, the refusal text).
+        answer_max_tokens: budget for the ``answer`` of ``other``, tokens; the request allows
+            :data:`JSON_OVERHEAD_TOKENS` more for the JSON around it.
+        grammar: the grammar whose item resolver checks the SKU (built from ``items`` if None).
+    """
+
+    def __init__(self, engine, items: Iterable, language: str = "en", answer_max_tokens: int = 48,
+                 grammar: Grammar | None = None):
+        self.engine = engine
+        self.items = list(items)
+        self.language = language
+        self.skus = [it.sku for it in self.items]
+        self.schema = generation_schema(self.skus)
+        self.system_prompt = build_system_prompt(self.items, language)
+        #: the answers of the prompt's examples: a small model sometimes repeats one verbatim for
+        #: any small talk (seen with SmolLM2-135M); such an answer counts as no answer
+        self.example_answers = {o["answer"] for _, o in _examples(self.items, language) if o.get("answer")}
+        self.max_tokens = JSON_OVERHEAD_TOKENS + answer_max_tokens
+        self.grammar = grammar or Grammar(self.items, language=language)
+        #: per attempt of the last :meth:`parse`: ``{"output", "errors", "stats"}``
+        self.attempts: list[dict] = []
+        self.last_stats: GenerationStats | None = None
+
+    def messages(self, text: str) -> list[dict]:
+        """The first attempt's chat messages for ``text``."""
+        return [{"role": "system", "content": self.system_prompt},
+                {"role": "user", "content": f"Sentence: {text}\nJSON:"}]
+
+    def check(self, output: str, text: str) -> dict:
+        """Parse, validate and check ``output`` against the sentence ``text``; the JSON object.
+
+        Raises:
+            IntentJsonError: not exactly one JSON object, a schema violation, or a logged quantity
+                the sentence does not say.
+        """
+        obj = parse_and_validate(output, self.skus)
+        if obj["intent"] == "log_record":
+            said = spoken_numbers(text) or {1}
+            if obj["quantity"] not in said:
+                raise IntentJsonError([f"quantity: {obj['quantity']} is not a number the sentence says "
+                                       f"({', '.join(map(str, sorted(said)))})"])
+        return obj
+
+    def _valid_prefix(self, obj_text: str) -> bool:
+        try:
+            parse_and_validate(obj_text, self.skus)
+        except IntentJsonError:
+            return False
+        return True
+
+    def parse(self, text: str, on_answer=None) -> Intent:
+        """Understand ``text`` with the LLM.
+
+        Returns an :class:`Intent` with ``source="llm"``; after two failed attempts, intent
+        ``other`` with the refusal answer and ``extra["failed_validation"] = True`` and
+        ``extra["errors"]``. Raises what the engine raises (``edge.llm.base.EngineError``,
+        ``ContextOverflow``).
+
+        ``on_answer(text)``: called during the first attempt with each new piece of the ``answer``
+        of an ``other`` object as it is generated (:class:`AnswerTap`), for speaking it early;
+        never for a stock command's JSON.
+        """
+        self.attempts = []
+        messages = self.messages(text)
+        max_tokens = self.max_tokens
+        errors: list[str] = []
+        for attempt in range(ATTEMPTS):
+            request = GenerationRequest(messages, max_tokens=max_tokens, json_schema=self.schema, temperature=0.0)
+            tap = None
+            if on_answer is not None and attempt == 0:
+                tap, parts = AnswerTap(self._valid_prefix), []
+                for piece in self.engine.stream(request):
+                    parts.append(piece)
+                    if new := tap.feed(piece):
+                        on_answer(new)
+                output, stats = "".join(parts), self.engine.last_stats
+            else:
+                output, stats = generate(self.engine, request)
+            self.last_stats = stats
+            try:
+                obj = self.check(output, text)
+            except IntentJsonError as e:
+                errors = e.errors
+                if tap is not None and tap.sent:  # part of the answer went out already: no second opinion
+                    self.attempts.append({"output": output, "errors": errors, "stats": stats})
+                    return Intent("other", source="llm", text=text, answer=None,
+                                  extra={"failed_validation": True, "errors": errors, "attempts": 1, "streamed": True})
+                self.attempts.append({"output": output, "errors": errors, "stats": stats})
+                if stats is not None and getattr(stats, "finish_reason", "") == "length":
+                    max_tokens *= 2
+                messages = messages + [
+                    {"role": "assistant", "content": output},
+                    {"role": "user", "content": "That reply was not accepted: " + "; ".join(errors)
+                     + f". Reply with only the JSON object for the sentence: {text}\nJSON:"}]
+                continue
+            self.attempts.append({"output": output, "errors": [], "stats": stats})
+            return self._intent(obj, text, attempt + 1)
+        refusal = NOT_UNDERSTOOD_ZH if self.language == "zh" else NOT_UNDERSTOOD
+        return Intent("other", source="llm", text=text, answer=refusal,
+                      extra={"failed_validation": True, "errors": errors, "attempts": ATTEMPTS})
+
+    def _intent(self, obj: dict, text: str, attempts: int) -> Intent:
+        kind = obj["intent"]
+        assert kind in INTENT_VALUES
+        extra: dict = {"attempts": attempts}
+        if kind == "undo":
+            return Intent("undo", source="llm", text=text, extra=extra)
+        if kind == "other":
+            from edge.stages.nlu.understand import two_sentences
+
+            answer = two_sentences(obj.get("answer") or "") or None
+            if answer in self.example_answers:
+                extra["example_answer_repeated"] = True
+                answer = None
+            return Intent("other", source="llm", text=text, answer=answer, extra=extra)
+        sku = obj["sku"]
+        match = self.grammar.resolve_item(text)
+        if match.sku is not None:
+            if sku != match.sku:
+                extra["llm_sku"] = sku
+            sku = match.sku
+        elif match.candidates:
+            extra["candidates"] = list(match.candidates)
+            if sku is not None:
+                extra["llm_sku"] = sku
+            sku = None
+        else:
+            extra["unknown_item"] = match.unknown or text
+            if sku is not None:
+                extra["llm_sku"] = sku
+            sku = None
+        location = self._location(text)
+        if obj.get("location") and obj["location"] != location:
+            extra["llm_location"] = obj["location"]
+        if kind == "query_stock":
+            return Intent("query_stock", sku=sku, location=location, source="llm", text=text, extra=extra)
+        direction = obj["direction"]
+        said = text_direction(text)
+        if said is not None and said != direction:
+            extra["llm_direction"] = direction
+            direction = said
+        return Intent("log_record", sku=sku, quantity=obj["quantity"], direction=direction,
+                      location=location, source="llm", text=text, extra=extra)
+
+    @staticmethod
+    def _location(text: str) -> str | None:
+        """The location the sentence itself names (the model's ``location`` is not trusted)."""
+        if has_cjk(text):
+            from edge.stages.nlu.zh import clean_zh, find_location_zh
+
+            return find_location_zh(clean_zh(normalize_numbers_zh(text)))[0]
+        return _find_location(_normalize(text).split())[0]

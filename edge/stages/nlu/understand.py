@@ -1,0 +1,233 @@
+"""Understanding: the grammar path for the common commands, the LLM for everything else.
+
+``understand(text, confidence=None) -> Intent | None``:
+
+1. Filler only ("the", "uh", "you", "Thank you.", "Thanks for watching!": what Whisper writes for
+   silence or hum, case C09) → **None**: not a command; the pipeline treats it as no speech.
+2. The grammar (built from the inventory's names, aliases and locations, in the configured
+   language) answers in well under a millisecond.
+3. Anything it does not take goes to the LLM as constrained, validated JSON
+   (:mod:`edge.stages.nlu.llm_intent`, case C14); for intent ``other`` the model's ``answer`` is the reply
+   (at most two short sentences; a free answer is generated if the JSON one is empty).
+4. ``confidence`` (the transcript's, 0..1) is kept in ``extra["confidence"]``; a parsed quantity
+   under :data:`LOW_CONFIDENCE` sets ``extra["low_confidence_quantity"] = True`` (the pipeline reads
+   such a log back before writing it).
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from edge.stages.nlu.filler import has_cjk, is_filler
+from edge.stages.nlu.grammar import Grammar
+from edge.stages.nlu.types import Intent
+
+#: Transcript confidence below which a parsed quantity is read back before it is written.
+#: The whisper engine's confidence is exp(mean token log-probability) (edge/asr/whisper.py);
+#: Whisper itself treats a decode with mean log-probability below -1.0 (exp → 0.37) as failed
+#: (openai/whisper ``transcribe(logprob_threshold=-1.0)``). 0.6 (log-probability -0.51) is a
+#: starting value between that failure point and clear speech: whisper tiny.en gives the shared
+#: session recordings 0.45–0.84 (measured here, whole files with the wake phrase, which it mishears
+#: and which pulls the figure down). Tune it per site and recognizer.
+LOW_CONFIDENCE = 0.6
+
+SYSTEM_PROMPT = (
+    "You are the voice assistant of a workshop stock room. Answer in at most two short, plain "
+    "sentences that are easy to speak aloud. No lists, no markdown.")
+SYSTEM_PROMPT_ZH = "你是车间库房的语音助手。用不超过两句简短、口语化的中文回答。不要列表，不要格式。"
+
+#: The answer when a question does not fit the LLM's context window even after trimming (case C10).
+TOO_LONG = "That question is too long for me. Please ask it in fewer words."
+TOO_LONG_ZH = "这个问题太长了，请说得简短一些。"
+
+ENDS = ".!?…。！？\"'”’)）」』"
+
+
+def clean_answer(text: str) -> str:
+    """Whitespace folded, markdown marks (``*_#```) removed."""
+    return re.sub(r"[*_#`]+", "", " ".join(text.split())).strip()
+
+
+def answer_sentences(text: str) -> tuple[list[str], str]:
+    """``(complete sentences, unfinished rest)`` of an answer, each cleaned (:func:`clean_answer`),
+    cut where :class:`edge.stages.tts.stream.SentenceSplitter` cuts (also Chinese 。！？), so what the
+    loop speaks early and the final reply are the same sentences."""
+    from edge.stages.tts.stream import SentenceSplitter
+
+    sp = SentenceSplitter()
+    sentences = [c for c in (clean_answer(x) for x in sp.feed(text)) if c]
+    tail = clean_answer(" ".join(sp.flush()))
+    if tail and tail[-1] in ENDS:
+        sentences.append(tail)
+        tail = ""
+    return sentences, tail
+
+
+def join_sentences(sentences: list[str]) -> str:
+    """Sentences as one text: a space between Latin ones, none after a Chinese full stop."""
+    out = ""
+    for s in sentences:
+        out += s if not out or out[-1] in "。！？" else " " + s
+    return out
+
+
+def two_sentences(text: str, limit: int = 2) -> str:
+    """At most ``limit`` complete sentences of ``text`` (:func:`answer_sentences`).
+
+    An answer cut off by the token budget ends mid-sentence: the unfinished sentence is dropped
+    when a complete one comes before it; a lone unfinished sentence is cut at its last clause
+    boundary (comma, semicolon) when there is one, and closed with a full stop (``。`` in Chinese).
+    """
+    sentences, tail = answer_sentences(text)
+    if sentences:
+        return join_sentences(sentences[:limit])
+    if not tail:
+        return ""
+    first = tail.rstrip(",;:，；： ")
+    if re.search(r"[,;，；]", first):
+        first = re.split(r"[,;，；]\s*(?=[^,;，；]*$)", first)[0]
+    first = first.rstrip(",;:，；： ")
+    return first + ("。" if has_cjk(first) else ".")
+
+
+class SentenceGate:
+    """Passes an answer's complete sentences to ``on_sentence`` as the text arrives, cut and cleaned
+    as :func:`answer_sentences` does: at most ``limit`` (what :func:`two_sentences` keeps). At a
+    sentence of a prompt example's answer (a small model sometimes repeats one) it stops passing
+    sentences on, so the rest is spoken after the answer is complete, in order."""
+
+    def __init__(self, on_sentence, example_answers=(), limit: int = 2):
+        self.on_sentence = on_sentence
+        self.limit = limit
+        self.skip = {s for a in example_answers for s in answer_sentences(a)[0]}
+        self.given: list[str] = []
+        self.restart()
+
+    def restart(self) -> None:
+        """A new answer (the previous one's unfinished sentence is dropped)."""
+        from edge.stages.tts.stream import SentenceSplitter
+
+        self.splitter = SentenceSplitter()
+        self.closed = False
+
+    def feed(self, piece: str) -> None:
+        for raw in self.splitter.feed(piece):
+            sentence = clean_answer(raw)
+            if self.closed or not sentence:
+                continue
+            if sentence in self.skip or len(self.given) >= self.limit:
+                self.closed = True
+                continue
+            self.given.append(sentence)
+            self.on_sentence(sentence)
+
+
+class Understanding:
+    """Filler check, grammar first, then the LLM.
+
+    Args:
+        items: inventory items (:class:`edge.stages.store.Item`) the grammar and the LLM prompt are built from.
+        llm: an :class:`edge.llm.base.Engine` (or an :class:`edge.llm.chain.EngineChain`), or None
+            for the grammar path only. ``last_generation`` holds the last answer's
+            :class:`edge.llm.base.GenerationStats`.
+        max_tokens: answer budget for the LLM, in tokens (the JSON path adds its own overhead).
+        temperature: for the free answer of ``other`` (the JSON path is always greedy).
+        language: ``en`` or ``zh`` (settings ``language``): number and grammar rules, prompt.
+    Raises:
+        ValueError: unknown ``language``.
+    """
+
+    def __init__(self, items, llm=None, max_tokens: int = 48, temperature: float = 0.2, language: str = "en"):
+        self.language = language
+        self.llm = llm
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.last_generation = None
+        self.withheld: str | None = None  # set by the governor when hot: the LLM is not used, this is said
+        self.rebuild(items)
+
+    def rebuild(self, items) -> None:
+        """Rebuild the grammar and the LLM prompt after the inventory changed."""
+        self.items = list(items)
+        self.grammar = Grammar(self.items, language=self.language)
+        self.llm_intent = None
+        if self.llm is not None:
+            from edge.stages.nlu.llm_intent import LlmIntentParser
+
+            self.llm_intent = LlmIntentParser(self.llm, self.items, self.language, self.max_tokens, self.grammar)
+
+    def understand(self, text: str, confidence: float | None = None, on_sentence=None) -> Intent | None:
+        """``text`` → :class:`Intent`, or None when ``text`` is only filler (see module doc).
+
+        ``confidence``: the transcript's confidence 0..1, or None when the recognizer gives none.
+        Never returns a ``log_record`` from LLM output that failed validation. Raises nothing for
+        engine failures (``EngineError`` → intent ``other`` without answer; a question too long
+        for the context → :data:`TOO_LONG`).
+
+        ``on_sentence(sentence)``: called with each complete sentence of an LLM answer while it is
+        still being generated (at most the two the answer keeps; none that repeats a prompt
+        example), so the voice loop can speak the first one early. The returned intent's
+        ``answer`` is the whole answer; its sentences past those already given are the caller's.
+        """
+        if is_filler(text):
+            return None
+        intent = self.grammar.parse(text)
+        if intent is None:
+            intent = self._llm(text, on_sentence)
+        if confidence is not None:
+            extra = {**intent.extra, "confidence": confidence}
+            if intent.quantity is not None and confidence < LOW_CONFIDENCE:
+                extra["low_confidence_quantity"] = True
+            intent = dataclasses.replace(intent, extra=extra)
+        return intent
+
+    @staticmethod
+    def _spoken(intent: Intent, text: str, gate: SentenceGate) -> Intent:
+        """The JSON attempt's answer after some of it was spoken: the reply is what was spoken,
+        completed by the final answer when it continues it; never a stock command (the user heard
+        an answer, not a read-back), never the refusal after a failed validation."""
+        given = gate.given
+        final = answer_sentences(intent.answer)[0] if intent.intent == "other" and intent.answer else []
+        kept = final[:gate.limit] if final[:len(given)] == given else given
+        return Intent("other", source="llm", text=text, answer=join_sentences(kept),
+                      extra={**intent.extra, "streamed": len(given)})
+
+    def _llm(self, text: str, on_sentence=None) -> Intent:
+        if self.llm is None:
+            return Intent("other", source="grammar", text=text, answer=None)
+        if self.withheld:  # the governor keeps the LLM off (hot): the grammar path only
+            return Intent("other", source="grammar", text=text, answer=self.withheld)
+        from edge.llm.base import ContextOverflow, EngineError, GenerationRequest
+
+        gate = SentenceGate(on_sentence, self.llm_intent.example_answers) if on_sentence else None
+        try:
+            intent = self.llm_intent.parse(text, on_answer=gate.feed if gate else None)
+            self.last_generation = self.llm_intent.last_stats
+            if gate is not None and gate.given:
+                return self._spoken(intent, text, gate)
+            if intent.intent != "other" or intent.answer:
+                return intent
+            system = SYSTEM_PROMPT_ZH if self.language == "zh" else SYSTEM_PROMPT
+            request = GenerationRequest([{"role": "system", "content": system}, {"role": "user", "content": text}],
+                                        max_tokens=self.max_tokens, temperature=self.temperature)
+            if gate is not None:
+                gate.restart()  # nothing of the JSON attempt was spoken: the free answer starts over
+            parts = []
+            for piece in self.llm.stream(request):
+                parts.append(piece)
+                if gate is not None:
+                    gate.feed(piece)
+            answer, stats = "".join(parts), self.llm.last_stats
+        except ContextOverflow:  # case C10: even trimmed, the question does not fit n_ctx
+            return Intent("other", source="llm", text=text, answer=TOO_LONG_ZH if self.language == "zh" else TOO_LONG)
+        except EngineError as e:  # every LLM engine of the chain failed: the grammar path only
+            if gate is not None and gate.given:  # the user already hears an answer: it ends there
+                return Intent("other", source="llm", text=text, answer=join_sentences(gate.given),
+                              extra={"streamed": len(gate.given), "engine_error": str(e)})
+            return Intent("other", source="grammar", text=text, answer=None)
+        self.last_generation = stats
+        if gate is not None and gate.given:
+            final, _ = answer_sentences(answer)
+            if final[:len(gate.given)] != gate.given:
+                return dataclasses.replace(intent, answer=join_sentences(gate.given))
+        return dataclasses.replace(intent, answer=two_sentences(answer) or None)

@@ -1,0 +1,1 @@
+"""Speech out: the TTS engine, sentence streaming, the speaker."""

@@ -1,0 +1,185 @@
+"""Text to speech: pyttsx3 over espeak-ng (Debian package ``espeak-ng``), into a WAV file.
+
+espeak-ng writes 22 050 Hz mono 16-bit WAV. Voices are chosen by language (``en`` → espeak's
+``gmw/en``, ``zh`` → ``sit/cmn``) unless ``voice`` is set.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import threading
+from pathlib import Path
+
+log = logging.getLogger("edge.stages.tts.engine")
+
+VOICES = {"en": "gmw/en", "zh": "sit/cmn"}
+WAV_HEADER_BYTES = 44  # a canonical PCM WAV header; a file this size holds no samples
+RETRIES = 2
+
+
+class TtsError(RuntimeError):
+    """Synthesis failed; the message says how to fix the speech engine."""
+
+
+class Pyttsx3Tts:
+    """``synthesize(text, path) -> path``: one WAV per reply.
+
+    Args:
+        language: ``en`` or ``zh`` (selects the voice).
+        voice: an espeak voice id overriding the language default.
+        rate_wpm: speaking rate in words per minute.
+    Raises:
+        TtsError: espeak-ng is missing (``apt-get install espeak-ng``).
+    """
+
+    def __init__(self, language: str = "en", voice: str | None = None, rate_wpm: int = 170):
+        import pyttsx3
+
+        try:
+            self.engine = pyttsx3.init("espeak")
+        except Exception as e:  # pyttsx3 raises OSError/RuntimeError when libespeak-ng is missing
+            raise TtsError(f"cannot start espeak-ng through pyttsx3 ({e}); install it: apt-get install espeak-ng") from e
+        wanted = voice or VOICES.get(language, VOICES["en"])
+        ids = {v.id for v in self.engine.getProperty("voices")}
+        if wanted in ids:
+            self.engine.setProperty("voice", wanted)
+        elif voice:
+            raise TtsError(f"tts.voice: {voice!r} is not an espeak-ng voice; e.g. {', '.join(VOICES.values())} "
+                           f"(list them with: espeak-ng --voices)")
+        self.engine.setProperty("rate", rate_wpm)
+        self._lock = threading.Lock()
+        self.retries = 0  # empty-WAV retries so far (see synthesize)
+
+    def synthesize(self, text: str, path: str | Path) -> Path:
+        """Speak ``text`` into the WAV file ``path`` (22 050 Hz mono int16); returns the path.
+
+        Raises:
+            TtsError: no audio was written.
+        """
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for attempt in range(1, RETRIES + 2):
+            path.unlink(missing_ok=True)
+            with self._lock, contextlib.redirect_stdout(io.StringIO()):  # pyttsx3 prints "Audio saved to"
+                self.engine.save_to_file(text, str(path))
+                self.engine.runAndWait()
+            if path.exists() and path.stat().st_size > WAV_HEADER_BYTES:
+                return path
+            # pyttsx3 2.99's espeak driver writes the file when espeak reports the end of the
+            # message; now and then that arrives with no samples buffered (an empty WAV). Retry.
+            self.retries += 1
+        raise TtsError(f"espeak-ng wrote no audio for {text!r} into {path} after {attempt} attempts")
+
+
+def _worker(conn, language: str, voice: str | None, rate_wpm: int) -> None:  # pragma: no cover - child
+    """The speech engine's own process: synthesize requests from ``conn`` until it closes."""
+    try:
+        tts = Pyttsx3Tts(language, voice, rate_wpm)
+        conn.send(("ready", None))
+    except Exception as e:
+        conn.send(("error", f"{type(e).__name__}: {e}"))
+        return
+    while True:
+        try:
+            text, path = conn.recv()
+        except EOFError:
+            return
+        try:
+            conn.send(("ok", str(tts.synthesize(text, path))))
+        except Exception as e:
+            conn.send(("error", f"{type(e).__name__}: {e}"))
+
+
+class WatchdogTts:
+    """:class:`Pyttsx3Tts` in a worker process, under a watchdog (case C08).
+
+    espeak-ng runs native code: a hang there cannot be interrupted from Python, only killed. Each
+    request gets ``base_timeout_s + per_char_s × len(text)`` (espeak-ng synthesizes far faster than
+    real time, so this is generous); on a timeout the worker is killed (SIGKILL), a new one started
+    and the request tried once more. ``restarts`` counts the restarts; ``pid`` is the worker's.
+
+    Raises:
+        TtsError: the worker failed to start, or the request failed again after a restart.
+    """
+
+    def __init__(self, language: str = "en", voice: str | None = None, rate_wpm: int = 170,
+                 base_timeout_s: float = 5.0, per_char_s: float = 0.05, start_timeout_s: float = 30.0):
+        self.args = (language, voice, rate_wpm)
+        self.base_timeout_s, self.per_char_s, self.start_timeout_s = base_timeout_s, per_char_s, start_timeout_s
+        self.restarts = 0
+        self._lock = threading.Lock()
+        self._proc = None
+        self._conn = None
+        self._start()
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    def timeout_for(self, text: str) -> float:
+        """Seconds allowed for ``text``: base + per character."""
+        return self.base_timeout_s + self.per_char_s * len(text)
+
+    def _start(self) -> None:
+        import multiprocessing as mp
+
+        ctx = mp.get_context("spawn")  # no fork of a process holding threads and native handles
+        parent, child = ctx.Pipe()
+        self._proc = ctx.Process(target=_worker, args=(child, *self.args), name="edge-tts", daemon=True)
+        self._proc.start()
+        child.close()
+        self._conn = parent
+        if not parent.poll(self.start_timeout_s):
+            self._kill()
+            raise TtsError(f"the speech engine did not start within {self.start_timeout_s} s")
+        kind, msg = parent.recv()
+        if kind != "ready":
+            self._kill()
+            raise TtsError(f"the speech engine failed to start: {msg}")
+
+    def _kill(self) -> None:
+        if self._proc is not None and self._proc.is_alive():
+            self._proc.kill()
+            self._proc.join(5)
+        if self._conn is not None:
+            self._conn.close()
+        self._proc = self._conn = None
+
+    def _request(self, text: str, path: Path) -> tuple[str, str] | None:
+        try:
+            self._conn.send((text, str(path)))
+            if self._conn.poll(self.timeout_for(text)):
+                return self._conn.recv()
+        except (EOFError, OSError, BrokenPipeError):
+            pass  # the worker died: same as a hang
+        return None
+
+    def synthesize(self, text: str, path: str | Path) -> Path:
+        """Speak ``text`` into the WAV ``path`` (22 050 Hz mono int16), restarting a hung engine once."""
+        path = Path(path)
+        with self._lock:
+            for attempt in (1, 2):
+                if self._proc is None:
+                    self._start()
+                answer = self._request(text, path)
+                if answer is not None:
+                    kind, msg = answer
+                    if kind == "ok":
+                        return Path(msg)
+                    raise TtsError(msg)
+                log.warning("speech engine (pid %s) gave no answer within %.1f s for %d characters; restarting it",
+                            self.pid, self.timeout_for(text), len(text))
+                self._kill()
+                self.restarts += 1
+            raise TtsError(f"the speech engine hung twice on {text[:40]!r}; restarted, listening resumes")
+
+    def close(self) -> None:
+        with self._lock:
+            self._kill()
+
+
+def create(settings, language: str = "en"):
+    """The TTS stage for :class:`edge.config.TtsSettings`: the engine under its watchdog."""
+    return WatchdogTts(language=language, voice=settings.voice, rate_wpm=settings.rate_wpm,
+                       base_timeout_s=settings.timeout_base_s, per_char_s=settings.timeout_per_char_s)

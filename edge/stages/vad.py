@@ -1,0 +1,105 @@
+"""Endpointing: Silero VAD (the ONNX model openWakeWord 0.5.1 ships) decides where the command
+after a wake word starts and ends.
+
+Per 80 ms frame the VAD gives a speech probability (mean over two 40 ms windows). After a wake
+word the endpointer first lets the wake phrase itself finish (up to ``WAKE_TAIL_MS``), then
+waits for speech; the utterance ends after ``trailing_silence_ms`` of non-speech, or at
+``max_utterance_ms``; with no speech for ``no_speech_timeout_ms`` it reports no speech.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+import numpy as np
+
+from edge.stages.wake import openwakeword_models_dir
+
+FRAME_MS = 80  # one pipeline frame, ms
+WAKE_TAIL_MS = 480  # the wake phrase may still be sounding when it is detected
+PRE_ROLL_FRAMES = 2  # audio kept before the first speech frame (160 ms), so onsets are not cut
+
+
+class SileroVad:
+    """Silero VAD v4 through openWakeWord's wrapper; ``probability(frame) -> float`` in 0..1."""
+
+    def __init__(self):
+        from openwakeword.vad import VAD
+
+        self._vad = VAD(str(openwakeword_models_dir() / "silero_vad.onnx"))
+
+    def probability(self, frame: np.ndarray) -> float:
+        """Speech probability of one ``(1280,)`` int16 16 kHz frame."""
+        return float(self._vad.predict(frame, frame_size=640))
+
+    def reset(self) -> None:
+        self._vad.reset_states()
+
+
+class Endpoint(Enum):
+    WAITING = "waiting"  # no speech yet
+    SPEECH = "speech"  # inside the utterance
+    END = "end"  # utterance complete
+    NO_SPEECH = "no_speech"  # timed out without speech
+
+
+@dataclass
+class Endpointer:
+    """State machine over frames after a wake word.
+
+    ``push(frame, prob)`` returns the state after that frame; ``audio()`` gives the utterance,
+    ``(n,)`` int16 at 16 kHz, from ``PRE_ROLL_FRAMES`` before the first speech frame to the end.
+    """
+
+    threshold: float = 0.5
+    trailing_silence_ms: int = 700
+    max_utterance_ms: int = 10000
+    no_speech_timeout_ms: int = 5000
+    state: Endpoint = Endpoint.WAITING
+    frames: list = field(default_factory=list)
+    _elapsed: int = 0
+    _silence: int = 0
+    _speech_ms: int = 0
+    _tail_done: bool = False
+    _history: list = field(default_factory=list)
+
+    def push(self, frame: np.ndarray, prob: float) -> Endpoint:
+        speech = prob >= self.threshold
+        self._elapsed += FRAME_MS
+        if self.state is Endpoint.WAITING:
+            if not self._tail_done:
+                if not speech or self._elapsed > WAKE_TAIL_MS:
+                    self._tail_done = True
+                if not speech:
+                    self._history = [frame]
+                    return self._timeout()
+                return self._timeout() if not self._tail_done else self._start(frame)
+            if speech:
+                return self._start(frame)
+            self._history = (self._history + [frame])[-PRE_ROLL_FRAMES:]
+            return self._timeout()
+        if self.state is Endpoint.SPEECH:
+            self.frames.append(frame)
+            self._speech_ms += FRAME_MS
+            self._silence = 0 if speech else self._silence + FRAME_MS
+            if self._silence >= self.trailing_silence_ms or self._speech_ms >= self.max_utterance_ms:
+                self.state = Endpoint.END
+        return self.state
+
+    def _start(self, frame: np.ndarray) -> Endpoint:
+        self.state = Endpoint.SPEECH
+        self.frames = self._history[-PRE_ROLL_FRAMES:] + [frame]
+        self._speech_ms = FRAME_MS
+        return self.state
+
+    def _timeout(self) -> Endpoint:
+        if self._elapsed >= self.no_speech_timeout_ms:
+            self.state = Endpoint.NO_SPEECH
+        return self.state
+
+    def audio(self) -> np.ndarray:
+        """The utterance so far, ``(n,)`` int16 at 16 kHz; trailing silence beyond 240 ms removed."""
+        if not self.frames:
+            return np.zeros(0, dtype=np.int16)
+        keep = len(self.frames) - max(0, (self._silence - 240) // FRAME_MS)
+        return np.concatenate(self.frames[:keep])
