@@ -161,7 +161,7 @@ def cmd_models_add(args) -> int:
     models_dir = Path(args.models_dir) if args.models_dir else settings.models.dir
     try:
         res = model_install.add(args.file, args.id, models_dir, trust_on_first_use=args.trust_on_first_use)
-    except model_install.InstallError as e:
+    except model_install.ModelAddError as e:
         print(f"edge: {args.file}: not installed: {e}", file=sys.stderr)
         return 1
     pin = f"; SHA-256 pinned in {models_dir / model_install.PINS_FILE}" if res.pinned_now else ""

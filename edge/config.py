@@ -13,13 +13,14 @@ from typing import Annotated, Any, Literal
 import yaml
 from edge.paths import data_dir
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from edge.errors import UserError
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 DEFAULTS = PACKAGE_DIR / "defaults.yaml"
 BOARD_DIR = data_dir("board-configs")
 
 
-class ConfigError(ValueError):
+class ConfigError(UserError, ValueError):
     """A configuration file that does not validate; the message names file, key and fix."""
 
 

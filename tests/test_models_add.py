@@ -66,7 +66,7 @@ def copy_prefix(src: Path, dst: Path, n: int | None = None) -> Path:
 
 
 def refused(check: str, *args, **kwargs) -> str:
-    with pytest.raises(mi.InstallError) as ei:
+    with pytest.raises(mi.ModelAddError) as ei:
         mi.add(*args, **kwargs)
     assert ei.value.check == check, str(ei.value)
     assert str(ei.value).startswith(f"{check} check failed")

@@ -35,6 +35,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from drivers.audio.convert import FrameConverter, to_float32
+from edge.errors import UserError
 
 FRAMES_PER_BUFFER = 1024   # device samples per PortAudio callback (~21 ms at 48 kHz)
 MAX_QUEUED_CHUNKS = 256    # ~5 s at 48 kHz / 1024; beyond this the oldest chunk is dropped
@@ -50,7 +51,7 @@ _FIX_NO_OUTPUT = ("check `aplay -l`, that the service user is in the 'audio' gro
                   "(and that PulseAudio is running) if playback goes through PulseAudio")
 
 
-class AudioDeviceError(RuntimeError):
+class AudioDeviceError(UserError):
     """A sound device that cannot be found or opened; the message names the device and the fix."""
 
 

@@ -12,9 +12,10 @@ import numpy as np
 import soundfile as sf
 
 from drivers.audio.convert import SAMPLE_RATE, FrameConverter
+from edge.errors import UserError
 
 
-class AudioFormatError(ValueError):
+class AudioFormatError(UserError, ValueError):
     """An audio file that cannot be read as PCM; the message names the file and the fix."""
 
 

@@ -15,9 +15,10 @@ import pwd
 import stat
 from pathlib import Path
 from typing import Sequence
+from edge.errors import UserError
 
 
-class NpuAccessError(OSError):
+class NpuAccessError(UserError, OSError):
     """The NPU node is missing or cannot be opened read-write; the message names the node and the fix."""
 
 

@@ -48,6 +48,7 @@ import enum
 import os
 import re
 from pathlib import Path
+from edge.errors import EdgeError
 
 # ---------------------------------------------------------------- versions and SoCs
 
@@ -70,7 +71,7 @@ LIBRARY_NAME = "librkllmrt.so"
 LIBRARY_DIRS = ("/usr/lib", "/usr/local/lib", "/usr/lib/aarch64-linux-gnu", "/lib")
 
 
-class RkllmError(RuntimeError):
+class RkllmError(EdgeError):
     """The RKLLM runtime cannot be used (missing library or symbol, failed call)."""
 
 

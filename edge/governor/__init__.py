@@ -45,6 +45,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from drivers.sensors import MemInfo, SensorPaths, SensorReader, Snapshot, ThermalZone, read_meminfo
 from edge.config import BoardSettings, GovernorSettings, Settings
+from edge.errors import EdgeError, UserError
 
 log = logging.getLogger("edge.governor")
 
@@ -103,7 +104,7 @@ def _mib(n: float | None) -> str:
 # Model shape and memory estimate
 
 
-class ModelShapeError(ValueError):
+class ModelShapeError(UserError, ValueError):
     """A model's size or shape cannot be known; the message names the model, the file and the fix."""
 
 
@@ -435,7 +436,7 @@ class Decision:
                 "reason": self.reason, "attempts": [a.to_dict() for a in self.attempts]}
 
 
-class AdmissionError(RuntimeError):
+class AdmissionError(EdgeError):
     """No configuration fits in memory; ``decision`` has the numbers. Raised before any load."""
 
     def __init__(self, decision: Decision):

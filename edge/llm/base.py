@@ -11,9 +11,10 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from typing import Iterator, Protocol
+from edge.errors import EdgeError
 
 
-class EngineError(RuntimeError):
+class EngineError(EdgeError):
     """An engine failed (load, init, inference or timeout); the chain moves to the next engine."""
 
 

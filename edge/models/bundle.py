@@ -37,6 +37,7 @@ from typing import Callable
 import yaml
 
 from edge.models.manifest import manifest as models
+from edge.errors import UserError
 SCHEMA = 1
 CURRENT = "current"
 SUMS = "SHA256SUMS"
@@ -45,7 +46,7 @@ INFO = "bundle.yaml"
 CHUNK = 1 << 20  # bytes per read while hashing
 
 
-class BundleError(RuntimeError):
+class BundleError(UserError):
     """A bundle that cannot be built or installed; ``check`` names what failed (``member``,
     ``checksums``, ``size``, ``sha256``, ``manifest``, ``verify``, ``smoke``, ``source``)."""
 

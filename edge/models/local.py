@@ -41,7 +41,7 @@ from edge.models.manifest import manifest as _models
 DEFAULT_MODELS_DIR = Path("data/models")
 PINS_FILE = "pins.yaml"
 LOCAL_FORMATS = ("gguf", "rkllm")
-#: The checks :func:`add` performs, in order; :attr:`InstallError.check` is one of these.
+#: The checks :func:`add` performs, in order; :attr:`ModelAddError.check` is one of these.
 ADD_CHECKS = ("id", "missing", "lfs-pointer", "html", "magic", "size", "structure", "sha256", "trust")
 #: GGUF versions llama.cpp reads (GGUF spec: v1 legacy, v2, v3 current).
 GGUF_VERSIONS = (1, 2, 3)
@@ -50,7 +50,7 @@ COPY_CHUNK_BYTES = 4 * 1024 * 1024
 _SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 
 
-class InstallError(_models.ModelError):
+class ModelAddError(_models.ModelError):
     """``edge models add`` refused a file; ``check`` names the failed check (:data:`ADD_CHECKS`)."""
 
     def __init__(self, check: str, message: str):
@@ -355,11 +355,11 @@ def _pick_entry(file: Path, model_id: str | None, manifest_path) -> LocalModel:
         for m in entries:
             if m.id == model_id:
                 return m
-        raise InstallError("id", f"unknown local model id {model_id!r}; known: {', '.join(m.id for m in entries)}")
+        raise ModelAddError("id", f"unknown local model id {model_id!r}; known: {', '.join(m.id for m in entries)}")
     matches = [m for m in entries if m.filename.lower() == file.name.lower()]
     if len(matches) == 1:
         return matches[0]
-    raise InstallError("id", f"cannot tell which model {file.name} is from its name; pass --id, one of: "
+    raise ModelAddError("id", f"cannot tell which model {file.name} is from its name; pass --id, one of: "
                              f"{', '.join(m.id for m in entries)}")
 
 
@@ -372,14 +372,14 @@ def add(file: str | os.PathLike[str], model_id: str | None = None, models_dir: s
     is called with (bytes copied, total bytes). See the module docstring for the checks.
 
     Raises:
-        InstallError: a check failed; ``.check`` names it and the message says what was expected,
+        ModelAddError: a check failed; ``.check`` names it and the message says what was expected,
             what was found and the fix. Nothing is left in ``models_dir`` then.
     """
     src = Path(file).expanduser()
     entry = _pick_entry(src, model_id, manifest_path)
     done: list[str] = ["id"]
     if not src.is_file():
-        raise InstallError("missing", f"{src}: {'a directory' if src.is_dir() else 'no such file'}; "
+        raise ModelAddError("missing", f"{src}: {'a directory' if src.is_dir() else 'no such file'}; "
                                       f"pass the path of {entry.filename}")
     done.append("missing")
     size = src.stat().st_size
@@ -387,11 +387,11 @@ def add(file: str | os.PathLike[str], model_id: str | None = None, models_dir: s
         head = fh.read(max(_models.HEAD_BYTES, RKLLM_HEADER_BYTES))
     fix = f"get {entry.filename} again from Hugging Face {entry.repo}" + (f" (revision {entry.revision})" if entry.revision else "")
     if head.startswith(_models.LFS_PREFIX):
-        raise InstallError("lfs-pointer", f"{src} is {_models._lfs_info(head)}, {size} bytes, not the model itself; "
+        raise ModelAddError("lfs-pointer", f"{src} is {_models._lfs_info(head)}, {size} bytes, not the model itself; "
                                           f"fetch the real file (git lfs pull, or download it) and {fix}")
     done.append("lfs-pointer")
     if _models._is_html(head):
-        raise InstallError("html", f"{src} is an HTML page ({size} bytes) starting {head[:24]!r}, not a "
+        raise ModelAddError("html", f"{src} is an HTML page ({size} bytes) starting {head[:24]!r}, not a "
                                    f"{entry.format} file; the download failed: {fix}")
     done.append("html")
     mdir = models_dir_path(models_dir)
@@ -401,22 +401,22 @@ def add(file: str | os.PathLike[str], model_id: str | None = None, models_dir: s
     exp_sha = entry.sha256 if entry.sha256 is not None else (pin or {}).get("sha256")
     magic_hex = entry.magic or (pin or {}).get("head", "")
     if size == 0:
-        raise InstallError("magic", f"{src} is an empty file (0 bytes); {fix}")
+        raise ModelAddError("magic", f"{src} is an empty file (0 bytes); {fix}")
     ok, found = (check_gguf_header(head) if entry.format == "gguf" else check_rkllm_header(head, magic_hex))
     if not ok:
-        raise InstallError("magic", f"{src}: expected a {entry.format} header, found {found}; {fix}")
+        raise ModelAddError("magic", f"{src}: expected a {entry.format} header, found {found}; {fix}")
     done.append("magic")
     if exp_size is not None and size != exp_size:
-        raise InstallError("size", f"{src}: expected {exp_size} bytes, got {size} bytes "
+        raise ModelAddError("size", f"{src}: expected {exp_size} bytes, got {size} bytes "
                                    f"({'truncated' if size < exp_size else 'larger'}); {fix}")
     done.append("size")
     if entry.format == "gguf":
         ok, found = check_gguf_structure(src)
         if not ok:
-            raise InstallError("structure", f"{src}: {found}; {fix}")
+            raise ModelAddError("structure", f"{src}: {found}; {fix}")
         done.append("structure")
     if exp_sha is None and not trust_on_first_use:
-        raise InstallError("trust", f"the manifest has no published SHA-256 for {entry.id} ({entry.filename}); "
+        raise ModelAddError("trust", f"the manifest has no published SHA-256 for {entry.id} ({entry.filename}); "
                                     f"check where the file came from and run again with --trust-on-first-use to "
                                     f"pin its SHA-256 in {mdir / PINS_FILE}")
     mdir.mkdir(parents=True, exist_ok=True)
@@ -436,7 +436,7 @@ def add(file: str | os.PathLike[str], model_id: str | None = None, models_dir: s
             os.fsync(fout.fileno())
         digest = h.hexdigest()
         if exp_sha is not None and digest != exp_sha:
-            raise InstallError("sha256", f"{src}: expected SHA-256 {exp_sha}, got {digest} (a different or "
+            raise ModelAddError("sha256", f"{src}: expected SHA-256 {exp_sha}, got {digest} (a different or "
                                          f"corrupted file); {fix}")
         done.append("sha256")
         os.replace(tmp, dst)

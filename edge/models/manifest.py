@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 import yaml
+from edge.errors import UserError
 
 __all__ = [
     "KINDS",
@@ -70,7 +71,7 @@ _OPENFST_MAGIC = b"\xd6\xfd\xb2\x7e"  # int32 2125659606, little-endian
 _KALDI_BINARY_MAGIC = b"\x00B"
 
 
-class ModelError(Exception):
+class ModelError(UserError):
     """A model is unknown, not installed, damaged, or the manifest itself is invalid.
 
     ``messages`` holds one line per problem (``str(err)`` joins them).

@@ -61,6 +61,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from edge.paths import CHECKOUT
+from edge.errors import EdgeError
 
 #: Issue 8: "at least 10 runs, the second half reported".
 MIN_RUNS = 10
@@ -114,7 +115,7 @@ LLM_TURN_TEXTS = (
 STAGES = ("asr_rtf", "endpoint_to_transcript_ms", "transcript_to_intent_ms", "intent_to_first_audio_ms", "total_ms")
 
 
-class BenchError(RuntimeError):
+class BenchError(EdgeError):
     """A benchmark step failed (a worker crashed or hung); the message says which and why."""
 
 

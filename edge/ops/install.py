@@ -38,6 +38,7 @@ from pathlib import Path
 
 from edge.boards import BoardSpec, load_board
 from edge.paths import data_dir
+from edge.errors import UserError
 
 REPO_SYSTEMD = data_dir("systemd")
 UNIT_NAME = "edge.service"
@@ -51,7 +52,7 @@ WANTS = f"{UNIT_DIR}/multi-user.target.wants/{UNIT_NAME}"
 DEFAULT_EXEC = "/opt/edge/.venv/bin/edge"  # the ExecStart path written in systemd/edge.service
 
 
-class InstallError(RuntimeError):
+class InstallError(UserError):
     """A step failed; the message names the step, the command or file, and the fix."""
 
 

@@ -36,9 +36,10 @@ from edge import events as ev
 from edge.loop.build import logs
 from edge.service.runstate import ServiceState, state_path
 from edge.service.notify import Notifier
+from edge.errors import EdgeError
 
 
-class SmokeError(RuntimeError):
+class SmokeError(EdgeError):
     """The one-token smoke inference failed; READY=1 is not sent."""
 
 

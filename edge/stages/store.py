@@ -36,6 +36,7 @@ from datetime import datetime, timezone
 from os import PathLike
 from pathlib import Path
 from typing import Callable, TextIO
+from edge.errors import UserError
 
 __all__ = ["Item", "Record", "Store", "StoreError", "MIGRATIONS", "SCHEMA_VERSION", "CSV_COLUMNS"]
 
@@ -102,7 +103,7 @@ MIGRATIONS: list[list[str]] = [
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-class StoreError(Exception):
+class StoreError(UserError):
     """A store operation failed for a reason the caller can report (bad CSV, unknown SKU, ...)."""
 
 

@@ -47,6 +47,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, G
 from pydantic import BaseModel, ConfigDict, Field
 
 from edge.llm.base import CancelToken, ContextOverflow, EngineError, GenerationRequest, GenerationStats
+from edge.errors import EdgeError
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +63,7 @@ TTFT_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
 # one generation at a time
 
 
-class QueueFull(Exception):
+class QueueFull(EdgeError):
     """Every queue slot is taken."""
 
 

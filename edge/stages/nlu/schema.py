@@ -21,6 +21,7 @@ import json
 from collections.abc import Iterable
 
 from jsonschema import Draft202012Validator
+from edge.errors import EdgeError
 
 INTENT_VALUES = ("query_stock", "log_record", "undo", "other")
 DIRECTIONS = ("in", "out")
@@ -69,7 +70,7 @@ def validation_schema(skus: Iterable[str]) -> dict:
     return s
 
 
-class IntentJsonError(ValueError):
+class IntentJsonError(EdgeError, ValueError):
     """The LLM output is not an acceptable intent; ``errors`` lists every problem found."""
 
     def __init__(self, errors: list[str]):

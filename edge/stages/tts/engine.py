@@ -10,6 +10,7 @@ import io
 import logging
 import threading
 from pathlib import Path
+from edge.errors import UserError
 
 log = logging.getLogger("edge.stages.tts.engine")
 
@@ -18,7 +19,7 @@ WAV_HEADER_BYTES = 44  # a canonical PCM WAV header; a file this size holds no s
 RETRIES = 2
 
 
-class TtsError(RuntimeError):
+class TtsError(UserError):
     """Synthesis failed; the message says how to fix the speech engine."""
 
 
