@@ -130,7 +130,7 @@ def cmd_records_export(args) -> int:
 
 
 def cmd_models_verify(args) -> int:
-    from edge.models.manifest import manifest as models
+    from edge.models import manifest as models
     checks = models.verify(args.model)
     bad = [c for c in checks if not c.ok]
     for c in checks:
@@ -141,7 +141,7 @@ def cmd_models_verify(args) -> int:
 
 
 def cmd_models_list(args) -> int:
-    from edge.models.manifest import manifest as models
+    from edge.models import manifest as models
     m = models.load_manifest()
     rows = [{"id": e.id, "kind": e.kind, "size_mib": round(sum(f.size for f in e.files) / 2**20, 1),
              "licence": e.licence, "source": e.requirement, "note": e.note} for e in m.models]
@@ -156,7 +156,7 @@ def cmd_models_list(args) -> int:
 
 
 def cmd_models_add(args) -> int:
-    from edge.models.manifest import local as model_install
+    from edge.models import local as model_install
     settings = _settings(args)
     models_dir = Path(args.models_dir) if args.models_dir else settings.models.dir
     try:

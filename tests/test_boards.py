@@ -8,7 +8,7 @@ import yaml
 
 from edge import boards, config
 
-from edge.models.manifest import manifest as models
+from edge.models import manifest as models
 from edge.boards import BoardError, BoardSpec, load_board
 
 REQUIRED = {"rk3588-rock5b", "rk3588-orangepi5", "rk3576-rock4d", "rk3566-rock3c", "rpi5", "x86-dev"}

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from edge.models.manifest import manifest as models
+from edge.models import manifest as models
 from edge.models.bundle import BundleError, build_bundle, current_target, install_bundle
 from edge.cli import main
 

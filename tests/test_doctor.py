@@ -14,7 +14,7 @@ import yaml
 
 from edge.ops import doctor
 
-from edge.models.manifest import manifest as models
+from edge.models import manifest as models
 from edge.boards import load_board
 from edge.config import load_settings
 from tests import fakeroot

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from drivers.sensors import MemInfo
-from edge.models.manifest import manifest as models
+from edge.models import manifest as models
 from edge.cli import main
 from edge.config import BoardSettings, ConfigError, CpuCluster, load_settings
 from edge.governor import (KV_BYTES_PER_ELEMENT, AdmissionError, Governor, ModelShapeError, admit, ctx_steps,

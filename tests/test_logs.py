@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from edge import events as ev
-from edge.loop.build import logs
+from edge.service import logs
 JOURNAL_SOCKET = Path("/run/systemd/journal/socket")
 
 

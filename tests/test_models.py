@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from edge.models.manifest import manifest as models
+from edge.models import manifest as models
 from edge.models.manifest import ModelError, load_manifest, resolve, verify, verify_or_raise
 
 REPO = Path(__file__).resolve().parents[1]

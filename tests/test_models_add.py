@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from edge.models.manifest import local as mi
+from edge.models import local as mi
 from edge.cli import main as cli_main
 from edge.models.manifest import ModelError, load_manifest, resolve
 

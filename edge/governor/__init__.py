@@ -256,7 +256,7 @@ def _model_file(model: str, manifest_path, models_dir) -> Path:
     try:
         from edge.models.local import find_model
     except ImportError:
-        from edge.models.manifest import manifest as models
+        from edge.models import manifest as models
         try:
             return models.resolve(model, models.load_manifest(manifest_path))
         except models.ModelError as e:

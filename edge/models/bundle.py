@@ -36,7 +36,7 @@ from typing import Callable
 
 import yaml
 
-from edge.models.manifest import manifest as models
+from edge.models import manifest as models
 from edge.errors import UserError
 SCHEMA = 1
 CURRENT = "current"

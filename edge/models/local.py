@@ -37,7 +37,7 @@ from typing import Any, Callable
 
 import yaml
 
-from edge.models.manifest import manifest as _models
+from edge.models import manifest as _models
 DEFAULT_MODELS_DIR = Path("data/models")
 PINS_FILE = "pins.yaml"
 LOCAL_FORMATS = ("gguf", "rkllm")

@@ -359,7 +359,7 @@ def check_thermal(d: Doctor) -> CheckResult:
 
 
 def check_models(d: Doctor) -> CheckResult:
-    from edge.models.manifest import manifest as models
+    from edge.models import manifest as models
     manifest = models.load_manifest(d.manifest)
     packaged = [i for i in d.board.models.recommended if i in manifest.ids]
     local_problems, local_fixes = [], []

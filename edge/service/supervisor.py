@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Callable
 
 from edge import events as ev
-from edge.loop.build import logs
+from edge.service import logs
 from edge.service.runstate import ServiceState, state_path
 from edge.service.notify import Notifier
 from edge.errors import EdgeError
