@@ -264,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
 
     _register_deploy(sub, msub, common)  # doctor, install, uninstall, models bundle|install
 
-    from edge.ops.bench import register as _register_bench
+    from edge.ops.bench.cli import register as _register_bench
 
     _register_bench(sub, common)  # edge bench (edge/bench.py)
 
