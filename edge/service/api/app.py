@@ -15,7 +15,7 @@ Endpoints (shapes follow Ollama's API docs, docs.ollama.com/api, and OpenAI's ch
                                ``data: [DONE]``.
 ``GET /api/tags``, ``GET /v1/models``  the one model served.
 ``GET /healthz``               ``{status: ok|degraded, engine, chain: [...], queue_depth, busy}``.
-``GET /metrics``               Prometheus text (``prometheus_client``): :data:`METRIC_NAMES`.
+``GET /metrics``               Prometheus text (``prometheus_client``): :data:`edge.service.api.metrics.METRIC_NAMES`.
 
 Rules: one generation at a time, on one worker thread; requests wait in a queue of
 ``api.queue_size``, one more gets ``503``. When ``api.token`` is set every request needs
@@ -27,212 +27,26 @@ A client that disconnects mid-stream cancels its generation.
 """
 from __future__ import annotations
 
-import asyncio
 import datetime as _dt
 import json
 import logging
-import queue
-import re
 import secrets
 import threading
 import time
 import uuid
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
-from typing import Any
 
 from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-from pydantic import BaseModel, ConfigDict, Field
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from edge.llm.base import CancelToken, ContextOverflow, EngineError, GenerationRequest, GenerationStats
-from edge.errors import EdgeError
+from edge.llm.base import GenerationRequest, GenerationStats
+from edge.service.api.metrics import GovernorCollector, Metrics, ServiceStateCollector, active_label, chain_status
+from edge.service.api.queue import Generator, Job, QueueFull, error_status
+from edge.service.api.schemas import OllamaChat, OllamaGenerate, OpenAIChat, messages_of, stops_of
 
 log = logging.getLogger(__name__)
 
-METRIC_NAMES = ("edge_api_requests_total", "edge_llm_tokens_total", "edge_llm_ttft_seconds",
-                "edge_llm_decode_tokens_per_second", "edge_api_queue_depth", "edge_api_generating",
-                "edge_llm_engine_healthy")
-#: TTFT histogram buckets, s: from a warm 135M model on a PC (~0.05 s) to a cold 3B model on a
-#: board's CPU (several s).
-TTFT_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
-
-
-# --------------------------------------------------------------------------------------------
-# one generation at a time
-
-
-class QueueFull(EdgeError):
-    """Every queue slot is taken."""
-
-
-@dataclass
-class Job:
-    """A request waiting for, or in, the generator. Events arrive on ``events`` (an asyncio queue
-    of the loop that submitted it): ``("piece", str)``, then ``("done", GenerationStats)`` or
-    ``("error", Exception)``."""
-
-    request: GenerationRequest
-    loop: asyncio.AbstractEventLoop
-    events: asyncio.Queue
-    cancel: CancelToken = field(default_factory=CancelToken)
-
-    def put(self, item) -> None:
-        try:
-            self.loop.call_soon_threadsafe(self.events.put_nowait, item)
-        except RuntimeError:  # the loop is closed: the client and server are gone
-            self.cancel.cancel()
-
-
-class Generator:
-    """Runs jobs one after another on a worker thread; ``queue_size`` may wait."""
-
-    def __init__(self, engine, queue_size: int, metrics: "Metrics"):
-        self.engine = engine
-        self.metrics = metrics
-        self._jobs: queue.Queue = queue.Queue(maxsize=queue_size)
-        self.running: Job | None = None
-        self._thread = threading.Thread(target=self._run, daemon=True, name="api-generator")
-        self._thread.start()
-
-    @property
-    def queue_depth(self) -> int:
-        return self._jobs.qsize()
-
-    def submit(self, request: GenerationRequest) -> Job:
-        """Queue a job. Raises :class:`QueueFull`."""
-        loop = asyncio.get_running_loop()
-        job = Job(request, loop, asyncio.Queue())
-        try:
-            self._jobs.put_nowait(job)
-        except queue.Full:
-            raise QueueFull() from None
-        self.metrics.queue_depth.set(self.queue_depth)
-        return job
-
-    def _run(self) -> None:
-        while True:
-            job = self._jobs.get()
-            self.metrics.queue_depth.set(self.queue_depth)
-            if job is None:
-                return
-            if job.cancel.cancelled:
-                job.put(("error", EngineError("cancelled before it started")))
-                continue
-            self.running = job
-            self.metrics.generating.set(1)
-            try:
-                for piece in self.engine.stream(job.request, job.cancel):
-                    job.put(("piece", piece))
-                stats = self.engine.last_stats
-                self.metrics.observe(stats)
-                job.put(("done", stats))
-            except Exception as e:  # noqa: BLE001 - handed to the request
-                job.put(("error", e))
-            finally:
-                self.running = None
-                self.metrics.generating.set(0)
-
-    def close(self) -> None:
-        for job in list(self._jobs.queue):
-            job.cancel.cancel()
-        if self.running is not None:
-            self.running.cancel.cancel()
-        try:
-            self._jobs.put_nowait(None)
-        except queue.Full:
-            pass
-
-
-# --------------------------------------------------------------------------------------------
-# metrics
-
-
-class Metrics:
-    """The API's Prometheus metrics, in their own registry."""
-
-    def __init__(self):
-        self.registry = CollectorRegistry()
-        r = self.registry
-        self.requests = Counter("edge_api_requests", "HTTP requests by endpoint and status code",
-                                ["endpoint", "code"], registry=r)
-        self.tokens = Counter("edge_llm_tokens", "tokens processed, by kind (prompt, completion)", ["kind"], registry=r)
-        self.ttft = Histogram("edge_llm_ttft_seconds", "time to first token, s", buckets=TTFT_BUCKETS, registry=r)
-        self.decode_rate = Gauge("edge_llm_decode_tokens_per_second", "decode rate of the last generation, tokens/s",
-                                 registry=r)
-        self.queue_depth = Gauge("edge_api_queue_depth", "requests waiting behind the running generation", registry=r)
-        self.generating = Gauge("edge_api_generating", "1 while a generation runs", registry=r)
-        self.engine_healthy = Gauge("edge_llm_engine_healthy", "1 = healthy, 0 = unhealthy or unloaded, per chain step",
-                                    ["index", "engine", "model", "active"], registry=r)
-
-    def observe(self, stats: GenerationStats) -> None:
-        self.tokens.labels("prompt").inc(stats.prompt_tokens)
-        self.tokens.labels("completion").inc(stats.completion_tokens)
-        if stats.completion_tokens:
-            self.ttft.observe(stats.ttft_ms / 1000)
-        if stats.tokens_per_s:
-            self.decode_rate.set(stats.tokens_per_s)
-
-
-def chain_status(engine) -> list[dict]:
-    """``engine.status()`` for a chain; one healthy active step for a single engine."""
-    if hasattr(engine, "status"):
-        return engine.status()
-    return [{"index": 0, "engine": getattr(engine, "name", "llm"), "model": str(getattr(engine, "model", "")),
-             "state": "healthy", "reason": "", "active": True}]
-
-
-# --------------------------------------------------------------------------------------------
-# request bodies (extra fields are accepted and ignored, as clients send many)
-
-
-class _Loose(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-
-class ChatMessage(_Loose):
-    role: str
-    content: str | list | None = ""
-
-
-class OllamaChat(_Loose):
-    model: str = ""
-    messages: list[ChatMessage] = Field(min_length=1)
-    stream: bool = True
-    format: str | dict | None = None
-    options: dict[str, Any] = {}
-
-
-class OllamaGenerate(_Loose):
-    model: str = ""
-    prompt: str = ""
-    system: str | None = None
-    stream: bool = True
-    format: str | dict | None = None
-    options: dict[str, Any] = {}
-
-
-class OpenAIChat(_Loose):
-    model: str = ""
-    messages: list[ChatMessage] = Field(min_length=1)
-    stream: bool = False
-    max_tokens: int | None = Field(None, ge=1)
-    max_completion_tokens: int | None = Field(None, ge=1)
-    temperature: float | None = Field(None, ge=0.0, le=2.0)
-    stop: str | list[str] | None = None
-    response_format: dict | None = None
-    stream_options: dict | None = None
-
-
-def _text(content) -> str:
-    if isinstance(content, list):  # OpenAI content parts: keep the text parts
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return content or ""
-
-
-def _messages(msgs: list[ChatMessage]) -> list[dict]:
-    return [{"role": m.role, "content": _text(m.content)} for m in msgs]
 
 
 def _schema_of_format(fmt) -> dict | None:
@@ -261,11 +75,6 @@ def _schema_of_response_format(rf: dict | None) -> dict | None:
     raise HTTPException(400, f"response_format.type must be text, json_object or json_schema, got {rf.get('type')!r}")
 
 
-def _stops(stop) -> tuple[str, ...]:
-    if stop is None:
-        return ()
-    return (stop,) if isinstance(stop, str) else tuple(str(s) for s in stop)
-
 
 def _now_rfc3339() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat().replace("+00:00", "Z")
@@ -283,94 +92,8 @@ def _finish_reason(stats: GenerationStats) -> str:
     return "length" if stats.finish_reason == "length" else "stop"
 
 
-def _error_status(e: Exception) -> tuple[int, str]:
-    from edge.llm.chain import NoEngine
-
-    if isinstance(e, ContextOverflow):
-        return 400, f"that question is too long: {e}"
-    if isinstance(e, NoEngine):
-        return 503, str(e)
-    if isinstance(e, ValueError):
-        return 400, str(e)
-    return 500, f"generation failed: {e}"
-
-
 # --------------------------------------------------------------------------------------------
 # the app
-
-
-class GovernorCollector:
-    """Puts :meth:`edge.governor.Governor.metrics` (thermal level, temperatures, memory, NPU load,
-    admission, thread plan…) on ``/metrics``, read fresh at every scrape. Never raises: an
-    unreadable signal is missing from the scrape."""
-
-    def __init__(self, governor):
-        self.governor = governor
-
-    def collect(self):
-        from prometheus_client.core import GaugeMetricFamily
-
-        try:
-            self.governor.sample()
-            figures = self.governor.metrics()
-        except Exception as e:
-            log.warning("governor metrics: %s", e)
-            return
-        families: dict[str, tuple[list[str], GaugeMetricFamily]] = {}
-        for key, value in figures.items():
-            name, _, rest = key.partition("{")
-            labels = dict(re.findall(r'(\w+)="([^"]*)"', rest))
-            names = sorted(labels)
-            if name not in families:
-                families[name] = (names, GaugeMetricFamily(name, f"edge governor: {name}", labels=names))
-            want, fam = families[name]
-            if want == names and value is not None:
-                fam.add_metric([labels[k] for k in want], float(value))
-        for _names, fam in families.values():
-            yield fam
-
-
-class ServiceStateCollector:
-    """Puts the live service's state file (:mod:`edge.service.runstate`, written by the daemon, another
-    process) on ``/metrics``, read at every scrape:
-
-    * ``edge_service_up``: 1 when the daemon is alive and its state fresh, else 0;
-    * ``edge_service_state_age_seconds``, ``edge_service_turns_total``;
-    * ``edge_capture_overflows_total`` (chunks the ring buffer dropped), ``edge_capture_overflow_stalls_total``,
-      ``edge_capture_xruns_total`` (PortAudio input overflows), ``edge_capture_lost_total`` (device
-      outages), ``edge_capture_reopens_total``, ``edge_capture_open_attempts_total``;
-    * ``edge_capture_ok``: 1 while the capture device delivers audio.
-
-    Without a state file only ``edge_service_up 0`` is exported. Never raises."""
-
-    COUNTERS = {"overflows": "chunks dropped by the capture ring buffer (consumer too slow)",
-                "overflow_stalls": "consumer stalls that dropped capture chunks",
-                "xruns": "input overflows reported by PortAudio (driver lost samples)",
-                "lost_events": "capture device outages", "reopens": "capture device outages that ended",
-                "open_attempts": "attempts to open a capture device"}
-
-    def __init__(self, path):
-        self.path = path
-
-    def collect(self):
-        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
-
-        from edge.service.runstate import read_state
-
-        st = read_state(self.path)  # never raises; a malformed file reads as not running
-        yield GaugeMetricFamily("edge_service_up", "1: the voice service runs and its state is fresh",
-                                value=1.0 if st.get("running") else 0.0)
-        if "capture" not in st:
-            return
-        yield GaugeMetricFamily("edge_service_state_age_seconds", "s since the service last wrote its state",
-                                value=float(st.get("age_s", 0.0)))
-        yield CounterMetricFamily("edge_service_turns", "turns ended", value=float(st.get("turns", 0)))
-        cap = st["capture"]
-        for key, help_ in self.COUNTERS.items():
-            name = "edge_capture_lost" if key == "lost_events" else f"edge_capture_{key}"
-            yield CounterMetricFamily(name, help_, value=float(cap.get(key, 0)))
-        yield GaugeMetricFamily("edge_capture_ok", "1 while the capture device delivers audio",
-                                value=1.0 if cap.get("state") == "ok" else 0.0)
 
 
 def create_app(engine, api_settings, default_temperature: float = 0.2, governor=None,
@@ -432,7 +155,7 @@ def create_app(engine, api_settings, default_temperature: float = 0.2, governor=
                                                 f"later", openai, {"Retry-After": "5"})
         first = await job.events.get()
         if first[0] == "error":
-            return None, None, error(path, *_error_status(first[1]), openai)
+            return None, None, error(path, *error_status(first[1]), openai)
         return job, first, None
 
     async def collect(job: Job, first) -> tuple[str, GenerationStats | Exception]:
@@ -453,7 +176,7 @@ def create_app(engine, api_settings, default_temperature: float = 0.2, governor=
         if not stream:
             text, end = await collect(job, first)
             if isinstance(end, Exception):
-                return error(path, *_error_status(end), False)
+                return error(path, *error_status(end), False)
             count(path, 200)
             return JSONResponse({"model": name_of(model), "created_at": _now_rfc3339(), **wrap(text), "done": True,
                                  **_ollama_usage(end)})
@@ -471,7 +194,7 @@ def create_app(engine, api_settings, default_temperature: float = 0.2, governor=
                                           "done": True, **_ollama_usage(val)}) + "\n"
                         return
                     else:
-                        yield json.dumps({"error": _error_status(val)[1]}) + "\n"
+                        yield json.dumps({"error": error_status(val)[1]}) + "\n"
                         return
                     item = await job.events.get()
             finally:
@@ -483,8 +206,8 @@ def create_app(engine, api_settings, default_temperature: float = 0.2, governor=
     @app.post("/api/chat")
     async def api_chat(body: OllamaChat):
         o = body.options
-        req = GenerationRequest(_messages(body.messages), max_tokens=_num_predict(o, api_settings.max_tokens),
-                                json_schema=_schema_of_format(body.format), stop=_stops(o.get("stop")),
+        req = GenerationRequest(messages_of(body.messages), max_tokens=_num_predict(o, api_settings.max_tokens),
+                                json_schema=_schema_of_format(body.format), stop=stops_of(o.get("stop")),
                                 temperature=float(o.get("temperature", default_temperature)))
         return await ollama("/api/chat", req, body.model, body.stream, "message")
 
@@ -494,16 +217,16 @@ def create_app(engine, api_settings, default_temperature: float = 0.2, governor=
         msgs = ([{"role": "system", "content": body.system}] if body.system else []) + \
             [{"role": "user", "content": body.prompt}]
         req = GenerationRequest(msgs, max_tokens=_num_predict(o, api_settings.max_tokens),
-                                json_schema=_schema_of_format(body.format), stop=_stops(o.get("stop")),
+                                json_schema=_schema_of_format(body.format), stop=stops_of(o.get("stop")),
                                 temperature=float(o.get("temperature", default_temperature)))
         return await ollama("/api/generate", req, body.model, body.stream, "response")
 
     @app.post("/v1/chat/completions")
     async def openai_chat(body: OpenAIChat):
         path = "/v1/chat/completions"
-        req = GenerationRequest(_messages(body.messages),
+        req = GenerationRequest(messages_of(body.messages),
                                 max_tokens=body.max_completion_tokens or body.max_tokens or api_settings.max_tokens,
-                                json_schema=_schema_of_response_format(body.response_format), stop=_stops(body.stop),
+                                json_schema=_schema_of_response_format(body.response_format), stop=stops_of(body.stop),
                                 temperature=default_temperature if body.temperature is None else body.temperature)
         job, first, failed = await run(path, req, openai=True)
         if failed is not None:
@@ -517,7 +240,7 @@ def create_app(engine, api_settings, default_temperature: float = 0.2, governor=
         if not body.stream:
             text, end = await collect(job, first)
             if isinstance(end, Exception):
-                return error(path, *_error_status(end), True)
+                return error(path, *error_status(end), True)
             count(path, 200)
             return JSONResponse({"id": cid, "object": "chat.completion", "created": created, "model": model,
                                  "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
@@ -548,7 +271,7 @@ def create_app(engine, api_settings, default_temperature: float = 0.2, governor=
                         yield "data: [DONE]\n\n"
                         return
                     else:
-                        yield "data: " + json.dumps({"error": {"message": _error_status(val)[1]}}) + "\n\n"
+                        yield "data: " + json.dumps({"error": {"message": error_status(val)[1]}}) + "\n\n"
                         yield "data: [DONE]\n\n"
                         return
                     item = await job.events.get()
@@ -563,7 +286,7 @@ def create_app(engine, api_settings, default_temperature: float = 0.2, governor=
         count("/api/tags", 200)
         return {"models": [{"name": api_settings.model_name, "model": api_settings.model_name,
                             "modified_at": _now_rfc3339(), "size": 0, "digest": "",
-                            "details": {"format": "gguf", "family": _active_label(engine)}}]}
+                            "details": {"format": "gguf", "family": active_label(engine)}}]}
 
     @app.get("/v1/models")
     async def models():
@@ -577,7 +300,7 @@ def create_app(engine, api_settings, default_temperature: float = 0.2, governor=
         active = next((s for s in status if s["active"]), None)
         llm = active is not None and active["engine"] != "grammar"
         count("/healthz", 200)
-        return {"status": "ok" if llm else "degraded", "engine": _active_label(engine), "chain": status,
+        return {"status": "ok" if llm else "degraded", "engine": active_label(engine), "chain": status,
                 "queue_depth": gen.queue_depth, "busy": gen.running is not None}
 
     @app.get("/metrics")
@@ -592,12 +315,6 @@ def create_app(engine, api_settings, default_temperature: float = 0.2, governor=
 
     return app
 
-
-def _active_label(engine) -> str:
-    for s in chain_status(engine):
-        if s["active"]:
-            return s["engine"] if s["engine"] == "grammar" else f"{s['engine']}:{s.get('model')}"
-    return "grammar"
 
 
 def _num_predict(options: dict, default: int) -> int:
@@ -661,12 +378,11 @@ def serve(settings, engine=None) -> int:
         engine = EngineChain.from_settings(settings).start()
     a = settings.api
     from edge.governor import Governor
-
     from edge.service.runstate import state_path
 
     app = create_app(engine, a, default_temperature=settings.llm.temperature, governor=Governor(settings),
                      state_file=state_path(settings))
-    log.warning("edge API on http://%s:%d (engine %s)%s", a.host, a.port, _active_label(engine),
+    log.warning("edge API on http://%s:%d (engine %s)%s", a.host, a.port, active_label(engine),
                 "" if a.token else "; no token: loopback only")
     try:
         uvicorn.run(app, host=a.host, port=a.port, log_level="info")
