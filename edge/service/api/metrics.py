@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import logging
 import re
+from typing import Annotated
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from fastapi import APIRouter, Depends
+from fastapi.responses import Response
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 from edge.llm.base import GenerationStats
+from edge.service.api.deps import ApiContext, api_context
 from edge.service.runstate import read_state
 
 log = logging.getLogger(__name__)
@@ -20,6 +24,9 @@ METRIC_NAMES = ("edge_api_requests_total", "edge_llm_tokens_total", "edge_llm_tt
 #: TTFT histogram buckets, s: from a warm 135M model on a PC (~0.05 s) to a cold 3B model on a
 #: board's CPU (several s).
 TTFT_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
+
+router = APIRouter()
+
 
 class Metrics:
     """The API's Prometheus metrics, in their own registry."""
@@ -129,3 +136,28 @@ class ServiceStateCollector:
             yield CounterMetricFamily(name, help_, value=float(cap.get(key, 0)))
         yield GaugeMetricFamily("edge_capture_ok", "1 while the capture device delivers audio",
                                 value=1.0 if cap.get("state") == "ok" else 0.0)
+
+
+# {status: ok|degraded, engine, chain: [...], queue_depth, busy}; degraded = grammar only. (Comments, not
+# docstrings, on the routes: FastAPI would put a docstring into /openapi.json.)
+@router.get("/healthz")
+async def healthz(ctx: Annotated[ApiContext, Depends(api_context)]):
+    status = chain_status(ctx.engine)
+    active = next((s for s in status if s["active"]), None)
+    llm = active is not None and active["engine"] != "grammar"
+    ctx.count("/healthz", 200)
+    return {"status": "ok" if llm else "degraded", "engine": active_label(ctx.engine), "chain": status,
+            "queue_depth": ctx.generator.queue_depth, "busy": ctx.generator.running is not None}
+
+
+# Prometheus text exposition of the app's registry.
+@router.get("/metrics")
+async def prometheus(ctx: Annotated[ApiContext, Depends(api_context)]):
+    m = ctx.metrics
+    m.engine_healthy.clear()
+    for s in chain_status(ctx.engine):
+        m.engine_healthy.labels(str(s["index"]), s["engine"], str(s.get("model") or ""),
+                                "1" if s["active"] else "0").set(1 if s["state"] == "healthy" else 0)
+    m.queue_depth.set(ctx.generator.queue_depth)
+    ctx.count("/metrics", 200)
+    return Response(generate_latest(m.registry), media_type=CONTENT_TYPE_LATEST)
