@@ -13,10 +13,11 @@ import jsonschema
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from edge.service.api.app import METRIC_NAMES, ServerThread, create_app
 from edge.cli import main as cli_main
 from edge.config import ApiSettings, ConfigError, load_settings
 from edge.llm.chain import EngineChain, StepSpec
+from edge.service.api.app import ServerThread, create_app
+from edge.service.api.metrics import METRIC_NAMES
 
 MODEL = "smollm2-135m-instruct-q4_1"
 TOKEN = "test-token-0123456789abcdef"
