@@ -9,9 +9,9 @@ Two child processes, so that one measurement does not inherit the other's pages:
    models, Silero VAD, whisper tiny.en int8, pyttsx3/espeak-ng, SQLite), run two shared sessions;
    VmRSS and VmHWM (peak) from /proc/self/status after each step.
 2. ``llm``: load SmolLM2-135M (the real GGUF) at n_ctx 2048 and 8192, generate 8 tokens; RSS grown
-   by each load vs :func:`edge.governor.estimate` (weights + KV cache, no overhead).
+   by each load vs :func:`edge.governor.admission.estimate` (weights + KV cache, no overhead).
 
-``PIPELINE_OVERHEAD_MIB`` in edge/governor.py = peak of (1) + the largest excess of (2), rounded up.
+``PIPELINE_OVERHEAD_MIB`` in edge/governor/admission.py = peak of (1) + the largest excess of (2), rounded up.
 """
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def child_llm() -> dict:
     sys.path.insert(0, str(REPO))
     import gc
 
-    from edge.governor import estimate
+    from edge.governor.admission import estimate
     from edge.llm.llamacpp import LlamaCppEngine
 
     res = {}

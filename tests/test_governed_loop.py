@@ -8,8 +8,9 @@ import threading
 import pytest
 
 from edge.config import load_settings
-from edge.governor import Governor
-from edge.loop.build import build_llm, build_stages
+from edge.governor.governor import Governor
+from edge.llm.loader import build_llm
+from edge.loop.build import build_stages
 from edge.stages.store import Store
 from tests.fakesys import rk3588
 from tests.helpers import INVENTORY, SESSIONS, of_type, run_session

@@ -9,9 +9,10 @@ import jsonschema
 import pytest
 
 from edge.config import ConfigError, load_settings
+from edge.governor.admission import model_shape
 from edge.llm.base import CancelToken, ContextOverflow, EngineError, GenerationRequest, generate
-from edge.governor import ModelShape, kv_cache_bytes, model_shape
 from edge.llm.llamacpp import LlamaCppEngine
+from edge.llm.shape import ModelShape, kv_cache_bytes
 from edge.models.manifest import resolve
 from edge.stages.nlu.understand import TOO_LONG, Understanding
 

@@ -300,7 +300,7 @@ def _error_status(e: Exception) -> tuple[int, str]:
 
 
 class GovernorCollector:
-    """Puts :meth:`edge.governor.Governor.metrics` (thermal level, temperatures, memory, NPU load,
+    """Puts :meth:`edge.governor.governor.Governor.metrics` (thermal level, temperatures, memory, NPU load,
     admission, thread plan…) on ``/metrics``, read fresh at every scrape. Never raises: an
     unreadable signal is missing from the scrape."""
 
@@ -660,7 +660,7 @@ def serve(settings, engine=None) -> int:
     if engine is None:
         engine = EngineChain.from_settings(settings).start()
     a = settings.api
-    from edge.governor import Governor
+    from edge.governor.governor import Governor
 
     from edge.service.runstate import state_path
 
