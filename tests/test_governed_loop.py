@@ -79,6 +79,40 @@ def test_idle_llm_is_unloaded_and_the_reload_shows_in_the_turn_latency(tmp_path)
     assert llm.unloader.unloads >= 1 and llm.unloader.loads >= 2
 
 
+def test_the_idle_reload_passes_the_same_admission_and_thread_cap_with_the_board_of_that_moment(tmp_path):
+    """The LLM is loaded at start on an idle, roomy board; each reload after an idle unload is
+    admitted again by the governor and gets the threads of the level at that moment."""
+    fs = rk3588(tmp_path / "sys", temp_c=45.0)
+    settings = _settings(fs, tmp_path, idle_unload_s=60)
+    now = [1000.0]
+    gov = Governor(settings, clock=lambda: now[0])
+    gov.sample()
+    llm = build_llm(settings, gov)
+    first = llm.inner.active_engine
+    assert (first.n_ctx, first.threads) == (2048, 4)  # rk3588: 4 LLM threads on the big cores
+
+    def reload():
+        now[0] += 61
+        assert llm.tick() and not llm.loaded
+        return llm.inner  # loaded again on demand
+
+    # warm (80 °C ≥ the 75 °C trip) and 840 MiB: 2048 tokens (598.8 MiB) > 70 % = 588 MiB, 1024 fit
+    fs.set_all_temps(80.0)
+    fs.set_meminfo(total_mib=840, available_mib=800)
+    gov.sample()
+    chain = reload()
+    assert gov.level == "warm" and gov.decision.admitted and gov.decision.degraded
+    assert (chain.active_engine.n_ctx, chain.active_engine.threads) == (1024, 2)
+    # nothing fits: the reloaded chain's step is refused before it loads, the grammar path serves
+    fs.set_meminfo(total_mib=512, available_mib=300)
+    chain = reload()
+    (step, grammar) = chain.status()
+    assert not gov.decision.admitted and step["state"] == "unhealthy"
+    assert "memory admission refused smollm2-135m-instruct-q4_1: refused: no configuration fits" in step["reason"]
+    assert grammar["active"] and llm.unloader.loads == 3 and llm.unloader.unloads == 2
+    llm.close()
+
+
 def _mask(tid: int | str) -> set[int]:
     return set(os.sched_getaffinity(int(tid)))
 
