@@ -16,6 +16,7 @@ Two child processes, so that one measurement does not inherit the other's pages:
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import platform
 import subprocess
@@ -36,6 +37,8 @@ def status_mib() -> dict:
     return out
 
 
+# The children import the product inside their function: each process measures the memory of
+# only what it imports (the pipeline without an LLM, or the LLM alone).
 def child_pipeline() -> dict:
     sys.path.insert(0, str(REPO))
     from drivers.audio import wav_frames
@@ -60,9 +63,8 @@ def child_pipeline() -> dict:
 
 def child_llm() -> dict:
     sys.path.insert(0, str(REPO))
-    import gc
-
     from edge.governor.admission import estimate
+    from edge.llm.base import GenerationRequest, generate
     from edge.llm.llamacpp import LlamaCppEngine
 
     res = {}
@@ -71,13 +73,11 @@ def child_llm() -> dict:
         before = status_mib()["VmRSS"]
         est = estimate("smollm2-135m-instruct-q4_1", n_ctx, overhead_mib=0)
         e = LlamaCppEngine("smollm2-135m-instruct-q4_1", n_ctx=n_ctx, threads=1)
-        from edge.llm.base import GenerationRequest, generate
-
         generate(e, GenerationRequest([{"role": "user", "content": "Say hi"}], max_tokens=8))
         grown = status_mib()["VmRSS"] - before
         res[str(n_ctx)] = {"rss_grown_mib": round(grown, 1), "estimate_mib": round(est.total_bytes / 2**20, 1),
                            "excess_mib": round(grown - est.total_bytes / 2**20, 1)}
-        e.close() if hasattr(e, "close") else None
+        e.close()
         del e
     return res
 

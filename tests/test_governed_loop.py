@@ -7,10 +7,11 @@ import threading
 
 import pytest
 
-from edge.config import load_settings
+from drivers.audio import wav_frames
+from edge.config import ConfigError, load_settings
 from edge.governor.governor import Governor
 from edge.llm.loader import build_llm
-from edge.loop.build import build_stages
+from edge.loop.build import build_stages, run_frames
 from edge.stages.store import Store
 from tests.fakesys import rk3588
 from tests.helpers import INVENTORY, SESSIONS, of_type, run_session
@@ -147,9 +148,6 @@ def test_on_a_big_little_board_audio_runs_on_the_little_core_and_turns_on_the_bi
         seen.setdefault(e.type, []).append(_mask(threading.get_native_id()))
         out.append(e)
 
-    from drivers.audio import wav_frames
-    from edge.loop.build import run_frames
-
     mine = _mask(0)
 
     def loop():
@@ -178,8 +176,6 @@ def test_a_board_config_naming_cpus_this_machine_lacks_is_not_pinned_and_says_so
 
 
 def test_a_negative_or_huge_cpu_number_is_a_config_error():
-    from edge.config import ConfigError
-
     for bad in (-1, 100_000):
         with pytest.raises(ConfigError, match=r"board\.cpu_clusters\.0\.cores\.0"):
             load_settings(board="x86-dev", overrides={"board": {"cpu_clusters": [{"name": "a", "cores": [bad]}]}})

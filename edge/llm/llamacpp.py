@@ -332,9 +332,13 @@ class LlamaCppEngine:
         llama_cpp.llama_set_n_threads(self.llm.ctx, threads, threads)
         self.threads = threads
 
+    def clear_prefix_states(self) -> None:
+        """Drop the saved system-prompt KV states (their memory is freed; prefix reuse still works)."""
+        self._states.clear()
+
     def close(self) -> None:
         """Free the model, context and saved states."""
-        self._states.clear()
+        self.clear_prefix_states()
         llm = getattr(self, "llm", None)
         if llm is not None:
             llm.close()

@@ -236,6 +236,11 @@ class RkllmEngine:
         self.healthy = True
         log.info("rkllm: %s loaded (runtime %s, n_ctx %d)", self.model_path, self.lib.version, n_ctx)
 
+    @property
+    def handle(self):
+        """The runtime's ``LLMHandle`` of this model, or ``None`` once closed."""
+        return self._handle
+
     @staticmethod
     def _model_path(model: str | Path) -> Path:
         p = Path(model).expanduser()
