@@ -307,7 +307,7 @@ def test_a_client_leaving_mid_stream_cancels_the_generation(chain, server):
 def test_metrics_carry_the_governor_figures(chain, tmp_path):
     """The resource governor's figures on /metrics, read from a fake RK3588 tree at each scrape."""
     from edge.config import load_settings
-    from edge.governor import Governor
+    from edge.governor.governor import Governor
     from tests.fakesys import rk3588
 
     fs = rk3588(tmp_path / "sys", temp_c=80.0)

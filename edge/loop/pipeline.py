@@ -18,6 +18,7 @@ from typing import Callable
 
 import numpy as np
 
+from drivers.cpu import pinned
 from edge import events as ev
 from edge.stages import dialog
 from edge.stages.asr import Recognizer
@@ -221,8 +222,6 @@ class Pipeline:
 
     def _turn(self) -> None:
         """The endpointed turn, on ``turn_cpus`` when set (the audio loop's own mask comes back after)."""
-        from edge.governor import pinned
-
         with pinned(self.turn_cpus):
             self._finish_turn()
 

@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from drivers.cpu import pinned
 from edge import events as ev
 from edge.service import logs
 from edge.service.runstate import ServiceState, state_path
@@ -176,7 +177,6 @@ def run_service(settings, store, output_dir: Path, emit: Callable[[ev.Event], No
                 state["turn"] = "listening"
             notifier.status(status_line())
 
-        from edge.governor import pinned
         from edge.loop.build import _cpu_sets
 
         audio_cpus, _ = _cpu_sets(stages.governor)

@@ -17,7 +17,7 @@ from drivers.sensors.hwmon import read_power
 from drivers.sensors.meminfo import read_meminfo
 from drivers.sensors.procinfo import board_model, cpu_model
 from drivers.sensors.thermal import read_zones
-from edge.governor import sensor_paths
+from edge.governor.governor import sensor_paths
 from edge.llm.llamacpp import model_path
 from edge.models.manifest import sha256_file
 from edge.ops.bench.stats import MIB, rounded

@@ -30,7 +30,7 @@ import uvicorn
 from fastapi import Depends, FastAPI, HTTPException, Request
 
 from edge.config import is_loopback
-from edge.governor import Governor
+from edge.governor.governor import Governor
 from edge.llm.chain import EngineChain
 from edge.service.api import metrics, ollama, openai
 from edge.service.api.deps import ApiContext
