@@ -87,7 +87,7 @@ def model_info(model: str, models_dir=None) -> dict:
 
 class Telemetry:
     """Hottest thermal zone (°C) and hwmon power (W) read at the board config's sensor paths
-    (:func:`edge.governor.sensor_paths`); a board without them gives ``None``, never an error.
+    (:func:`edge.governor.governor.sensor_paths`); a board without them gives ``None``, never an error.
 
     :meth:`start`/:meth:`stop` sample every ``interval_s`` in a thread; :attr:`trace` holds
     ``(t_s, temp_c, power_w)`` tuples (``t_s`` from :meth:`start`)."""

@@ -95,7 +95,7 @@ def create_app(engine, api_settings, default_temperature: float = 0.2, governor=
                state_file=None) -> FastAPI:
     """The FastAPI app serving ``engine`` (an :class:`edge.llm.chain.EngineChain` or any
     :class:`edge.llm.base.Engine`) with :class:`edge.config.ApiSettings`; ``governor`` (an
-    :class:`edge.governor.Governor`) and ``state_file`` (the live service's, a path) add their
+    :class:`edge.governor.governor.Governor`) and ``state_file`` (the live service's, a path) add their
     figures to ``/metrics``. ``app.state.generator``, ``app.state.metrics`` and ``app.state.engine``
     are exposed for the server's owner (``app.state.api`` is the routes'
     :class:`~edge.service.api.deps.ApiContext`). Raises ValueError for a non-loopback host without

@@ -71,7 +71,7 @@ def active_label(engine) -> str:
 
 
 class GovernorCollector:
-    """Puts :meth:`edge.governor.Governor.metrics` (thermal level, temperatures, memory, NPU load,
+    """Puts :meth:`edge.governor.governor.Governor.metrics` (thermal level, temperatures, memory, NPU load,
     admission, thread plan…) on ``/metrics``, read fresh at every scrape. Never raises: an
     unreadable signal is missing from the scrape."""
 
