@@ -3,7 +3,7 @@ possibly at another native rate.
 
 Right behaviour: "microphone lost" reported once, no busy loop (the reopen attempts over the outage
 stay within what the back-off schedule allows), capture reopened and the frame converter rebuilt
-for the new rate (:class:`drivers.audio.device.ResilientCapture`).
+for the new rate (:class:`drivers.audio.capture.ResilientCapture`).
 
 Two kinds of device:
 
@@ -39,13 +39,14 @@ import pytest
 import soundfile as sf
 import soxr
 
+from drivers.audio.capture import ResilientCapture
 from drivers.audio.convert import FrameConverter
-from drivers.audio.device import AudioDeviceError, ResilientCapture
+from drivers.audio.devices import AudioDeviceError
 from tests.fakemic import Jack
 from tests.helpers import REPO, SESSIONS
 
 WAV = SESSIONS / "query_m8_bolts.wav"
-LOGGER = "drivers.audio.device"
+LOGGER = "drivers.audio.capture"
 
 pytestmark = pytest.mark.skipif(not WAV.exists(), reason=f"test recording {WAV} is missing")
 
@@ -236,14 +237,15 @@ LIVE_INITIAL_S, LIVE_MAX_S, LIVE_STALL_S, OUTAGE_S = 0.25, 1.0, 1.0, 4.0
 
 CHILD = """
     import json, logging, sys, threading, time
-    from drivers.audio.device import ResilientCapture, list_devices
+    from drivers.audio.capture import ResilientCapture
+    from drivers.audio.devices import list_devices
     from edge.stages.wake import WakeWord
 
     msgs = []
     class Keep(logging.Handler):
         def emit(self, r):
             msgs.append(r.getMessage())
-    lg = logging.getLogger("drivers.audio.device")
+    lg = logging.getLogger("drivers.audio.capture")
     lg.addHandler(Keep())
     lg.setLevel(logging.DEBUG)
 

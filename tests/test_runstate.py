@@ -23,7 +23,7 @@ class Clock:
 
 
 class Device:
-    """What ServiceState reads off a drivers.audio.device.Capture: its name, format and counters."""
+    """What ServiceState reads off a drivers.audio.capture.Capture: its name, format and counters."""
 
     def __init__(self, name="default", rate=48000, channels=2):
         self.device_name, self.rate, self.channels = name, rate, channels

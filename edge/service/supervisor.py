@@ -121,7 +121,9 @@ def run_service(settings, store, output_dir: Path, emit: Callable[[ev.Event], No
                 state: ServiceState | None = None) -> int:
     """Run the live service until SIGTERM/SIGINT; returns the exit status (0, or 1 when the smoke
     inference failed). See the module docstring for the sequence."""
-    from drivers.audio.device import AudioDeviceError, Capture, Playback
+    from drivers.audio.capture import Capture
+    from drivers.audio.devices import AudioDeviceError
+    from drivers.audio.playback import Playback
     from edge.loop.build import build_stages, run_frames
     from edge.stages.tts.speaker import DeviceSpeaker
 
