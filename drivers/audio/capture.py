@@ -339,26 +339,74 @@ class CaptureTotals:
         return {k: self.get(k) for k in self.NAMES}
 
 
+class CaptureObserver:
+    """What a :class:`ResilientCapture` tells its owner (the live service: state file, STATUS=,
+    watchdog); every method here does nothing, a subclass overrides what it needs.
+
+    Calls come from the thread that iterates the capture (:meth:`ResilientCapture.open`,
+    :meth:`~ResilientCapture.device_frames`, :meth:`~ResilientCapture.frames`), except
+    :meth:`closed`, which comes from the thread that calls :meth:`ResilientCapture.close`. An
+    exception raised by a method goes through to that caller.
+    """
+
+    def open_failed(self, err: AudioDeviceError, attempt: int, next_try_s: float) -> None:
+        """An open attempt failed: the device could not be opened, or it opened but delivered no
+        chunk within the stall timeout. ``attempt``: 1, 2, ... within this wait (the wait for a
+        device at start, or one outage); ``next_try_s``: the delay in s before the next attempt."""
+
+    def found(self, cap) -> None:
+        """``cap`` (a :class:`Capture`) delivered its first chunk: the device works (state ``ok``).
+        After a loss this is the reopen (:attr:`ResilientCapture.reopens` already counts it)."""
+
+    def lost(self, cap, err: Exception) -> None:
+        """The working device ``cap`` went away (``err``, a :class:`DeviceLostError` as a rule); it
+        is closed and its counters are in the totals. Once per outage (state ``lost``); reopen
+        attempts follow with the back-off."""
+
+    def closed(self, cap) -> None:
+        """:meth:`ResilientCapture.close` closed ``cap``, the capture that was open."""
+
+    def idle(self) -> None:
+        """Called every :data:`POLL_S` s or sooner while waiting between open attempts (e.g. to
+        feed a watchdog)."""
+
+
 class ResilientCapture:
-    """:class:`Capture` that reopens the device when it goes away, and says so once (case C05).
+    """:class:`Capture` that waits for a device, reopens it when it goes away, and says so once
+    (cases C05, C06): the one reconnect policy of the product.
 
     :meth:`frames` yields pipeline frames (``(1280,)`` int16, 16 kHz mono) for as long as the object
     is open. When the device is lost (its PortAudio stream stops running, or no chunk comes for
     ``stall_timeout_s`` s: :class:`DeviceLostError`), it:
 
     1. logs ``microphone lost: ...`` ONCE per outage (warning, ``drivers.audio.capture`` logger),
-       sets :attr:`state` to ``"lost"`` and counts :attr:`lost_events`;
+       sets :attr:`state` to ``"lost"``, counts :attr:`lost_events` and tells the observer
+       (:meth:`CaptureObserver.lost`);
     2. retries opening after ``retry_initial_s`` s, doubling up to ``retry_max_s`` s between attempts
-       (sleeps, never a busy loop; :attr:`open_attempts` counts them), each attempt a fresh PortAudio
-       instance, so a device that re-appears (at another index or another native rate) is found;
+       (sleeps, never a busy loop; :attr:`open_attempts` counts them; each failure is logged at
+       debug level as ``capture device: attempt N failed (...); next try in D s`` and goes to
+       :meth:`CaptureObserver.open_failed`), each attempt a fresh PortAudio instance, so a device
+       that re-appears (at another index or another native rate) is found;
     3. on success builds a NEW :class:`~drivers.audio.convert.FrameConverter` for the device's
        (possibly different) native rate and channels (what the old one still held is dropped: it
        is audio from before the gap), and when the first chunk arrives logs ``microphone back: ...``,
-       counts :attr:`reopens` and sets :attr:`state` back to ``"ok"``.
+       counts :attr:`reopens`, sets :attr:`state` back to ``"ok"`` and tells the observer
+       (:meth:`CaptureObserver.found`).
 
-    A device that opens but then delivers nothing stays in the same outage (one ``lost`` report).
-    :attr:`state` is ``"waiting"`` until a device has been opened for the first time (only with
-    ``wait_for_device=True``, e.g. a sound card that appears after the service started).
+    A device that opens but then delivers nothing is a failed attempt of the same outage (one
+    ``lost`` report). :attr:`state` is ``"waiting"`` until a device has delivered for the first time
+    (only with ``wait_for_device=True``, e.g. a sound card that appears after the service started:
+    ``waiting for a microphone`` is logged once, and the attempts follow the same back-off, the
+    first one at once).
+
+    A consumer that wants to know where one device ends and the next begins (the live service runs
+    one pipeline and one playback per device) uses :meth:`open` and :meth:`device_frames` instead of
+    :meth:`frames`::
+
+        with ResilientCapture(wait_for_device=True, observer=obs) as cap:
+            while cap.open():                    # waits for a device, with the back-off
+                for frame in cap.device_frames():  # until that device is lost
+                    ...
 
     Args:
         device: as for :class:`Capture`.
@@ -368,12 +416,14 @@ class ResilientCapture:
         wait_for_device: False: the first open happens in the constructor and its
             :class:`AudioDeviceError` is raised (a wrong device name or a device without a
             readable rate fails at start, naming the device). True: the constructor returns at
-            once and :meth:`frames` tries at once, then waits for the device with the back-off
-            (``waiting for a microphone`` logged once).
+            once and the first :meth:`open` (or :meth:`frames`) tries at once, then waits for the
+            device with the back-off.
         opener: a callable returning an opened :class:`Capture` (or an object with its
             ``rate``/``channels``/``device_name``/``chunks()``/``close()``/``drain()``/
             ``overflows``/``xruns`` interface, e.g. a stand-in device in tests); default: a
             :class:`Capture` with the arguments above.
+        observer: a :class:`CaptureObserver` told of failed attempts, losses, devices found, and
+            called while waiting; default: one that does nothing.
     Attributes:
         state: ``"ok"`` | ``"lost"`` | ``"waiting"``.
         rate, channels, device_name: of the device currently (or last) open; None before.
@@ -390,7 +440,8 @@ class ResilientCapture:
     def __init__(self, device: int | str | None = None, *, frames_per_buffer: int = FRAMES_PER_BUFFER,
                  max_queued: int = MAX_QUEUED_CHUNKS, ring_ms: float | None = None,
                  stall_timeout_s: float = STALL_TIMEOUT_S, retry_initial_s: float = RETRY_INITIAL_S,
-                 retry_max_s: float = RETRY_MAX_S, wait_for_device: bool = False, opener=None):
+                 retry_max_s: float = RETRY_MAX_S, wait_for_device: bool = False, opener=None,
+                 observer: CaptureObserver | None = None):
         if not stall_timeout_s > 0 or not retry_initial_s > 0 or not retry_max_s > 0:
             raise ValueError(f"stall_timeout_s ({stall_timeout_s}), retry_initial_s ({retry_initial_s}) and "
                              f"retry_max_s ({retry_max_s}) must be > 0 s")
@@ -400,6 +451,7 @@ class ResilientCapture:
         self.retry_max_s = max(float(retry_max_s), self.retry_initial_s)
         self._opener = opener or (lambda: Capture(device, frames_per_buffer=frames_per_buffer,
                                                   max_queued=max_queued, ring_ms=ring_ms))
+        self.observer = observer or CaptureObserver()
         self.state = "waiting"
         self.rate: int | None = None
         self.channels: int | None = None
@@ -411,6 +463,7 @@ class ResilientCapture:
         self.last_error = ""
         self._totals = CaptureTotals()  # counters of every capture opened so far
         self._cap = None
+        self._delivering = False  # the open capture has delivered a chunk
         self._lock = threading.Lock()
         self._closing = threading.Event()
         self._delay = self.retry_initial_s
@@ -422,20 +475,17 @@ class ResilientCapture:
             self.state = "ok"
 
     # -- counters over every capture --------------------------------------------------------------
-    def _sum(self, name: str) -> int:
-        return self._totals.get(name)
-
     @property
     def overflows(self) -> int:
-        return self._sum("overflows")
+        return self._totals.get("overflows")
 
     @property
     def xruns(self) -> int:
-        return self._sum("xruns")
+        return self._totals.get("xruns")
 
     @property
     def overflow_stalls(self) -> int:
-        return self._sum("overflow_stalls")
+        return self._totals.get("overflow_stalls")
 
     def status(self) -> dict:
         """The counters and state as one dict (``edge status`` / metrics): ``state``, ``device``,
@@ -450,40 +500,60 @@ class ResilientCapture:
     def frames(self) -> Iterator[np.ndarray]:
         """Pipeline frames, ``(1280,)`` int16 at 16 kHz, across device losses, until :meth:`close`."""
         while not self._closing.is_set():
-            cap = self._cap
-            if cap is None:
-                cap = self._reopen()
-                if cap is None:  # closed while waiting
-                    return
-            try:
-                for chunk in cap.chunks(timeout=self.stall_timeout_s):
-                    if self.state != "ok":
-                        self._back()
-                    yield from self.converter.push(chunk)
-                return  # the capture was closed: by close()
-            except AudioDeviceError as e:
+            yield from self.device_frames()
+
+    def open(self) -> bool:
+        """Have a device open: True at once when one is; else open attempts with the back-off (see
+        the class docstring) until one opens (True) or :meth:`close` is called (False). The device
+        counts as working only when :meth:`device_frames` gets its first chunk."""
+        if self._closing.is_set():
+            return False
+        return self._cap is not None or self._reopen() is not None
+
+    def device_frames(self) -> Iterator[np.ndarray]:
+        """Pipeline frames, ``(1280,)`` int16 at 16 kHz, from ONE device: the one open now (opened
+        first, with the back-off, when there is none) until it is lost (reported as the class
+        docstring says; the next call reopens with the back-off) or :meth:`close` is called."""
+        if not self.open():
+            return
+        cap = self._cap
+        if cap is None:  # close() came in between
+            return
+        try:
+            for chunk in cap.chunks(timeout=self.stall_timeout_s):
                 if self._closing.is_set():
                     return
-                self._lose(cap, e)
+                if not self._delivering:
+                    self._first_chunk(cap)
+                yield from self.converter.push(chunk)
+            err: Exception = DeviceLostError(f"capture device {self.device_name!r}: its stream ended")
+        except AudioDeviceError as e:
+            err = e
+        if not self._closing.is_set():  # else close() ended the stream
+            self._lose(cap, err)
 
     def _adopt(self, cap) -> None:
         with self._lock:
             self._cap = cap
+            self._delivering = False
             self._totals.adopt(cap)
             self.rate, self.channels, self.device_name = int(cap.rate), int(cap.channels), str(cap.device_name)
             self.converter = FrameConverter(self.rate, self.channels)  # rebuilt for this device's rate
 
-    def _retire(self, cap) -> None:
-        """Close ``cap`` and add its counters to the totals (once, whichever thread comes first)."""
+    def _retire(self, cap) -> bool:
+        """Close ``cap`` and add its counters to the totals (once, whichever thread comes first);
+        False when another thread did."""
         with self._lock:
             if not self._totals.retire(cap):
-                return  # already retired
+                return False  # already retired
             self._cap = None
         with contextlib.suppress(Exception):
             cap.close()
+        return True
 
     def _lose(self, cap, err: Exception) -> None:
         self.last_error = str(err)
+        delivered = self._delivering
         self._retire(cap)
         if self.state == "ok":  # the first sign of this outage: report it once
             self.state = "lost"
@@ -492,6 +562,15 @@ class ResilientCapture:
             self._attempts_in_outage = 0
             log.warning("microphone lost: %s; retrying in %.2f s, then doubling up to %.2f s between attempts",
                         err, self.retry_initial_s, self.retry_max_s)
+            self.observer.lost(cap, err)
+        if not delivered:  # opened but deaf: a failed attempt of this outage
+            self._attempt_failed(err)
+
+    def _attempt_failed(self, err: Exception) -> None:
+        self.last_error = str(err)
+        attempt = max(1, self._attempts_in_outage)
+        log.debug("capture device: attempt %d failed (%s); next try in %.2f s", attempt, err, self._delay)
+        self.observer.open_failed(err, attempt, self._delay)
 
     def _reopen(self):
         """Open attempts with the back-off until one succeeds (→ the capture) or close() (→ None)."""
@@ -499,7 +578,7 @@ class ResilientCapture:
             if self.open_attempts:  # the very first open (wait_for_device) is tried at once
                 delay = self._delay
                 self._delay = min(self._delay * 2, self.retry_max_s)
-                if self._closing.wait(delay):
+                if self._wait(delay):
                     return None
             elif self._closing.is_set():
                 return None
@@ -508,12 +587,10 @@ class ResilientCapture:
             try:
                 cap = self._opener()
             except AudioDeviceError as e:
-                self.last_error = str(e)
                 if self.state == "waiting" and self.open_attempts == 1:  # said once, like "lost"
                     log.warning("waiting for a microphone: %s; retrying after %.2f s, then doubling up to %.2f s",
                                 e, self.retry_initial_s, self.retry_max_s)
-                log.debug("capture device: attempt %d failed (%s); next in %.2f s", self._attempts_in_outage, e,
-                          self._delay)
+                self._attempt_failed(e)
                 continue
             if self._closing.is_set():
                 with contextlib.suppress(Exception):
@@ -522,17 +599,32 @@ class ResilientCapture:
             self._adopt(cap)
             return cap
 
-    def _back(self) -> None:
-        """First chunk from a (re)opened device."""
+    def _wait(self, seconds: float) -> bool:
+        """Sleep ``seconds``, calling the observer's :meth:`~CaptureObserver.idle` at least every
+        :data:`POLL_S` s; True when :meth:`close` was called meanwhile."""
+        end = time.monotonic() + seconds
+        while True:
+            self.observer.idle()
+            left = end - time.monotonic()
+            if left <= 0:
+                return self._closing.is_set()
+            if self._closing.wait(min(left, POLL_S)):
+                return True
+
+    def _first_chunk(self, cap) -> None:
+        """First chunk from a (re)opened device: it works."""
+        self._delivering = True
         if self.state == "lost":
             self.reopens += 1
             log.warning("microphone back: %s at %d Hz x %d ch after %.1f s and %d attempts; frame converter "
                         "rebuilt for %d Hz", self.device_name, self.rate, self.channels,
                         time.monotonic() - self._lost_at, self._attempts_in_outage, self.rate)
-        else:
+        elif self.state == "waiting":
             log.info("microphone found: %s at %d Hz x %d ch", self.device_name, self.rate, self.channels)
         self.state = "ok"
         self._delay = self.retry_initial_s  # the next outage starts the back-off over
+        self._attempts_in_outage = 0
+        self.observer.found(cap)
 
     # -- the rest of the Capture interface ------------------------------------------------------------
     @property
@@ -547,15 +639,15 @@ class ResilientCapture:
         return cap.drain() if cap is not None else 0
 
     def close(self) -> None:
-        """Stop: a running :meth:`frames` loop (also one waiting for the device) ends. Idempotent."""
+        """Stop: a running :meth:`frames` loop (also one waiting for the device) ends; the observer
+        hears :meth:`~CaptureObserver.closed` when a capture was open. Idempotent."""
         self._closing.set()
         cap = self._cap
-        if cap is not None:
-            self._retire(cap)
+        if cap is not None and self._retire(cap):
+            self.observer.closed(cap)
 
     def __enter__(self) -> "ResilientCapture":
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
-
