@@ -18,15 +18,15 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import SESSIONS
-from tests.pulse import pulse_server
 from tests.live import lines_until as _lines_until
 from tests.live import start_edge_run, stop
+from tests.pulse import pulse_server
 from tests.test_notify import Listener, drain, notify_socket  # noqa: F401
 
 INITIAL_S, MAX_S = 0.25, 1.0
 
 
-def test_late_capture_device_is_waited_for_and_then_used(notify_socket, tmp_path):
+def test_late_capture_device_is_waited_for_and_then_used(notify_socket, tmp_path):  # noqa: F811
     import shutil
 
     if shutil.which("pulseaudio") is None:

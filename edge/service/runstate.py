@@ -86,14 +86,18 @@ class ServiceState:
         self._thread: threading.Thread | None = None
 
     # -- capture lifecycle ---------------------------------------------------------------------------
+    # The service calls these from its drivers.audio.capture.CaptureObserver, at the moments the
+    # capture's ResilientCapture counts the same things, so both show the same counters.
     def open_failed(self, err: Exception | str) -> None:
+        """An attempt to open a capture device failed (or it opened but delivered nothing)."""
         with self._lock:
             self.capture["open_attempts"] += 1
             self.capture["last_error"] = str(err)
         self.write()
 
     def opened(self, cap) -> None:
-        """``cap`` (a :class:`drivers.audio.capture.Capture`) is open; after a loss this is a reopen."""
+        """``cap`` (a :class:`drivers.audio.capture.Capture`) is open and delivers audio; after a loss
+        this is a reopen."""
         with self._lock:
             c = self.capture
             c["open_attempts"] += 1
