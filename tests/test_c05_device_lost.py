@@ -44,6 +44,7 @@ from drivers.audio.convert import FrameConverter
 from drivers.audio.devices import AudioDeviceError
 from tests.fakemic import Jack
 from tests.helpers import REPO, SESSIONS
+from tests.pulse import pulse_server
 
 WAV = SESSIONS / "query_m8_bolts.wav"
 LOGGER = "drivers.audio.capture"
@@ -388,8 +389,6 @@ def _until(q: queue.Queue, pred, timeout: float, seen: list) -> dict:
 def test_pulseaudio_killed_and_restarted_at_another_rate(tmp_path):
     if shutil.which("pulseaudio") is None:
         pytest.skip("the 'pulseaudio' binary is not installed (apt-get install pulseaudio)")
-    from tests.pulse import pulse_server
-
     stable = Path(tempfile.mkdtemp(prefix="edge-mic-", dir="/tmp"))  # the address the child is given
     home, run = tmp_path / "home", tmp_path / "run"
     home.mkdir()
