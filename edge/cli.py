@@ -296,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _is_user_error(e: Exception) -> bool:
     """Errors caused by input, settings, files or devices: shown as one clear line, exit 2."""
-    from drivers.audio.device import AudioDeviceError
+    from drivers.audio.devices import AudioDeviceError
     from edge.models.manifest import ModelError
     from edge.stages.store import StoreError
     from edge.stages.tts.engine import TtsError

@@ -7,7 +7,7 @@ failure. The exit status is 1 when any check fails, else 0.
 
 ``packages``     Debian packages (espeak-ng, libportaudio2) from the dpkg database, Python packages.
 ``user``         the service user exists and is in ``audio`` and the NPU node's group (case C07).
-``audio``        capture devices and their native rates (PortAudio, ``drivers.audio.device.list_devices``)
+``audio``        capture devices and their native rates (PortAudio, ``drivers.audio.devices.list_devices``)
                  and the board's expected ALSA cards in ``/proc/asound/cards``.
 ``devices``      ``/dev/snd`` capture nodes; the NPU node (``board.npu.device_node``).
 ``permissions``  the service user can read and write ``/dev/snd/*`` and the NPU node (case C07: names
@@ -82,7 +82,7 @@ class Doctor:
         manifest: model manifest path (default: ``$EDGE_MANIFEST`` or the repo's).
         probe_audio: ask PortAudio for capture devices (real hardware; off for fake trees).
         min_free_disk_mib: the ``disk`` threshold, MiB.
-        list_devices: the PortAudio device lister (``drivers.audio.device.list_devices``).
+        list_devices: the PortAudio device lister (``drivers.audio.devices.list_devices``).
     """
 
     root: Path
@@ -108,7 +108,7 @@ class Doctor:
                 try:
                     lister = self.list_devices
                     if lister is None:
-                        from drivers.audio.device import list_devices as lister
+                        from drivers.audio.devices import list_devices as lister
                     devs = [d for d in lister() if d["max_input_channels"] > 0]
                     self._audio = (devs, "")
                 except Exception as e:  # AudioDeviceError, pyaudio missing
