@@ -38,6 +38,7 @@ from edge.stages.nlu.numbers_zh import normalize_numbers_zh
 from edge.stages.nlu.schema import INTENT_VALUES, IntentJsonError, generation_schema, parse_and_validate
 from edge.stages.nlu.types import Intent
 from edge.stages.nlu.zh import clean_zh, find_location_zh
+from edge.stages.sentences import two_sentences
 
 #: the reply when both attempts failed validation (same words as :data:`edge.stages.reply.NOT_UNDERSTOOD`)
 NOT_UNDERSTOOD = "Sorry, I didn't understand that."
@@ -327,8 +328,6 @@ class LlmIntentParser:
         if kind == "undo":
             return Intent("undo", source="llm", text=text, extra=extra)
         if kind == "other":
-            from edge.stages.nlu.understand import two_sentences
-
             answer = two_sentences(obj.get("answer") or "") or None
             if answer in self.example_answers:
                 extra["example_answer_repeated"] = True
