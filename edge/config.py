@@ -7,13 +7,15 @@ names the file, the key and the allowed values.
 """
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from edge.paths import data_dir
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
 from edge.errors import UserError
+from edge.paths import data_dir
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 DEFAULTS = PACKAGE_DIR / "defaults.yaml"
@@ -189,8 +191,6 @@ class GovernorSettings(_Frozen):
 
 def is_loopback(host: str) -> bool:
     """True for ``localhost`` and loopback addresses (127.0.0.0/8, ::1)."""
-    import ipaddress
-
     h = host.strip().strip("[]").lower()
     if h == "localhost":
         return True

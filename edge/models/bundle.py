@@ -36,8 +36,11 @@ from typing import Callable
 
 import yaml
 
-from edge.models import manifest as models
+from edge.boards import load_board
 from edge.errors import UserError
+from edge.llm.llamacpp import LlamaCppEngine
+from edge.models import manifest as models
+
 SCHEMA = 1
 CURRENT = "current"
 SUMS = "SHA256SUMS"
@@ -100,8 +103,6 @@ def build_bundle(board: str, out: str | os.PathLike, model_ids: list[str] | None
         BundleError(check="source"): a source model is missing or damaged (the message has the fix).
         BoardError / ModelError: unknown board or model id.
     """
-    from edge.boards import load_board
-
     spec = load_board(board)
     ids = list(model_ids or spec.models.recommended)
     manifest = models.load_manifest(manifest_path)
@@ -126,7 +127,7 @@ def build_bundle(board: str, out: str | os.PathLike, model_ids: list[str] | None
         _add_bytes(tar, INFO, info_text.encode())
         _add_bytes(tar, MANIFEST, manifest_text.encode())
         for e in entries:
-            base = models._package_dir(e)
+            base = models.package_dir(e)
             for f in e.files:
                 ti = tar.gettarinfo(str(base / f.path), arcname=f"models/{e.id}/{f.path}")
                 ti.uid = ti.gid = 0
@@ -201,8 +202,6 @@ def smoke_models(manifest_path: Path, log: Callable[[str], None] = lambda s: Non
         path = models.resolve(e.id, m)
         try:
             if "gguf" in fmts:
-                from edge.llm.llamacpp import LlamaCppEngine
-
                 eng = LlamaCppEngine(str(path), n_ctx=256, threads=2)
                 try:
                     eng.smoke()
@@ -210,7 +209,7 @@ def smoke_models(manifest_path: Path, log: Callable[[str], None] = lambda s: Non
                     eng.close()
                 lines.append(f"{e.id}: llama.cpp generated 1 token")
             elif fmts == {"onnx"}:
-                import onnxruntime
+                import onnxruntime  # its native runtime is only needed for this smoke test
 
                 onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
                 lines.append(f"{e.id}: onnxruntime session loaded")

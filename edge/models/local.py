@@ -36,8 +36,19 @@ from pathlib import Path
 from typing import Any, Callable
 
 import yaml
+from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
 
-from edge.models import manifest as _models
+from edge.models.manifest import (
+    HEAD_BYTES,
+    LFS_PREFIX,
+    ModelError,
+    default_manifest_path,
+    is_html,
+    lfs_info,
+    load_manifest,
+    resolve,
+)
+
 DEFAULT_MODELS_DIR = Path("data/models")
 PINS_FILE = "pins.yaml"
 LOCAL_FORMATS = ("gguf", "rkllm")
@@ -50,7 +61,7 @@ COPY_CHUNK_BYTES = 4 * 1024 * 1024
 _SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 
 
-class ModelAddError(_models.ModelError):
+class ModelAddError(ModelError):
     """``edge models add`` refused a file; ``check`` names the failed check (:data:`ADD_CHECKS`)."""
 
     def __init__(self, check: str, message: str):
@@ -100,11 +111,11 @@ def load_local_models(manifest_path: str | os.PathLike[str] | None = None) -> li
     Raises:
         ModelError: unreadable manifest or a malformed entry (names the entry and key).
     """
-    p = Path(manifest_path) if manifest_path is not None else _models.default_manifest_path()
+    p = Path(manifest_path) if manifest_path is not None else default_manifest_path()
     try:
         data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
     except (OSError, yaml.YAMLError) as e:
-        raise _models.ModelError(f"cannot read model manifest {p}: {e}") from e
+        raise ModelError(f"cannot read model manifest {p}: {e}") from e
     out: list[LocalModel] = []
     errors: list[str] = []
     known = set(LocalModel.__dataclass_fields__) - {"extra"}
@@ -132,7 +143,7 @@ def load_local_models(manifest_path: str | os.PathLike[str] | None = None) -> li
     ids = [m.id for m in out]
     errors += [f"model manifest {p}: duplicate local model id {i!r}" for i in sorted({i for i in ids if ids.count(i) > 1})]
     if errors:
-        raise _models.ModelError(errors)
+        raise ModelError(errors)
     return out
 
 
@@ -142,7 +153,7 @@ def get_local(model_id: str, manifest_path: str | os.PathLike[str] | None = None
     for m in entries:
         if m.id == model_id:
             return m
-    raise _models.ModelError(f"unknown local model id {model_id!r}; known: {', '.join(m.id for m in entries)}")
+    raise ModelError(f"unknown local model id {model_id!r}; known: {', '.join(m.id for m in entries)}")
 
 
 def models_dir_path(models_dir: str | os.PathLike[str] | None = None) -> Path:
@@ -161,14 +172,14 @@ def find_model(model: str, models_dir: str | os.PathLike[str] | None = None,
     if p.is_file():
         return p
     try:
-        m = _models.load_manifest(manifest_path)
+        m = load_manifest(manifest_path)
         if model in m.ids:
-            return _models.resolve(model, m)
-    except _models.ModelError as e:
+            return resolve(model, m)
+    except ModelError as e:
         raise FileNotFoundError(f"model {model!r}: {e}") from None
     try:
         entry = get_local(model, manifest_path)
-    except _models.ModelError:
+    except ModelError:
         raise FileNotFoundError(
             f"model {model!r}: not an existing file and not a model id of {m.path} "
             f"(known: {', '.join(m.ids + [e.id for e in load_local_models(manifest_path)])})") from None
@@ -228,8 +239,6 @@ def gguf_data_end(path: Path) -> tuple[int, int]:
     Raises:
         ValueError: the header or tensor table is cut off or malformed (the message says where).
     """
-    from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
-
     with open(path, "rb", buffering=1 << 20) as fh:
         def read(n: int) -> bytes:
             b = fh.read(n)
@@ -321,7 +330,7 @@ def load_pins(models_dir: str | os.PathLike[str] | None = None) -> dict[str, dic
     try:
         data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as e:
-        raise _models.ModelError(f"{p}: not valid YAML ({e}); fix or delete it") from e
+        raise ModelError(f"{p}: not valid YAML ({e}); fix or delete it") from e
     return data if isinstance(data, dict) else {}
 
 
@@ -384,13 +393,13 @@ def add(file: str | os.PathLike[str], model_id: str | None = None, models_dir: s
     done.append("missing")
     size = src.stat().st_size
     with open(src, "rb") as fh:
-        head = fh.read(max(_models.HEAD_BYTES, RKLLM_HEADER_BYTES))
+        head = fh.read(max(HEAD_BYTES, RKLLM_HEADER_BYTES))
     fix = f"get {entry.filename} again from Hugging Face {entry.repo}" + (f" (revision {entry.revision})" if entry.revision else "")
-    if head.startswith(_models.LFS_PREFIX):
-        raise ModelAddError("lfs-pointer", f"{src} is {_models._lfs_info(head)}, {size} bytes, not the model itself; "
+    if head.startswith(LFS_PREFIX):
+        raise ModelAddError("lfs-pointer", f"{src} is {lfs_info(head)}, {size} bytes, not the model itself; "
                                           f"fetch the real file (git lfs pull, or download it) and {fix}")
     done.append("lfs-pointer")
-    if _models._is_html(head):
+    if is_html(head):
         raise ModelAddError("html", f"{src} is an HTML page ({size} bytes) starting {head[:24]!r}, not a "
                                    f"{entry.format} file; the download failed: {fix}")
     done.append("html")

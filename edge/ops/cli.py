@@ -13,17 +13,19 @@ import json
 import sys
 from pathlib import Path
 
+from edge.config import load_settings
+from edge.models.bundle import BundleError, build_bundle, install_bundle
+from edge.ops import doctor
+from edge.ops.install import InstallError, install, uninstall
+
 
 def cmd_doctor(args) -> int:
-    from edge.ops import doctor
     probe = False if args.no_audio_probe else (True if args.audio_probe else None)
     return doctor.main(root=args.root, board=args.board, user=args.user, as_json=args.json, probe_audio=probe,
                        only=args.check or None, config=args.config, min_free_disk_mib=args.min_free_disk_mib)
 
 
 def cmd_install(args) -> int:
-    from edge.ops.install import InstallError, install
-
     try:
         steps = install(args.board, args.root, exec_path=args.exec_path, force=args.force)
     except InstallError as e:
@@ -37,8 +39,6 @@ def cmd_install(args) -> int:
 
 
 def cmd_uninstall(args) -> int:
-    from edge.ops.install import InstallError, uninstall
-
     try:
         steps = uninstall(args.root, purge=args.purge)
     except InstallError as e:
@@ -50,8 +50,6 @@ def cmd_uninstall(args) -> int:
 
 
 def cmd_models_bundle(args) -> int:
-    from edge.models.bundle import BundleError, build_bundle
-
     try:
         info = build_bundle(args.board, args.out, args.model or None, args.manifest)
     except BundleError as e:
@@ -64,12 +62,8 @@ def cmd_models_bundle(args) -> int:
 
 
 def cmd_models_install(args) -> int:
-    from edge.models.bundle import BundleError, install_bundle
-
     models_dir = args.models_dir
     if models_dir is None:
-        from edge.config import load_settings
-
         models_dir = load_settings(args.config, args.board).models.dir
     try:
         res = install_bundle(args.bundle, models_dir, smoke=not args.no_smoke,

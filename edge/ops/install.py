@@ -30,6 +30,7 @@ still be owned by it); ``userdel edge`` removes it.
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
 import subprocess
 import sys
@@ -37,8 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from edge.boards import BoardSpec, load_board
-from edge.paths import data_dir
 from edge.errors import UserError
+from edge.paths import data_dir
 
 REPO_SYSTEMD = data_dir("systemd")
 UNIT_NAME = "edge.service"
@@ -203,8 +204,6 @@ def _step_data(root: Path) -> Step:
     if shutil.which("systemd-tmpfiles"):
         _run(["systemd-tmpfiles", "--create"] + ([] if _live(root) else [f"--root={root}"]) + [str(conf)], "data")
     else:
-        import pwd  # noqa: PLC0415 - fallback only
-
         for sub in ("", "/models", "/replies"):
             d = _p(root, DATA_DIR + sub)
             d.mkdir(parents=True, exist_ok=True)
