@@ -240,6 +240,69 @@ def _switch(models_dir: Path, bundle_id: str) -> None:
         os.close(fd)
 
 
+def _read_index(tar: tarfile.TarFile, bundle) -> tuple[dict[str, tarfile.TarInfo], dict[str, str], str]:
+    """The bundle's regular members, its ``SHA256SUMS`` and its id, checked against each other."""
+    files = _check_members(tar)
+    for need in (SUMS, MANIFEST, INFO):
+        if need not in files:
+            raise BundleError("checksums" if need == SUMS else "manifest", f"{bundle} has no {need}")
+    sums = _parse_sums(_read_member(tar, files[SUMS]).decode("utf-8", "replace"))
+    listed, present = set(sums), set(files) - {SUMS}
+    if listed != present:
+        extra, missing = sorted(present - listed), sorted(listed - present)
+        raise BundleError("checksums", f"{SUMS} does not match the members (not listed: {extra}; "
+                          f"listed but absent: {missing})")
+    info = yaml.safe_load(_read_member(tar, files[INFO])) or {}
+    bundle_id = str(info.get("id", ""))
+    if not bundle_id.startswith("bundle-") or "/" in bundle_id or bundle_id in (".", ".."):
+        raise BundleError("manifest", f"{INFO}: bad or missing id {bundle_id!r}")
+    return files, sums, bundle_id
+
+
+def _unpack(tar: tarfile.TarFile, files: dict[str, tarfile.TarInfo], sums: dict[str, str], staging: Path) -> None:
+    """Write every member under ``staging`` while hashing it; each must match ``SHA256SUMS`` and its
+    tar header's size."""
+    for name, m in sorted(files.items()):
+        dest = staging / name
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        h, n = hashlib.sha256(), 0
+        src = tar.extractfile(m)
+        with open(dest, "wb") as out:
+            try:
+                while chunk := src.read(CHUNK):
+                    h.update(chunk)
+                    n += len(chunk)
+                    out.write(chunk)
+            except (tarfile.TarError, EOFError) as e:
+                raise BundleError("size", f"member {name}: cannot be read whole ({e}); copy the bundle again") from None
+        if name != SUMS and h.hexdigest() != sums[name]:
+            raise BundleError("sha256", f"member {name}: SHA-256 {h.hexdigest()} != {sums[name]} in "
+                              f"{SUMS}; the bundle is damaged, copy it again")
+        if n != m.size:
+            raise BundleError("size", f"member {name}: {n} bytes read, tar header says {m.size}")
+
+
+def _check_manifest(staging: Path, files: dict[str, tarfile.TarInfo], sums: dict[str, str]) -> None:
+    """The unpacked manifest lists exactly what the bundle holds (sizes, SHA-256), and every model
+    file passes :func:`edge.models.manifest.verify` (magic, size, SHA-256)."""
+    try:
+        manifest = models.load_manifest(staging / MANIFEST)
+    except models.ModelError as e:
+        raise BundleError("manifest", str(e)) from None
+    for e in manifest.models:
+        for f in e.files:
+            name = f"models/{e.id}/{f.path}"
+            if name not in files:
+                raise BundleError("manifest", f"{e.id}: {name} is in the manifest but not in the bundle")
+            if files[name].size != f.size:
+                raise BundleError("size", f"{name}: {files[name].size} bytes, manifest says {f.size}")
+            if sums[name] != f.sha256:
+                raise BundleError("sha256", f"{name}: {SUMS} and the manifest disagree")
+    bad = [c for c in models.verify(None, manifest) if not c.ok]
+    if bad:
+        raise BundleError("verify", "; ".join(c.message for c in bad[:5]))
+
+
 def install_bundle(bundle: str | os.PathLike, models_dir: str | os.PathLike,
                    smoke: bool = True, log: Callable[[str], None] = lambda s: None) -> Installed:
     """Verify, unpack, smoke-test and switch to ``bundle`` (see the module docstring).
@@ -256,20 +319,7 @@ def install_bundle(bundle: str | os.PathLike, models_dir: str | os.PathLike,
     except tarfile.TarError as e:
         raise BundleError("member", f"{bundle} is not a tar file: {e}") from None
     with tar:
-        files = _check_members(tar)
-        for need in (SUMS, MANIFEST, INFO):
-            if need not in files:
-                raise BundleError("checksums" if need == SUMS else "manifest", f"{bundle} has no {need}")
-        sums = _parse_sums(_read_member(tar, files[SUMS]).decode("utf-8", "replace"))
-        listed, present = set(sums), set(files) - {SUMS}
-        if listed != present:
-            extra, missing = sorted(present - listed), sorted(listed - present)
-            raise BundleError("checksums", f"{SUMS} does not match the members (not listed: {extra}; "
-                              f"listed but absent: {missing})")
-        info = yaml.safe_load(_read_member(tar, files[INFO])) or {}
-        bundle_id = str(info.get("id", ""))
-        if not bundle_id.startswith("bundle-") or "/" in bundle_id or bundle_id in (".", ".."):
-            raise BundleError("manifest", f"{INFO}: bad or missing id {bundle_id!r}")
+        files, sums, bundle_id = _read_index(tar, bundle)
         final = models_dir / bundle_id
         if previous == bundle_id and final.is_dir():
             return Installed(bundle_id, final, previous, [], already=True)
@@ -278,40 +328,8 @@ def install_bundle(bundle: str | os.PathLike, models_dir: str | os.PathLike,
         switched = False
         try:
             staging.mkdir()
-            for name, m in sorted(files.items()):
-                dest = staging / name
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                h, n = hashlib.sha256(), 0
-                src = tar.extractfile(m)
-                with open(dest, "wb") as out:
-                    try:
-                        while chunk := src.read(CHUNK):
-                            h.update(chunk)
-                            n += len(chunk)
-                            out.write(chunk)
-                    except (tarfile.TarError, EOFError) as e:
-                        raise BundleError("size", f"member {name}: cannot be read whole ({e}); copy the bundle again") from None
-                if name != SUMS and h.hexdigest() != sums[name]:
-                    raise BundleError("sha256", f"member {name}: SHA-256 {h.hexdigest()} != {sums[name]} in "
-                                      f"{SUMS}; the bundle is damaged, copy it again")
-                if n != m.size:
-                    raise BundleError("size", f"member {name}: {n} bytes read, tar header says {m.size}")
-            try:
-                manifest = models.load_manifest(staging / MANIFEST)
-            except models.ModelError as e:
-                raise BundleError("manifest", str(e)) from None
-            for e in manifest.models:
-                for f in e.files:
-                    name = f"models/{e.id}/{f.path}"
-                    if name not in files:
-                        raise BundleError("manifest", f"{e.id}: {name} is in the manifest but not in the bundle")
-                    if files[name].size != f.size:
-                        raise BundleError("size", f"{name}: {files[name].size} bytes, manifest says {f.size}")
-                    if sums[name] != f.sha256:
-                        raise BundleError("sha256", f"{name}: {SUMS} and the manifest disagree")
-            bad = [c for c in models.verify(None, manifest) if not c.ok]
-            if bad:
-                raise BundleError("verify", "; ".join(c.message for c in bad[:5]))
+            _unpack(tar, files, sums, staging)
+            _check_manifest(staging, files, sums)
             log(f"verified {len(files)} members of {bundle_id}")
             if final.exists():
                 shutil.rmtree(final)

@@ -231,6 +231,75 @@ class _Truncated(Exception):
     pass
 
 
+class _GgufReader:
+    """Little-endian reads of a GGUF header from an open binary file (GGUF spec, ggml docs/gguf.md)."""
+
+    def __init__(self, fh):
+        self.fh = fh
+
+    def read(self, n: int) -> bytes:
+        b = self.fh.read(n)
+        if len(b) != n:
+            raise _Truncated(f"the file ends inside the GGUF header, at byte {self.fh.tell()}")
+        return b
+
+    def u32(self) -> int:
+        return struct.unpack("<I", self.read(4))[0]
+
+    def u64(self) -> int:
+        return struct.unpack("<Q", self.read(8))[0]
+
+    def string(self) -> bytes:
+        n = self.u64()
+        if n > 1 << 24:
+            raise ValueError(f"a metadata string of {n} bytes at byte {self.fh.tell()}: not a GGUF header")
+        return self.read(n)
+
+    def skip_value(self, t: int) -> None:
+        """Read past one metadata value of GGUF value type ``t``."""
+        if t in _GGUF_SCALAR:
+            self.read(_GGUF_SCALAR[t])
+        elif t == _GGUF_STRING:
+            self.string()
+        elif t == _GGUF_ARRAY:
+            et, n = self.u32(), self.u64()
+            if et in _GGUF_SCALAR:
+                self.read(_GGUF_SCALAR[et] * n)
+            else:
+                for _ in range(n):
+                    self.skip_value(et)
+        else:
+            raise ValueError(f"unknown GGUF value type {t} at byte {self.fh.tell()}")
+
+    def metadata_alignment(self, n_kv: int) -> int:
+        """Read past ``n_kv`` metadata pairs; ``general.alignment`` (bytes, default 32)."""
+        alignment = 32
+        for _ in range(n_kv):
+            key, t = self.string(), self.u32()
+            if key == b"general.alignment" and t == 4:
+                alignment = self.u32()
+            else:
+                self.skip_value(t)
+        return alignment
+
+    def tensor_ends(self, n_tensors: int) -> list[int]:
+        """Read the tensor table: each tensor's data end, relative to the data section (bytes)."""
+        ends = []
+        for _ in range(n_tensors):
+            name = self.string()
+            dims = [self.u64() for _ in range(self.u32())]
+            ggml_type, offset = self.u32(), self.u64()
+            try:
+                block, type_bytes = GGML_QUANT_SIZES[GGMLQuantizationType(ggml_type)]
+            except (ValueError, KeyError):
+                raise ValueError(f"tensor {name.decode(errors='replace')}: unknown ggml type {ggml_type}") from None
+            n = 1
+            for d in dims:
+                n *= d
+            ends.append(offset + n // block * type_bytes)
+        return ends
+
+
 def gguf_data_end(path: Path) -> tuple[int, int]:
     """(number of tensors, byte offset where the last tensor's data ends) of a GGUF file, from its
     header, metadata and tensor table (GGUF spec, ggml docs/gguf.md; tensor byte sizes from the
@@ -240,64 +309,14 @@ def gguf_data_end(path: Path) -> tuple[int, int]:
         ValueError: the header or tensor table is cut off or malformed (the message says where).
     """
     with open(path, "rb", buffering=1 << 20) as fh:
-        def read(n: int) -> bytes:
-            b = fh.read(n)
-            if len(b) != n:
-                raise _Truncated(f"the file ends inside the GGUF header, at byte {fh.tell()}")
-            return b
-
-        def u32() -> int:
-            return struct.unpack("<I", read(4))[0]
-
-        def u64() -> int:
-            return struct.unpack("<Q", read(8))[0]
-
-        def string() -> bytes:
-            n = u64()
-            if n > 1 << 24:
-                raise ValueError(f"a metadata string of {n} bytes at byte {fh.tell()}: not a GGUF header")
-            return read(n)
-
-        def skip_value(t: int) -> None:
-            if t in _GGUF_SCALAR:
-                read(_GGUF_SCALAR[t])
-            elif t == _GGUF_STRING:
-                string()
-            elif t == _GGUF_ARRAY:
-                et, n = u32(), u64()
-                if et in _GGUF_SCALAR:
-                    read(_GGUF_SCALAR[et] * n)
-                else:
-                    for _ in range(n):
-                        skip_value(et)
-            else:
-                raise ValueError(f"unknown GGUF value type {t} at byte {fh.tell()}")
-
+        r = _GgufReader(fh)
         try:
-            if read(4) != b"GGUF":
+            if r.read(4) != b"GGUF":
                 raise ValueError("no GGUF magic")
-            version = u32()
-            n_tensors, n_kv = u64(), u64()
-            alignment = 32
-            for _ in range(n_kv):
-                key, t = string(), u32()
-                if key == b"general.alignment" and t == 4:
-                    alignment = u32()
-                else:
-                    skip_value(t)
-            tensors = []
-            for _ in range(n_tensors):
-                name = string()
-                dims = [u64() for _ in range(u32())]
-                ggml_type, offset = u32(), u64()
-                try:
-                    block, type_bytes = GGML_QUANT_SIZES[GGMLQuantizationType(ggml_type)]
-                except (ValueError, KeyError):
-                    raise ValueError(f"tensor {name.decode(errors='replace')}: unknown ggml type {ggml_type}") from None
-                n = 1
-                for d in dims:
-                    n *= d
-                tensors.append(offset + n // block * type_bytes)
+            version = r.u32()
+            n_tensors, n_kv = r.u64(), r.u64()
+            alignment = r.metadata_alignment(n_kv)
+            tensors = r.tensor_ends(n_tensors)
             data_start = -(-fh.tell() // alignment) * alignment
         except _Truncated as e:
             raise ValueError(str(e)) from None

@@ -126,12 +126,23 @@ class Grammar:
         self._zh = ZhGrammar(self.items) if language == "zh" else None
 
     def _find_item(self, toks: list[str], skip: set[int], location: str | None = None) -> ItemMatch:
-        """The item named in ``toks`` (singular tokens); ``skip``: indices of the location."""
+        """The item named in ``toks`` (singular tokens); ``skip``: indices of the location. Tried in
+        order: a name or alias, a fuzzy n-gram, one word of names, the location's only item."""
+        return (self._by_name(toks, skip) or self._by_fuzzy(toks, skip) or self._by_word(toks, skip)
+                or self._at_location(toks, skip, location))
+
+    def _by_name(self, toks: list[str], skip: set[int]) -> ItemMatch | None:
+        """The longest item name or alias found whole in ``toks``, outside ``skip``."""
         for phrase in self._ordered:
             n = len(phrase)
             for i in range(len(toks) - n + 1):
                 if tuple(toks[i:i + n]) == phrase and not skip.intersection(range(i, i + n)):
                     return ItemMatch(self._phrases[phrase], frozenset(range(i, i + n)), via="name")
+        return None
+
+    def _by_fuzzy(self, toks: list[str], skip: set[int]) -> ItemMatch | None:
+        """The best ``rapidfuzz`` match (ratio ≥ :data:`FUZZY_CUTOFF`) of a 1–4 word n-gram; ties on
+        the same span are candidates."""
         best: tuple[float, set[str], range] | None = None
         for n in range(1, 5):
             for i in range(len(toks) - n + 1):
@@ -147,19 +158,19 @@ class Grammar:
                         best = score, {sku}, span
                     elif score == best[0] and span == best[2]:
                         best[1].add(sku)
-        if best:
-            skus, span = sorted(best[1]), frozenset(best[2])
-            if len(skus) == 1:
-                return ItemMatch(skus[0], span, via="fuzzy")
-            return ItemMatch(None, span, candidates=tuple(skus), via="fuzzy")
+        return _one_or_candidates(sorted(best[1]), frozenset(best[2]), "fuzzy") if best else None
+
+    def _by_word(self, toks: list[str], skip: set[int]) -> ItemMatch | None:
+        """The items every name word in ``toks`` belongs to (else any of them)."""
         hits = [(i, self._words[t]) for i, t in enumerate(toks) if i not in skip and t in self._words]
-        if hits:
-            common = set.intersection(*(h for _, h in hits))
-            skus = sorted(common) if common else sorted(set.union(*(h for _, h in hits)))
-            span = frozenset(i for i, _ in hits)
-            if len(skus) == 1:
-                return ItemMatch(skus[0], span, via="word")
-            return ItemMatch(None, span, candidates=tuple(skus), via="word")
+        if not hits:
+            return None
+        common = set.intersection(*(h for _, h in hits))
+        skus = sorted(common) if common else sorted(set.union(*(h for _, h in hits)))
+        return _one_or_candidates(skus, frozenset(i for i, _ in hits), "word")
+
+    def _at_location(self, toks: list[str], skip: set[int], location: str | None) -> ItemMatch:
+        """The only item stocked at ``location``, else the content words as an unknown item."""
         at = self._by_location.get(location or "", [])
         if len(at) == 1:
             return ItemMatch(at[0], frozenset(), via="location")
@@ -203,19 +214,11 @@ class Grammar:
         toks = normalize_text(text).split()
         location, skip = find_location(toks)
         norm = " ".join(toks)
-        words = set(toks)
-        if _QUERY_START.match(norm):
-            intent = "query_stock"
-        elif words & OUT_WORDS or _OUT_PHRASES.search(norm):
-            intent, direction = "log_record", "out"
-        elif words & (IN_WORDS | LOG_WORDS):
-            intent, direction = "log_record", "in"
-        elif _QUERY_ANY.search(norm):
-            intent = "query_stock"
-        else:
+        command = _command(norm, set(toks))
+        if command is None:
             return None
-        sing = [singular(t) for t in toks]
-        found = self._find_item(sing, skip, location)
+        intent, direction = command
+        found = self._find_item([singular(t) for t in toks], skip, location)
         extra: dict = {}
         if found.candidates:
             extra["candidates"] = list(found.candidates)
@@ -223,23 +226,48 @@ class Grammar:
             if not found.tokens:
                 return None
             extra["unknown_item"] = " ".join(toks[i] for i in sorted(found.tokens))
-        span = found.tokens
         if intent == "query_stock":
             if "unknown_item" in extra and not _STOCK_CUE.search(norm):
                 return None
             return Intent("query_stock", sku=found.sku, location=location, source="grammar", text=original,
                           extra=extra)
-        nums = [int(t) for i, t in enumerate(toks) if t.isdigit() and i not in skip and i not in span]
-        if nums:
-            quantity = nums[0]
-        elif span and "unknown_item" not in extra and min(span) > 0 and toks[min(span) - 1] in ("a", "an"):
-            quantity = 1
-        else:
-            return None
-        if quantity <= 0:
+        quantity = _quantity(toks, skip, found.tokens, item_known="unknown_item" not in extra)
+        if quantity is None or quantity <= 0:
             return None
         return Intent("log_record", sku=found.sku, quantity=quantity, direction=direction, location=location,
                       source="grammar", text=original, extra=extra)
+
+
+def _one_or_candidates(skus: list[str], span: frozenset[int], via: str) -> ItemMatch:
+    """One SKU → that item; several → ``candidates``."""
+    if len(skus) == 1:
+        return ItemMatch(skus[0], span, via=via)
+    return ItemMatch(None, span, candidates=tuple(skus), via=via)
+
+
+def _command(norm: str, words: set[str]) -> tuple[str, str | None] | None:
+    """``(intent, direction)`` the words of normalized text ``norm`` ask for: a question cue →
+    ``query_stock``; an out/in/log word → ``log_record``; None when neither."""
+    if _QUERY_START.match(norm):
+        return "query_stock", None
+    if words & OUT_WORDS or _OUT_PHRASES.search(norm):
+        return "log_record", "out"
+    if words & (IN_WORDS | LOG_WORDS):
+        return "log_record", "in"
+    if _QUERY_ANY.search(norm):
+        return "query_stock", None
+    return None
+
+
+def _quantity(toks: list[str], skip: set[int], span: frozenset[int], item_known: bool) -> int | None:
+    """The first number outside the location (``skip``) and the item name (``span``); 1 for
+    ``a``/``an`` right before a known item's name; None when no quantity is said."""
+    nums = [int(t) for i, t in enumerate(toks) if t.isdigit() and i not in skip and i not in span]
+    if nums:
+        return nums[0]
+    if span and item_known and min(span) > 0 and toks[min(span) - 1] in ("a", "an"):
+        return 1
+    return None
 
 
 def text_direction(text: str) -> str | None:
