@@ -284,6 +284,14 @@ def _read_yaml(path: Path) -> dict:
         data = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader
     except FileNotFoundError:
         raise ConfigError(f"{path}: config file not found; pass an existing file to --config") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: a folder, not a config file; pass the YAML file itself to --config") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read the config file ({e.strerror or e}); check its permissions "
+                          f"(the service user must be able to read it)") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not a text file ({e.reason} at byte {e.start}); a config file is YAML "
+                          f"saved as UTF-8") from None
     except yaml.YAMLError as e:
         raise ConfigError(f"{path}: not valid YAML: {e}") from None
     if data is None:

@@ -24,6 +24,7 @@ new folder is removed and ``current`` still points at the old set.
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import hashlib
 import io
@@ -51,7 +52,8 @@ CHUNK = 1 << 20  # bytes per read while hashing
 
 class BundleError(UserError):
     """A bundle that cannot be built or installed; ``check`` names what failed (``member``,
-    ``checksums``, ``size``, ``sha256``, ``manifest``, ``verify``, ``smoke``, ``source``)."""
+    ``checksums``, ``size``, ``sha256``, ``manifest``, ``verify``, ``smoke``, ``source``, ``file``: the
+    bundle file or the models folder cannot be read or written)."""
 
     def __init__(self, check: str, message: str):
         self.check = check
@@ -121,8 +123,20 @@ def build_bundle(board: str, out: str | os.PathLike, model_ids: list[str] | None
     info_text = yaml.safe_dump(info, sort_keys=False)
     sums[INFO] = hashlib.sha256(info_text.encode()).hexdigest()
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".part")
+    try:
+        _write_tar(tmp, info_text, manifest_text, entries, sums)
+        os.replace(tmp, out)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise BundleError("file", f"{out}: cannot write the bundle ({e.strerror or e}); give a writable file "
+                          f"path with enough free space") from e
+    return info
+
+
+def _write_tar(tmp: Path, info_text: str, manifest_text: str, entries: list, sums: dict[str, str]) -> None:
+    tmp.parent.mkdir(parents=True, exist_ok=True)
     with tarfile.open(tmp, "w", format=tarfile.PAX_FORMAT) as tar:
         _add_bytes(tar, INFO, info_text.encode())
         _add_bytes(tar, MANIFEST, manifest_text.encode())
@@ -136,8 +150,6 @@ def build_bundle(board: str, out: str | os.PathLike, model_ids: list[str] | None
                 with open(base / f.path, "rb") as fh:
                     tar.addfile(ti, fh)
         _add_bytes(tar, SUMS, "".join(f"{h}  {n}\n" for n, h in sorted(sums.items())).encode())
-    os.replace(tmp, out)
-    return info
 
 
 # ------------------------------------------------------------------------------------------------
@@ -308,16 +320,23 @@ def install_bundle(bundle: str | os.PathLike, models_dir: str | os.PathLike,
     """Verify, unpack, smoke-test and switch to ``bundle`` (see the module docstring).
 
     Raises:
-        BundleError: the bundle is refused (``check`` says which check failed); ``current`` is unchanged.
-        OSError: the bundle file cannot be read, or the models dir cannot be written.
+        BundleError: the bundle is refused (``check`` says which check failed; ``file``: the bundle
+            cannot be read or the models dir cannot be written); ``current`` is unchanged.
     """
     models_dir = Path(models_dir)
-    models_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        models_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise BundleError("file", f"{models_dir}: cannot create the models folder ({e.strerror or e}); "
+                          f"choose a writable --models-dir (settings models.dir)") from e
     previous = current_target(models_dir)
     try:
         tar = tarfile.open(bundle, "r:*")
     except tarfile.TarError as e:
         raise BundleError("member", f"{bundle} is not a tar file: {e}") from None
+    except OSError as e:
+        raise BundleError("file", f"{bundle}: cannot read the bundle ({e.strerror or e}); give the path of "
+                          f"the bundle .tar written by 'edge models bundle'") from e
     with tar:
         files, sums, bundle_id = _read_index(tar, bundle)
         final = models_dir / bundle_id
@@ -327,8 +346,12 @@ def install_bundle(bundle: str | os.PathLike, models_dir: str | os.PathLike,
         shutil.rmtree(staging, ignore_errors=True)
         switched = False
         try:
-            staging.mkdir()
-            _unpack(tar, files, sums, staging)
+            try:
+                staging.mkdir()
+                _unpack(tar, files, sums, staging)
+            except OSError as e:
+                raise BundleError("file", f"{e.filename or staging}: cannot unpack the bundle ({e.strerror or e}); "
+                                  f"free space in {models_dir} or choose another --models-dir") from e
             _check_manifest(staging, files, sums)
             log(f"verified {len(files)} members of {bundle_id}")
             if final.exists():

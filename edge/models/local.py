@@ -26,6 +26,7 @@ failed or interrupted install never leaves a half-written model under the final 
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import hashlib
 import os
@@ -42,6 +43,7 @@ from edge.models.manifest import (
     HEAD_BYTES,
     LFS_PREFIX,
     ModelError,
+    ModelNotFoundError,
     default_manifest_path,
     is_html,
     lfs_info,
@@ -166,7 +168,8 @@ def find_model(model: str, models_dir: str | os.PathLike[str] | None = None,
     """A path, a pip-packaged manifest id, or an installed local model id → the model file.
 
     Raises:
-        FileNotFoundError: nothing found; the message names what was tried and the fix.
+        ModelNotFoundError: nothing found (a ``FileNotFoundError`` too); the message names what was
+            tried and the fix.
     """
     p = Path(model).expanduser()
     if p.is_file():
@@ -176,16 +179,16 @@ def find_model(model: str, models_dir: str | os.PathLike[str] | None = None,
         if model in m.ids:
             return resolve(model, m)
     except ModelError as e:
-        raise FileNotFoundError(f"model {model!r}: {e}") from None
+        raise ModelNotFoundError(f"model {model!r}: {e}") from None
     try:
         entry = get_local(model, manifest_path)
     except ModelError:
-        raise FileNotFoundError(
+        raise ModelNotFoundError(
             f"model {model!r}: not an existing file and not a model id of {m.path} "
             f"(known: {', '.join(m.ids + [e.id for e in load_local_models(manifest_path)])})") from None
     path = models_dir_path(models_dir) / entry.filename
     if not path.is_file():
-        raise FileNotFoundError(
+        raise ModelNotFoundError(
             f"model {model!r} ({entry.filename}) is not installed in {models_dir_path(models_dir)}; get it from "
             f"Hugging Face {entry.repo} and install it with: edge models add /path/to/{entry.filename} --id {entry.id}")
     return path
@@ -391,6 +394,34 @@ def _pick_entry(file: Path, model_id: str | None, manifest_path) -> LocalModel:
                              f"{', '.join(m.id for m in entries)}")
 
 
+def _copy_hashing(src: Path, tmp: Path, mdir: Path, size: int, progress: Callable[[int, int], None] | None) -> str:
+    """Copy ``src`` to ``tmp`` (synced) while hashing it; its SHA-256 (hex).
+
+    Raises:
+        ModelError: the models folder cannot be written or the source not read (names the path).
+    """
+    if mdir.exists() and not mdir.is_dir():
+        raise ModelError(f"{mdir}: a file, not a folder; --models-dir (settings models.dir) names the folder the "
+                         f"models go in")
+    h = hashlib.sha256()
+    copied = 0
+    try:
+        mdir.mkdir(parents=True, exist_ok=True)
+        with open(src, "rb") as fin, open(tmp, "wb") as fout:
+            while chunk := fin.read(COPY_CHUNK_BYTES):
+                h.update(chunk)
+                fout.write(chunk)
+                copied += len(chunk)
+                if progress:
+                    progress(copied, size)
+            fout.flush()
+            os.fsync(fout.fileno())
+    except OSError as e:
+        raise ModelError(f"{e.filename or mdir}: cannot copy the model into {mdir} ({e.strerror or e}); choose a "
+                         f"writable folder with enough free space (--models-dir, settings models.dir)") from e
+    return h.hexdigest()
+
+
 def add(file: str | os.PathLike[str], model_id: str | None = None, models_dir: str | os.PathLike[str] | None = None,
         trust_on_first_use: bool = False, manifest_path: str | os.PathLike[str] | None = None,
         progress: Callable[[int, int], None] | None = None) -> Installed:
@@ -402,6 +433,7 @@ def add(file: str | os.PathLike[str], model_id: str | None = None, models_dir: s
     Raises:
         ModelAddError: a check failed; ``.check`` names it and the message says what was expected,
             what was found and the fix. Nothing is left in ``models_dir`` then.
+        ModelError: the models folder cannot be written (names it).
     """
     src = Path(file).expanduser()
     entry = _pick_entry(src, model_id, manifest_path)
@@ -410,9 +442,13 @@ def add(file: str | os.PathLike[str], model_id: str | None = None, models_dir: s
         raise ModelAddError("missing", f"{src}: {'a directory' if src.is_dir() else 'no such file'}; "
                                       f"pass the path of {entry.filename}")
     done.append("missing")
-    size = src.stat().st_size
-    with open(src, "rb") as fh:
-        head = fh.read(max(HEAD_BYTES, RKLLM_HEADER_BYTES))
+    try:
+        size = src.stat().st_size
+        with open(src, "rb") as fh:
+            head = fh.read(max(HEAD_BYTES, RKLLM_HEADER_BYTES))
+    except OSError as e:
+        raise ModelAddError("missing", f"{src}: cannot read it ({e.strerror or e}); check the medium is mounted "
+                                      f"and readable") from e
     fix = f"get {entry.filename} again from Hugging Face {entry.repo}" + (f" (revision {entry.revision})" if entry.revision else "")
     if head.startswith(LFS_PREFIX):
         raise ModelAddError("lfs-pointer", f"{src} is {lfs_info(head)}, {size} bytes, not the model itself; "
@@ -447,29 +483,22 @@ def add(file: str | os.PathLike[str], model_id: str | None = None, models_dir: s
         raise ModelAddError("trust", f"the manifest has no published SHA-256 for {entry.id} ({entry.filename}); "
                                     f"check where the file came from and run again with --trust-on-first-use to "
                                     f"pin its SHA-256 in {mdir / PINS_FILE}")
-    mdir.mkdir(parents=True, exist_ok=True)
     dst = mdir / entry.filename
     tmp = mdir / f".{entry.filename}.part-{os.getpid()}"
-    h = hashlib.sha256()
-    copied = 0
     try:
-        with open(src, "rb") as fin, open(tmp, "wb") as fout:
-            while chunk := fin.read(COPY_CHUNK_BYTES):
-                h.update(chunk)
-                fout.write(chunk)
-                copied += len(chunk)
-                if progress:
-                    progress(copied, size)
-            fout.flush()
-            os.fsync(fout.fileno())
-        digest = h.hexdigest()
+        digest = _copy_hashing(src, tmp, mdir, size, progress)
         if exp_sha is not None and digest != exp_sha:
             raise ModelAddError("sha256", f"{src}: expected SHA-256 {exp_sha}, got {digest} (a different or "
                                          f"corrupted file); {fix}")
         done.append("sha256")
-        os.replace(tmp, dst)
+        try:
+            os.replace(tmp, dst)
+        except OSError as e:
+            raise ModelError(f"{dst}: cannot install the model under this name ({e.strerror or e}); move away "
+                             f"what is there") from e
     finally:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # a models "folder" that is a file has no tmp to remove
+            tmp.unlink(missing_ok=True)
     pinned_now = False
     if exp_sha is None:
         pins[entry.id] = {"file": entry.filename, "size": size, "sha256": digest, "head": head[:16].hex(),

