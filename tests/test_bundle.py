@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from edge.cli import main
 from edge.models import manifest as models
 from edge.models.bundle import BundleError, build_bundle, current_target, install_bundle
-from edge.cli import main
 
 SMALL = ["silero-vad", "wake-hey-rhasspy"]  # ~2 MB of ONNX
 LLM = "smollm2-135m-instruct-q4_1"
