@@ -1,4 +1,5 @@
-"""Command-line front ends of the field-deployment commands (registered into ``edge`` by :func:`register`).
+"""The handlers of the field-deployment commands; their arguments are defined in :mod:`edge.cli`,
+which imports this module only when one of them runs (it loads the doctor, install and bundle code).
 
     edge doctor [--json] [--root DIR] [--board NAME] [--config FILE] [--user NAME] [--no-audio-probe]
                 [--check NAME ...] [--min-free-disk-mib N]
@@ -76,46 +77,3 @@ def cmd_models_install(args) -> int:
     else:
         print(f"installed {res.bundle_id} in {models_dir}; current -> {res.bundle_id} (was {res.previous or 'none'})")
     return 0
-
-
-def register(sub, msub, common) -> None:
-    """Add ``doctor``, ``install``, ``uninstall`` to ``sub`` and ``bundle``, ``install`` to ``msub``
-    (the ``models`` sub-commands). ``common`` adds ``--config``/``--board``."""
-    p = sub.add_parser("doctor", help="check the box: packages, audio, devices, permissions, NPU, models, limits")
-    common(p)
-    p.add_argument("--json", action="store_true", help="one JSON object per check")
-    p.add_argument("--root", default="/", help="read /etc, /dev, /proc, /sys under this folder (default /)")
-    p.add_argument("--user", default="edge", help="the service user (default edge)")
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--no-audio-probe", action="store_true", help="do not ask PortAudio for capture devices")
-    g.add_argument("--audio-probe", action="store_true", help="ask PortAudio even with --root")
-    p.add_argument("--check", action="append", help="run only this check (repeatable)")
-    p.add_argument("--min-free-disk-mib", type=int, default=1024, help="disk check threshold, MiB")
-    p.set_defaults(func=cmd_doctor)
-
-    p = sub.add_parser("install", help="install the systemd service for a board (user, data folder, config, unit)")
-    p.add_argument("--board", required=True, help="board config name from board-configs/")
-    p.add_argument("--root", default="/", help="install into this root folder instead of / (staging, image)")
-    p.add_argument("--exec", dest="exec_path", help="ExecStart program (default: this installation's edge)")
-    p.add_argument("--force", action="store_true", help="rewrite /etc/edge/edge.yaml even if it was edited")
-    p.set_defaults(func=cmd_install)
-
-    p = sub.add_parser("uninstall", help="remove the service (keeps /var/lib/edge unless --purge)")
-    p.add_argument("--purge", action="store_true", help="also remove /var/lib/edge (store, models)")
-    p.add_argument("--root", default="/", help="root folder (default /)")
-    p.set_defaults(func=cmd_uninstall)
-
-    q = msub.add_parser("bundle", help="write an offline bundle of a board's models (models, manifest, SHA256SUMS)")
-    q.add_argument("--board", required=True)
-    q.add_argument("out", help="the .tar to write")
-    q.add_argument("--model", action="append", help="bundle only this manifest id (repeatable)")
-    q.add_argument("--manifest", help="source manifest (default: $EDGE_MANIFEST or models/manifest.yaml)")
-    q.add_argument("--json", action="store_true")
-    q.set_defaults(func=cmd_models_bundle)
-
-    q = msub.add_parser("install", help="verify a bundle, unpack it, smoke-test it, switch to it atomically")
-    common(q)
-    q.add_argument("bundle", help="the bundle .tar")
-    q.add_argument("--models-dir", help="default: models.dir of the settings")
-    q.add_argument("--no-smoke", action="store_true", help="skip the smoke inference (not recommended)")
-    q.set_defaults(func=cmd_models_install)
