@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from edge.stages.dialog import act as dialog_act
 from edge.stages.nlu.llm_intent import ATTEMPTS, NOT_UNDERSTOOD, LlmIntentParser, build_system_prompt
 from edge.stages.nlu.schema import (
     INTENT_VALUES,
@@ -46,11 +47,6 @@ BAD_OUTPUTS = {
 
 def act(intent, store, text):
     """Carry out ``intent`` on the store as the pipeline does; the reply text."""
-    try:
-        from edge.stages.dialog import act as dialog_act
-    except ImportError:  # before edge.stages.dialog existed
-        from edge.loop.pipeline import act as pipeline_act
-        return pipeline_act(intent, store, text, "turn-1")
     return dialog_act(intent, store, text, "turn-1").text
 
 
