@@ -42,7 +42,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
-from edge.llm.base import CancelToken, ContextOverflow, EngineError, GenerationRequest, GenerationStats
+from edge.llm.base import (
+    SMOKE_REQUEST,
+    CancelToken,
+    ContextOverflow,
+    EngineError,
+    GenerationRequest,
+    GenerationStats,
+    LlmEngine,
+)
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +61,6 @@ LOAD_TIMEOUT_S = 600.0
 #: run timeout (edge.llm.rkllm); for llama.cpp a hang is rare and a slow prompt is not one: 300 s
 #: lets a 2,048-token prompt decode at 7 tokens/s (a 3B model on a busy 4-core board).
 DEFAULT_TIMEOUT_S = {"rkllm": 60.0, "llamacpp": 300.0}
-SMOKE_REQUEST = GenerationRequest([{"role": "user", "content": "Hi"}], max_tokens=1, temperature=0.0)
 HEALTHY, UNHEALTHY, UNLOADED = "healthy", "unhealthy", "unloaded"
 
 
@@ -176,8 +183,8 @@ class _LinkedCancel(CancelToken):
 _DONE = object()
 
 
-class EngineChain:
-    """Engines in fallback order; itself usable as an :class:`edge.llm.base.Engine`.
+class EngineChain(LlmEngine):
+    """Engines in fallback order; itself an :class:`edge.llm.base.LlmEngine`.
 
     Args:
         specs: the LLM steps, best first (the grammar step is implicit at the end).
@@ -223,6 +230,26 @@ class EngineChain:
     @property
     def n_ctx(self) -> int:
         return getattr(self.active_engine, "n_ctx", 0)
+
+    @property
+    def serving(self) -> str:
+        """The active step's label (``llamacpp:<model>``), or ``grammar``."""
+        return self._active.spec.label if self._active else "grammar"
+
+    def smoke(self, timeout_s: float | None = None) -> GenerationStats | None:
+        """Start the chain if it was not started: each step gets its one-token smoke inference as it
+        is brought up (under its own smoke timeout; ``timeout_s`` is not used). Returns None (no
+        token generated now).
+
+        Raises:
+            NoEngine: no LLM step passed its smoke inference (the grammar path answers alone).
+        """
+        with self._lock:
+            if not self._started:
+                self.start()
+            if self._active is None:
+                raise NoEngine("no LLM step of the chain passed its smoke inference")
+        return None
 
     def status(self) -> list[dict]:
         """One dict per step, grammar last: ``index``, ``engine``, ``model``, ``n_ctx``, ``state``
