@@ -33,47 +33,37 @@ from pathlib import Path
 from typing import Callable
 
 from edge import events as ev
-from edge.service import logs
-from edge.service.runstate import ServiceState, state_path
-from edge.service.notify import Notifier
 from edge.errors import EdgeError
+from edge.llm.chain import NoEngine
+from edge.loop.stages import Stages, cpu_sets
+from edge.loop.state import TurnState
+from edge.service import logs
+from edge.service.notify import Notifier
+from edge.service.runstate import ServiceState, state_path
 
 
 class SmokeError(EdgeError):
     """The one-token smoke inference failed; READY=1 is not sent."""
 
 
-def smoke_inference(stages) -> str:
-    """One token through the LLM the stages use; returns a short description ("llamacpp: 1 token").
-
-    Uses the engine's (or chain's) ``smoke()`` when it has one, else a 1-token generation.
+def smoke_inference(stages: Stages) -> str:
+    """One token through the LLM the stages use (:meth:`edge.llm.base.LlmEngine.smoke`; a chain
+    smoke-tests each step as it brings it up); returns a short description for the READY line
+    ("llamacpp:<model> passed its smoke inference").
 
     Raises:
         SmokeError: the engine failed; the message says which and why.
     """
-    llm = getattr(stages.understanding, "llm", None)
+    llm = stages.understanding.llm
     if llm is None:
         return "no LLM configured (grammar path only)"
-    llm = getattr(llm, "inner", llm)  # edge.llm.idle.IdleEngine wraps the chain
-    name = getattr(llm, "name", type(llm).__name__)
-    if hasattr(llm, "steps") and hasattr(llm, "start"):  # edge.llm.chain.EngineChain smoke-tests each step itself
-        if not getattr(llm, "_started", False):
-            llm.start()
-        active = getattr(llm, "active", None)
-        if active is None:  # the grammar path still answers the stock commands: serve, degraded
-            return "degraded: no LLM step of the chain passed its smoke inference (grammar path only)"
-        return f"chain: {getattr(active.spec, 'label', active)} passed its smoke inference"
     try:
-        smoke = getattr(llm, "smoke", None)
-        if callable(smoke):
-            smoke()
-        else:
-            from edge.llm.base import GenerationRequest, generate
-
-            generate(llm, GenerationRequest([{"role": "user", "content": "Hi"}], max_tokens=1, temperature=0.0))
+        llm.smoke()
+    except NoEngine:  # the grammar path still answers the stock commands: serve, degraded
+        return "degraded: no LLM step of the chain passed its smoke inference (grammar path only)"
     except Exception as e:
-        raise SmokeError(f"LLM smoke inference ({name}) failed: {type(e).__name__}: {e}") from e
-    return f"{name}: 1 token"
+        raise SmokeError(f"LLM smoke inference ({llm.name}) failed: {type(e).__name__}: {e}") from e
+    return f"{llm.serving} passed its smoke inference"
 
 
 class Backoff:
@@ -158,11 +148,12 @@ def run_service(settings, store, output_dir: Path, emit: Callable[[ev.Event], No
         notifier.ready(f"ready: models loaded, smoke inference {how}")
         log.info("ready: smoke inference %s", how)
 
-        state = {"turn": "listening", "device": ""}
+        state = {"turn": TurnState.LISTENING, "device": ""}
         llm_note = "no LLM, grammar path only" if how.startswith("degraded") else ""
 
         def status_line() -> str:
-            base = "awake" if state["turn"] == "awake" else f"listening on {state['device']}"
+            turn = state["turn"]
+            base = f"listening on {state['device']}" if turn is TurnState.LISTENING else turn.status
             notes = [n for n in (state.get("degraded"), llm_note) if n]
             return base + (f"; degraded: {'; '.join(notes)}" if notes else "")
 
@@ -170,16 +161,13 @@ def run_service(settings, store, output_dir: Path, emit: Callable[[ev.Event], No
             emit(e)
             logs.log_event(log, e, event_level)
             run_state.event(e)
-            if e.type == "wake":
-                state["turn"] = "awake"
-            elif e.type in ("turn_end", "no_speech"):
-                state["turn"] = "listening"
+            if isinstance(e, ev.StateChange):  # the pipeline's turn state
+                state["turn"] = TurnState(e.state)
             notifier.status(status_line())
 
         from edge.governor import pinned
-        from edge.loop.build import _cpu_sets
 
-        audio_cpus, _ = _cpu_sets(stages.governor)
+        audio_cpus, _ = cpu_sets(stages.governor)
         retry = Backoff(svc.capture_retry_initial_s, svc.capture_retry_max_s)
         waiting_said = False
         while True:
@@ -202,7 +190,7 @@ def run_service(settings, store, output_dir: Path, emit: Callable[[ev.Event], No
             retry.reset()
             waiting_said = False
             run_state.opened(cap)
-            run_state.turn = "listening"
+            run_state.turn = TurnState.LISTENING.value  # a new pipeline starts listening
             try:
                 player = Playback()
                 state.pop("degraded", None)
@@ -211,7 +199,7 @@ def run_service(settings, store, output_dir: Path, emit: Callable[[ev.Event], No
                 state["degraded"] = "no playback device, replies are only written as WAV files"
                 log.warning("no playback device: %s", e, extra={"STAGE": "playback"})
             state["device"] = cap.device_name
-            state["turn"] = "listening"
+            state["turn"] = TurnState.LISTENING
             _stderr(f"listening on {cap.device_name} ({cap.rate} Hz, {cap.channels} ch); Ctrl-C to stop")
             notifier.status(status_line())
             lost: list[Exception] = []
