@@ -88,7 +88,8 @@ class CancelToken:
 class Engine(Protocol):
     """``stream(request, cancel) -> Iterator[str]`` yields token texts; afterwards ``last_stats``
     holds the :class:`GenerationStats` of that call. ``n_ctx``: context window in tokens.
-    ``name``: ``llamacpp`` | ``rkllm``. ``close()`` frees the model."""
+    ``name``: ``llamacpp`` | ``rkllm``. ``smoke(timeout_s)``: a one-token generation (raises when
+    the engine does not answer). ``close()`` frees the model."""
 
     name: str
     n_ctx: int
@@ -97,6 +98,8 @@ class Engine(Protocol):
     def stream(self, request: GenerationRequest, cancel: CancelToken | None = None) -> Iterator[str]: ...
 
     def count_tokens(self, text: str) -> int: ...
+
+    def smoke(self, timeout_s: float | None = None) -> GenerationStats | None: ...
 
     def close(self) -> None: ...
 

@@ -42,8 +42,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
+from drivers.npu.node import as_node_list
 from edge.llm.base import (
-    SMOKE_REQUEST,
     CancelToken,
     ContextOverflow,
     EngineError,
@@ -51,6 +51,9 @@ from edge.llm.base import (
     GenerationStats,
     LlmEngine,
 )
+from edge.llm.llamacpp import LlamaCppEngine
+from edge.llm.rkllm import RkllmEngine
+from edge.models.local import find_model
 
 log = logging.getLogger(__name__)
 
@@ -108,14 +111,9 @@ def default_factory(spec: StepSpec):
         EngineError / FileNotFoundError / ValueError: as the engine's constructor does.
     """
     if spec.engine == "llamacpp":
-        from edge.llm.llamacpp import LlamaCppEngine
-
         return LlamaCppEngine(spec.model, n_ctx=spec.n_ctx, threads=spec.threads, seed=spec.seed,
                               prefix_states=spec.prefix_states, models_dir=spec.models_dir)
     if spec.engine == "rkllm":
-        from edge.llm.rkllm import RkllmEngine
-        from edge.models.local import find_model
-
         kwargs = {"library": spec.lib, "timeout_s": spec.watchdog_s}
         if spec.soc:
             kwargs["soc"] = spec.soc
@@ -135,8 +133,6 @@ def specs_from_settings(settings) -> list[StepSpec]:
     models_dir = getattr(getattr(settings, "models", None), "dir", None)
     npu = getattr(board, "npu", None) if board is not None else None
     npu = npu if isinstance(npu, dict) else {}
-    from drivers.npu.node import as_node_list
-
     nodes = as_node_list(npu.get("device_node")) + as_node_list(npu.get("alt_device_nodes"))
     common = dict(seed=llm.seed, prefix_states=llm.prefix_states, models_dir=models_dir, soc=soc,
                   npu_nodes=tuple(nodes), npu_group=npu.get("device_group"))
@@ -176,8 +172,13 @@ class _LinkedCancel(CancelToken):
         self._outer = outer
 
     @property
+    def own_cancelled(self) -> bool:
+        """Cancelled by the chain (its watchdog, or the consumer stopped), not by the caller."""
+        return super().cancelled
+
+    @property
     def cancelled(self) -> bool:
-        return self._ev.is_set() or (self._outer is not None and self._outer.cancelled)
+        return self.own_cancelled or (self._outer is not None and self._outer.cancelled)
 
 
 _DONE = object()
@@ -229,7 +230,8 @@ class EngineChain(LlmEngine):
 
     @property
     def n_ctx(self) -> int:
-        return getattr(self.active_engine, "n_ctx", 0)
+        eng = self.active_engine
+        return eng.n_ctx if eng is not None else 0
 
     @property
     def serving(self) -> str:
@@ -306,11 +308,7 @@ class EngineChain(LlmEngine):
         timeout = st.spec.smoke_timeout_s if st.spec.smoke_timeout_s is not None else self.smoke_timeout_s
 
         def run():
-            if hasattr(eng, "smoke"):
-                return eng.smoke(timeout)
-            for _ in eng.stream(SMOKE_REQUEST):
-                pass
-            return eng.last_stats
+            return eng.smoke(timeout)
 
         # Engines with their own timeout (RKLLM aborts the run) get a grace period to report it.
         self._in_thread(run, timeout + max(1.0, 0.25 * timeout), "smoke inference", st)
@@ -341,7 +339,7 @@ class EngineChain(LlmEngine):
 
     def _release(self, st: Step, state: str, reason: str) -> None:
         eng, st.engine = st.engine, None
-        if eng is not None and hasattr(eng, "close"):
+        if eng is not None:
             try:
                 eng.close()
             except Exception as e:  # noqa: BLE001 - releasing must not fail the chain
@@ -420,7 +418,7 @@ class EngineChain(LlmEngine):
             try:
                 for piece in eng.stream(request, inner):
                     q.put(("piece", piece))
-                    if inner._ev.is_set():
+                    if inner.own_cancelled:
                         break
                 q.put(("done", None))
             except BaseException as e:  # noqa: BLE001 - handed to the consumer
