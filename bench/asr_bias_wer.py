@@ -82,7 +82,7 @@ def main() -> int:
         if len(utts) != len(texts):
             print(f"{name}: {len(utts)} utterances endpointed, {len(texts)} expected; skipped")
             continue
-        for ref, audio in zip(texts, utts):
+        for ref, audio in zip(texts, utts, strict=True):
             p, b = plain.transcribe(audio).text, biased.transcribe(audio).text
             refs.append(norm(ref)); hyp_plain.append(norm(p)); hyp_biased.append(norm(b))
             rows.append({"session": name, "reference": ref, "plain": p, "biased": b,

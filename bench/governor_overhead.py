@@ -9,13 +9,14 @@ Two child processes, so that one measurement does not inherit the other's pages:
    models, Silero VAD, whisper tiny.en int8, pyttsx3/espeak-ng, SQLite), run two shared sessions;
    VmRSS and VmHWM (peak) from /proc/self/status after each step.
 2. ``llm``: load SmolLM2-135M (the real GGUF) at n_ctx 2048 and 8192, generate 8 tokens; RSS grown
-   by each load vs :func:`edge.governor.estimate` (weights + KV cache, no overhead).
+   by each load vs :func:`edge.governor.admission.estimate` (weights + KV cache, no overhead).
 
-``PIPELINE_OVERHEAD_MIB`` in edge/governor.py = peak of (1) + the largest excess of (2), rounded up.
+``PIPELINE_OVERHEAD_MIB`` in edge/governor/admission.py = peak of (1) + the largest excess of (2), rounded up.
 """
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import platform
 import subprocess
@@ -36,6 +37,8 @@ def status_mib() -> dict:
     return out
 
 
+# The children import the product inside their function: each process measures the memory of
+# only what it imports (the pipeline without an LLM, or the LLM alone).
 def child_pipeline() -> dict:
     sys.path.insert(0, str(REPO))
     from drivers.audio import wav_frames
@@ -60,9 +63,8 @@ def child_pipeline() -> dict:
 
 def child_llm() -> dict:
     sys.path.insert(0, str(REPO))
-    import gc
-
-    from edge.governor import estimate
+    from edge.governor.admission import estimate
+    from edge.llm.base import GenerationRequest, generate
     from edge.llm.llamacpp import LlamaCppEngine
 
     res = {}
@@ -71,13 +73,11 @@ def child_llm() -> dict:
         before = status_mib()["VmRSS"]
         est = estimate("smollm2-135m-instruct-q4_1", n_ctx, overhead_mib=0)
         e = LlamaCppEngine("smollm2-135m-instruct-q4_1", n_ctx=n_ctx, threads=1)
-        from edge.llm.base import GenerationRequest, generate
-
         generate(e, GenerationRequest([{"role": "user", "content": "Say hi"}], max_tokens=8))
         grown = status_mib()["VmRSS"] - before
         res[str(n_ctx)] = {"rss_grown_mib": round(grown, 1), "estimate_mib": round(est.total_bytes / 2**20, 1),
                            "excess_mib": round(grown - est.total_bytes / 2**20, 1)}
-        e.close() if hasattr(e, "close") else None
+        e.close()
         del e
     return res
 

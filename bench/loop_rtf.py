@@ -2,9 +2,9 @@
 
     .venv/bin/python bench/loop_rtf.py [--out bench/results/loop_rtf.json] [--sessions DIR]
 
-Folded into ``edge bench`` (edge/bench.py, issue 8), which measures this and every stage of the
+Folded into ``edge bench`` (edge/ops/bench/, issue 8), which measures this and every stage of the
 loop alongside the LLM figures; this script runs only its voice-loop part
-(:func:`edge.ops.bench.measure_loop`: models loaded once, a fresh store per session, wall clock and
+(:func:`edge.ops.bench.loop.measure_loop`: models loaded once, a fresh store per session, wall clock and
 process CPU time per session) and keeps writing ``bench/results/loop_rtf.json`` in its old form.
 RTF < 1 means faster than real time. Figures are from one run on a shared, noisy machine:
 compare ratios, not absolutes.
@@ -22,8 +22,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from edge.ops.bench import DEFAULT_SESSIONS, git_commit, measure_loop  # noqa: E402
 from edge.config import load_settings  # noqa: E402
+from edge.ops.bench.defaults import DEFAULT_SESSIONS  # noqa: E402
+from edge.ops.bench.loop import measure_loop  # noqa: E402
+from edge.ops.bench.machine import git_commit  # noqa: E402
 
 
 def main() -> int:

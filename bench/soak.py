@@ -116,7 +116,7 @@ def rss_slope(points: list[dict]) -> float:
     xs, ys = [p["turn"] for p in points], [p["rss_mib"] for p in points]
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
     sxx = sum((x - mx) ** 2 for x in xs)
-    return 100 * sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx else 0.0
+    return 100 * sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx if sxx else 0.0
 
 
 def verdicts(base: dict, last: dict, checkpoints: list[dict]) -> dict:

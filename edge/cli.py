@@ -92,7 +92,8 @@ def cmd_ask(args) -> int:
 
     from edge import events as ev
     from edge.stages.dialog import act
-    from edge.loop.build import build_llm, build_understanding, printer
+    from edge.llm.loader import build_llm
+    from edge.loop.build import build_understanding, printer
 
     if not args.text.strip():
         raise ValueError('edge ask: give the words to understand, e.g. edge ask "how many M8 bolts are in bin twelve"')
@@ -182,7 +183,8 @@ def cmd_status(args) -> int:
     import logging
     import time
 
-    from edge.governor import Governor, format_status
+    from edge.governor.governor import Governor
+    from edge.governor.status import format_status
     from edge.service.runstate import format_service, read_state, state_path
 
     settings = _settings(args)
@@ -264,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
 
     _register_deploy(sub, msub, common)  # doctor, install, uninstall, models bundle|install
 
-    from edge.ops.bench import register as _register_bench
+    from edge.ops.bench.cli import register as _register_bench
 
     _register_bench(sub, common)  # edge bench (edge/bench.py)
 

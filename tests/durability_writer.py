@@ -64,14 +64,14 @@ def main(argv: list[str]) -> int:
         store.import_csv(inventory)
     skus = [i.sku for i in store.items()]
     if start_text == "resume":
-        n = 1 + max((op_number(r.turn_id) for r in store.records()), default=-1)
+        first = 1 + max((op_number(r.turn_id) for r in store.records()), default=-1)
     else:
-        n = int(start_text)
+        first = int(start_text)
     conn = store._db()  # the writer's own connection: synchronous is per connection
     mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
     sync = conn.execute("PRAGMA synchronous").fetchone()[0]
-    os.write(1, f"READY {n} {mode} {sync}\n".encode())
-    for n in range(n, n + MAX_OPS):
+    os.write(1, f"READY {first} {mode} {sync}\n".encode())
+    for n in range(first, first + MAX_OPS):
         kind, sku, delta = op(seed, n, skus)
         tid = turn_id(n)
         if kind == "undo":

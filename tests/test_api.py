@@ -13,10 +13,11 @@ import jsonschema
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from edge.service.api.app import METRIC_NAMES, ServerThread, create_app
 from edge.cli import main as cli_main
 from edge.config import ApiSettings, ConfigError, load_settings
 from edge.llm.chain import EngineChain, StepSpec
+from edge.service.api.app import ServerThread, create_app
+from edge.service.api.metrics import METRIC_NAMES
 
 MODEL = "smollm2-135m-instruct-q4_1"
 TOKEN = "test-token-0123456789abcdef"
@@ -306,7 +307,7 @@ def test_a_client_leaving_mid_stream_cancels_the_generation(chain, server):
 def test_metrics_carry_the_governor_figures(chain, tmp_path):
     """The resource governor's figures on /metrics, read from a fake RK3588 tree at each scrape."""
     from edge.config import load_settings
-    from edge.governor import Governor
+    from edge.governor.governor import Governor
     from tests.fakesys import rk3588
 
     fs = rk3588(tmp_path / "sys", temp_c=80.0)

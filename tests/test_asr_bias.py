@@ -62,7 +62,7 @@ def test_vocabulary_is_rebuilt_when_the_inventory_changes(tmp_path):
     """An item imported while the service runs is understood and biased for from the next turn."""
     from edge.config import load_settings
     from edge.loop.build import build_stages
-    from tests.helpers import SESSIONS, of_type, run_session
+    from tests.helpers import SESSIONS, run_session
 
     settings = load_settings(board="x86-dev", overrides={"store": {"path": str(tmp_path / "x.db")},
                                                          "output_dir": str(tmp_path), "llm": {"engine": "none"}})

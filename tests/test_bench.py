@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 import yaml
 
+from drivers.sensors.procinfo import parse_cpu_model, parse_status_kib, peak_rss_bytes
+from edge.config import BoardSettings
+from edge.ops.bench.machine import Telemetry
+from edge.ops.bench.stats import THROTTLE_DROP, halves, throttle_check
 from tests.fakesys import rk3588, x86_dev
 from tests.helpers import REPO, SESSIONS
-
-from drivers.sensors.procinfo import parse_cpu_model, parse_status_kib, peak_rss_bytes
-from edge.ops.bench import THROTTLE_DROP, Telemetry, halves, throttle_check
-from edge.config import BoardSettings
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 EDGE = [sys.executable, "-m", "edge.cli"]

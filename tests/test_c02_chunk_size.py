@@ -19,8 +19,8 @@ import soundfile as sf
 from drivers.audio import FRAME_SAMPLES, SAMPLE_RATE, FrameConverter, wav_frames
 from edge.stages.store import Store
 from tests.audio_helpers import assert_pipeline_frames, convert_in_chunks, turn_signature
-from tests.test_c01_sample_rate import settings, stages  # noqa: F401  (fixtures)
 from tests.helpers import AUDIO, INVENTORY, SESSIONS, of_type, run_session
+from tests.test_c01_sample_rate import settings, stages  # noqa: F401  (fixtures)
 
 SESSION_16K = SESSIONS / "query_m8_bolts.wav"
 SESSION_48K_24BIT = AUDIO / "formats" / "query_48k_stereo_24bit.wav"
@@ -47,7 +47,7 @@ def test_chunk_size_gives_bit_identical_frames(path, dtype):
         frames = convert_in_chunks(samples, rate, chunk)
         assert_pipeline_frames(frames)
         assert len(frames) == len(whole), f"chunk {chunk}: {len(frames)} frames, whole file {len(whole)}"
-        for i, (a, b) in enumerate(zip(frames, whole)):
+        for i, (a, b) in enumerate(zip(frames, whole, strict=True)):
             assert np.array_equal(a, b), f"chunk {chunk}: frame {i} differs from the whole-file conversion"
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pydantic
 import pytest
 
 from edge.config import BOARD_DIR, DEFAULTS, ConfigError, load_settings
@@ -68,7 +69,7 @@ def test_empty_user_file_gives_the_defaults(tmp_path):
 
 def test_settings_are_frozen():
     s = load_settings()
-    with pytest.raises(Exception):
+    with pytest.raises(pydantic.ValidationError):
         s.asr.engine = "vosk"
     assert s.asr.engine == "whisper"
 

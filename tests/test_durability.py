@@ -90,30 +90,44 @@ def check(records: list[Record], quantities: dict[str, int], ledger: Ledger, in_
     id of the operation the killed writer had started but not acknowledged (``None`` if it had not
     reached its write loop).
     """
-    problems: list[str] = []
+    return (_doubled_or_lost(records, ledger) + _unacknowledged(records, ledger, in_flight)
+            + _torn(records, quantities, ledger) + _out_of_sequence(records, ledger))
+
+
+def _doubled_or_lost(records: list[Record], ledger: Ledger) -> list[str]:
+    """No turn has two records; every acknowledged record is in the store."""
     by_id = {r.id: r for r in records}
     counts = Counter(r.turn_id for r in records)
-    # none doubled
-    problems += [f"doubled: turn {t} has {c} records" for t, c in sorted(counts.items()) if c > 1]
-    # no acknowledged record lost
+    problems = [f"doubled: turn {t} has {c} records" for t, c in sorted(counts.items()) if c > 1]
     for t, rid in sorted(ledger.acked.items()):
         if rid is None:
             if counts[t]:
                 problems.append(f"turn {t} was acknowledged as 'nothing to undo' but has a record")
         elif rid not in by_id or by_id[rid].turn_id != t:
             problems.append(f"lost: acknowledged turn {t} (record {rid}) is not in the store")
-    # at most one unacknowledged record, the one in flight
+    return problems
+
+
+def _unacknowledged(records: list[Record], ledger: Ledger, in_flight: str | None) -> list[str]:
+    """At most one unacknowledged record: the one in flight."""
     new = {r.turn_id for r in records if r.turn_id not in ledger.acked} - ledger.unacked_committed
     if new - {in_flight}:
-        problems.append(f"records nobody acknowledged and not in flight ({in_flight}): {sorted(new)}")
-    # no torn write: quantity == start + sum of the records' deltas
-    sums = Counter()
+        return [f"records nobody acknowledged and not in flight ({in_flight}): {sorted(new)}"]
+    return []
+
+
+def _torn(records: list[Record], quantities: dict[str, int], ledger: Ledger) -> list[str]:
+    """No torn write: quantity == start + the sum of the records' deltas."""
+    sums: Counter = Counter()
     for r in records:
         sums[r.sku] += r.delta
-    for sku, start in sorted(ledger.start_quantity.items()):
-        if quantities.get(sku) != start + sums[sku]:
-            problems.append(f"torn: {sku} quantity {quantities.get(sku)} != {start} + {sums[sku]}")
-    # every record is the operation its turn id names, in order, and every undo reverts the right one
+    return [f"torn: {sku} quantity {quantities.get(sku)} != {start} + {sums[sku]}"
+            for sku, start in sorted(ledger.start_quantity.items()) if quantities.get(sku) != start + sums[sku]]
+
+
+def _out_of_sequence(records: list[Record], ledger: Ledger) -> list[str]:
+    """Every record is the operation its turn id names, in order, and every undo reverts the right one."""
+    problems: list[str] = []
     open_logs: list[Record] = []  # logs not undone yet, newest last
     last = -1
     for r in records:
@@ -125,20 +139,27 @@ def check(records: list[Record], quantities: dict[str, int], ledger: Ledger, in_
             if op(ledger.seed, m, ledger.skus)[0] != "undo" or open_logs:
                 problems.append(f"lost: operation {turn_id(m)} ran before {r.turn_id} but has no record")
         last = n
-        kind, sku, delta = op(ledger.seed, n, ledger.skus)
-        if r.utterance != f"op-{n}":
-            problems.append(f"record {r.id}: utterance {r.utterance!r} != 'op-{n}'")
-        if kind == "log":
-            if (r.sku, r.delta, r.undoes) != (sku, delta, None):
-                problems.append(f"record {r.id}: {(r.sku, r.delta, r.undoes)} != {(sku, delta, None)}")
-            open_logs.append(r)
-        elif not open_logs:
-            problems.append(f"record {r.id}: undo {r.turn_id} with nothing left to undo")
-        else:
-            target = open_logs.pop()
-            if (r.sku, r.delta, r.undoes) != (target.sku, -target.delta, target.id):
-                problems.append(f"record {r.id}: undo {(r.sku, r.delta, r.undoes)} does not revert record "
-                                f"{target.id} {(target.sku, target.delta)}")
+        problems += _record_matches(r, n, ledger, open_logs)
+    return problems
+
+
+def _record_matches(r: Record, n: int, ledger: Ledger, open_logs: list[Record]) -> list[str]:
+    """Record ``r`` is operation ``n``: a log of the right SKU and delta, or the undo of the newest open log."""
+    kind, sku, delta = op(ledger.seed, n, ledger.skus)
+    problems = []
+    if r.utterance != f"op-{n}":
+        problems.append(f"record {r.id}: utterance {r.utterance!r} != 'op-{n}'")
+    if kind == "log":
+        if (r.sku, r.delta, r.undoes) != (sku, delta, None):
+            problems.append(f"record {r.id}: {(r.sku, r.delta, r.undoes)} != {(sku, delta, None)}")
+        open_logs.append(r)
+    elif not open_logs:
+        problems.append(f"record {r.id}: undo {r.turn_id} with nothing left to undo")
+    else:
+        target = open_logs.pop()
+        if (r.sku, r.delta, r.undoes) != (target.sku, -target.delta, target.id):
+            problems.append(f"record {r.id}: undo {(r.sku, r.delta, r.undoes)} does not revert record "
+                            f"{target.id} {(target.sku, target.delta)}")
     return problems
 
 

@@ -194,7 +194,7 @@ def test_silero_high_on_speech_low_on_zeros(vad, session_frames):
     vad.reset()
     probs = [vad.probability(f) for f in session_frames]
     assert all(0.0 <= p <= 1.0 for p in probs)
-    loud = [p for f, p in zip(session_frames, probs) if rms(f) > 2000]  # clearly voiced frames
+    loud = [p for f, p in zip(session_frames, probs, strict=True) if rms(f) > 2000]  # clearly voiced frames
     assert len(loud) >= 10
     assert float(np.median(loud)) > 0.9, loud
     assert sum(p >= 0.5 for p in loud) >= 0.9 * len(loud), loud

@@ -7,9 +7,11 @@ import threading
 
 import pytest
 
-from edge.config import load_settings
-from edge.governor import Governor
-from edge.loop.build import build_llm, build_stages
+from drivers.audio import wav_frames
+from edge.config import ConfigError, load_settings
+from edge.governor.governor import Governor
+from edge.llm.loader import build_llm
+from edge.loop.build import build_stages, run_frames
 from edge.stages.store import Store
 from tests.fakesys import rk3588
 from tests.helpers import INVENTORY, SESSIONS, of_type, run_session
@@ -78,6 +80,40 @@ def test_idle_llm_is_unloaded_and_the_reload_shows_in_the_turn_latency(tmp_path)
     assert llm.unloader.unloads >= 1 and llm.unloader.loads >= 2
 
 
+def test_the_idle_reload_passes_the_same_admission_and_thread_cap_with_the_board_of_that_moment(tmp_path):
+    """The LLM is loaded at start on an idle, roomy board; each reload after an idle unload is
+    admitted again by the governor and gets the threads of the level at that moment."""
+    fs = rk3588(tmp_path / "sys", temp_c=45.0)
+    settings = _settings(fs, tmp_path, idle_unload_s=60)
+    now = [1000.0]
+    gov = Governor(settings, clock=lambda: now[0])
+    gov.sample()
+    llm = build_llm(settings, gov)
+    first = llm.inner.active_engine
+    assert (first.n_ctx, first.threads) == (2048, 4)  # rk3588: 4 LLM threads on the big cores
+
+    def reload():
+        now[0] += 61
+        assert llm.tick() and not llm.loaded
+        return llm.inner  # loaded again on demand
+
+    # warm (80 °C ≥ the 75 °C trip) and 840 MiB: 2048 tokens (598.8 MiB) > 70 % = 588 MiB, 1024 fit
+    fs.set_all_temps(80.0)
+    fs.set_meminfo(total_mib=840, available_mib=800)
+    gov.sample()
+    chain = reload()
+    assert gov.level == "warm" and gov.decision.admitted and gov.decision.degraded
+    assert (chain.active_engine.n_ctx, chain.active_engine.threads) == (1024, 2)
+    # nothing fits: the reloaded chain's step is refused before it loads, the grammar path serves
+    fs.set_meminfo(total_mib=512, available_mib=300)
+    chain = reload()
+    (step, grammar) = chain.status()
+    assert not gov.decision.admitted and step["state"] == "unhealthy"
+    assert "memory admission refused smollm2-135m-instruct-q4_1: refused: no configuration fits" in step["reason"]
+    assert grammar["active"] and llm.unloader.loads == 3 and llm.unloader.unloads == 2
+    llm.close()
+
+
 def _mask(tid: int | str) -> set[int]:
     return set(os.sched_getaffinity(int(tid)))
 
@@ -112,9 +148,6 @@ def test_on_a_big_little_board_audio_runs_on_the_little_core_and_turns_on_the_bi
         seen.setdefault(e.type, []).append(_mask(threading.get_native_id()))
         out.append(e)
 
-    from drivers.audio import wav_frames
-    from edge.loop.build import run_frames
-
     mine = _mask(0)
 
     def loop():
@@ -143,8 +176,6 @@ def test_a_board_config_naming_cpus_this_machine_lacks_is_not_pinned_and_says_so
 
 
 def test_a_negative_or_huge_cpu_number_is_a_config_error():
-    from edge.config import ConfigError
-
     for bad in (-1, 100_000):
         with pytest.raises(ConfigError, match=r"board\.cpu_clusters\.0\.cores\.0"):
             load_settings(board="x86-dev", overrides={"board": {"cpu_clusters": [{"name": "a", "cores": [bad]}]}})

@@ -14,11 +14,15 @@ import pytest
 import yaml
 
 from drivers.sensors import MemInfo
-from edge.models import manifest as models
 from edge.cli import main
 from edge.config import BoardSettings, ConfigError, CpuCluster, load_settings
-from edge.governor import (KV_BYTES_PER_ELEMENT, AdmissionError, Governor, ModelShapeError, admit, ctx_steps,
-                           estimate, kv_cache_bytes, model_shape, thread_plan)
+from edge.governor.admission import AdmissionError, admit, ctx_steps, estimate, model_shape
+from edge.governor.governor import Governor
+from edge.governor.idle import IdleUnloader
+from edge.governor.threads import thread_plan
+from edge.llm.loader import step_loader
+from edge.llm.shape import KV_BYTES_PER_ELEMENT, ModelShapeError, kv_cache_bytes
+from edge.models import manifest as models
 from tests.fakesys import rk3588, x86_dev
 
 MIB = 1024 * 1024
@@ -165,14 +169,14 @@ def test_no_oscillation_around_a_threshold(rk):
     gov.sample()
     rng = random.Random(5)
     temps = [75.0 + rng.uniform(-1.5, 1.5) for _ in range(150)]
-    naive_flips = sum((a >= 75.0) != (b >= 75.0) for a, b in zip(temps, temps[1:]))
+    naive_flips = sum((a >= 75.0) != (b >= 75.0) for a, b in zip(temps, temps[1:], strict=False))
     assert naive_flips > 30  # the sequence really crosses the trip point back and forth
     levels = [step(gov, clock, rk, t) for t in temps]
     assert gov.thermal.changes == 1 and levels[-1] == "warm"  # entered once, never left
 
     # hovering around the lower threshold (70 °C) does not leave warm either
     temps = [70.0 + rng.uniform(-1.5, 1.5) for _ in range(150)]
-    assert sum((a < 70.0) != (b < 70.0) for a, b in zip(temps, temps[1:])) > 30
+    assert sum((a < 70.0) != (b < 70.0) for a, b in zip(temps, temps[1:], strict=False)) > 30
     assert {step(gov, clock, rk, t) for t in temps} == {"warm"}
     assert gov.thermal.changes == 1
 
@@ -184,7 +188,7 @@ def test_a_noisy_cooling_curve_changes_level_once_per_step(rk):
     rng = random.Random(11)
     curve = [90.0 - 40.0 * i / 200 + rng.uniform(-1.0, 1.0) for i in range(201)]
     levels = [step(gov, clock, rk, t) for t in curve]
-    changes = [(a, b) for a, b in zip(["normal"] + levels, levels) if a != b]
+    changes = [(a, b) for a, b in zip(["normal"] + levels, levels, strict=False) if a != b]
     assert changes == [("normal", "hot"), ("hot", "warm"), ("warm", "normal")]
 
 
@@ -353,7 +357,7 @@ def test_c11_an_n_ctx_larger_than_memory_allows_is_refused_before_loading(tmp_pa
 def test_nothing_fits_the_loader_refuses_before_any_load(tmp_path):
     fs = rk3588(tmp_path / "rk", total_mib=512, available_mib=400)
     gov = Governor(make_settings(fs, llm={"model": SMOL, "n_ctx": 2048}), clock=Clock())
-    unloader = gov.idle_unloader()
+    unloader = gov.idle_unloader(step_loader(gov))
     with pytest.raises(AdmissionError) as err:
         with unloader.use():
             pass
@@ -425,7 +429,7 @@ def test_idle_unload_and_reload_with_the_real_model(tmp_path):
     clock = Clock()
     gov = Governor(make_settings(fs, board="x86-dev", idle_unload_s=600), clock=clock)
     gov.sample()
-    un = gov.idle_unloader()
+    un = gov.idle_unloader(step_loader(gov))
     with un.use() as (engine, reload_ms):
         assert reload_ms is not None and reload_ms > 0 and engine.n_ctx == 2048
         assert engine.threads == 1  # the x86-dev plan: 1 LLM thread
@@ -452,8 +456,6 @@ def test_idle_unload_and_reload_with_the_real_model(tmp_path):
 
 def test_idle_unload_zero_means_never(tmp_path):
     clock = Clock()
-    from edge.governor import IdleUnloader
-
     un = IdleUnloader(lambda: object(), 0, clock=clock)
     un.acquire()
     clock.t += 1e9

@@ -53,7 +53,7 @@ def test_edge_run_captures_from_the_microphone_and_answers(pulse_null_sink, tmp_
     from prometheus_client import CollectorRegistry, generate_latest
     from prometheus_client.parser import text_string_to_metric_families
 
-    from edge.service.api.app import ServiceStateCollector
+    from edge.service.api.metrics import ServiceStateCollector
 
     reg = CollectorRegistry()
     reg.register(ServiceStateCollector(tmp_path / "service-state.json"))

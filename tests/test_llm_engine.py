@@ -9,9 +9,10 @@ import jsonschema
 import pytest
 
 from edge.config import ConfigError, load_settings
+from edge.governor.admission import model_shape
 from edge.llm.base import CancelToken, ContextOverflow, EngineError, GenerationRequest, generate
-from edge.governor import ModelShape, kv_cache_bytes, model_shape
 from edge.llm.llamacpp import LlamaCppEngine
+from edge.llm.shape import ModelShape, kv_cache_bytes
 from edge.models.manifest import resolve
 from edge.stages.nlu.understand import TOO_LONG, Understanding
 
@@ -178,7 +179,7 @@ def test_system_prompt_state_is_reused_and_restored_exactly(engine):
     other = "You are a poet. You answer every question with a short rhyme about the sea. " * 5
     a = GenerationRequest(ask("What is a hammer?"), max_tokens=6, temperature=0.0)
     b = GenerationRequest(ask("What is a hammer?", system=other), max_tokens=2, temperature=0.0)
-    engine._states.clear()
+    engine.clear_prefix_states()
     engine.llm.reset()
     first, s1 = generate(engine, a)
     assert s1.extra["prefix_cache"] == "saved"

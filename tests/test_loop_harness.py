@@ -12,7 +12,7 @@ import sqlite3
 import pytest
 
 from edge.config import EndpointSettings
-from edge.governor import Governor
+from edge.governor.governor import Governor
 from edge.llm.chain import EngineChain
 from edge.loop.build import printer
 from edge.loop.pipeline import Pipeline

@@ -40,12 +40,12 @@ def test_grammar_path_on_its_own_subset():
     grammar = Grammar(ITEMS)
     subset = [r for r in ROWS if r["kind"] == "grammar"]
     got = [grammar.parse(r["text"]) for r in subset]
-    right = [(g.intent if g else "other") == r["intent"] for g, r in zip(got, subset)]
+    right = [(g.intent if g else "other") == r["intent"] for g, r in zip(got, subset, strict=True)]
     accuracy = sum(right) / len(subset)
-    wrong = [r["text"] for r, ok in zip(subset, right) if not ok]
+    wrong = [r["text"] for r, ok in zip(subset, right, strict=True) if not ok]
     assert accuracy >= GRAMMAR_MIN_INTENT_ACCURACY, (accuracy, wrong)
     # and it never logs a record the utterance did not ask for
-    for g, r in zip(got, subset):
+    for g, r in zip(got, subset, strict=True):
         if g is not None and g.intent == "log_record" and g.sku:
             assert (r["intent"], r["sku"], r["quantity"], r["direction"]) == ("log_record", g.sku, g.quantity, g.direction), r
 

@@ -158,7 +158,7 @@ def test_mandarin_odds_and_ends():
     """A bare 嗯 is a hesitation, not a yes; the out-of-stock reply uses the unit's measure word;
     the hot-level notice is Chinese under language zh when left at its default."""
     from edge.config import load_settings
-    from edge.governor import COOLING_NOTICE_ZH, Governor
+    from edge.governor.governor import COOLING_NOTICE_ZH, Governor
     from edge.stages.nlu.dialog import yes_no
     from edge.stages.reply import query_reply
     from edge.stages.store import Item

@@ -16,6 +16,7 @@ import pytest
 from drivers.npu import rkllm as rk
 from edge.llm.base import CancelToken, ContextOverflow, EngineError, GenerationRequest, generate
 from edge.llm.rkllm import NPU_JOB_LOCK, ChatTemplate, RkllmEngine, estimate_tokens
+from edge.models.manifest import resolve
 
 STUB_DIR = Path(__file__).resolve().parent / "rkllm_stub"
 HANG_GUARD_S = 20  # hang detection only: a test stuck this long has failed
@@ -75,7 +76,7 @@ def described(engine: RkllmEngine) -> dict[str, str]:
     """What the stand-in received in rkllm_init and the last rkllm_run, as a dict."""
     fn = engine.lib.cdll.rkllm_stub_describe
     fn.restype, fn.argtypes = ctypes.c_char_p, [ctypes.c_void_p]
-    text = fn(engine._handle).decode()
+    text = fn(engine.handle).decode()
     head, _, prompt = text.partition("\nrun.prompt=")
     out = dict(line.split("=", 1) for line in head.splitlines())
     out["run.prompt"] = prompt
@@ -316,7 +317,7 @@ def test_a_hung_run_is_aborted_at_its_timeout_and_the_engine_marked_unhealthy(mo
         with pytest.raises(EngineError, match="exceeded its timeout of 0.3 s; aborted"):
             generate(eng, ask("hi"))
         assert not eng.healthy
-        assert not eng.lib.is_running(eng._handle)  # rkllm_abort made rkllm_run return
+        assert not eng.lib.is_running(eng.handle)  # rkllm_abort made rkllm_run return
     finally:
         eng.close()
 
@@ -376,7 +377,7 @@ def test_one_npu_job_at_a_time_refused_when_the_wait_runs_out(monkeypatch, stub,
     t = threading.Thread(target=lambda: list(busy.stream(ask("long"), cancel)))
     try:
         t.start()
-        while not busy.lib.is_running(busy._handle):  # the hung run has started
+        while not busy.lib.is_running(busy.handle):  # the hung run has started
             time.sleep(0.005)
         with pytest.raises(EngineError, match="NPU busy"):
             generate(other, ask("hi"))
@@ -437,8 +438,6 @@ def test_oldest_turns_are_trimmed_to_fit_and_an_oversized_question_refused(monke
 def test_token_estimate_never_undercounts_a_real_bpe_tokenizer():
     """Without a tokenizer.json the engine over-estimates; checked against SmolLM2's tokenizer."""
     from llama_cpp import Llama
-
-    from edge.models.manifest import resolve
 
     llm = Llama(model_path=str(resolve("smollm2-135m-instruct-q4_1")), vocab_only=True, verbose=False)
     texts = ["Where is the blue box? It is on shelf 3 in aisle B.",

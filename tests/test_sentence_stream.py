@@ -3,14 +3,15 @@ while the rest is still being generated (real espeak-ng through pyttsx3, real Sm
 Ordering is checked with the events' sequence numbers, never with times."""
 from __future__ import annotations
 
+import itertools
 import threading
 import wave
 
 import pytest
 
 from edge.llm.base import GenerationRequest
-from edge.stages.tts.stream import SentenceSplitter, StreamingSpeaker, find_cut, split_sentences
 from edge.stages.tts.engine import Pyttsx3Tts, TtsError
+from edge.stages.tts.stream import SentenceSplitter, StreamingSpeaker, find_cut, split_sentences
 
 GATE_S = 60  # hang detection only: how long the gated token source waits for the first WAV
 
@@ -218,7 +219,7 @@ def test_the_loop_speaks_an_llm_answer_sentence_by_sentence_back_to_back(rig_llm
     sentences = split_sentences(reply.text)
     assert len(spk.played) == len(sentences) >= 1
     assert all(p.name.startswith("reply-part-") for _, p in spk.played)
-    for (t1, w1), (t2, _) in zip(spk.played, spk.played[1:]):
+    for (t1, w1), (t2, _) in itertools.pairwise(spk.played):
         assert t2 == t1 + duration_ms(w1)  # the next sentence starts when the previous one ends
     assert wav_frames(reply.audio) == sum(wav_frames(p) for _, p in spk.played)
     assert "first_audio_ms" in of_type(events, "turn_end")[0].latency_ms

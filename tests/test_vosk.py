@@ -3,6 +3,7 @@ recording of English digits. The model gives Korean words for English speech, so
 of the results is asserted: partial strings while streaming, then a final Recognition."""
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -45,7 +46,7 @@ def test_partials_while_streaming_then_a_final(recognizer, digits_frames):
     assert partials[0][0] < len(digits_frames) - 1, "the first partial came only at the last frame"
     # a partial is returned only when it changed
     texts = [p for _, p in partials]
-    assert all(a != b for a, b in zip(texts, texts[1:])), texts
+    assert all(a != b for a, b in itertools.pairwise(texts)), texts
 
     rec = recognizer.finish()
     assert isinstance(rec, Recognition)

@@ -170,7 +170,7 @@ class NpuRunner:
         if len(npu) != len(cpu):
             return f"RKNNLite gave {len(npu)} outputs, the ONNX model {len(cpu)}"
         worst = 0.0
-        for k, (a, b) in enumerate(zip(npu, cpu)):
+        for k, (a, b) in enumerate(zip(npu, cpu, strict=True)):
             a = np.asarray(a)
             if a.size != b.size:
                 return f"output {k}: RKNNLite shape {a.shape} vs ONNX {b.shape}"
@@ -198,7 +198,7 @@ class NpuRunner:
     # ------------------------------------------------------------ inference
 
     def _run_cpu(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-        return self._session.run(None, dict(zip(self.input_names, inputs)))
+        return self._session.run(None, dict(zip(self.input_names, inputs, strict=True)))
 
     def run(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Outputs for ``inputs`` (one array per ONNX input, in order). An NPU failure here moves the

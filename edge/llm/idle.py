@@ -2,7 +2,7 @@
 ``governor.idle_unload_s`` without use and loaded again on the next request; the load time of
 that request is kept for the turn's latency events (``llm_reload_ms``).
 
-Wraps :class:`edge.governor.IdleUnloader`; an :class:`edge.llm.base.LlmEngine`.
+Wraps :class:`edge.governor.idle.IdleUnloader`; an :class:`edge.llm.base.LlmEngine`.
 """
 from __future__ import annotations
 
@@ -59,8 +59,15 @@ class IdleEngine(LlmEngine):
         return ms
 
     def tick(self) -> bool:
-        """Unload when idle long enough (see :meth:`edge.governor.IdleUnloader.tick`)."""
+        """Unload when idle long enough (see :meth:`edge.governor.idle.IdleUnloader.tick`)."""
         return self.unloader.tick()
+
+    @property
+    def inner(self):
+        """The wrapped engine (an :class:`edge.llm.chain.EngineChain`), loaded if it was not."""
+        engine, ms = self.unloader.acquire()
+        self._note(ms)
+        return engine
 
     @property
     def loaded(self) -> bool:

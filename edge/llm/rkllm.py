@@ -34,8 +34,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
+from tokenizers import Tokenizer
+
 from drivers.npu import rkllm as rk
-from edge.llm.base import CancelToken, ContextOverflow, EngineError, GenerationRequest, GenerationStats, fit_messages
+from drivers.npu.node import NpuAccessError, check_node
+from edge.llm.base import CancelToken, EngineError, GenerationRequest, GenerationStats, fit_messages
+from edge.models.manifest import resolve
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +107,22 @@ class ChatTemplate:
 
 
 QWEN_CHATML = ChatTemplate()
+
+
+@dataclass
+class _Run:
+    """What the consumer of one run has seen: first/last token times (``time.perf_counter`` s),
+    tokens, the first error, the runtime's perf figures, text held back (``pending``, up to
+    ``hold`` characters: it could still be the start of a stop string), whether it stopped."""
+
+    hold: int = 0
+    first: float | None = None
+    last: float | None = None
+    n_tokens: int = 0
+    error: str = ""
+    perf: tuple | None = None
+    pending: str = ""
+    stopped: bool = False
 
 
 class _Job:
@@ -174,8 +194,6 @@ class RkllmEngine:
         self._closed = False
         self._tokenizer = None
         if tokenizer is not None:
-            from tokenizers import Tokenizer
-
             self._tokenizer = Tokenizer.from_file(str(tokenizer))
 
         try:
@@ -184,8 +202,6 @@ class RkllmEngine:
             raise EngineError(f"rkllm engine unavailable: {e}") from e
         self.model_path = self._model_path(model)
         if npu_nodes:  # the runtime would only print an error: say which node, group and fix (C07)
-            from drivers.npu.node import NpuAccessError, check_node
-
             try:
                 check_node(npu_nodes, npu_group)
             except NpuAccessError as e:
@@ -220,14 +236,17 @@ class RkllmEngine:
         self.healthy = True
         log.info("rkllm: %s loaded (runtime %s, n_ctx %d)", self.model_path, self.lib.version, n_ctx)
 
+    @property
+    def handle(self):
+        """The runtime's ``LLMHandle`` of this model, or ``None`` once closed."""
+        return self._handle
+
     @staticmethod
     def _model_path(model: str | Path) -> Path:
         p = Path(model).expanduser()
         if p.is_file():
             return p
         try:
-            from edge.models.manifest import resolve
-
             return resolve(str(model))
         except Exception as e:  # noqa: BLE001 - a manifest miss and a missing file read the same to the user
             raise EngineError(f"rkllm model '{model}': neither an existing .rkllm file nor an installed "
@@ -346,71 +365,88 @@ class RkllmEngine:
 
     def _consume(self, job: _Job, request: GenerationRequest, cancel: CancelToken | None, timeout_s: float,
                  stats: GenerationStats, t0: float) -> Iterator[str]:
+        """Yield the run's text from the callback's queue until ``rkllm_run`` returns; cancel, stop
+        strings, the deadline and an early close abort the run. Raises EngineError as :meth:`stream`."""
         deadline = t0 + timeout_s
-        first = last = None
-        n_tokens = 0
-        error = ""
-        perf = None
-        pending = ""  # text held back while it could still be the start of a stop string
-        stopped = False
-        hold = max((len(s) for s in request.stop), default=0)
+        run = _Run(hold=max((len(s) for s in request.stop), default=0))
         try:
             while True:
-                if cancel is not None and cancel.cancelled and not stopped:
-                    stats.cancelled = True
-                    stopped = True
-                    self._abort_until_done(job)
-                now = time.perf_counter()
-                if now >= deadline and not job.done.is_set():
-                    self._abort_until_done(job)
-                    self.healthy = False
-                    self.last_error = f"generation exceeded its timeout of {timeout_s:g} s"
-                    raise EngineError(f"rkllm: generation exceeded its timeout of {timeout_s:g} s; aborted with "
-                                      f"rkllm_abort, engine marked unhealthy")
+                now = self._watch(job, run, cancel, stats, deadline, timeout_s)
                 try:
                     kind, value = job.events.get(timeout=min(POLL_S, max(deadline - now, 0.001)))
                 except queue.Empty:
                     continue
                 if kind == "done":
                     break
-                if kind == "error":
-                    error = error or value
-                elif kind == "finish":
-                    perf = value
-                elif kind == "token" and not stopped:
-                    n_tokens += 1
-                    last = time.perf_counter()
-                    if first is None:
-                        first = last
-                    if not value:
-                        continue
-                    pending += value
-                    cut = _find_stop(pending, request.stop)
-                    if cut is not None:
-                        pending = pending[:cut]
-                        stopped = True
-                        self._abort_until_done(job)
-                    emit, pending = (pending, "") if stopped or not hold else (pending[:-hold], pending[-hold:])
-                    if emit:
-                        yield emit
-            if pending and not error:
-                yield pending
+                piece = self._take(job, run, request, kind, value)
+                if piece:
+                    yield piece
+            if run.pending and not run.error:
+                yield run.pending
         finally:
-            if not job.done.is_set():  # the consumer left early (generator closed) or raised
-                self._abort_until_done(job)
-            if job.done.is_set():
-                with self._job_lock:
-                    if self._job is job:
-                        self._job = None
-            self._fill_stats(stats, t0, first, last, n_tokens, perf)
-            stats.finish_reason = ("cancelled" if stats.cancelled else
-                                   "length" if n_tokens >= request.max_tokens and not stopped else "stop")
-        if error or (job.rc not in (0, None) and not stats.cancelled and not stopped):
-            reason = error or f"rkllm_run returned {job.rc} without output (prompt longer than n_ctx={self.n_ctx}?)"
-            if error:
+            self._end_run(job, run, request, stats, t0)
+        if run.error or (job.rc not in (0, None) and not stats.cancelled and not run.stopped):
+            reason = run.error or f"rkllm_run returned {job.rc} without output (prompt longer than n_ctx={self.n_ctx}?)"
+            if run.error:
                 self.healthy = False
                 self.last_error = reason
             raise EngineError(f"rkllm: {reason}")
+
+    def _watch(self, job: _Job, run: _Run, cancel: CancelToken | None, stats: GenerationStats, deadline: float,
+               timeout_s: float) -> float:
+        """Abort on cancel (no error) or past the deadline (EngineError, engine unhealthy); returns now."""
+        if cancel is not None and cancel.cancelled and not run.stopped:
+            stats.cancelled = True
+            run.stopped = True
+            self._abort_until_done(job)
+        now = time.perf_counter()
+        if now >= deadline and not job.done.is_set():
+            self._abort_until_done(job)
+            self.healthy = False
+            self.last_error = f"generation exceeded its timeout of {timeout_s:g} s"
+            raise EngineError(f"rkllm: generation exceeded its timeout of {timeout_s:g} s; aborted with "
+                              f"rkllm_abort, engine marked unhealthy")
+        return now
+
+    def _take(self, job: _Job, run: _Run, request: GenerationRequest, kind: str, value) -> str:
+        """One callback event into ``run``; returns the text that can be shown now ("" if none).
+        Text that could still be the start of a stop string is held back; a stop string aborts the run."""
+        if kind == "error":
+            run.error = run.error or value
+        elif kind == "finish":
+            run.perf = value
+        elif kind == "token" and not run.stopped:
+            run.n_tokens += 1
+            run.last = time.perf_counter()
+            if run.first is None:
+                run.first = run.last
+            if not value:
+                return ""
+            run.pending += value
+            cut = _find_stop(run.pending, request.stop)
+            if cut is not None:
+                run.pending = run.pending[:cut]
+                run.stopped = True
+                self._abort_until_done(job)
+            if run.stopped or not run.hold:
+                emit, run.pending = run.pending, ""
+            else:
+                emit, run.pending = run.pending[:-run.hold], run.pending[-run.hold:]
+            return emit
+        return ""
+
+    def _end_run(self, job: _Job, run: _Run, request: GenerationRequest, stats: GenerationStats, t0: float) -> None:
+        """After the consumer stopped (normally, raised, or closed early): abort a run still going,
+        forget the job once it returned, fill ``stats``."""
+        if not job.done.is_set():  # the consumer left early (generator closed) or raised
+            self._abort_until_done(job)
+        if job.done.is_set():
+            with self._job_lock:
+                if self._job is job:
+                    self._job = None
+        self._fill_stats(stats, t0, run.first, run.last, run.n_tokens, run.perf)
+        stats.finish_reason = ("cancelled" if stats.cancelled else
+                               "length" if run.n_tokens >= request.max_tokens and not run.stopped else "stop")
 
     def _abort_until_done(self, job: _Job) -> None:
         """``rkllm_abort`` until ``rkllm_run`` returns or ``abort_grace_s`` passes."""

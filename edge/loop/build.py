@@ -6,9 +6,10 @@ import sys
 from pathlib import Path
 from typing import Callable
 
+from drivers.cpu import pinned
 from edge import events as ev
 from edge.config import Settings
-from edge.governor import pinned
+from edge.llm.loader import build_governor, build_llm
 from edge.loop.pipeline import Pipeline
 from edge.loop.stages import Stages, cpu_sets
 from edge.stages import asr as asr_mod
@@ -44,57 +45,6 @@ def preflight(settings: Settings) -> None:
                              f"model ({e}); see 'edge models list'") from None
 
 
-def governed_factory(governor):
-    """A chain factory that asks ``governor`` (:class:`edge.governor.Governor`) before loading a
-    llama.cpp step: memory admission (weights + KV cache + pipeline within the 30 % reserve; a
-    smaller n_ctx or model when that fits instead, case C11) and the thread plan (at most 70 % of
-    the cores, the big cluster on big.LITTLE boards). A refused step raises
-    :class:`edge.llm.base.EngineError` with the numbers, before anything loads; the chain moves on."""
-    import dataclasses
-
-    from edge.llm.base import EngineError
-    from edge.llm.chain import default_factory
-
-    def factory(spec):
-        if spec.engine == "llamacpp":
-            d = governor.admit(spec.model, spec.n_ctx)
-            if not d.admitted:
-                raise EngineError(f"memory admission refused {spec.model}: {d.reason}")
-            threads = max(1, min(spec.threads, governor.limits().llm_threads or spec.threads))
-            if d.degraded:
-                log.warning("memory admission: %s", d.reason)
-            spec = dataclasses.replace(spec, model=d.model, n_ctx=d.n_ctx, threads=threads)
-        return default_factory(spec)
-
-    return factory
-
-
-def build_governor(settings: Settings):
-    from edge.governor import Governor
-
-    return Governor(settings)
-
-
-def build_llm(settings: Settings, governor=None):
-    """The configured LLM: a started :class:`edge.llm.chain.EngineChain` of ``llm.chain`` (when
-    empty, the single ``llm.engine``/``llm.model``/``llm.n_ctx`` step), then the grammar path; or
-    None for ``llm.engine: none`` without a chain. Each llama.cpp step passes the governor's memory
-    admission first. A step that fails to load or to answer its one-token smoke inference is
-    skipped (logged); with none left, answers come from the grammar."""
-    from edge.llm.chain import build_chain, specs_from_settings
-
-    gov = governor if governor is not None else build_governor(settings)
-    if not specs_from_settings(settings) and not settings.llm.chain:
-        return None
-    if settings.governor.idle_unload_s <= 0:
-        return build_chain(settings, factory=governed_factory(gov))
-    from edge.llm.idle import IdleEngine
-
-    idle = IdleEngine(gov.idle_unloader(load=lambda: build_chain(settings, factory=governed_factory(gov))))
-    idle.unloader.acquire()  # loaded (and smoke-tested) at start; unloaded when idle, reloaded on demand
-    return idle
-
-
 def build_understanding(settings: Settings, store: Store, llm=None) -> Understanding:
     return Understanding(store.items(), llm, max_tokens=settings.llm.max_tokens,
                          temperature=settings.llm.temperature, language=settings.language)
@@ -103,7 +53,7 @@ def build_understanding(settings: Settings, store: Store, llm=None) -> Understan
 def build_stages(settings: Settings, store: Store, llm=None, governor=None) -> Stages:
     """Load every model the loop needs (wake word, VAD, ASR, LLM, TTS).
 
-    On a big.LITTLE board (:meth:`edge.governor.Governor.cpu_sets`) the wake word and VAD are loaded
+    On a big.LITTLE board (:meth:`edge.governor.governor.Governor.cpu_sets`) the wake word and VAD are loaded
     pinned to the audio core and recognition and the LLM to the big cores, so the worker threads
     their runtimes start keep those CPUs."""
     w = settings.wake

@@ -20,9 +20,9 @@ from typing import Callable, Iterator
 
 import numpy as np
 
+from drivers.cpu import pinned
 from edge import events as ev
 from edge.errors import EdgeError
-from edge.governor import pinned
 from edge.loop.stages import Speaker, Stages
 from edge.loop.state import TRANSITIONS, TurnState
 from edge.stages import dialog
@@ -103,7 +103,7 @@ class Pipeline:
         self.follow_up_ms = 5000
         self.language = "en"
         #: CPUs for a turn's recognition, understanding and reply (the big cores on big.LITTLE boards,
-        #: see edge.governor.Governor.cpu_sets); None: not pinned
+        #: see edge.governor.governor.Governor.cpu_sets); None: not pinned
         self.turn_cpus: tuple[int, ...] | None = None
 
     def _to(self, new: TurnState) -> None:

@@ -15,7 +15,7 @@ import numpy as np
 from edge.stages.asr.base import Recognizer
 
 if TYPE_CHECKING:
-    from edge.governor import Limits
+    from edge.governor.thermal import Limits
     from edge.llm.base import LlmEngine
     from edge.stages.nlu.types import Intent
     from edge.stages.store import Item, Record
@@ -102,7 +102,7 @@ class Speaker(Protocol):
 
 
 class ResourceGovernor(Protocol):
-    """What the LLM may do now (:class:`edge.governor.Governor`)."""
+    """What the LLM may do now (:class:`edge.governor.governor.Governor`)."""
 
     def sample(self) -> object:
         """Read the board's signals (temperatures, memory) and update the level."""

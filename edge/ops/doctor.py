@@ -384,13 +384,13 @@ def check_models(d: Doctor) -> CheckResult:
 
 def llm_memory_estimate(settings, manifest: Path | None = None) -> tuple[int, str]:
     """``(bytes, how)`` the configured LLM needs: the resource governor's estimate
-    (:func:`edge.governor.estimate`: weights + KV cache for ``llm.n_ctx`` and ``governor.kv_cache_type``
+    (:func:`edge.governor.admission.estimate`: weights + KV cache for ``llm.n_ctx`` and ``governor.kv_cache_type``
     from the GGUF header + ``governor.pipeline_overhead_mib``)."""
     gov = settings.governor
     overhead = int(gov.pipeline_overhead_mib) * MIB
     if settings.llm.engine == "none":
         return overhead, f"pipeline {overhead // MIB} MiB (no LLM)"
-    from edge.governor import estimate
+    from edge.governor.admission import estimate
 
     est = estimate(settings.llm.model, settings.llm.n_ctx, gov.kv_cache_type, gov.pipeline_overhead_mib,
                    manifest_path=manifest, models_dir=settings.models.dir)

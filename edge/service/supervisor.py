@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from drivers.cpu import pinned
 from edge import events as ev
 from edge.errors import EdgeError
 from edge.llm.chain import NoEngine
@@ -164,8 +165,6 @@ def run_service(settings, store, output_dir: Path, emit: Callable[[ev.Event], No
             if isinstance(e, ev.StateChange):  # the pipeline's turn state
                 state["turn"] = TurnState(e.state)
             notifier.status(status_line())
-
-        from edge.governor import pinned
 
         audio_cpus, _ = cpu_sets(stages.governor)
         retry = Backoff(svc.capture_retry_initial_s, svc.capture_retry_max_s)

@@ -1,0 +1,137 @@
+"""The Ollama routes (shapes follow docs.ollama.com/api):
+
+``POST /api/chat``      ``{model, messages, stream=true, format, options}`` → NDJSON lines
+                        ``{model, created_at, message{role, content}, done}``, the last with
+                        ``done: true``, ``done_reason`` and the usage figures (``total_duration``,
+                        ``load_duration``, ``prompt_eval_count``, ``prompt_eval_duration``,
+                        ``eval_count``, ``eval_duration``; ns); one JSON object when ``stream`` is false.
+``POST /api/generate``  ``{model, prompt, system, stream, format, options}`` → the same with
+                        ``response`` instead of ``message``.
+``GET /api/tags``       the one model served.
+
+Options honoured: ``temperature``, ``num_predict``, ``stop``; ``format`` is ``"json"`` or a JSON schema.
+Errors are ``{error: message}``.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, HTTPException
+from fastapi.responses import JSONResponse, StreamingResponse
+
+from edge.llm.base import GenerationRequest, GenerationStats
+from edge.service.api.deps import ApiContext, api_context
+from edge.service.api.metrics import active_label
+from edge.service.api.queue import Job, error_status
+from edge.service.api.schemas import OllamaChat, OllamaGenerate, messages_of, stops_of
+
+router = APIRouter()
+
+
+def now_rfc3339() -> str:
+    """The current UTC time as RFC 3339 with a ``Z`` suffix (Ollama's ``created_at``)."""
+    return dt.datetime.now(dt.timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def schema_of_format(fmt) -> dict | None:
+    """Ollama ``format``: ``"json"`` (any JSON object) or a JSON schema. Raises HTTPException 400."""
+    if fmt in (None, ""):
+        return None
+    if fmt == "json":
+        return {"type": "object"}
+    if isinstance(fmt, dict):
+        return fmt
+    raise HTTPException(400, f"format must be 'json' or a JSON schema object, got {fmt!r}")
+
+
+def num_predict(options: dict, default: int) -> int:
+    """Ollama ``num_predict``: tokens to generate; -1 or absent = the API default. Raises
+    HTTPException 400 for 0."""
+    n = options.get("num_predict")
+    if n is None or int(n) < 0:
+        return default
+    if int(n) == 0:
+        raise HTTPException(400, "options.num_predict must be positive (or -1 for the default)")
+    return int(n)
+
+
+def usage(stats: GenerationStats) -> dict:
+    """The final line's ``done_reason`` and durations (ns; the prompt's is the time to first token)."""
+    total_ns = int(stats.total_ms * 1e6)
+    prompt_ns = int(stats.ttft_ms * 1e6)
+    return {"done_reason": "length" if stats.finish_reason == "length" else "stop", "total_duration": total_ns,
+            "load_duration": 0, "prompt_eval_count": stats.prompt_tokens, "prompt_eval_duration": prompt_ns,
+            "eval_count": stats.completion_tokens, "eval_duration": max(0, total_ns - prompt_ns)}
+
+
+def wrap(key: str, text: str) -> dict:
+    """``text`` as ``/api/chat``'s ``message`` (``key == "message"``) or ``/api/generate``'s ``response``."""
+    return {"message": {"role": "assistant", "content": text}} if key == "message" else {"response": text}
+
+
+def request_of(ctx: ApiContext, messages: list[dict], body: OllamaChat | OllamaGenerate) -> GenerationRequest:
+    o = body.options
+    return GenerationRequest(messages, max_tokens=num_predict(o, ctx.settings.max_tokens),
+                             json_schema=schema_of_format(body.format), stop=stops_of(o.get("stop")),
+                             temperature=float(o.get("temperature", ctx.default_temperature)))
+
+
+async def lines(job: Job, first, model: str, key: str):
+    """The NDJSON stream from event ``first`` on; leaving it (done, or the client went away)
+    cancels the generation."""
+    item = first
+    try:
+        while True:
+            kind, val = item
+            if kind == "piece":
+                yield json.dumps({"model": model, "created_at": now_rfc3339(), **wrap(key, val),
+                                  "done": False}) + "\n"
+            elif kind == "done":
+                yield json.dumps({"model": model, "created_at": now_rfc3339(), **wrap(key, ""),
+                                  "done": True, **usage(val)}) + "\n"
+                return
+            else:
+                yield json.dumps({"error": error_status(val)[1]}) + "\n"
+                return
+            item = await job.events.get()
+    finally:
+        job.cancel.cancel()
+
+
+async def answer(ctx: ApiContext, path: str, req: GenerationRequest, model: str, stream: bool, key: str):
+    """Generate ``req``: one JSON object, or an NDJSON stream when ``stream``."""
+    job, first, failed = await ctx.start(path, req)
+    if failed is not None:
+        return failed
+    if not stream:
+        text, end = await job.collect(first)
+        if isinstance(end, Exception):
+            return ctx.error(path, *error_status(end), False)
+        ctx.count(path, 200)
+        return JSONResponse({"model": ctx.name_of(model), "created_at": now_rfc3339(), **wrap(key, text),
+                             "done": True, **usage(end)})
+    ctx.count(path, 200)
+    return StreamingResponse(lines(job, first, ctx.name_of(model), key), media_type="application/x-ndjson")
+
+
+@router.post("/api/chat")
+async def api_chat(body: OllamaChat, ctx: Annotated[ApiContext, Depends(api_context)]):
+    req = request_of(ctx, messages_of(body.messages), body)
+    return await answer(ctx, "/api/chat", req, body.model, body.stream, "message")
+
+
+@router.post("/api/generate")
+async def api_generate(body: OllamaGenerate, ctx: Annotated[ApiContext, Depends(api_context)]):
+    msgs = ([{"role": "system", "content": body.system}] if body.system else []) + \
+        [{"role": "user", "content": body.prompt}]
+    return await answer(ctx, "/api/generate", request_of(ctx, msgs, body), body.model, body.stream, "response")
+
+
+@router.get("/api/tags")
+async def tags(ctx: Annotated[ApiContext, Depends(api_context)]):
+    ctx.count("/api/tags", 200)
+    name = ctx.settings.model_name
+    return {"models": [{"name": name, "model": name, "modified_at": now_rfc3339(), "size": 0, "digest": "",
+                        "details": {"format": "gguf", "family": active_label(ctx.engine)}}]}
