@@ -12,6 +12,7 @@ from edge.config import Settings
 from edge.llm.loader import build_governor, build_llm
 from edge.loop.pipeline import Pipeline
 from edge.loop.stages import Stages, cpu_sets
+from edge.models.manifest import ModelError, resolve
 from edge.stages import asr as asr_mod
 from edge.stages.nlu.understand import Understanding
 from edge.stages.store import Store
@@ -29,8 +30,6 @@ def preflight(settings: Settings) -> None:
         edge.models.manifest.ModelError: a model id is neither installed nor an existing path; the message
             names the settings key.
     """
-    from edge.models.manifest import ModelError, resolve
-
     wanted = [("asr.whisper.model" if settings.asr.engine == "whisper" else "asr.vosk.model",
                settings.asr.whisper.model if settings.asr.engine == "whisper" else settings.asr.vosk.model)]
     if settings.llm.engine != "none":
