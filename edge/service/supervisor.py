@@ -11,8 +11,9 @@
    retries with a doubling delay (``service.capture_retry_initial_s`` → ``capture_retry_max_s``, 1 s → 5 s
    by default), and keeps the watchdog fed while it waits.
 5. The audio loop: every frame goes to the pipeline; ``WATCHDOG=1`` is sent from this loop (paced to half
-   of ``WatchdogSec``), so a hung loop gets the service restarted; ``STATUS=`` follows the turn state
-   (``listening on <device>``, ``awake``, ``degraded: ...``). A device that stops delivering audio for
+   of ``WatchdogSec``), so a hung loop gets the service restarted; ``STATUS=`` follows the pipeline's
+   turn state (its ``state`` events: ``listening on <device>``, ``awake``, ``transcribing``,
+   ``understanding``, ``speaking``, ``follow-up``; then ``; degraded: ...``). A device that stops delivering audio for
    ``capture_timeout_s`` counts as lost: back to step 4.
 6. SIGTERM / SIGINT: ``STOPPING=1``, close the devices, exit 0.
 
