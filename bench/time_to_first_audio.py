@@ -32,8 +32,9 @@ sys.path.insert(0, str(REPO))
 
 from edge.llm.base import GenerationRequest, generate  # noqa: E402
 from edge.llm.llamacpp import LlamaCppEngine  # noqa: E402
+from edge.stages.sentences import split_sentences  # noqa: E402
 from edge.stages.tts.engine import Pyttsx3Tts  # noqa: E402
-from edge.stages.tts.stream import StreamingSpeaker, split_sentences  # noqa: E402
+from edge.stages.tts.stream import StreamingSpeaker  # noqa: E402
 
 MODEL = "smollm2-135m-instruct-q4_1"
 PROMPT = "Tell me about hammers."

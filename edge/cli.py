@@ -7,9 +7,13 @@
     edge models list|verify [--json]
     edge models add FILE [--id ID] [--trust-on-first-use]
     edge serve [--config FILE] [--host H] [--port P]
-    edge doctor|install|uninstall, edge models bundle|install   (edge/deploy_cli.py)
-    edge bench [--model NAME] [--runs N] [--json] [--out DIR] [--no-loop]   (edge/bench.py)
+    edge doctor|install|uninstall, edge models bundle|install   (edge/ops/cli.py)
+    edge bench [--model NAME] [--runs N] [--json] [--out DIR] [--no-loop]   (edge/ops/bench/)
     edge status [--json] [--interval S]
+
+A :class:`edge.errors.UserError` (bad input, settings, files, devices) is printed as one
+``edge: <message>`` on stderr, exit status 2. Any other exception is a bug: its traceback is shown,
+exit status 1. The handlers are imported when their command runs (start-up time).
 """
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ import sys
 from pathlib import Path
 
 from edge.config import ConfigError, load_settings
+from edge.errors import UserError
 
 
 def _settings(args, overrides=None):
@@ -82,7 +87,8 @@ def cmd_run(args) -> int:
         stderr(f"{args.input}: {p.t_ms / 1000:.1f} s of audio in {wall:.1f} s "
                f"(real-time factor {wall / max(p.t_ms / 1000, 1e-9):.2f}), {p.turns} turn(s); events in {out / 'events.jsonl'}")
         return 0
-    from edge.service.supervisor import run_service  # live: READY/WATCHDOG/STATUS to systemd, waits for a late microphone
+    # live: READY/WATCHDOG/STATUS to systemd, waits for a late microphone
+    from edge.service.supervisor import run_service
 
     return run_service(settings, store, out, emit)
 
@@ -91,12 +97,12 @@ def cmd_ask(args) -> int:
     import uuid
 
     from edge import events as ev
-    from edge.stages.dialog import act
     from edge.llm.loader import build_llm
     from edge.loop.build import build_understanding, printer
+    from edge.stages.dialog import act
 
     if not args.text.strip():
-        raise ValueError('edge ask: give the words to understand, e.g. edge ask "how many M8 bolts are in bin twelve"')
+        raise UserError('ask: give the words to understand, e.g. edge ask "how many M8 bolts are in bin twelve"')
     settings = _settings(args)
     store = _store(settings)
     if not store.items():
@@ -131,8 +137,9 @@ def cmd_records_export(args) -> int:
 
 
 def cmd_models_verify(args) -> int:
-    from edge.models import manifest as models
-    checks = models.verify(args.model)
+    from edge.models.manifest import verify
+
+    checks = verify(args.model)
     bad = [c for c in checks if not c.ok]
     for c in checks:
         print(json.dumps(c.to_dict()) if args.json else str(c))
@@ -142,8 +149,9 @@ def cmd_models_verify(args) -> int:
 
 
 def cmd_models_list(args) -> int:
-    from edge.models import manifest as models
-    m = models.load_manifest()
+    from edge.models.manifest import load_manifest
+
+    m = load_manifest()
     rows = [{"id": e.id, "kind": e.kind, "size_mib": round(sum(f.size for f in e.files) / 2**20, 1),
              "licence": e.licence, "source": e.requirement, "note": e.note} for e in m.models]
     if args.json:
@@ -157,15 +165,16 @@ def cmd_models_list(args) -> int:
 
 
 def cmd_models_add(args) -> int:
-    from edge.models import local as model_install
+    from edge.models.local import PINS_FILE, add
+    from edge.models.manifest import ModelError
+
     settings = _settings(args)
     models_dir = Path(args.models_dir) if args.models_dir else settings.models.dir
     try:
-        res = model_install.add(args.file, args.id, models_dir, trust_on_first_use=args.trust_on_first_use)
-    except model_install.ModelAddError as e:
-        print(f"edge: {args.file}: not installed: {e}", file=sys.stderr)
-        return 1
-    pin = f"; SHA-256 pinned in {models_dir / model_install.PINS_FILE}" if res.pinned_now else ""
+        res = add(args.file, args.id, models_dir, trust_on_first_use=args.trust_on_first_use)
+    except ModelError as e:  # a failed check (ModelAddError) or a models folder that cannot take it
+        raise UserError(f"{args.file}: not installed: {e}") from e
+    pin = f"; SHA-256 pinned in {models_dir / PINS_FILE}" if res.pinned_now else ""
     print(f"installed {res.entry.id} as {res.path} ({res.size} bytes, sha256 {res.sha256}){pin}; "
           f"checks: {', '.join(res.checks)}")
     return 0
@@ -205,6 +214,60 @@ def cmd_status(args) -> int:
     text = "\n".join([format_status(st), *format_service(st["service"])])
     print(json.dumps(st, indent=2, ensure_ascii=False) if args.json else text)
     return 0
+
+
+def _deploy(name: str):
+    """The handler ``edge.ops.cli.<name>``, imported when its command runs: that module loads the
+    doctor, install and bundle code (about 0.25 s), which the other commands do not need."""
+    def handler(args) -> int:
+        from edge.ops import cli as deploy
+
+        return getattr(deploy, name)(args)
+
+    return handler
+
+
+def _deploy_commands(sub, msub, common) -> None:
+    """``doctor``, ``install``, ``uninstall`` on ``sub``; ``bundle``, ``install`` on ``msub`` (the
+    ``models`` sub-commands); handled in :mod:`edge.ops.cli`."""
+    p = sub.add_parser("doctor", help="check the box: packages, audio, devices, permissions, NPU, models, limits")
+    common(p)
+    p.add_argument("--json", action="store_true", help="one JSON object per check")
+    p.add_argument("--root", default="/", help="read /etc, /dev, /proc, /sys under this folder (default /)")
+    p.add_argument("--user", default="edge", help="the service user (default edge)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--no-audio-probe", action="store_true", help="do not ask PortAudio for capture devices")
+    g.add_argument("--audio-probe", action="store_true", help="ask PortAudio even with --root")
+    p.add_argument("--check", action="append", help="run only this check (repeatable)")
+    p.add_argument("--min-free-disk-mib", type=int, default=1024, help="disk check threshold, MiB")
+    p.set_defaults(func=_deploy("cmd_doctor"))
+
+    p = sub.add_parser("install", help="install the systemd service for a board (user, data folder, config, unit)")
+    p.add_argument("--board", required=True, help="board config name from board-configs/")
+    p.add_argument("--root", default="/", help="install into this root folder instead of / (staging, image)")
+    p.add_argument("--exec", dest="exec_path", help="ExecStart program (default: this installation's edge)")
+    p.add_argument("--force", action="store_true", help="rewrite /etc/edge/edge.yaml even if it was edited")
+    p.set_defaults(func=_deploy("cmd_install"))
+
+    p = sub.add_parser("uninstall", help="remove the service (keeps /var/lib/edge unless --purge)")
+    p.add_argument("--purge", action="store_true", help="also remove /var/lib/edge (store, models)")
+    p.add_argument("--root", default="/", help="root folder (default /)")
+    p.set_defaults(func=_deploy("cmd_uninstall"))
+
+    q = msub.add_parser("bundle", help="write an offline bundle of a board's models (models, manifest, SHA256SUMS)")
+    q.add_argument("--board", required=True)
+    q.add_argument("out", help="the .tar to write")
+    q.add_argument("--model", action="append", help="bundle only this manifest id (repeatable)")
+    q.add_argument("--manifest", help="source manifest (default: $EDGE_MANIFEST or models/manifest.yaml)")
+    q.add_argument("--json", action="store_true")
+    q.set_defaults(func=_deploy("cmd_models_bundle"))
+
+    q = msub.add_parser("install", help="verify a bundle, unpack it, smoke-test it, switch to it atomically")
+    common(q)
+    q.add_argument("bundle", help="the bundle .tar")
+    q.add_argument("--models-dir", help="default: models.dir of the settings")
+    q.add_argument("--no-smoke", action="store_true", help="skip the smoke inference (not recommended)")
+    q.set_defaults(func=_deploy("cmd_models_install"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -262,13 +325,10 @@ def main(argv: list[str] | None = None) -> int:
                    help="install an entry without a published SHA-256 and pin the file's SHA-256")
     q.set_defaults(func=cmd_models_add)
 
-    from edge.ops.cli import register as _register_deploy
+    from edge.ops.bench.cli import register as register_bench
 
-    _register_deploy(sub, msub, common)  # doctor, install, uninstall, models bundle|install
-
-    from edge.ops.bench.cli import register as _register_bench
-
-    _register_bench(sub, common)  # edge bench (edge/bench.py)
+    _deploy_commands(sub, msub, common)  # doctor, install, uninstall, models bundle|install
+    register_bench(sub, common)  # edge bench (edge/ops/bench/cli.py)
 
     p = sub.add_parser("serve", help="local HTTP API: Ollama /api/chat, /api/generate; OpenAI /v1/chat/completions")
     common(p)
@@ -287,21 +347,9 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except KeyboardInterrupt:
         return 130
-    except Exception as e:
-        if _is_user_error(e):
-            print(f"edge: {e}", file=sys.stderr)
-            return 2
-        raise  # a bug: the traceback is wanted
-
-
-def _is_user_error(e: Exception) -> bool:
-    """Errors caused by input, settings, files or devices: shown as one clear line, exit 2."""
-    from drivers.audio.device import AudioDeviceError
-    from edge.models.manifest import ModelError
-    from edge.stages.store import StoreError
-    from edge.stages.tts.engine import TtsError
-
-    return isinstance(e, (ConfigError, ValueError, OSError, StoreError, ModelError, AudioDeviceError, TtsError))
+    except UserError as e:  # the user can fix it: one line naming the file, key or device; a bug keeps its traceback
+        print(f"edge: {e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -7,13 +7,15 @@ names the file, the key and the allowed values.
 """
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from edge.paths import data_dir
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
 from edge.errors import UserError
+from edge.paths import data_dir
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 DEFAULTS = PACKAGE_DIR / "defaults.yaml"
@@ -189,8 +191,6 @@ class GovernorSettings(_Frozen):
 
 def is_loopback(host: str) -> bool:
     """True for ``localhost`` and loopback addresses (127.0.0.0/8, ::1)."""
-    import ipaddress
-
     h = host.strip().strip("[]").lower()
     if h == "localhost":
         return True
@@ -284,6 +284,14 @@ def _read_yaml(path: Path) -> dict:
         data = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader
     except FileNotFoundError:
         raise ConfigError(f"{path}: config file not found; pass an existing file to --config") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: a folder, not a config file; pass the YAML file itself to --config") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read the config file ({e.strerror or e}); check its permissions "
+                          f"(the service user must be able to read it)") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not a text file ({e.reason} at byte {e.start}); a config file is YAML "
+                          f"saved as UTF-8") from None
     except yaml.YAMLError as e:
         raise ConfigError(f"{path}: not valid YAML: {e}") from None
     if data is None:

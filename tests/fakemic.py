@@ -1,6 +1,6 @@
-"""A stand-in capture device for tests of :class:`drivers.audio.device.ResilientCapture`.
+"""A stand-in capture device for tests of :class:`drivers.audio.capture.ResilientCapture`.
 
-It behaves like a sound card behind :class:`drivers.audio.device.Capture`: a clock thread hands
+It behaves like a sound card behind :class:`drivers.audio.capture.Capture`: a clock thread hands
 ``frames_per_buffer`` samples at a time, paced at the device's rate, into a bounded ring buffer
 (the oldest chunk dropped when full, counted in ``overflows``). The socket it hangs off
 (:class:`Jack`) can be unplugged: the running capture's stream stops (its ``chunks()`` raises
@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from drivers.audio.device import AudioDeviceError, DeviceLostError
+from drivers.audio.devices import AudioDeviceError, DeviceLostError
 
 
 class Jack:
@@ -57,7 +57,7 @@ class Jack:
 
 
 class FakeMic:
-    """One open stream of the stand-in device; the :class:`~drivers.audio.device.Capture` interface."""
+    """One open stream of the stand-in device; the :class:`~drivers.audio.capture.Capture` interface."""
 
     def __init__(self, jack: Jack, frames_per_buffer: int, max_queued: int):
         self.rate, self.channels, self.device_name = jack.rate, jack.channels, "fake-mic"

@@ -2,14 +2,12 @@
 settings; the schema refuses what it must refuse, naming the file and the key."""
 from __future__ import annotations
 
-
 import pytest
 import yaml
 
 from edge import boards, config
-
-from edge.models import manifest as models
 from edge.boards import BoardError, BoardSpec, load_board
+from edge.models import manifest as models
 
 REQUIRED = {"rk3588-rock5b", "rk3588-orangepi5", "rk3576-rock4d", "rk3566-rock3c", "rpi5", "x86-dev"}
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from edge.cli import main
 from edge.models import manifest as models
 from edge.models.bundle import BundleError, build_bundle, current_target, install_bundle
-from edge.cli import main
 
 SMALL = ["silero-vad", "wake-hey-rhasspy"]  # ~2 MB of ONNX
 LLM = "smollm2-135m-instruct-q4_1"
@@ -115,8 +115,9 @@ def test_cli_refusal_says_nothing_switched(tmp_path, small_tar, capsys):
     install_bundle(small_tar, mdir)
     trunc = tmp_path / "trunc.tar"
     trunc.write_bytes(small_tar.read_bytes()[: small_tar.stat().st_size // 2])
-    assert main(["models", "install", str(trunc), "--models-dir", str(mdir)]) == 1
-    assert "refused, nothing switched" in capsys.readouterr().err
+    assert main(["models", "install", str(trunc), "--models-dir", str(mdir)]) == 2  # a user error
+    err = capsys.readouterr().err
+    assert err.startswith("edge: models install: refused, nothing switched: member:") and err.count("\n") == 1
 
 
 def _tar_with(path: Path, members: list[tuple[tarfile.TarInfo, bytes]]) -> Path:

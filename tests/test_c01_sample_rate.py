@@ -31,7 +31,7 @@ import soundfile as sf
 import soxr
 
 from drivers.audio import SAMPLE_RATE, AudioFormatError, FrameConverter, read_wav, wav_frames
-from drivers.audio.device import MAX_CAPTURE_CHANNELS, AudioDeviceError, native_format
+from drivers.audio.devices import MAX_CAPTURE_CHANNELS, AudioDeviceError, native_format
 from edge.stages.store import Store
 from tests.audio_helpers import assert_pipeline_frames, convert_in_chunks
 from tests.helpers import AUDIO, INVENTORY, REPO, SESSIONS, of_type, run_session
@@ -211,7 +211,8 @@ def test_native_dtypes_through_frame_converter(ref16k, dtype):
 NATIVE_CHILD = """
     import json
     import numpy as np
-    from drivers.audio.device import Capture, ResilientCapture, list_devices
+    from drivers.audio.capture import Capture, ResilientCapture
+    from drivers.audio.devices import list_devices
     default = next(d for d in list_devices() if d["is_default_input"])
     out = {"default": default}
     for kind in (Capture, ResilientCapture):

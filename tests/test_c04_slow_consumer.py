@@ -1,7 +1,7 @@
 """Case C04 (shared/cases/README.md): capture keeps running while the consumer stalls for 2 s.
 
 Right behaviour: no crash; the chunks that did not fit the ring buffer are dropped oldest-first,
-counted in ``overflows`` and logged ONCE per stall (a ``drivers.audio.device`` warning when the
+counted in ``overflows`` and logged ONCE per stall (a ``drivers.audio.capture`` warning when the
 consumer comes back, not one per chunk); detection works again right after the stall.
 
 Live, through PortAudio -> ALSA pulse plugin -> a private PulseAudio null sink (tests/pulse.py),
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.skipif(not WAV.exists(), reason=f"test recording {WAV} 
 
 CHILD = """
     import json, logging, subprocess, sys, time
-    from drivers.audio.device import ResilientCapture
+    from drivers.audio.capture import ResilientCapture
     from edge.stages.wake import WakeWord
 
     warnings = []
@@ -37,7 +37,7 @@ CHILD = """
         def emit(self, r):
             if r.levelno >= logging.WARNING:
                 warnings.append(r.getMessage())
-    logging.getLogger("drivers.audio.device").addHandler(Keep())
+    logging.getLogger("drivers.audio.capture").addHandler(Keep())
 
     wav, stall_s, ring_ms, stalls = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
     wake = WakeWord([("hey_mycroft", 0.5)], 2000)

@@ -3,7 +3,7 @@ possibly at another native rate.
 
 Right behaviour: "microphone lost" reported once, no busy loop (the reopen attempts over the outage
 stay within what the back-off schedule allows), capture reopened and the frame converter rebuilt
-for the new rate (:class:`drivers.audio.device.ResilientCapture`).
+for the new rate (:class:`drivers.audio.capture.ResilientCapture`).
 
 Two kinds of device:
 
@@ -39,13 +39,15 @@ import pytest
 import soundfile as sf
 import soxr
 
+from drivers.audio.capture import CaptureObserver, ResilientCapture
 from drivers.audio.convert import FrameConverter
-from drivers.audio.device import AudioDeviceError, ResilientCapture
+from drivers.audio.devices import AudioDeviceError
 from tests.fakemic import Jack
 from tests.helpers import REPO, SESSIONS
+from tests.pulse import pulse_server
 
 WAV = SESSIONS / "query_m8_bolts.wav"
-LOGGER = "drivers.audio.device"
+LOGGER = "drivers.audio.capture"
 
 pytestmark = pytest.mark.skipif(not WAV.exists(), reason=f"test recording {WAV} is missing")
 
@@ -71,7 +73,7 @@ def max_attempts(outage_s: float, initial: float, maximum: float) -> int:
 
 
 def next_delays(messages: list[str]) -> list[float]:
-    return [float(m.group(1)) for msg in messages if (m := re.search(r"next in ([\d.]+) s", msg))]
+    return [float(m.group(1)) for msg in messages if (m := re.search(r"next try in ([\d.]+) s", msg))]
 
 
 class Consumer:
@@ -93,6 +95,32 @@ class Consumer:
         while not pred():
             assert time.monotonic() < deadline, f"timed out; state {self.cap.status()}"
             time.sleep(0.02)
+
+
+class Notes(CaptureObserver):
+    """Keeps what the capture told its observer, in order; counts the idle calls."""
+
+    def __init__(self):
+        self.events: list[tuple] = []
+        self.idles = 0
+
+    def open_failed(self, err, attempt, next_try_s):
+        self.events.append(("open_failed", attempt, next_try_s, str(err)))
+
+    def found(self, cap):
+        self.events.append(("found", cap.rate))
+
+    def lost(self, cap, err):
+        self.events.append(("lost", type(err).__name__))
+
+    def closed(self, cap):
+        self.events.append(("closed",))
+
+    def idle(self):
+        self.idles += 1
+
+    def kinds(self, start: int = 0) -> list[str]:
+        return [e[0] for e in self.events[start:]]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -155,8 +183,9 @@ def test_a_device_that_comes_back_deaf_stays_one_outage(caplog):
     back-off goes on, and the next open works."""
     caplog.set_level(logging.DEBUG, logger=LOGGER)
     jack = Jack(16000, 1, session_at(16000, 1), speed=4.0)
+    notes = Notes()
     cap = ResilientCapture(opener=lambda: jack.open(), stall_timeout_s=STALL_S, retry_initial_s=INITIAL_S,
-                           retry_max_s=MAX_S)
+                           retry_max_s=MAX_S, observer=notes)
     c = Consumer(cap)
     try:
         c.wait(lambda: len(c.frames) >= 5)
@@ -176,6 +205,11 @@ def test_a_device_that_comes_back_deaf_stays_one_outage(caplog):
     assert sum(m.startswith("microphone back") for m in msgs) == 1, msgs
     assert (cap.lost_events, cap.reopens, cap.state) == (1, 1, "ok")
     assert "delivered no audio for 0.5 s" in cap.last_error, cap.last_error  # the deaf open was noticed
+    # the observer (the live service's state file) heard the same: one loss, the deaf open as a failed
+    # attempt of that outage, found twice (at start and after the outage)
+    assert notes.kinds().count("lost") == 1 and notes.kinds().count("found") == 2, notes.events
+    assert any(e[0] == "open_failed" and "delivered no audio" in e[3] for e in notes.events), notes.events
+    assert notes.kinds()[-1] == "closed"
 
 
 def test_close_ends_a_loop_that_waits_for_the_device(caplog):
@@ -216,6 +250,56 @@ def test_a_late_device_is_used_when_it_appears(caplog):
     assert sum(m.startswith("microphone found") for m in msgs) == 1, msgs
 
 
+def test_open_and_device_frames_take_one_device_at_a_time_and_the_observer_hears_each_step():
+    """What the live service uses: open() waits for a device (the observer's idle() called meanwhile),
+    device_frames() ends when that device is lost; each failed attempt is told with its number within
+    its wait and the next delay, then the device found, the loss (once) and the close."""
+    jack = Jack(16000, 1, session_at(16000, 1), speed=4.0)
+    jack.unplug()
+    notes = Notes()
+    cap = ResilientCapture(opener=lambda: jack.open(), stall_timeout_s=STALL_S, retry_initial_s=INITIAL_S,
+                           retry_max_s=MAX_S, wait_for_device=True, observer=notes)
+
+    def plug_after_failures(n: int, rate: int) -> threading.Thread:
+        start = len(notes.events)
+
+        def run():
+            deadline = time.monotonic() + 30
+            while notes.kinds(start).count("open_failed") < n and time.monotonic() < deadline:
+                time.sleep(0.01)
+            jack.plug(rate, 1, session_at(rate, 1))
+        t = threading.Thread(target=run, daemon=True)
+        t.start()
+        return t
+
+    try:
+        plug_after_failures(3, 16000)
+        assert cap.open()  # returns once the device is there
+        waits = [e for e in notes.events if e[0] == "open_failed"]
+        assert len(waits) >= 3 and [e[1] for e in waits] == list(range(1, len(waits) + 1)), notes.events
+        assert [e[2] for e in waits][:3] == [INITIAL_S, 2 * INITIAL_S, 4 * INITIAL_S], notes.events
+        assert notes.idles >= 3  # at least once per wait between attempts
+        assert cap.state == "waiting" and "found" not in notes.kinds()  # open, but no chunk yet
+        first = []
+        for f in cap.device_frames():
+            first.append(f)
+            if len(first) == 10:
+                jack.unplug()
+        assert len(first) >= 10 and cap.state == "lost" and cap.lost_events == 1  # ended at the loss
+        assert notes.kinds(len(waits)) == ["found", "lost"] and notes.events[len(waits)] == ("found", 16000)
+        mark = len(notes.events)
+        plug_after_failures(2, 22050)
+        assert cap.open()
+        second = list(itertools.islice(cap.device_frames(), 10))
+    finally:
+        cap.close()
+    assert len(second) == 10 and (cap.state, cap.reopens, cap.rate) == ("ok", 1, 22050)
+    after = notes.events[mark:]
+    fails = [e for e in after if e[0] == "open_failed"]
+    assert len(fails) >= 2 and [e[1] for e in fails] == list(range(1, len(fails) + 1)), after  # counted anew
+    assert [e[0] for e in after[len(fails):]] == ["found", "closed"] and after[len(fails)] == ("found", 22050)
+
+
 def test_without_waiting_a_missing_device_fails_at_start():
     jack = Jack(16000, 1)
     jack.unplug()
@@ -236,14 +320,15 @@ LIVE_INITIAL_S, LIVE_MAX_S, LIVE_STALL_S, OUTAGE_S = 0.25, 1.0, 1.0, 4.0
 
 CHILD = """
     import json, logging, sys, threading, time
-    from drivers.audio.device import ResilientCapture, list_devices
+    from drivers.audio.capture import CaptureObserver, ResilientCapture
+    from drivers.audio.devices import list_devices
     from edge.stages.wake import WakeWord
 
     msgs = []
     class Keep(logging.Handler):
         def emit(self, r):
             msgs.append(r.getMessage())
-    lg = logging.getLogger("drivers.audio.device")
+    lg = logging.getLogger("drivers.audio.capture")
     lg.addHandler(Keep())
     lg.setLevel(logging.DEBUG)
 
@@ -304,8 +389,6 @@ def _until(q: queue.Queue, pred, timeout: float, seen: list) -> dict:
 def test_pulseaudio_killed_and_restarted_at_another_rate(tmp_path):
     if shutil.which("pulseaudio") is None:
         pytest.skip("the 'pulseaudio' binary is not installed (apt-get install pulseaudio)")
-    from tests.pulse import pulse_server
-
     stable = Path(tempfile.mkdtemp(prefix="edge-mic-", dir="/tmp"))  # the address the child is given
     home, run = tmp_path / "home", tmp_path / "run"
     home.mkdir()

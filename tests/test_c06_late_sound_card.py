@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 import time
@@ -17,18 +18,17 @@ from pathlib import Path
 
 import pytest
 
+from edge.service.runstate import read_state
 from tests.helpers import SESSIONS
-from tests.pulse import pulse_server
 from tests.live import lines_until as _lines_until
 from tests.live import start_edge_run, stop
+from tests.pulse import pulse_server
 from tests.test_notify import Listener, drain, notify_socket  # noqa: F401
 
 INITIAL_S, MAX_S = 0.25, 1.0
 
 
-def test_late_capture_device_is_waited_for_and_then_used(notify_socket, tmp_path):
-    import shutil
-
+def test_late_capture_device_is_waited_for_and_then_used(notify_socket, tmp_path):  # noqa: F811
     if shutil.which("pulseaudio") is None:
         pytest.skip("the 'pulseaudio' binary is not installed (apt-get install pulseaudio)")
     sock, npath = notify_socket
@@ -91,8 +91,6 @@ def test_late_capture_device_is_waited_for_and_then_used(notify_socket, tmp_path
     assert "140" in reply["text"]
     assert proc.returncode == 0
     # the service state file (edge status, /metrics) kept the count of failed opens and the device
-    from edge.service.runstate import read_state
-
     st = read_state(tmp_path / "service-state.json")
     assert st["running"] is False and st["turn"] == "stopped" and st["turns"] == 1
     assert st["capture"]["open_attempts"] == len(delays) + 1  # every failed try (each logs its next delay), then the one that worked

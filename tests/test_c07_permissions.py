@@ -15,8 +15,8 @@ import grp
 import json
 import os
 import resource
-import stat
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path

@@ -140,3 +140,115 @@ def test_an_input_without_samples_says_so(cfg, tmp_path):
 def test_ask_with_no_words_is_refused(cfg):
     r = edge("ask", "  ", "--config", cfg, check=False)
     assert r.returncode == 2 and "give the words" in r.stderr
+
+
+# ------------------------------------------------------------------------ user errors and bugs
+
+
+def assert_one_line_user_error(r: subprocess.CompletedProcess, *names) -> str:
+    """Exit 2 and exactly one ``edge: ...`` line on stderr, naming each of ``names``; no traceback."""
+    assert r.returncode == 2, (r.returncode, r.stderr[-3000:])
+    assert "Traceback" not in r.stderr, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("edge: "), r.stderr
+    for name in names:
+        assert str(name) in lines[0], (name, lines[0])
+    return lines[0]
+
+
+def test_a_folder_given_as_the_input_wav_is_a_user_error(cfg, tmp_path):
+    assert_one_line_user_error(edge("run", "--input", tmp_path, "--config", cfg, check=False), tmp_path, "WAV")
+
+
+def test_a_folder_given_as_the_config_is_a_user_error(tmp_path):
+    line = assert_one_line_user_error(edge("run", "--input", SESSIONS / "undo_last.wav", "--config", tmp_path,
+                                           check=False), tmp_path)
+    assert "a folder, not a config file" in line
+
+
+def test_a_binary_config_file_is_a_user_error(tmp_path):
+    bad = tmp_path / "edge.yaml"
+    bad.write_bytes(b"\xff\xfe\x00\x81binary")
+    line = assert_one_line_user_error(edge("ask", "undo that", "--config", bad, check=False), bad)
+    assert "UTF-8" in line
+
+
+@pytest.mark.parametrize("what", ["missing", "folder"])
+def test_a_missing_or_unreadable_inventory_csv_is_a_user_error(cfg, tmp_path, what):
+    csv_path = tmp_path / "stock.csv"
+    if what == "folder":
+        csv_path.mkdir()
+    line = assert_one_line_user_error(edge("inventory", "import", csv_path, "--config", cfg, check=False), csv_path)
+    assert "cannot read inventory CSV" in line
+
+
+def test_an_unknown_board_is_a_user_error_listing_the_boards(tmp_path):
+    line = assert_one_line_user_error(edge("ask", "undo that", "--board", "rk9999", check=False), "rk9999")
+    assert "known boards" in line and "x86-dev" in line
+
+
+def test_ask_with_no_words_is_one_line(cfg):
+    assert_one_line_user_error(edge("ask", "  ", "--config", cfg, check=False), "give the words")
+
+
+def test_a_missing_bundle_is_a_user_error(tmp_path):
+    line = assert_one_line_user_error(edge("models", "install", tmp_path / "nope.tar", "--models-dir",
+                                           tmp_path / "models", check=False), "nope.tar")
+    assert "refused, nothing switched" in line and "cannot read the bundle" in line
+
+
+def test_a_bundle_written_onto_a_folder_is_a_user_error(tmp_path):
+    out = tmp_path / "out.tar"
+    out.mkdir()
+    line = assert_one_line_user_error(edge("models", "bundle", "--board", "x86-dev", out, "--model", "wake-alexa",
+                                           check=False), out)
+    assert "cannot write the bundle" in line and not (tmp_path / "out.tar.part").exists()
+
+
+def test_doctor_with_an_unknown_check_or_no_board_is_a_user_error(tmp_path):
+    line = assert_one_line_user_error(edge("doctor", "--board", "x86-dev", "--root", tmp_path, "--no-audio-probe",
+                                           "--check", "vibes", check=False), "vibes")
+    assert "known: packages" in line
+    no_board = tmp_path / "c.yaml"
+    no_board.write_text(f"store: {{path: {tmp_path / 'e.db'}}}\n")
+    assert_one_line_user_error(edge("doctor", "--config", no_board, "--root", tmp_path, "--no-audio-probe",
+                                    check=False), "--board")
+
+
+def test_install_into_a_root_with_a_file_for_etc_is_a_user_error(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "etc").write_text("not a folder")
+    line = assert_one_line_user_error(edge("install", "--board", "x86-dev", "--root", root, "--exec", "/bin/true",
+                                           check=False), root / "etc")
+    assert line.startswith("edge: install: ") and "a file stands where a folder belongs" in line
+
+
+# A bug is any exception that is not a UserError: the handler of a real command is replaced by one
+# that raises, and main() itself (the unit: its error handling) runs unchanged in a child process.
+BUG = """
+import sys
+import edge.cli
+
+def handler(args):
+    raise {exc}("the handler has a bug")
+
+edge.cli.cmd_records_export = handler
+sys.exit(edge.cli.main(["records", "export", "--csv", "--config", sys.argv[1]]))
+"""
+
+
+@pytest.mark.parametrize("exc", ["RuntimeError", "ValueError", "OSError", "FileNotFoundError", "KeyError"])
+def test_a_bug_shows_its_traceback_and_exits_1(cfg, exc):
+    r = subprocess.run([sys.executable, "-c", BUG.format(exc=exc), str(cfg)], cwd=REPO, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    assert r.stderr.startswith("Traceback (most recent call last):"), r.stderr
+    assert "in handler" in r.stderr and r.stderr.rstrip().splitlines()[-1].startswith(exc), r.stderr
+    assert "the handler has a bug" in r.stderr and "edge: " not in r.stderr
+
+
+def test_the_same_harness_turns_a_user_error_into_one_line(cfg):
+    code = BUG.format(exc="UserError").replace("import edge.cli", "import edge.cli\nfrom edge.errors import UserError")
+    r = subprocess.run([sys.executable, "-c", code, str(cfg)], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stderr == "edge: the handler has a bug\n", r.stderr

@@ -12,11 +12,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from edge.ops import doctor
-
-from edge.models import manifest as models
 from edge.boards import load_board
 from edge.config import load_settings
+from edge.models import manifest as models
+from edge.ops import doctor
 from tests import fakeroot
 from tests.helpers import REPO
 

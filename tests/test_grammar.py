@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from edge.stages.nlu.grammar import Grammar, normalize_location
+from edge.stages.nlu.grammar import Grammar
+from edge.stages.nlu.lexicon import normalize_location
 
 INVENTORY = Path(__file__).resolve().parents[1].parent / "shared/audio/sessions/inventory.csv"
 

@@ -15,11 +15,10 @@ from pathlib import Path
 import pytest
 
 from drivers import system
-from edge.ops import doctor
-from edge.ops import install
 from edge.boards import load_board
 from edge.cli import main
 from edge.config import load_settings
+from edge.ops import doctor, install
 
 pytestmark = pytest.mark.skipif(shutil.which("systemd-sysusers") is None or shutil.which("systemctl") is None,
                                 reason="needs the Debian package 'systemd' (systemd-sysusers, systemctl)")

@@ -71,7 +71,7 @@ def _rms(x: np.ndarray) -> float:
 CAPTURE_CHILD = """
     import json, subprocess, sys, time
     import numpy as np
-    from drivers.audio.device import Capture
+    from drivers.audio.capture import Capture
     wav, out, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
     with Capture() as cap:
         frames = cap.frames(timeout=5.0)
@@ -116,7 +116,7 @@ def test_capture_records_what_the_sink_plays(pulse_null_sink, tmp_path):
 
 PLAYBACK_CHILD = """
     import json, sys, time
-    from drivers.audio.device import Playback
+    from drivers.audio.playback import Playback
     t0 = time.monotonic()
     with Playback() as p:
         p.play_wav(sys.argv[1])
@@ -150,7 +150,8 @@ def test_playback_plays_wav_to_the_end(pulse_null_sink, tmp_path):
 
 LIST_CHILD = """
     import json
-    from drivers.audio.device import AudioDeviceError, Capture, list_devices
+    from drivers.audio.capture import Capture
+    from drivers.audio.devices import AudioDeviceError, list_devices
     try:
         Capture("no-such-device-xyz")
         err = None
@@ -174,7 +175,7 @@ def test_list_devices_and_errors(pulse_null_sink):
 
 OVERFLOW_CHILD = """
     import json, time
-    from drivers.audio.device import Capture
+    from drivers.audio.capture import Capture
     with Capture(max_queued=4) as cap:
         time.sleep(1.0)                   # consumer stalls: ~43 chunks arrive, 4 fit
         stalled = cap.overflows

@@ -18,6 +18,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.parser import text_string_to_metric_families
+
+from edge.service.api.metrics import ServiceStateCollector
 from tests.helpers import REPO, SESSIONS
 from tests.live import lines_until, start_edge_run, stop
 
@@ -50,11 +54,6 @@ def test_edge_run_captures_from_the_microphone_and_answers(pulse_null_sink, tmp_
     assert svc["running"] is True and svc["turns"] == 1 and svc["path"] == str(tmp_path / "service-state.json")
     assert cap["state"] == "ok" and cap["device"] == "default" and cap["lost_events"] == 0
     assert cap["overflows"] >= 1  # chunks the ring buffer dropped while the turn was processed
-    from prometheus_client import CollectorRegistry, generate_latest
-    from prometheus_client.parser import text_string_to_metric_families
-
-    from edge.service.api.metrics import ServiceStateCollector
-
     reg = CollectorRegistry()
     reg.register(ServiceStateCollector(tmp_path / "service-state.json"))
     metrics = {x.name: x.value for f in text_string_to_metric_families(generate_latest(reg).decode()) for x in f.samples}

@@ -20,6 +20,7 @@ import pytest
 
 from edge import events as ev
 from edge.service import logs
+
 JOURNAL_SOCKET = Path("/run/systemd/journal/socket")
 
 

@@ -46,7 +46,7 @@ def manifest_copy(tmp_path: Path, manifest, model_id: str, root: Path) -> models
 
 def installed_file(manifest, model_id: str, rel: str) -> Path:
     entry = manifest.get(model_id)
-    return models._package_dir(entry) / rel
+    return models.package_dir(entry) / rel
 
 
 # ---------------------------------------------------------------- the real installed models
@@ -93,7 +93,7 @@ def test_resolve_gives_existing_paths(manifest):
 
 def test_describe_files_reproduces_manifest(manifest):
     entry = manifest.get("whisper-tiny-en")
-    base = models._package_dir(entry)
+    base = models.package_dir(entry)
     described = models.describe_files(base / entry.path, base=base)
     assert [models.ModelFile(**d) for d in described] == list(entry.files)
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from edge.models import local as mi
 from edge.cli import main as cli_main
+from edge.models import local as mi
 from edge.models.manifest import ModelError, load_manifest, resolve
 
 REPO = Path(__file__).resolve().parents[1]
@@ -213,13 +213,28 @@ def test_cli_models_add(monkeypatch, manifest, media, models_dir, capsys):
     monkeypatch.setenv("EDGE_MANIFEST", str(manifest))
     bad = media / "npu-model.rkllm"
     bad.write_bytes(bytes(128))
-    assert cli_main(["models", "add", str(bad), "--models-dir", str(models_dir), "--trust-on-first-use"]) == 1
-    assert "magic check failed" in capsys.readouterr().err
+    assert cli_main(["models", "add", str(bad), "--models-dir", str(models_dir), "--trust-on-first-use"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"edge: {bad}: not installed: magic check failed") and err.count("\n") == 1
     good = rkllm_file(media / "npu-model.rkllm", b"\x33" * 100)
     assert cli_main(["models", "add", str(good), "--id", "npu-model", "--models-dir", str(models_dir),
                      "--trust-on-first-use"]) == 0
     out = capsys.readouterr().out
     assert "installed npu-model" in out and "pinned" in out and (models_dir / "npu-model.rkllm").is_file()
+
+
+def test_a_models_dir_that_is_a_file_is_a_one_line_error(monkeypatch, manifest, media, tmp_path, capsys):
+    monkeypatch.setenv("EDGE_MANIFEST", str(manifest))
+    blocker = tmp_path / "models-file"
+    blocker.write_text("x")
+    src = rkllm_file(media / "npu-model.rkllm", b"\x33" * 100)
+    with pytest.raises(ModelError, match="a file, not a folder"):
+        mi.add(src, "npu-model", blocker, trust_on_first_use=True, manifest_path=manifest)
+    assert cli_main(["models", "add", str(src), "--models-dir", str(blocker), "--trust-on-first-use"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"edge: {src}: not installed: {blocker}: a file, not a folder; --models-dir (settings " \
+                  f"models.dir) names the folder the models go in\n"
+    assert blocker.read_text() == "x"
 
 
 def test_repo_manifest_lists_the_board_models():

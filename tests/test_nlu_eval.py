@@ -5,7 +5,8 @@ from collections import Counter
 
 import pytest
 
-from edge.stages.nlu.grammar import Grammar, normalize_location
+from edge.stages.nlu.grammar import Grammar
+from edge.stages.nlu.lexicon import normalize_location
 from edge.stages.nlu.schema import INTENT_VALUES
 from tests.nlu_helpers import EVAL, REPO, sample_items
 

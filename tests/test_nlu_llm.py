@@ -9,8 +9,13 @@ import json
 import pytest
 
 from edge.stages.nlu.llm_intent import ATTEMPTS, NOT_UNDERSTOOD, LlmIntentParser, build_system_prompt
-from edge.stages.nlu.schema import (INTENT_VALUES, IntentJsonError, generation_schema, parse_and_validate,
-                             parse_json_object)
+from edge.stages.nlu.schema import (
+    INTENT_VALUES,
+    IntentJsonError,
+    generation_schema,
+    parse_and_validate,
+    parse_json_object,
+)
 from edge.stages.nlu.understand import Understanding
 from tests.nlu_helpers import SMOLLM2, ReplayEngine, sample_items
 

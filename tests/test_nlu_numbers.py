@@ -1,7 +1,8 @@
 """Spoken numbers and places, English and Mandarin (case C15, issue 3 items 2 and 7)."""
 import pytest
 
-from edge.stages.nlu.grammar import Grammar, normalize_location
+from edge.stages.nlu.grammar import Grammar
+from edge.stages.nlu.lexicon import normalize_location
 from edge.stages.nlu.numbers import normalize_numbers, words_to_number
 from edge.stages.nlu.numbers_zh import normalize_numbers_zh, zh_to_number
 from tests.nlu_helpers import ZH_ALIASES, sample_items

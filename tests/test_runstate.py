@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from edge.service.runstate import ServiceState, format_service, read_state
+from edge import events as ev
+from edge.config import load_settings
+from edge.service.runstate import ServiceState, format_service, read_state, state_path
 
 
 class Clock:
@@ -23,7 +25,7 @@ class Clock:
 
 
 class Device:
-    """What ServiceState reads off a drivers.audio.device.Capture: its name, format and counters."""
+    """What ServiceState reads off a drivers.audio.capture.Capture: its name, format and counters."""
 
     def __init__(self, name="default", rate=48000, channels=2):
         self.device_name, self.rate, self.channels = name, rate, channels
@@ -60,7 +62,6 @@ def test_counters_are_summed_over_every_capture_and_losses_counted(tmp_path):
 def test_turns_follow_the_events(tmp_path):
     """``turn`` is the pipeline's turn state from its ``state`` events (written at once); each
     ``turn_end`` counts one turn."""
-    from edge import events as ev
     st = ServiceState(tmp_path / "s.json")
     st.event(ev.Wake(100, "t1", "hey_mycroft", 0.9))
     assert st.turn == "starting"  # the state event says what the turn state is, not the wake word
@@ -218,9 +219,6 @@ def test_writing_into_a_directory_leaves_no_temporary_files_and_warns_once(tmp_p
 
 
 def test_the_state_file_goes_to_the_runtime_directory_when_there_is_one(tmp_path):
-    from edge.config import load_settings
-    from edge.service.runstate import state_path
-
     s = load_settings(board="x86-dev", overrides={"store": {"path": str(tmp_path / "data" / "edge.db")}})
     run = tmp_path / "run-edge"
     assert state_path(s, runtime_dir=run) == tmp_path / "data" / "service-state.json"  # no /run/edge: a checkout

@@ -5,8 +5,18 @@ from __future__ import annotations
 
 import pytest
 
-from drivers.sensors import (SensorPaths, SensorReader, parse_meminfo, parse_npu_load, read_devfreq, read_meminfo,
-                             read_npu_load, read_policies, read_power, read_zones)
+from drivers.sensors import (
+    SensorPaths,
+    SensorReader,
+    parse_meminfo,
+    parse_npu_load,
+    read_devfreq,
+    read_meminfo,
+    read_npu_load,
+    read_policies,
+    read_power,
+    read_zones,
+)
 from drivers.sensors._read import parse_cpu_list
 from tests.fakesys import RK3588_ZONES, npu_load_text, rk3588, x86_dev
 

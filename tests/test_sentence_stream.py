@@ -10,8 +10,9 @@ import wave
 import pytest
 
 from edge.llm.base import GenerationRequest
+from edge.stages.sentences import SentenceSplitter, find_cut, split_sentences
 from edge.stages.tts.engine import Pyttsx3Tts, TtsError
-from edge.stages.tts.stream import SentenceSplitter, StreamingSpeaker, find_cut, split_sentences
+from edge.stages.tts.stream import StreamingSpeaker
 
 GATE_S = 60  # hang detection only: how long the gated token source waits for the first WAV
 
@@ -310,7 +311,7 @@ def test_spoken_sentences_are_the_reply_s_sentences_cleaned_and_cut_the_same_way
 
 def test_a_repeated_prompt_example_stops_early_speech_and_keeps_the_order(inventory_store):
     from edge.stages.nlu.llm_intent import LlmIntentParser
-    from edge.stages.nlu.understand import answer_sentences
+    from edge.stages.sentences import answer_sentences
 
     example = sorted(LlmIntentParser(ReplayStub(), inventory_store.items()).example_answers)[0]
     first = answer_sentences(example)[0][0]
@@ -347,7 +348,7 @@ def test_an_engine_failure_mid_answer_ends_the_reply_with_what_was_said(inventor
      "A spider has eight legs. Each leg has seven segments."),
 ])
 def test_two_sentences_in_both_languages(text, expected):
-    from edge.stages.nlu.understand import two_sentences
+    from edge.stages.sentences import two_sentences
 
     assert two_sentences(text) == expected
 

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from edge import boards
-
 from edge.ops import install
 from tests.helpers import REPO
 

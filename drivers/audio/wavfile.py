@@ -5,6 +5,7 @@ including WAVE_FORMAT_EXTENSIBLE headers that Python's ``wave`` module rejects.
 """
 from __future__ import annotations
 
+import wave
 from pathlib import Path
 from typing import Iterator
 
@@ -40,8 +41,6 @@ def _info(path: Path) -> sf._SoundFileInfo:
 def _header_rate(path: Path) -> int | None:
     """The sample rate (Hz) in a RIFF/WAVE ``fmt`` chunk as Python's :mod:`wave` reads it; None when
     the header cannot be read that way."""
-    import wave  # noqa: PLC0415 - only for the error message
-
     try:
         with wave.open(str(path), "rb") as w:
             return int(w.getframerate())

@@ -15,6 +15,7 @@ import pwd
 import stat
 from pathlib import Path
 from typing import Sequence
+
 from edge.errors import UserError
 
 

@@ -48,6 +48,7 @@ import enum
 import os
 import re
 from pathlib import Path
+
 from edge.errors import EdgeError
 
 # ---------------------------------------------------------------- versions and SoCs

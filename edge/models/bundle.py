@@ -24,6 +24,7 @@ new folder is removed and ``current`` still points at the old set.
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import hashlib
 import io
@@ -36,8 +37,11 @@ from typing import Callable
 
 import yaml
 
-from edge.models import manifest as models
+from edge.boards import load_board
 from edge.errors import UserError
+from edge.llm.llamacpp import LlamaCppEngine
+from edge.models import manifest as models
+
 SCHEMA = 1
 CURRENT = "current"
 SUMS = "SHA256SUMS"
@@ -48,7 +52,8 @@ CHUNK = 1 << 20  # bytes per read while hashing
 
 class BundleError(UserError):
     """A bundle that cannot be built or installed; ``check`` names what failed (``member``,
-    ``checksums``, ``size``, ``sha256``, ``manifest``, ``verify``, ``smoke``, ``source``)."""
+    ``checksums``, ``size``, ``sha256``, ``manifest``, ``verify``, ``smoke``, ``source``, ``file``: the
+    bundle file or the models folder cannot be read or written)."""
 
     def __init__(self, check: str, message: str):
         self.check = check
@@ -100,8 +105,6 @@ def build_bundle(board: str, out: str | os.PathLike, model_ids: list[str] | None
         BundleError(check="source"): a source model is missing or damaged (the message has the fix).
         BoardError / ModelError: unknown board or model id.
     """
-    from edge.boards import load_board
-
     spec = load_board(board)
     ids = list(model_ids or spec.models.recommended)
     manifest = models.load_manifest(manifest_path)
@@ -120,13 +123,25 @@ def build_bundle(board: str, out: str | os.PathLike, model_ids: list[str] | None
     info_text = yaml.safe_dump(info, sort_keys=False)
     sums[INFO] = hashlib.sha256(info_text.encode()).hexdigest()
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".part")
+    try:
+        _write_tar(tmp, info_text, manifest_text, entries, sums)
+        os.replace(tmp, out)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise BundleError("file", f"{out}: cannot write the bundle ({e.strerror or e}); give a writable file "
+                          f"path with enough free space") from e
+    return info
+
+
+def _write_tar(tmp: Path, info_text: str, manifest_text: str, entries: list, sums: dict[str, str]) -> None:
+    tmp.parent.mkdir(parents=True, exist_ok=True)
     with tarfile.open(tmp, "w", format=tarfile.PAX_FORMAT) as tar:
         _add_bytes(tar, INFO, info_text.encode())
         _add_bytes(tar, MANIFEST, manifest_text.encode())
         for e in entries:
-            base = models._package_dir(e)
+            base = models.package_dir(e)
             for f in e.files:
                 ti = tar.gettarinfo(str(base / f.path), arcname=f"models/{e.id}/{f.path}")
                 ti.uid = ti.gid = 0
@@ -135,8 +150,6 @@ def build_bundle(board: str, out: str | os.PathLike, model_ids: list[str] | None
                 with open(base / f.path, "rb") as fh:
                     tar.addfile(ti, fh)
         _add_bytes(tar, SUMS, "".join(f"{h}  {n}\n" for n, h in sorted(sums.items())).encode())
-    os.replace(tmp, out)
-    return info
 
 
 # ------------------------------------------------------------------------------------------------
@@ -201,8 +214,6 @@ def smoke_models(manifest_path: Path, log: Callable[[str], None] = lambda s: Non
         path = models.resolve(e.id, m)
         try:
             if "gguf" in fmts:
-                from edge.llm.llamacpp import LlamaCppEngine
-
                 eng = LlamaCppEngine(str(path), n_ctx=256, threads=2)
                 try:
                     eng.smoke()
@@ -210,7 +221,7 @@ def smoke_models(manifest_path: Path, log: Callable[[str], None] = lambda s: Non
                     eng.close()
                 lines.append(f"{e.id}: llama.cpp generated 1 token")
             elif fmts == {"onnx"}:
-                import onnxruntime
+                import onnxruntime  # its native runtime is only needed for this smoke test
 
                 onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
                 lines.append(f"{e.id}: onnxruntime session loaded")
@@ -241,36 +252,93 @@ def _switch(models_dir: Path, bundle_id: str) -> None:
         os.close(fd)
 
 
+def _read_index(tar: tarfile.TarFile, bundle) -> tuple[dict[str, tarfile.TarInfo], dict[str, str], str]:
+    """The bundle's regular members, its ``SHA256SUMS`` and its id, checked against each other."""
+    files = _check_members(tar)
+    for need in (SUMS, MANIFEST, INFO):
+        if need not in files:
+            raise BundleError("checksums" if need == SUMS else "manifest", f"{bundle} has no {need}")
+    sums = _parse_sums(_read_member(tar, files[SUMS]).decode("utf-8", "replace"))
+    listed, present = set(sums), set(files) - {SUMS}
+    if listed != present:
+        extra, missing = sorted(present - listed), sorted(listed - present)
+        raise BundleError("checksums", f"{SUMS} does not match the members (not listed: {extra}; "
+                          f"listed but absent: {missing})")
+    info = yaml.safe_load(_read_member(tar, files[INFO])) or {}
+    bundle_id = str(info.get("id", ""))
+    if not bundle_id.startswith("bundle-") or "/" in bundle_id or bundle_id in (".", ".."):
+        raise BundleError("manifest", f"{INFO}: bad or missing id {bundle_id!r}")
+    return files, sums, bundle_id
+
+
+def _unpack(tar: tarfile.TarFile, files: dict[str, tarfile.TarInfo], sums: dict[str, str], staging: Path) -> None:
+    """Write every member under ``staging`` while hashing it; each must match ``SHA256SUMS`` and its
+    tar header's size."""
+    for name, m in sorted(files.items()):
+        dest = staging / name
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        h, n = hashlib.sha256(), 0
+        src = tar.extractfile(m)
+        with open(dest, "wb") as out:
+            try:
+                while chunk := src.read(CHUNK):
+                    h.update(chunk)
+                    n += len(chunk)
+                    out.write(chunk)
+            except (tarfile.TarError, EOFError) as e:
+                raise BundleError("size", f"member {name}: cannot be read whole ({e}); copy the bundle again") from None
+        if name != SUMS and h.hexdigest() != sums[name]:
+            raise BundleError("sha256", f"member {name}: SHA-256 {h.hexdigest()} != {sums[name]} in "
+                              f"{SUMS}; the bundle is damaged, copy it again")
+        if n != m.size:
+            raise BundleError("size", f"member {name}: {n} bytes read, tar header says {m.size}")
+
+
+def _check_manifest(staging: Path, files: dict[str, tarfile.TarInfo], sums: dict[str, str]) -> None:
+    """The unpacked manifest lists exactly what the bundle holds (sizes, SHA-256), and every model
+    file passes :func:`edge.models.manifest.verify` (magic, size, SHA-256)."""
+    try:
+        manifest = models.load_manifest(staging / MANIFEST)
+    except models.ModelError as e:
+        raise BundleError("manifest", str(e)) from None
+    for e in manifest.models:
+        for f in e.files:
+            name = f"models/{e.id}/{f.path}"
+            if name not in files:
+                raise BundleError("manifest", f"{e.id}: {name} is in the manifest but not in the bundle")
+            if files[name].size != f.size:
+                raise BundleError("size", f"{name}: {files[name].size} bytes, manifest says {f.size}")
+            if sums[name] != f.sha256:
+                raise BundleError("sha256", f"{name}: {SUMS} and the manifest disagree")
+    bad = [c for c in models.verify(None, manifest) if not c.ok]
+    if bad:
+        raise BundleError("verify", "; ".join(c.message for c in bad[:5]))
+
+
 def install_bundle(bundle: str | os.PathLike, models_dir: str | os.PathLike,
                    smoke: bool = True, log: Callable[[str], None] = lambda s: None) -> Installed:
     """Verify, unpack, smoke-test and switch to ``bundle`` (see the module docstring).
 
     Raises:
-        BundleError: the bundle is refused (``check`` says which check failed); ``current`` is unchanged.
-        OSError: the bundle file cannot be read, or the models dir cannot be written.
+        BundleError: the bundle is refused (``check`` says which check failed; ``file``: the bundle
+            cannot be read or the models dir cannot be written); ``current`` is unchanged.
     """
     models_dir = Path(models_dir)
-    models_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        models_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise BundleError("file", f"{models_dir}: cannot create the models folder ({e.strerror or e}); "
+                          f"choose a writable --models-dir (settings models.dir)") from e
     previous = current_target(models_dir)
     try:
         tar = tarfile.open(bundle, "r:*")
     except tarfile.TarError as e:
         raise BundleError("member", f"{bundle} is not a tar file: {e}") from None
+    except OSError as e:
+        raise BundleError("file", f"{bundle}: cannot read the bundle ({e.strerror or e}); give the path of "
+                          f"the bundle .tar written by 'edge models bundle'") from e
     with tar:
-        files = _check_members(tar)
-        for need in (SUMS, MANIFEST, INFO):
-            if need not in files:
-                raise BundleError("checksums" if need == SUMS else "manifest", f"{bundle} has no {need}")
-        sums = _parse_sums(_read_member(tar, files[SUMS]).decode("utf-8", "replace"))
-        listed, present = set(sums), set(files) - {SUMS}
-        if listed != present:
-            extra, missing = sorted(present - listed), sorted(listed - present)
-            raise BundleError("checksums", f"{SUMS} does not match the members (not listed: {extra}; "
-                              f"listed but absent: {missing})")
-        info = yaml.safe_load(_read_member(tar, files[INFO])) or {}
-        bundle_id = str(info.get("id", ""))
-        if not bundle_id.startswith("bundle-") or "/" in bundle_id or bundle_id in (".", ".."):
-            raise BundleError("manifest", f"{INFO}: bad or missing id {bundle_id!r}")
+        files, sums, bundle_id = _read_index(tar, bundle)
         final = models_dir / bundle_id
         if previous == bundle_id and final.is_dir():
             return Installed(bundle_id, final, previous, [], already=True)
@@ -278,41 +346,13 @@ def install_bundle(bundle: str | os.PathLike, models_dir: str | os.PathLike,
         shutil.rmtree(staging, ignore_errors=True)
         switched = False
         try:
-            staging.mkdir()
-            for name, m in sorted(files.items()):
-                dest = staging / name
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                h, n = hashlib.sha256(), 0
-                src = tar.extractfile(m)
-                with open(dest, "wb") as out:
-                    try:
-                        while chunk := src.read(CHUNK):
-                            h.update(chunk)
-                            n += len(chunk)
-                            out.write(chunk)
-                    except (tarfile.TarError, EOFError) as e:
-                        raise BundleError("size", f"member {name}: cannot be read whole ({e}); copy the bundle again") from None
-                if name != SUMS and h.hexdigest() != sums[name]:
-                    raise BundleError("sha256", f"member {name}: SHA-256 {h.hexdigest()} != {sums[name]} in "
-                                      f"{SUMS}; the bundle is damaged, copy it again")
-                if n != m.size:
-                    raise BundleError("size", f"member {name}: {n} bytes read, tar header says {m.size}")
             try:
-                manifest = models.load_manifest(staging / MANIFEST)
-            except models.ModelError as e:
-                raise BundleError("manifest", str(e)) from None
-            for e in manifest.models:
-                for f in e.files:
-                    name = f"models/{e.id}/{f.path}"
-                    if name not in files:
-                        raise BundleError("manifest", f"{e.id}: {name} is in the manifest but not in the bundle")
-                    if files[name].size != f.size:
-                        raise BundleError("size", f"{name}: {files[name].size} bytes, manifest says {f.size}")
-                    if sums[name] != f.sha256:
-                        raise BundleError("sha256", f"{name}: {SUMS} and the manifest disagree")
-            bad = [c for c in models.verify(None, manifest) if not c.ok]
-            if bad:
-                raise BundleError("verify", "; ".join(c.message for c in bad[:5]))
+                staging.mkdir()
+                _unpack(tar, files, sums, staging)
+            except OSError as e:
+                raise BundleError("file", f"{e.filename or staging}: cannot unpack the bundle ({e.strerror or e}); "
+                                  f"free space in {models_dir} or choose another --models-dir") from e
+            _check_manifest(staging, files, sums)
             log(f"verified {len(files)} members of {bundle_id}")
             if final.exists():
                 shutil.rmtree(final)

@@ -26,6 +26,7 @@ failed or interrupted install never leaves a half-written model under the final 
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import hashlib
 import os
@@ -36,8 +37,20 @@ from pathlib import Path
 from typing import Any, Callable
 
 import yaml
+from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
 
-from edge.models import manifest as _models
+from edge.models.manifest import (
+    HEAD_BYTES,
+    LFS_PREFIX,
+    ModelError,
+    ModelNotFoundError,
+    default_manifest_path,
+    is_html,
+    lfs_info,
+    load_manifest,
+    resolve,
+)
+
 DEFAULT_MODELS_DIR = Path("data/models")
 PINS_FILE = "pins.yaml"
 LOCAL_FORMATS = ("gguf", "rkllm")
@@ -50,7 +63,7 @@ COPY_CHUNK_BYTES = 4 * 1024 * 1024
 _SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 
 
-class ModelAddError(_models.ModelError):
+class ModelAddError(ModelError):
     """``edge models add`` refused a file; ``check`` names the failed check (:data:`ADD_CHECKS`)."""
 
     def __init__(self, check: str, message: str):
@@ -100,11 +113,11 @@ def load_local_models(manifest_path: str | os.PathLike[str] | None = None) -> li
     Raises:
         ModelError: unreadable manifest or a malformed entry (names the entry and key).
     """
-    p = Path(manifest_path) if manifest_path is not None else _models.default_manifest_path()
+    p = Path(manifest_path) if manifest_path is not None else default_manifest_path()
     try:
         data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
     except (OSError, yaml.YAMLError) as e:
-        raise _models.ModelError(f"cannot read model manifest {p}: {e}") from e
+        raise ModelError(f"cannot read model manifest {p}: {e}") from e
     out: list[LocalModel] = []
     errors: list[str] = []
     known = set(LocalModel.__dataclass_fields__) - {"extra"}
@@ -132,7 +145,7 @@ def load_local_models(manifest_path: str | os.PathLike[str] | None = None) -> li
     ids = [m.id for m in out]
     errors += [f"model manifest {p}: duplicate local model id {i!r}" for i in sorted({i for i in ids if ids.count(i) > 1})]
     if errors:
-        raise _models.ModelError(errors)
+        raise ModelError(errors)
     return out
 
 
@@ -142,7 +155,7 @@ def get_local(model_id: str, manifest_path: str | os.PathLike[str] | None = None
     for m in entries:
         if m.id == model_id:
             return m
-    raise _models.ModelError(f"unknown local model id {model_id!r}; known: {', '.join(m.id for m in entries)}")
+    raise ModelError(f"unknown local model id {model_id!r}; known: {', '.join(m.id for m in entries)}")
 
 
 def models_dir_path(models_dir: str | os.PathLike[str] | None = None) -> Path:
@@ -155,26 +168,27 @@ def find_model(model: str, models_dir: str | os.PathLike[str] | None = None,
     """A path, a pip-packaged manifest id, or an installed local model id → the model file.
 
     Raises:
-        FileNotFoundError: nothing found; the message names what was tried and the fix.
+        ModelNotFoundError: nothing found (a ``FileNotFoundError`` too); the message names what was
+            tried and the fix.
     """
     p = Path(model).expanduser()
     if p.is_file():
         return p
     try:
-        m = _models.load_manifest(manifest_path)
+        m = load_manifest(manifest_path)
         if model in m.ids:
-            return _models.resolve(model, m)
-    except _models.ModelError as e:
-        raise FileNotFoundError(f"model {model!r}: {e}") from None
+            return resolve(model, m)
+    except ModelError as e:
+        raise ModelNotFoundError(f"model {model!r}: {e}") from None
     try:
         entry = get_local(model, manifest_path)
-    except _models.ModelError:
-        raise FileNotFoundError(
+    except ModelError:
+        raise ModelNotFoundError(
             f"model {model!r}: not an existing file and not a model id of {m.path} "
             f"(known: {', '.join(m.ids + [e.id for e in load_local_models(manifest_path)])})") from None
     path = models_dir_path(models_dir) / entry.filename
     if not path.is_file():
-        raise FileNotFoundError(
+        raise ModelNotFoundError(
             f"model {model!r} ({entry.filename}) is not installed in {models_dir_path(models_dir)}; get it from "
             f"Hugging Face {entry.repo} and install it with: edge models add /path/to/{entry.filename} --id {entry.id}")
     return path
@@ -220,6 +234,75 @@ class _Truncated(Exception):
     pass
 
 
+class _GgufReader:
+    """Little-endian reads of a GGUF header from an open binary file (GGUF spec, ggml docs/gguf.md)."""
+
+    def __init__(self, fh):
+        self.fh = fh
+
+    def read(self, n: int) -> bytes:
+        b = self.fh.read(n)
+        if len(b) != n:
+            raise _Truncated(f"the file ends inside the GGUF header, at byte {self.fh.tell()}")
+        return b
+
+    def u32(self) -> int:
+        return struct.unpack("<I", self.read(4))[0]
+
+    def u64(self) -> int:
+        return struct.unpack("<Q", self.read(8))[0]
+
+    def string(self) -> bytes:
+        n = self.u64()
+        if n > 1 << 24:
+            raise ValueError(f"a metadata string of {n} bytes at byte {self.fh.tell()}: not a GGUF header")
+        return self.read(n)
+
+    def skip_value(self, t: int) -> None:
+        """Read past one metadata value of GGUF value type ``t``."""
+        if t in _GGUF_SCALAR:
+            self.read(_GGUF_SCALAR[t])
+        elif t == _GGUF_STRING:
+            self.string()
+        elif t == _GGUF_ARRAY:
+            et, n = self.u32(), self.u64()
+            if et in _GGUF_SCALAR:
+                self.read(_GGUF_SCALAR[et] * n)
+            else:
+                for _ in range(n):
+                    self.skip_value(et)
+        else:
+            raise ValueError(f"unknown GGUF value type {t} at byte {self.fh.tell()}")
+
+    def metadata_alignment(self, n_kv: int) -> int:
+        """Read past ``n_kv`` metadata pairs; ``general.alignment`` (bytes, default 32)."""
+        alignment = 32
+        for _ in range(n_kv):
+            key, t = self.string(), self.u32()
+            if key == b"general.alignment" and t == 4:
+                alignment = self.u32()
+            else:
+                self.skip_value(t)
+        return alignment
+
+    def tensor_ends(self, n_tensors: int) -> list[int]:
+        """Read the tensor table: each tensor's data end, relative to the data section (bytes)."""
+        ends = []
+        for _ in range(n_tensors):
+            name = self.string()
+            dims = [self.u64() for _ in range(self.u32())]
+            ggml_type, offset = self.u32(), self.u64()
+            try:
+                block, type_bytes = GGML_QUANT_SIZES[GGMLQuantizationType(ggml_type)]
+            except (ValueError, KeyError):
+                raise ValueError(f"tensor {name.decode(errors='replace')}: unknown ggml type {ggml_type}") from None
+            n = 1
+            for d in dims:
+                n *= d
+            ends.append(offset + n // block * type_bytes)
+        return ends
+
+
 def gguf_data_end(path: Path) -> tuple[int, int]:
     """(number of tensors, byte offset where the last tensor's data ends) of a GGUF file, from its
     header, metadata and tensor table (GGUF spec, ggml docs/gguf.md; tensor byte sizes from the
@@ -228,67 +311,15 @@ def gguf_data_end(path: Path) -> tuple[int, int]:
     Raises:
         ValueError: the header or tensor table is cut off or malformed (the message says where).
     """
-    from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
-
     with open(path, "rb", buffering=1 << 20) as fh:
-        def read(n: int) -> bytes:
-            b = fh.read(n)
-            if len(b) != n:
-                raise _Truncated(f"the file ends inside the GGUF header, at byte {fh.tell()}")
-            return b
-
-        def u32() -> int:
-            return struct.unpack("<I", read(4))[0]
-
-        def u64() -> int:
-            return struct.unpack("<Q", read(8))[0]
-
-        def string() -> bytes:
-            n = u64()
-            if n > 1 << 24:
-                raise ValueError(f"a metadata string of {n} bytes at byte {fh.tell()}: not a GGUF header")
-            return read(n)
-
-        def skip_value(t: int) -> None:
-            if t in _GGUF_SCALAR:
-                read(_GGUF_SCALAR[t])
-            elif t == _GGUF_STRING:
-                string()
-            elif t == _GGUF_ARRAY:
-                et, n = u32(), u64()
-                if et in _GGUF_SCALAR:
-                    read(_GGUF_SCALAR[et] * n)
-                else:
-                    for _ in range(n):
-                        skip_value(et)
-            else:
-                raise ValueError(f"unknown GGUF value type {t} at byte {fh.tell()}")
-
+        r = _GgufReader(fh)
         try:
-            if read(4) != b"GGUF":
+            if r.read(4) != b"GGUF":
                 raise ValueError("no GGUF magic")
-            version = u32()
-            n_tensors, n_kv = u64(), u64()
-            alignment = 32
-            for _ in range(n_kv):
-                key, t = string(), u32()
-                if key == b"general.alignment" and t == 4:
-                    alignment = u32()
-                else:
-                    skip_value(t)
-            tensors = []
-            for _ in range(n_tensors):
-                name = string()
-                dims = [u64() for _ in range(u32())]
-                ggml_type, offset = u32(), u64()
-                try:
-                    block, type_bytes = GGML_QUANT_SIZES[GGMLQuantizationType(ggml_type)]
-                except (ValueError, KeyError):
-                    raise ValueError(f"tensor {name.decode(errors='replace')}: unknown ggml type {ggml_type}") from None
-                n = 1
-                for d in dims:
-                    n *= d
-                tensors.append(offset + n // block * type_bytes)
+            version = r.u32()
+            n_tensors, n_kv = r.u64(), r.u64()
+            alignment = r.metadata_alignment(n_kv)
+            tensors = r.tensor_ends(n_tensors)
             data_start = -(-fh.tell() // alignment) * alignment
         except _Truncated as e:
             raise ValueError(str(e)) from None
@@ -321,7 +352,7 @@ def load_pins(models_dir: str | os.PathLike[str] | None = None) -> dict[str, dic
     try:
         data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as e:
-        raise _models.ModelError(f"{p}: not valid YAML ({e}); fix or delete it") from e
+        raise ModelError(f"{p}: not valid YAML ({e}); fix or delete it") from e
     return data if isinstance(data, dict) else {}
 
 
@@ -363,6 +394,34 @@ def _pick_entry(file: Path, model_id: str | None, manifest_path) -> LocalModel:
                              f"{', '.join(m.id for m in entries)}")
 
 
+def _copy_hashing(src: Path, tmp: Path, mdir: Path, size: int, progress: Callable[[int, int], None] | None) -> str:
+    """Copy ``src`` to ``tmp`` (synced) while hashing it; its SHA-256 (hex).
+
+    Raises:
+        ModelError: the models folder cannot be written or the source not read (names the path).
+    """
+    if mdir.exists() and not mdir.is_dir():
+        raise ModelError(f"{mdir}: a file, not a folder; --models-dir (settings models.dir) names the folder the "
+                         f"models go in")
+    h = hashlib.sha256()
+    copied = 0
+    try:
+        mdir.mkdir(parents=True, exist_ok=True)
+        with open(src, "rb") as fin, open(tmp, "wb") as fout:
+            while chunk := fin.read(COPY_CHUNK_BYTES):
+                h.update(chunk)
+                fout.write(chunk)
+                copied += len(chunk)
+                if progress:
+                    progress(copied, size)
+            fout.flush()
+            os.fsync(fout.fileno())
+    except OSError as e:
+        raise ModelError(f"{e.filename or mdir}: cannot copy the model into {mdir} ({e.strerror or e}); choose a "
+                         f"writable folder with enough free space (--models-dir, settings models.dir)") from e
+    return h.hexdigest()
+
+
 def add(file: str | os.PathLike[str], model_id: str | None = None, models_dir: str | os.PathLike[str] | None = None,
         trust_on_first_use: bool = False, manifest_path: str | os.PathLike[str] | None = None,
         progress: Callable[[int, int], None] | None = None) -> Installed:
@@ -374,6 +433,7 @@ def add(file: str | os.PathLike[str], model_id: str | None = None, models_dir: s
     Raises:
         ModelAddError: a check failed; ``.check`` names it and the message says what was expected,
             what was found and the fix. Nothing is left in ``models_dir`` then.
+        ModelError: the models folder cannot be written (names it).
     """
     src = Path(file).expanduser()
     entry = _pick_entry(src, model_id, manifest_path)
@@ -382,15 +442,19 @@ def add(file: str | os.PathLike[str], model_id: str | None = None, models_dir: s
         raise ModelAddError("missing", f"{src}: {'a directory' if src.is_dir() else 'no such file'}; "
                                       f"pass the path of {entry.filename}")
     done.append("missing")
-    size = src.stat().st_size
-    with open(src, "rb") as fh:
-        head = fh.read(max(_models.HEAD_BYTES, RKLLM_HEADER_BYTES))
+    try:
+        size = src.stat().st_size
+        with open(src, "rb") as fh:
+            head = fh.read(max(HEAD_BYTES, RKLLM_HEADER_BYTES))
+    except OSError as e:
+        raise ModelAddError("missing", f"{src}: cannot read it ({e.strerror or e}); check the medium is mounted "
+                                      f"and readable") from e
     fix = f"get {entry.filename} again from Hugging Face {entry.repo}" + (f" (revision {entry.revision})" if entry.revision else "")
-    if head.startswith(_models.LFS_PREFIX):
-        raise ModelAddError("lfs-pointer", f"{src} is {_models._lfs_info(head)}, {size} bytes, not the model itself; "
+    if head.startswith(LFS_PREFIX):
+        raise ModelAddError("lfs-pointer", f"{src} is {lfs_info(head)}, {size} bytes, not the model itself; "
                                           f"fetch the real file (git lfs pull, or download it) and {fix}")
     done.append("lfs-pointer")
-    if _models._is_html(head):
+    if is_html(head):
         raise ModelAddError("html", f"{src} is an HTML page ({size} bytes) starting {head[:24]!r}, not a "
                                    f"{entry.format} file; the download failed: {fix}")
     done.append("html")
@@ -419,29 +483,22 @@ def add(file: str | os.PathLike[str], model_id: str | None = None, models_dir: s
         raise ModelAddError("trust", f"the manifest has no published SHA-256 for {entry.id} ({entry.filename}); "
                                     f"check where the file came from and run again with --trust-on-first-use to "
                                     f"pin its SHA-256 in {mdir / PINS_FILE}")
-    mdir.mkdir(parents=True, exist_ok=True)
     dst = mdir / entry.filename
     tmp = mdir / f".{entry.filename}.part-{os.getpid()}"
-    h = hashlib.sha256()
-    copied = 0
     try:
-        with open(src, "rb") as fin, open(tmp, "wb") as fout:
-            while chunk := fin.read(COPY_CHUNK_BYTES):
-                h.update(chunk)
-                fout.write(chunk)
-                copied += len(chunk)
-                if progress:
-                    progress(copied, size)
-            fout.flush()
-            os.fsync(fout.fileno())
-        digest = h.hexdigest()
+        digest = _copy_hashing(src, tmp, mdir, size, progress)
         if exp_sha is not None and digest != exp_sha:
             raise ModelAddError("sha256", f"{src}: expected SHA-256 {exp_sha}, got {digest} (a different or "
                                          f"corrupted file); {fix}")
         done.append("sha256")
-        os.replace(tmp, dst)
+        try:
+            os.replace(tmp, dst)
+        except OSError as e:
+            raise ModelError(f"{dst}: cannot install the model under this name ({e.strerror or e}); move away "
+                             f"what is there") from e
     finally:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # a models "folder" that is a file has no tmp to remove
+            tmp.unlink(missing_ok=True)
     pinned_now = False
     if exp_sha is None:
         pins[entry.id] = {"file": entry.filename, "size": size, "sha256": digest, "head": head[:16].hex(),

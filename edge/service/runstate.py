@@ -14,7 +14,7 @@ stop), else ``service-state.json`` next to the store.
 Capture counters (case C04/C05; what Rhasspy and Wyoming satellites leave to the log):
 
 * ``overflows``: chunks the capture ring buffer dropped because the consumer fell behind
-  (:class:`drivers.audio.device.Capture`), summed over every device opened since the start;
+  (:class:`drivers.audio.capture.Capture`), summed over every device opened since the start;
 * ``overflow_stalls``: consumer stalls that dropped chunks (one warning each);
 * ``xruns``: input overflows PortAudio itself reported (the driver lost samples);
 * ``lost_events``: outages of the capture device; ``reopens``: outages that ended with the device back;
@@ -34,13 +34,13 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from drivers.audio.device import CaptureTotals
+from drivers.audio.capture import CaptureTotals
 
 log = logging.getLogger("edge.service")
 
 STATE_VERSION = 1
 MAX_STATE_BYTES = 1 << 20  # a state file is ~1 KiB; anything larger is not one
-#: Counters a :class:`drivers.audio.device.Capture` keeps itself; summed over every capture opened.
+#: Counters a :class:`drivers.audio.capture.Capture` keeps itself; summed over every capture opened.
 CAPTURE_COUNTERS = CaptureTotals.NAMES
 
 
@@ -86,14 +86,18 @@ class ServiceState:
         self._thread: threading.Thread | None = None
 
     # -- capture lifecycle ---------------------------------------------------------------------------
+    # The service calls these from its drivers.audio.capture.CaptureObserver, at the moments the
+    # capture's ResilientCapture counts the same things, so both show the same counters.
     def open_failed(self, err: Exception | str) -> None:
+        """An attempt to open a capture device failed (or it opened but delivered nothing)."""
         with self._lock:
             self.capture["open_attempts"] += 1
             self.capture["last_error"] = str(err)
         self.write()
 
     def opened(self, cap) -> None:
-        """``cap`` (a :class:`drivers.audio.device.Capture`) is open; after a loss this is a reopen."""
+        """``cap`` (a :class:`drivers.audio.capture.Capture`) is open and delivers audio; after a loss
+        this is a reopen."""
         with self._lock:
             c = self.capture
             c["open_attempts"] += 1

@@ -36,6 +36,7 @@ from datetime import datetime, timezone
 from os import PathLike
 from pathlib import Path
 from typing import Callable, TextIO
+
 from edge.errors import UserError
 
 __all__ = ["Item", "Record", "Store", "StoreError", "MIGRATIONS", "SCHEMA_VERSION", "CSV_COLUMNS"]

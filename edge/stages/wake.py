@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from drivers.audio import FRAME_SAMPLES
+from edge.models.manifest import ModelNotFoundError
 
 # openWakeWord's classifiers look at 16 embedding frames (~1.28 s; openWakeWord README, "model
 # architecture"); 20 frames of silence = 1.6 s flush the melspectrogram and embedding buffers.
@@ -26,11 +27,11 @@ def openwakeword_models_dir() -> Path:
     """Directory of the ONNX models shipped inside the openwakeword 0.5.1 package.
 
     Raises:
-        FileNotFoundError: openwakeword is not installed (run the set-up script).
+        ModelNotFoundError: openwakeword is not installed (run the set-up script).
     """
     spec = importlib.util.find_spec("openwakeword")
     if spec is None or not spec.origin:
-        raise FileNotFoundError("openwakeword is not installed; run scripts/setup.sh")
+        raise ModelNotFoundError("the wake word models: openwakeword is not installed; run scripts/setup.sh")
     return Path(spec.origin).parent / "resources" / "models"
 
 
@@ -48,7 +49,8 @@ class WakeWord:
             ``hey_jarvis``, ``hey_rhasspy``: CC BY-NC-SA 4.0) or a path to an ``.onnx`` model.
         refractory_ms: after a detection, no new detection for this many ms of audio.
     Raises:
-        FileNotFoundError: a model file does not exist; the message names it.
+        ModelNotFoundError: a model file does not exist (a ``FileNotFoundError`` too); the message
+            names it.
     """
 
     def __init__(self, models: list[tuple[str, float]], refractory_ms: int = 2000):
@@ -60,7 +62,7 @@ class WakeWord:
             p = Path(name) if name.endswith(".onnx") else d / f"{name}_v0.1.onnx"
             if not p.exists():
                 known = ", ".join(sorted(q.name.removesuffix("_v0.1.onnx") for q in d.glob("*_v0.1.onnx")))
-                raise FileNotFoundError(f"wake word model '{name}': no file {p}; stock models: {known}")
+                raise ModelNotFoundError(f"wake.models: wake word model '{name}': no file {p}; stock models: {known}")
             paths.append(str(p))
             self._names[p.stem] = p.stem.removesuffix("_v0.1") if not name.endswith(".onnx") else p.stem
             self._thresholds[p.stem] = threshold

@@ -13,6 +13,7 @@ from edge.ops.bench.defaults import (
     DEFAULT_SESSIONS,
     LLM_TURN_TEXTS,
     MIN_RUNS,
+    BenchArgumentError,
     check_runs,
 )
 
@@ -45,9 +46,9 @@ def cmd_bench(args) -> int:
     """Run the bench, write its JSON and PNG into ``--out``, print the summary (or ``--json``).
 
     Raises:
-        ValueError: ``--runs`` < 2, ``--max-tokens`` < 2, a bad ``--llm-turns``, or no model to
-            benchmark (``llm.engine: none`` without ``--model``).
-        FileNotFoundError: the model or the sessions are missing.
+        BenchArgumentError: ``--runs`` < 2, ``--max-tokens`` < 2, a bad ``--llm-turns``, no model to
+            benchmark (``llm.engine: none`` without ``--model``), or ``--sessions`` without sessions.
+        FileNotFoundError: the model is missing.
         BenchError: an LLM worker failed or hung.
     """
     # Imported when the command runs, not when ``edge`` builds its parser: the measuring modules
@@ -56,10 +57,10 @@ def cmd_bench(args) -> int:
 
     check_runs(args.runs)
     if args.max_tokens < 2:
-        raise ValueError(f"--max-tokens must be at least 2 (a decode rate needs two tokens), got {args.max_tokens}")
+        raise BenchArgumentError(f"--max-tokens must be at least 2 (a decode rate needs two tokens), got {args.max_tokens}")
     settings = load_settings(args.config, args.board)
     if settings.llm.engine == "none" and not args.model:
-        raise ValueError("llm.engine is none in the settings: pass --model NAME to benchmark a model")
+        raise BenchArgumentError("llm.engine is none in the settings: pass --model NAME to benchmark a model")
     result = run(settings, model=args.model, runs=args.runs, max_tokens=args.max_tokens, loop=not args.no_loop,
                  sessions_dir=Path(args.sessions), llm_turns=args.llm_turns, log=_log)
     js, png = write_results(result, Path(args.out))

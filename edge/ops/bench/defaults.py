@@ -5,6 +5,7 @@ loading the measuring modules (numpy and the voice-loop stages).
 """
 from __future__ import annotations
 
+from edge.errors import UserError
 from edge.paths import CHECKOUT
 
 #: Issue 8: "at least 10 runs, the second half reported".
@@ -26,14 +27,19 @@ DEFAULT_SESSIONS = CHECKOUT.parent / "shared" / "audio" / "sessions"
 DEFAULT_OUT = CHECKOUT / "bench" / "results"
 
 
+class BenchArgumentError(UserError, ValueError):
+    """A bench option out of its range, or a folder without what the bench needs; the message names
+    the option and the fix (the CLI prints it as one line, exit 2)."""
+
+
 def check_llm_turns(llm_turns: int) -> None:
-    """Raises ValueError unless ``0 <= llm_turns <= len(LLM_TURN_TEXTS)``."""
+    """Raises BenchArgumentError unless ``0 <= llm_turns <= len(LLM_TURN_TEXTS)``."""
     if not 0 <= llm_turns <= len(LLM_TURN_TEXTS):
-        raise ValueError(f"--llm-turns must be 0..{len(LLM_TURN_TEXTS)}, got {llm_turns}")
+        raise BenchArgumentError(f"--llm-turns must be 0..{len(LLM_TURN_TEXTS)}, got {llm_turns}")
 
 
 def check_runs(runs: int) -> None:
-    """Raises ValueError for ``runs`` < 2 (the second half of the runs is reported)."""
+    """Raises BenchArgumentError for ``runs`` < 2 (the second half of the runs is reported)."""
     if runs < 2:
-        raise ValueError(f"--runs must be at least 2 (the second half is reported; issue 8 asks for {MIN_RUNS}), "
+        raise BenchArgumentError(f"--runs must be at least 2 (the second half is reported; issue 8 asks for {MIN_RUNS}), "
                          f"got {runs}")

@@ -15,7 +15,7 @@ from edge import events as ev
 from edge.loop.build import build_stages, run_frames
 from edge.loop.pipeline import FRAME_MS
 from edge.loop.stages import Stages
-from edge.ops.bench.defaults import DEFAULT_LLM_TURNS, LLM_TURN_TEXTS, check_llm_turns
+from edge.ops.bench.defaults import DEFAULT_LLM_TURNS, LLM_TURN_TEXTS, BenchArgumentError, check_llm_turns
 from edge.ops.bench.stats import MIB, median, percentile, rounded
 from edge.stages import dialog
 from edge.stages.store import Store
@@ -81,13 +81,13 @@ def check_sessions(sessions_dir: Path) -> tuple[list[Path], Path]:
     """The session WAVs (sorted) and ``inventory.csv`` of ``sessions_dir``.
 
     Raises:
-        FileNotFoundError: no WAV or no inventory; the message names the folder and the fix.
+        BenchArgumentError: no WAV or no inventory; the message names the folder and the fix.
     """
     sessions_dir = Path(sessions_dir)
     wavs = sorted(sessions_dir.glob("*.wav"))
     inventory = sessions_dir / "inventory.csv"
     if not wavs or not inventory.is_file():
-        raise FileNotFoundError(
+        raise BenchArgumentError(
             f"{sessions_dir}: needs session *.wav files and inventory.csv (found {len(wavs)} WAVs, inventory "
             f"{'present' if inventory.is_file() else 'missing'}); pass the shared sessions folder with --sessions DIR "
             f"or skip the voice loop with --no-loop")
@@ -203,7 +203,7 @@ def measure_loop(settings, sessions_dir: Path, llm_turns: int = DEFAULT_LLM_TURN
     Returns:
         ``{"sessions", "turns", "wake_cpu_ms_per_frame", "paths": {"grammar", "llm"}, "rtf_overall", ...}``.
     Raises:
-        FileNotFoundError: no sessions or no ``inventory.csv`` (names ``--sessions``).
+        BenchArgumentError: no sessions or no ``inventory.csv`` (names ``--sessions``).
         ValueError: ``llm_turns`` outside 0..len(LLM_TURN_TEXTS).
     """
     sessions_dir = Path(sessions_dir)

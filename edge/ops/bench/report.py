@@ -49,8 +49,8 @@ def run(settings, *, model: str | None = None, runs: int = MIN_RUNS, max_tokens:
     """Every figure of issue 8 in one result dict (see the package doc); nothing written.
 
     Raises:
-        FileNotFoundError: the model or the sessions are missing.
-        ValueError: ``runs`` < 2 or a bad ``llm_turns``.
+        FileNotFoundError: the model is missing.
+        BenchArgumentError: the sessions are missing, ``runs`` < 2 or a bad ``llm_turns``.
         BenchError: an LLM worker failed or hung.
     """
     started = time.time()

@@ -6,6 +6,8 @@ partial results). :func:`create` builds the one named in the settings.
 from __future__ import annotations
 
 from edge.stages.asr.base import Recognition, Recognizer, vocabulary
+from edge.stages.asr.vosk import VoskRecognizer  # vosk itself is imported when one is built
+from edge.stages.asr.whisper import WhisperRecognizer  # so is faster_whisper
 
 
 def create(settings, language: str = "en") -> Recognizer:
@@ -15,12 +17,8 @@ def create(settings, language: str = "en") -> Recognizer:
         FileNotFoundError: the model is not installed or the directory does not exist.
     """
     if settings.engine == "vosk":
-        from edge.stages.asr.vosk import VoskRecognizer
-
         return VoskRecognizer(settings.vosk.model, sample_rate=settings.vosk.sample_rate,
                               command_mode=settings.vosk.command_mode)
-    from edge.stages.asr.whisper import WhisperRecognizer
-
     w = settings.whisper
     return WhisperRecognizer(w.model, language=language, compute_type=w.compute_type,
                              beam_size=w.beam_size, threads=w.threads)

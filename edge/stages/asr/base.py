@@ -7,6 +7,8 @@ from typing import Protocol
 
 import numpy as np
 
+from edge.models.manifest import resolve
+
 
 @dataclass(frozen=True)
 class Recognition:
@@ -63,6 +65,4 @@ def model_dir(model: str) -> Path:
     p = Path(model).expanduser()
     if p.is_dir():
         return p
-    from edge.models.manifest import resolve
-
     return resolve(model)

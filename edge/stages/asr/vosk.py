@@ -11,6 +11,7 @@ import time
 
 import numpy as np
 
+from edge.models.manifest import ModelNotFoundError
 from edge.stages.asr.base import Recognition, model_dir
 
 
@@ -26,7 +27,7 @@ class VoskRecognizer:
         try:
             self.model = vosk.Model(str(d))
         except Exception as e:  # vosk raises a bare Exception("Failed to create a model")
-            raise FileNotFoundError(f"asr.vosk.model: {d} is not a vosk model folder ({e}); it needs am/, conf/ "
+            raise ModelNotFoundError(f"asr.vosk.model: {d} is not a vosk model folder ({e}); it needs am/, conf/ "
                                     f"and graph/ as in the models from alphacephei.com/vosk/models") from None
         self.command_mode = command_mode
         self.grammar: list[str] | None = None  # the runtime phrase list in command mode

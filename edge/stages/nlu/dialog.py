@@ -11,6 +11,7 @@ import unicodedata
 from collections.abc import Sequence
 
 from edge.stages.nlu.filler import has_cjk
+from edge.stages.nlu.grammar import Grammar
 
 LANGUAGES = ("en", "zh")
 
@@ -101,8 +102,6 @@ def resolve_choice(text: str, candidates: Sequence) -> str | None:
     cands = list(candidates)
     if not cands:
         return None
-    from edge.stages.nlu.grammar import Grammar
-
     lang = "zh" if has_cjk(text or "") else "en"
     m = Grammar(cands, language=lang).resolve_item(text or "")
     if m.sku is not None:

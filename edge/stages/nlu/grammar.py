@@ -6,8 +6,8 @@ everything else, which the caller hands to the LLM. Steps:
 
 1. Clean: lowercase, drop apostrophes, punctuation → spaces (``2,023`` kept as one number).
 2. ``undo`` phrases are matched on the cleaned text as a whole (``undo that``, ``scratch that`` ...).
-3. Numbers → digits (:func:`edge.stages.nlu.numbers.normalize_numbers`), ``m 8`` → ``m8``,
-   ``millimetre``/``10mm`` → ``10 mm``.
+3. Numbers → digits, ``m 8`` → ``m8``, ``millimetre``/``10mm`` → ``10 mm``
+   (:func:`edge.stages.nlu.lexicon.normalize_text`; the word lists are in :mod:`edge.stages.nlu.lexicon`).
 4. Location: ``bin|drawer|shelf|rack|box [number] <digits|letter>``; letters may be spoken as
    words (``bee`` → B). Normalized as ``"bin 12"``, ``"shelf B"``.
 5. Item (:meth:`Grammar.resolve_item`): longest item name/alias found in the (singularized)
@@ -32,33 +32,33 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Protocol
-
-from dataclasses import dataclass, replace
 
 from rapidfuzz import fuzz, process
 
 from edge.stages.nlu.filler import has_cjk, strip_leading_fillers
-from edge.stages.nlu.numbers import normalize_numbers
-from edge.stages.nlu.types import Intent
+from edge.stages.nlu.lexicon import (
+    IN_WORDS,
+    LOG_WORDS,
+    NOT_ITEM,
+    OUT_WORDS,
+    STOP_WORDS,
+    clean_text,
+    find_location,
+    is_name_word,
+    normalize_location,
+    normalize_text,
+    singular,
+)
+from edge.stages.nlu.types import Intent, ItemMatch
+from edge.stages.nlu.zh import IN_VERBS, OUT_VERBS, ZhGrammar
 
 LANGUAGES = ("en", "zh")
 
 FUZZY_CUTOFF = 85
-LOCATION_WORDS = frozenset({"bin", "drawer", "shelf", "rack", "box"})
-_LETTERS = {"bee": "b", "be": "b", "see": "c", "sea": "c", "dee": "d", "ee": "e", "ef": "f", "eff": "f",
-            "gee": "g", "aitch": "h", "eye": "i", "jay": "j", "kay": "k", "el": "l", "em": "m", "en": "n",
-            "oh": "o", "pee": "p", "cue": "q", "queue": "q", "ar": "r", "are": "r", "es": "s", "tee": "t",
-            "tea": "t", "you": "u", "vee": "v", "ex": "x", "why": "y", "zed": "z", "zee": "z"}
-#: letter names that are also common words: a location letter only at the end of the command
-_AMBIGUOUS_LETTERS = frozenset({"a", "i", "o", "be", "see", "are", "you", "why", "tea", "oh", "eye"})
-_IN_WORDS = frozenset("add added adding receive received receiving got get put putting restock restocked "
-                      "restocking delivered delivery arrived return returned returning".split())
-_OUT_WORDS = frozenset("use used using took take taking remove removed removing consume consumed "
-                       "issue issued pulled grabbed subtract subtracted".split())
 _OUT_PHRASES = re.compile(r"\b(?:(?:gave|give|giving|hand|handed|handing|book|booked|booking|sign|signed|signing|"
                           r"check|checked|checking) out|(?:write|wrote|written|writing) off)\b")
-_LOG_WORDS = frozenset({"log", "record", "enter", "book"})
 _QUERY_START = re.compile(
     r"^(?:(?:hey|ok|okay|so|and|um|uh|please|can you|could you|tell me)\s+)*"
     r"(?:how (?:many|much)|do we (?:still )?have|have we (?:still )?got|have we|is there|are there|any\b|"
@@ -71,37 +71,9 @@ _UNDO = re.compile(
     r"(?:(?:please|oh|no|oops|hey)\s+)*(?:undo|un do|(?:and|an|on) do(?= (?:that|it|the last))|cancel|scratch|revert|delete|take back)"
     r"(?:\s+(?:that|this|it|(?:the\s+)?last(?:\s+(?:one|1|entry|record|log|thing|change))?))?"
     r"(?:\s+please)?")
-_STOP = frozenset("a an the of to in on from at for we i you it is are do does did have has had any some "
-                  "how many much what whats and please there this that my our me".split())
-#: words that never name an item: command words, units, small talk (singular forms, see _singular)
-_NOT_ITEM = _STOP | _IN_WORDS | _OUT_WORDS | _LOG_WORDS | LOCATION_WORDS | frozenset(
-    "doe wa were be been being with just now today still left remaining stock level check count "
-    "hand out give gave giving handed handing us them they those these one ones more few lot lots all "
-    "piece pc unit item thing stuff box boxe pack packet pair can cannot pallet roll set bag tin "
-    "where wheres whats there theres here how about tell know need want get got go can could would "
-    "will should shall may might must let lets like okay ok yes no not number no num so um uh oh hey "
-    "also too again then than thank thanks sorry quick quickly total altogether back off up down".split())
 #: a query whose item is unknown is only a stock query with one of these (else the LLM decides)
 _STOCK_CUE = re.compile(r"\b(?:do we (?:still )?have|have we (?:still )?got|are there|is there|in stock|on hand|"
                         r"left|remaining|stock of|we got|got any|have any)\b")
-
-
-@dataclass(frozen=True)
-class ItemMatch:
-    """What a transcript names as its item.
-
-    ``sku``: the one item named, or None. ``tokens``: indices of the (normalized) tokens that name
-    it. ``candidates``: 2+ SKUs when the words fit several items equally (``"m8"`` with an M8 bolt
-    and an M8 washer). ``unknown``: the spoken content words when they fit no item, else None.
-    ``via``: how it was found — ``name`` (a name or alias), ``head`` (Chinese head word), ``fuzzy``,
-    ``word`` (one word of a name), ``location`` (the only item stocked there) or ``unknown``.
-    """
-
-    sku: str | None = None
-    tokens: frozenset[int] = frozenset()
-    candidates: tuple[str, ...] = ()
-    unknown: str | None = None
-    via: str = ""
 
 
 class InventoryItem(Protocol):
@@ -109,59 +81,6 @@ class InventoryItem(Protocol):
     item: str
     location: str
     aliases: tuple[str, ...]
-
-
-def _clean(text: str) -> str:
-    """Lowercase, apostrophes dropped, thousands commas joined, other punctuation → spaces."""
-    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text.lower().replace("\u2019", "'").replace("'", ""))
-    return " ".join(re.sub(r"[^a-z0-9]+", " ", text).split())
-
-
-def _normalize(text: str) -> str:
-    """:func:`_clean`, numbers as digits, ``m 8`` → ``m8``, millimetres → ``mm``."""
-    text = normalize_numbers(_clean(text))
-    text = re.sub(r"\bmillimet(?:re|er)s?\b", "mm", text)
-    text = re.sub(r"\b(\d+)mm\b", r"\1 mm", text)
-    return re.sub(r"\bm (\d{1,2})\b", r"m\1", text)
-
-
-def _singular(word: str) -> str:
-    """Crude singular, the same on both sides of a comparison: ``ties``→``tie``, ``boxes``→``box``."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if re.fullmatch(r"[a-z]+\d+s", word):  # "m8s" → "m8"
-        return word[:-1]
-    if word.endswith(("xes", "ches", "shes", "sses")):
-        return word[:-2]
-    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
-        return word[:-1]
-    return word
-
-
-def _location_at(toks: list[str], k: int) -> tuple[str, int] | None:
-    """A location starting at ``toks[k]``: (``"bin 12"``/``"shelf B"``, end index) or None."""
-    if toks[k] not in LOCATION_WORDS:
-        return None
-    j = k + 1 + (k + 1 < len(toks) and toks[k + 1] in ("number", "no", "num"))
-    if j >= len(toks):
-        return None
-    ident = toks[j]
-    if ident.isdigit():
-        return f"{toks[k]} {int(ident)}", j + 1
-    at_end = j + 1 == len(toks) or toks[j + 1] == "please"
-    if (len(ident) == 1 or ident in _LETTERS) and (ident not in _AMBIGUOUS_LETTERS or at_end):
-        return f"{toks[k]} {_LETTERS.get(ident, ident).upper()}", j + 1
-    return None
-
-
-def normalize_location(text: str) -> str | None:
-    """``"bin twelve"``/``"Bin 12"`` → ``"bin 12"``, ``"shelf bee"`` → ``"shelf B"``; None if not one.
-
-    ``text``: a location alone, as written in the inventory or spoken. Raises nothing.
-    """
-    toks = _normalize(text).split()
-    loc = _location_at(toks, 0) if toks else None
-    return loc[0] if loc and loc[1] == len(toks) else None
 
 
 class Grammar:
@@ -187,42 +106,49 @@ class Grammar:
             for name in (it.item, *it.aliases):
                 if has_cjk(name):
                     continue
-                toks = tuple(_singular(t) for t in _normalize(name).split())
+                toks = tuple(singular(t) for t in normalize_text(name).split())
                 if toks:
                     self._phrases.setdefault(toks, it.sku)
                 for t in toks:
-                    if t not in _NOT_ITEM and not t.isdigit() and t not in ("mm", "cm", "m"):
+                    if is_name_word(t):
                         self._words.setdefault(t, set()).add(it.sku)
         heads: dict[tuple[str, ...], set[str]] = {}  # a name's last word alone, if only one item has it
         for phrase, sku in self._phrases.items():
             heads.setdefault(phrase[-1:], set()).add(sku)
         for head, skus in heads.items():
-            if len(skus) == 1 and head[0] not in _STOP and not head[0].isdigit():
+            if len(skus) == 1 and head[0] not in STOP_WORDS and not head[0].isdigit():
                 self._phrases.setdefault(head, skus.pop())
         self._ordered = sorted(self._phrases, key=len, reverse=True)
         self._choices = [" ".join(p) for p in self._phrases]
         self._by_location: dict[str, list[str]] = {}
         for it in self.items:
             self._by_location.setdefault(normalize_location(it.location) or it.location, []).append(it.sku)
-        self._zh = None
-        if language == "zh":
-            from edge.stages.nlu.zh import ZhGrammar
-
-            self._zh = ZhGrammar(self.items)
+        self._zh = ZhGrammar(self.items) if language == "zh" else None
 
     def _find_item(self, toks: list[str], skip: set[int], location: str | None = None) -> ItemMatch:
-        """The item named in ``toks`` (singular tokens); ``skip``: indices of the location."""
+        """The item named in ``toks`` (singular tokens); ``skip``: indices of the location. Tried in
+        order: a name or alias, a fuzzy n-gram, one word of names, the location's only item."""
+        return (self._by_name(toks, skip) or self._by_fuzzy(toks, skip) or self._by_word(toks, skip)
+                or self._at_location(toks, skip, location))
+
+    def _by_name(self, toks: list[str], skip: set[int]) -> ItemMatch | None:
+        """The longest item name or alias found whole in ``toks``, outside ``skip``."""
         for phrase in self._ordered:
             n = len(phrase)
             for i in range(len(toks) - n + 1):
                 if tuple(toks[i:i + n]) == phrase and not skip.intersection(range(i, i + n)):
                     return ItemMatch(self._phrases[phrase], frozenset(range(i, i + n)), via="name")
+        return None
+
+    def _by_fuzzy(self, toks: list[str], skip: set[int]) -> ItemMatch | None:
+        """The best ``rapidfuzz`` match (ratio ≥ :data:`FUZZY_CUTOFF`) of a 1–4 word n-gram; ties on
+        the same span are candidates."""
         best: tuple[float, set[str], range] | None = None
         for n in range(1, 5):
             for i in range(len(toks) - n + 1):
                 gram = toks[i:i + n]
                 span = range(i, i + n)
-                if (skip.intersection(span) or gram[0] in _STOP or gram[-1] in _STOP
+                if (skip.intersection(span) or gram[0] in STOP_WORDS or gram[-1] in STOP_WORDS
                         or len(" ".join(gram)) < 5):
                     continue
                 for choice, score, _ in process.extract(" ".join(gram), self._choices, scorer=fuzz.ratio,
@@ -232,23 +158,23 @@ class Grammar:
                         best = score, {sku}, span
                     elif score == best[0] and span == best[2]:
                         best[1].add(sku)
-        if best:
-            skus, span = sorted(best[1]), frozenset(best[2])
-            if len(skus) == 1:
-                return ItemMatch(skus[0], span, via="fuzzy")
-            return ItemMatch(None, span, candidates=tuple(skus), via="fuzzy")
+        return _one_or_candidates(sorted(best[1]), frozenset(best[2]), "fuzzy") if best else None
+
+    def _by_word(self, toks: list[str], skip: set[int]) -> ItemMatch | None:
+        """The items every name word in ``toks`` belongs to (else any of them)."""
         hits = [(i, self._words[t]) for i, t in enumerate(toks) if i not in skip and t in self._words]
-        if hits:
-            common = set.intersection(*(h for _, h in hits))
-            skus = sorted(common) if common else sorted(set.union(*(h for _, h in hits)))
-            span = frozenset(i for i, _ in hits)
-            if len(skus) == 1:
-                return ItemMatch(skus[0], span, via="word")
-            return ItemMatch(None, span, candidates=tuple(skus), via="word")
+        if not hits:
+            return None
+        common = set.intersection(*(h for _, h in hits))
+        skus = sorted(common) if common else sorted(set.union(*(h for _, h in hits)))
+        return _one_or_candidates(skus, frozenset(i for i, _ in hits), "word")
+
+    def _at_location(self, toks: list[str], skip: set[int], location: str | None) -> ItemMatch:
+        """The only item stocked at ``location``, else the content words as an unknown item."""
         at = self._by_location.get(location or "", [])
         if len(at) == 1:
             return ItemMatch(at[0], frozenset(), via="location")
-        content = [i for i, t in enumerate(toks) if i not in skip and t not in _NOT_ITEM and not t.isdigit()]
+        content = [i for i, t in enumerate(toks) if i not in skip and t not in NOT_ITEM and not t.isdigit()]
         if len(at) > 1 and not content:
             return ItemMatch(None, frozenset(), candidates=tuple(sorted(at)), via="location")
         return ItemMatch(None, frozenset(content), via="unknown")
@@ -258,9 +184,9 @@ class Grammar:
         no item fits, None when there are no content words at all. Raises nothing."""
         if self._zh is not None and has_cjk(text or ""):
             return self._zh.resolve_item(text)
-        toks = _normalize(text or "").split()
-        location, skip = _find_location(toks)
-        m = self._find_item([_singular(t) for t in toks], skip, location)
+        toks = normalize_text(text or "").split()
+        location, skip = find_location(toks)
+        m = self._find_item([singular(t) for t in toks], skip, location)
         if m.via == "unknown":
             return replace(m, unknown=" ".join(toks[i] for i in sorted(m.tokens)) or None)
         return m
@@ -280,27 +206,19 @@ class Grammar:
             return self._zh.parse(text)
         original = text
         text = strip_leading_fillers(text or "")
-        clean = _clean(text)
+        clean = clean_text(text)
         if not clean:
             return None
         if _UNDO.fullmatch(clean):
             return Intent("undo", source="grammar", text=original)
-        toks = _normalize(text).split()
-        location, skip = _find_location(toks)
+        toks = normalize_text(text).split()
+        location, skip = find_location(toks)
         norm = " ".join(toks)
-        words = set(toks)
-        if _QUERY_START.match(norm):
-            intent = "query_stock"
-        elif words & _OUT_WORDS or _OUT_PHRASES.search(norm):
-            intent, direction = "log_record", "out"
-        elif words & (_IN_WORDS | _LOG_WORDS):
-            intent, direction = "log_record", "in"
-        elif _QUERY_ANY.search(norm):
-            intent = "query_stock"
-        else:
+        command = _command(norm, set(toks))
+        if command is None:
             return None
-        sing = [_singular(t) for t in toks]
-        found = self._find_item(sing, skip, location)
+        intent, direction = command
+        found = self._find_item([singular(t) for t in toks], skip, location)
         extra: dict = {}
         if found.candidates:
             extra["candidates"] = list(found.candidates)
@@ -308,23 +226,48 @@ class Grammar:
             if not found.tokens:
                 return None
             extra["unknown_item"] = " ".join(toks[i] for i in sorted(found.tokens))
-        span = found.tokens
         if intent == "query_stock":
             if "unknown_item" in extra and not _STOCK_CUE.search(norm):
                 return None
             return Intent("query_stock", sku=found.sku, location=location, source="grammar", text=original,
                           extra=extra)
-        nums = [int(t) for i, t in enumerate(toks) if t.isdigit() and i not in skip and i not in span]
-        if nums:
-            quantity = nums[0]
-        elif span and "unknown_item" not in extra and min(span) > 0 and toks[min(span) - 1] in ("a", "an"):
-            quantity = 1
-        else:
-            return None
-        if quantity <= 0:
+        quantity = _quantity(toks, skip, found.tokens, item_known="unknown_item" not in extra)
+        if quantity is None or quantity <= 0:
             return None
         return Intent("log_record", sku=found.sku, quantity=quantity, direction=direction, location=location,
                       source="grammar", text=original, extra=extra)
+
+
+def _one_or_candidates(skus: list[str], span: frozenset[int], via: str) -> ItemMatch:
+    """One SKU → that item; several → ``candidates``."""
+    if len(skus) == 1:
+        return ItemMatch(skus[0], span, via=via)
+    return ItemMatch(None, span, candidates=tuple(skus), via=via)
+
+
+def _command(norm: str, words: set[str]) -> tuple[str, str | None] | None:
+    """``(intent, direction)`` the words of normalized text ``norm`` ask for: a question cue →
+    ``query_stock``; an out/in/log word → ``log_record``; None when neither."""
+    if _QUERY_START.match(norm):
+        return "query_stock", None
+    if words & OUT_WORDS or _OUT_PHRASES.search(norm):
+        return "log_record", "out"
+    if words & (IN_WORDS | LOG_WORDS):
+        return "log_record", "in"
+    if _QUERY_ANY.search(norm):
+        return "query_stock", None
+    return None
+
+
+def _quantity(toks: list[str], skip: set[int], span: frozenset[int], item_known: bool) -> int | None:
+    """The first number outside the location (``skip``) and the item name (``span``); 1 for
+    ``a``/``an`` right before a known item's name; None when no quantity is said."""
+    nums = [int(t) for i, t in enumerate(toks) if t.isdigit() and i not in skip and i not in span]
+    if nums:
+        return nums[0]
+    if span and item_known and min(span) > 0 and toks[min(span) - 1] in ("a", "an"):
+        return 1
+    return None
 
 
 def text_direction(text: str) -> str | None:
@@ -332,20 +275,9 @@ def text_direction(text: str) -> str | None:
     (received, added, returned …), or None when they say neither or both. ``log``/``record``
     alone say nothing here. Chinese text uses the verbs of :mod:`edge.stages.nlu.zh`. Raises nothing."""
     if has_cjk(text or ""):
-        from edge.stages.nlu.zh import _IN as ZH_IN, _OUT as ZH_OUT
-
-        out, into = bool(ZH_OUT.search(text)), bool(ZH_IN.search(text))
+        out, into = bool(OUT_VERBS.search(text)), bool(IN_VERBS.search(text))
     else:
-        norm = _normalize(strip_leading_fillers(text or ""))
+        norm = normalize_text(strip_leading_fillers(text or ""))
         words = set(norm.split())
-        out, into = bool(words & _OUT_WORDS or _OUT_PHRASES.search(norm)), bool(words & _IN_WORDS)
+        out, into = bool(words & OUT_WORDS or _OUT_PHRASES.search(norm)), bool(words & IN_WORDS)
     return "out" if out and not into else "in" if into and not out else None
-
-
-def _find_location(toks: list[str]) -> tuple[str | None, set[int]]:
-    """The first location in ``toks`` and the token indices it covers."""
-    for k in range(len(toks)):
-        loc = _location_at(toks, k)
-        if loc:
-            return loc[0], set(range(k, loc[1]))
-    return None, set()

@@ -32,10 +32,13 @@ from collections.abc import Iterable
 
 from edge.llm.base import GenerationRequest, GenerationStats, generate
 from edge.stages.nlu.filler import has_cjk
-from edge.stages.nlu.grammar import Grammar, _find_location, _normalize, text_direction
+from edge.stages.nlu.grammar import Grammar, text_direction
+from edge.stages.nlu.lexicon import find_location, normalize_text
 from edge.stages.nlu.numbers_zh import normalize_numbers_zh
-from edge.stages.nlu.schema import (INTENT_VALUES, IntentJsonError, generation_schema, parse_and_validate)
+from edge.stages.nlu.schema import INTENT_VALUES, IntentJsonError, generation_schema, parse_and_validate
 from edge.stages.nlu.types import Intent
+from edge.stages.nlu.zh import clean_zh, find_location_zh
+from edge.stages.sentences import two_sentences
 
 #: the reply when both attempts failed validation (same words as :data:`edge.stages.reply.NOT_UNDERSTOOD`)
 NOT_UNDERSTOOD = "Sorry, I didn't understand that."
@@ -134,7 +137,7 @@ def spoken_numbers(text: str) -> set[int]:
     if has_cjk(text):
         t = normalize_numbers_zh(text).lower()
         return {int(n) for n in re.findall(r"(?<![a-z0-9.])(\d+)(?![a-z0-9])", t)}
-    return {int(t) for t in _normalize(text).split() if t.isdigit()}
+    return {int(t) for t in normalize_text(text).split() if t.isdigit()}
 
 
 _INTENT_KEY = re.compile(r'"intent"\s*:\s*"([^"\\]*)"')
@@ -325,8 +328,6 @@ class LlmIntentParser:
         if kind == "undo":
             return Intent("undo", source="llm", text=text, extra=extra)
         if kind == "other":
-            from edge.stages.nlu.understand import two_sentences
-
             answer = two_sentences(obj.get("answer") or "") or None
             if answer in self.example_answers:
                 extra["example_answer_repeated"] = True
@@ -365,7 +366,5 @@ class LlmIntentParser:
     def _location(text: str) -> str | None:
         """The location the sentence itself names (the model's ``location`` is not trusted)."""
         if has_cjk(text):
-            from edge.stages.nlu.zh import clean_zh, find_location_zh
-
             return find_location_zh(clean_zh(normalize_numbers_zh(text)))[0]
-        return _find_location(_normalize(text).split())[0]
+        return find_location(normalize_text(text).split())[0]

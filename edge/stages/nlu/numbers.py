@@ -70,8 +70,9 @@ def _code(ws: list[str], i: int, context: bool) -> tuple[str, int] | None:
     return "".join(_single_digit(w) for w in run), j
 
 
-def _cardinal(ws: list[str], i: int) -> tuple[int, int] | None:
-    """A cardinal (or ordinal) starting at ``ws[i]``: (value, end index) or None."""
+def _fixed_count(ws: list[str], i: int) -> tuple[int, int] | None:
+    """The counts said as phrases at ``ws[i]`` (``half a dozen``, ``a couple of``, ``a pair``, a lone
+    ``zero``): (value, end index) or None."""
     n = len(ws)
     if ws[i:i + 3] in (["half", "a", "dozen"], ["a", "half", "dozen"]):
         return 6, i + 3
@@ -82,59 +83,90 @@ def _cardinal(ws: list[str], i: int) -> tuple[int, int] | None:
         return 2, j + 1 + (j + 1 < n and ws[j + 1] == "of")
     if ws[i] == "zero":
         return 0, i + 1
-    total = group = 0
-    hund = tens = units = False  # which slots of the current group are filled
-    last_scale = None
-    end = None
+    return None
+
+
+class _Places:
+    """The place slots of a cardinal being read: ``total`` (closed by a scale word) and the open
+    ``group`` below a thousand, with which of its hundreds/tens/units slots are filled."""
+
+    def __init__(self) -> None:
+        self.total = self.group = 0
+        self.hund = self.tens = self.units = False
+        self.last_scale: int | None = None
+
+    def take(self, w: str) -> bool:
+        """Add the number word ``w`` (unit, teen, ten, ``hundred`` or a scale); False when ``w`` is
+        no such word or would fill a slot twice (the number ends before it)."""
+        if w in SMALL and w != "zero":
+            v = SMALL[w]
+            if self.units or (v >= 10 and self.tens):
+                return False
+            self.group += v
+            self.units, self.tens = True, self.tens or v >= 10
+        elif w in TENS:
+            if self.tens or self.units:
+                return False
+            self.group += TENS[w]
+            self.tens = True
+        elif w == "hundred":
+            if self.hund or self.group >= 100:
+                return False
+            self.group = (self.group or 1) * 100
+            self.hund, self.tens, self.units = True, False, False
+        elif w in SCALES:
+            if self.last_scale is not None and SCALES[w] >= self.last_scale:
+                return False
+            self.total += (self.group or 1) * SCALES[w]
+            self.group, self.hund, self.tens, self.units, self.last_scale = 0, False, False, False, SCALES[w]
+        else:
+            return False
+        return True
+
+    def and_joins(self, nxt: str) -> bool:
+        """``and`` before the word ``nxt`` continues the number: it follows ``hundred`` or a scale
+        and a unit, teen or ten comes next (``one hundred and five``)."""
+        nxt = ORDINALS.get(nxt, nxt)
+        return bool((self.hund or self.last_scale) and not (self.tens or self.units)
+                    and (nxt in TENS or SMALL.get(nxt, 0) > 0))
+
+
+def _cardinal(ws: list[str], i: int) -> tuple[int, int] | None:
+    """A cardinal (or ordinal) starting at ``ws[i]``: (value, end index) or None."""
+    fixed = _fixed_count(ws, i)
+    if fixed is not None:
+        return fixed
+    n = len(ws)
+    places = _Places()
+    j = i
     if ws[i] == "a":
+        j = i + 1
         if j >= n or (ws[j] not in SCALES and ws[j] not in ("hundred", "dozen")):
             return None
-        group, units, end = 1, True, None
+        places.group, places.units = 1, True
+    end = None
     while j < n:
         w, ordinal = ws[j], False
         if w in ORDINALS:
             w, ordinal = ORDINALS[w], True
-        digit = _digit_value(w)
-        if w in SMALL and w != "zero":
-            v = SMALL[w]
-            if units or (v >= 10 and tens):
+        if w == "dozen":
+            return (places.total + places.group or 1) * 12, j + 1
+        if w == "and":
+            if not places.and_joins(ws[j + 1] if j + 1 < n else ""):
                 break
-            group += v
-            units, tens = True, tens or v >= 10
-        elif w in TENS:
-            if tens or units:
+            j += 1
+            continue
+        if not places.take(w):
+            digit = _digit_value(w)
+            if digit is None or end is not None or places.group or places.total:
                 break
-            group += TENS[w]
-            tens = True
-        elif w == "hundred":
-            if hund or group >= 100:
-                break
-            group = (group or 1) * 100
-            hund, tens, units = True, False, False
-        elif w in SCALES:
-            if last_scale is not None and SCALES[w] >= last_scale:
-                break
-            total += (group or 1) * SCALES[w]
-            group, hund, tens, units, last_scale = 0, False, False, False, SCALES[w]
-        elif w == "dozen":
-            return (total + group or 1) * 12, j + 1
-        elif w == "and":
-            nxt = ws[j + 1] if j + 1 < n else ""
-            nxt = ORDINALS.get(nxt, nxt)
-            if (hund or last_scale) and not (tens or units) and (nxt in TENS or SMALL.get(nxt, 0) > 0):
-                j += 1
-                continue
-            break
-        elif digit is not None and end is None and group == 0 and total == 0:
-            group, ordinal = digit
-            hund, tens, units = group >= 100, True, True
-        else:
-            break
+            places.group, ordinal = digit  # digits start a number only ("5 hundred", "12th")
+            places.hund, places.tens, places.units = places.group >= 100, True, True
         j += 1
         end = j
         if ordinal:
             break
-    return (total + group, end) if end is not None else None
+    return (places.total + places.group, end) if end is not None else None
 
 
 def words_to_number(tokens: list[str], code: bool = False) -> tuple[int, int] | None:

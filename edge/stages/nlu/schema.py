@@ -21,6 +21,7 @@ import json
 from collections.abc import Iterable
 
 from jsonschema import Draft202012Validator
+
 from edge.errors import EdgeError
 
 INTENT_VALUES = ("query_stock", "log_record", "undo", "other")

@@ -1,4 +1,4 @@
-"""The intent a transcript is understood as."""
+"""The intent a transcript is understood as, and the item match the grammars resolve it with."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -30,3 +30,21 @@ class Intent:
 
     def slots(self) -> dict:
         return {"sku": self.sku, "quantity": self.quantity, "direction": self.direction, "location": self.location}
+
+
+@dataclass(frozen=True)
+class ItemMatch:
+    """What a transcript names as its item.
+
+    ``sku``: the one item named, or None. ``tokens``: indices of the (normalized) tokens that name
+    it. ``candidates``: 2+ SKUs when the words fit several items equally (``"m8"`` with an M8 bolt
+    and an M8 washer). ``unknown``: the spoken content words when they fit no item, else None.
+    ``via``: how it was found — ``name`` (a name or alias), ``head`` (Chinese head word), ``fuzzy``,
+    ``word`` (one word of a name), ``location`` (the only item stocked there) or ``unknown``.
+    """
+
+    sku: str | None = None
+    tokens: frozenset[int] = frozenset()
+    candidates: tuple[str, ...] = ()
+    unknown: str | None = None
+    via: str = ""

@@ -16,11 +16,13 @@
 from __future__ import annotations
 
 import dataclasses
-import re
 
-from edge.stages.nlu.filler import has_cjk, is_filler
+from edge.llm.base import ContextOverflow, EngineError, GenerationRequest
+from edge.stages.nlu.filler import is_filler
 from edge.stages.nlu.grammar import Grammar
+from edge.stages.nlu.llm_intent import LlmIntentParser
 from edge.stages.nlu.types import Intent
+from edge.stages.sentences import SentenceSplitter, answer_sentences, clean_answer, join_sentences, two_sentences
 
 #: Transcript confidence below which a parsed quantity is read back before it is written.
 #: The whisper engine's confidence is exp(mean token log-probability) (edge/asr/whisper.py);
@@ -40,56 +42,6 @@ SYSTEM_PROMPT_ZH = "你是车间库房的语音助手。用不超过两句简短
 TOO_LONG = "That question is too long for me. Please ask it in fewer words."
 TOO_LONG_ZH = "这个问题太长了，请说得简短一些。"
 
-ENDS = ".!?…。！？\"'”’)）」』"
-
-
-def clean_answer(text: str) -> str:
-    """Whitespace folded, markdown marks (``*_#```) removed."""
-    return re.sub(r"[*_#`]+", "", " ".join(text.split())).strip()
-
-
-def answer_sentences(text: str) -> tuple[list[str], str]:
-    """``(complete sentences, unfinished rest)`` of an answer, each cleaned (:func:`clean_answer`),
-    cut where :class:`edge.stages.tts.stream.SentenceSplitter` cuts (also Chinese 。！？), so what the
-    loop speaks early and the final reply are the same sentences."""
-    from edge.stages.tts.stream import SentenceSplitter
-
-    sp = SentenceSplitter()
-    sentences = [c for c in (clean_answer(x) for x in sp.feed(text)) if c]
-    tail = clean_answer(" ".join(sp.flush()))
-    if tail and tail[-1] in ENDS:
-        sentences.append(tail)
-        tail = ""
-    return sentences, tail
-
-
-def join_sentences(sentences: list[str]) -> str:
-    """Sentences as one text: a space between Latin ones, none after a Chinese full stop."""
-    out = ""
-    for s in sentences:
-        out += s if not out or out[-1] in "。！？" else " " + s
-    return out
-
-
-def two_sentences(text: str, limit: int = 2) -> str:
-    """At most ``limit`` complete sentences of ``text`` (:func:`answer_sentences`).
-
-    An answer cut off by the token budget ends mid-sentence: the unfinished sentence is dropped
-    when a complete one comes before it; a lone unfinished sentence is cut at its last clause
-    boundary (comma, semicolon) when there is one, and closed with a full stop (``。`` in Chinese).
-    """
-    sentences, tail = answer_sentences(text)
-    if sentences:
-        return join_sentences(sentences[:limit])
-    if not tail:
-        return ""
-    first = tail.rstrip(",;:，；： ")
-    if re.search(r"[,;，；]", first):
-        first = re.split(r"[,;，；]\s*(?=[^,;，；]*$)", first)[0]
-    first = first.rstrip(",;:，；： ")
-    return first + ("。" if has_cjk(first) else ".")
-
-
 class SentenceGate:
     """Passes an answer's complete sentences to ``on_sentence`` as the text arrives, cut and cleaned
     as :func:`answer_sentences` does: at most ``limit`` (what :func:`two_sentences` keeps). At a
@@ -105,8 +57,6 @@ class SentenceGate:
 
     def restart(self) -> None:
         """A new answer (the previous one's unfinished sentence is dropped)."""
-        from edge.stages.tts.stream import SentenceSplitter
-
         self.splitter = SentenceSplitter()
         self.closed = False
 
@@ -152,8 +102,6 @@ class Understanding:
         self.grammar = Grammar(self.items, language=self.language)
         self.llm_intent = None
         if self.llm is not None:
-            from edge.stages.nlu.llm_intent import LlmIntentParser
-
             self.llm_intent = LlmIntentParser(self.llm, self.items, self.language, self.max_tokens, self.grammar)
 
     def understand(self, text: str, confidence: float | None = None, on_sentence=None) -> Intent | None:
@@ -197,8 +145,6 @@ class Understanding:
             return Intent("other", source="grammar", text=text, answer=None)
         if self.withheld:  # the governor keeps the LLM off (hot): the grammar path only
             return Intent("other", source="grammar", text=text, answer=self.withheld)
-        from edge.llm.base import ContextOverflow, EngineError, GenerationRequest
-
         gate = SentenceGate(on_sentence, self.llm_intent.example_answers) if on_sentence else None
         try:
             intent = self.llm_intent.parse(text, on_answer=gate.feed if gate else None)

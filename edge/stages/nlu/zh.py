@@ -28,9 +28,9 @@ from collections.abc import Iterable
 from rapidfuzz import fuzz
 
 from edge.stages.nlu.filler import has_cjk, strip_leading_fillers
-from edge.stages.nlu.grammar import ItemMatch, _NOT_ITEM, _normalize, _singular, normalize_location
+from edge.stages.nlu.lexicon import is_name_word, normalize_location, normalize_text, singular
 from edge.stages.nlu.numbers_zh import MEASURE_WORDS, normalize_numbers_zh
-from edge.stages.nlu.types import Intent
+from edge.stages.nlu.types import Intent, ItemMatch
 
 #: rapidfuzz partial_ratio cutoff for Chinese names of ≥ 3 characters: 3 of 4 characters right
 #: (one homophone slip, e.g. 丁晴手套 for 丁腈手套) scores 75.
@@ -52,9 +52,10 @@ _UNDO = re.compile(
 _QUERY = re.compile(r"多少|几[个只支把盒箱包卷罐桶张件根条片套对双副瓶袋]?|有没有|还有|还剩|剩下|剩多少|"
                     r"库存|查一下|查查|查询|在哪|够不够|有吗|有什么|有哪些")
 _STRONG_QUERY = re.compile(r"多少|有没有|还有|还剩|剩下|库存")
-_OUT = re.compile(r"用了|用掉|使用了|拿了|拿走|拿出|取了|取走|领了|领走|领用|消耗|出库|发了|发出|发放|借了|"
+#: verbs that say stock went out (used, taken, issued …) / came in (received, restocked, returned …)
+OUT_VERBS = re.compile(r"用了|用掉|使用了|拿了|拿走|拿出|取了|取走|领了|领走|领用|消耗|出库|发了|发出|发放|借了|"
                   r"借走|减少|减去|扣除|扣掉")
-_IN = re.compile(r"收到|到了|到货|进了|进货|入库|补了|补充|补货|加了|添加|增加|加上|放了|放入|放进|新到|"
+IN_VERBS = re.compile(r"收到|到了|到货|进了|进货|入库|补了|补充|补货|加了|添加|增加|加上|放了|放入|放进|新到|"
                  r"归还|还回|退回|送来|送到|登记|记录|记一下|记上|添了|买了|采购")
 _QTY = re.compile(r"(?<![a-z0-9.])(\d+)(?![a-z0-9])")
 _LATIN = re.compile(r"[a-z][a-z0-9]*|\d+[a-z]+[a-z0-9]*")
@@ -108,9 +109,9 @@ class ZhGrammar:
                     if latin:
                         self._words.setdefault(latin.group(0), set()).add(it.sku)
                 else:
-                    for t in _normalize(name).split():
-                        s = _singular(t)
-                        if s not in _NOT_ITEM and not s.isdigit() and s not in ("mm", "cm", "m"):
+                    for t in normalize_text(name).split():
+                        s = singular(t)
+                        if is_name_word(s):
                             self._words.setdefault(s, set()).add(it.sku)
         self._ordered = sorted(self._names, key=len, reverse=True)
         self._by_location: dict[str, list[str]] = {}
@@ -144,9 +145,9 @@ class ZhGrammar:
             if len(skus) == 1:
                 return ItemMatch(skus[0], via="fuzzy"), t
             return ItemMatch(None, candidates=tuple(skus), via="fuzzy"), t
-        latin = [w for w in _LATIN.findall(t) if _singular(w) in self._words]
+        latin = [w for w in _LATIN.findall(t) if singular(w) in self._words]
         if latin:
-            sets = [self._words[_singular(w)] for w in latin]
+            sets = [self._words[singular(w)] for w in latin]
             common = set.intersection(*sets)
             skus = sorted(common or set.union(*sets))
             rest = t
@@ -162,7 +163,7 @@ class ZhGrammar:
 
     @staticmethod
     def _unknown_words(t: str) -> str | None:
-        rest = _PARTICLES.sub("", _IN.sub("", _OUT.sub("", _QUERY.sub("", t))))
+        rest = _PARTICLES.sub("", IN_VERBS.sub("", OUT_VERBS.sub("", _QUERY.sub("", t))))
         rest = re.sub(r"[|\d]+", "", rest)
         return rest if len(rest) >= 2 else None
 
@@ -196,9 +197,9 @@ class ZhGrammar:
             return None
         if _QUERY.search(t):
             intent, direction = "query_stock", None
-        elif _OUT.search(t):
+        elif OUT_VERBS.search(t):
             intent, direction = "log_record", "out"
-        elif _IN.search(t):
+        elif IN_VERBS.search(t):
             intent, direction = "log_record", "in"
         else:
             return None

@@ -8,8 +8,10 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
+import multiprocessing as mp
 import threading
 from pathlib import Path
+
 from edge.errors import UserError
 
 log = logging.getLogger("edge.stages.tts.engine")
@@ -60,7 +62,7 @@ class Pyttsx3Tts:
         """
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        for attempt in range(1, RETRIES + 2):
+        for _attempt in range(1, RETRIES + 2):
             path.unlink(missing_ok=True)
             with self._lock, contextlib.redirect_stdout(io.StringIO()):  # pyttsx3 prints "Audio saved to"
                 self.engine.save_to_file(text, str(path))
@@ -70,7 +72,7 @@ class Pyttsx3Tts:
             # pyttsx3 2.99's espeak driver writes the file when espeak reports the end of the
             # message; now and then that arrives with no samples buffered (an empty WAV). Retry.
             self.retries += 1
-        raise TtsError(f"espeak-ng wrote no audio for {text!r} into {path} after {attempt} attempts")
+        raise TtsError(f"espeak-ng wrote no audio for {text!r} into {path} after {RETRIES + 1} attempts")
 
 
 def _worker(conn, language: str, voice: str | None, rate_wpm: int) -> None:  # pragma: no cover - child
@@ -123,8 +125,6 @@ class WatchdogTts:
         return self.base_timeout_s + self.per_char_s * len(text)
 
     def _start(self) -> None:
-        import multiprocessing as mp
-
         ctx = mp.get_context("spawn")  # no fork of a process holding threads and native handles
         parent, child = ctx.Pipe()
         self._proc = ctx.Process(target=_worker, args=(child, *self.args), name="edge-tts", daemon=True)
@@ -160,7 +160,7 @@ class WatchdogTts:
         """Speak ``text`` into the WAV ``path`` (22 050 Hz mono int16), restarting a hung engine once."""
         path = Path(path)
         with self._lock:
-            for attempt in (1, 2):
+            for _attempt in (1, 2):
                 if self._proc is None:
                     self._start()
                 answer = self._request(text, path)

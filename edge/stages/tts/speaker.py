@@ -56,7 +56,7 @@ class TimelineSpeaker:
 
 
 class DeviceSpeaker:
-    """Plays on the output device (``drivers.audio.device.Playback``) in a background thread, one
+    """Plays on the output device (``drivers.audio.playback.Playback``) in a background thread, one
     WAV after the other (:meth:`queue`); :meth:`stop` ends the current one and drops the rest."""
 
     realtime = True  # plays in wall-clock time, while the pipeline may be busy with a turn

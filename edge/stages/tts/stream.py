@@ -1,11 +1,7 @@
 """Speak an answer while it is still being generated: cut complete sentences out of the token
 stream and synthesize + play each one on a worker thread (issue 4, item 7).
 
-:class:`SentenceSplitter` cuts after ``.``, ``!``, ``?``, ``…`` (plus closing quotes/brackets)
-followed by white space and a word that does not start in lower case, and right after the CJK
-full stops ``。！？``; also at a blank line. It does not cut decimals (``2.5``: no space after the
-dot), common abbreviations (``e.g.``, ``i.e.``, ``Mr.``, ``Dr.``, ``vs.``, ``No.``…) or single-letter
-initials (``J. Smith``). To decide, it waits for the first letter after the space, one token later.
+Sentences are cut by :class:`edge.stages.sentences.SentenceSplitter` (rules there).
 
 :class:`StreamingSpeaker` feeds tokens into the splitter on the caller's thread (which is also
 the thread consuming the LLM's stream) and hands each sentence to a worker thread that writes
@@ -17,99 +13,16 @@ from __future__ import annotations
 
 import itertools
 import queue
-import re
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-LATIN_END = ".!?…"
-CJK_END = "。！？"
-CLOSERS = "\"')]}”’»」』）】"
-#: Words that end in a dot without ending a sentence (compared lower case, without the final dot).
-ABBREVIATIONS = frozenset({
-    "e.g", "i.e", "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "no", "nos", "approx",
-    "fig", "cf", "al", "dept", "u.s", "u.k", "a.m", "p.m", "ca", "ft", "lb", "oz",
-})
-_WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
+import numpy as np
+import soundfile as sf
 
-
-def _is_abbreviation(text: str, dot: int) -> bool:
-    m = _WORD_BEFORE.search(text, 0, dot)
-    if not m:
-        return False
-    word = m.group(1)
-    w = word.lower().rstrip(".")
-    if w in ABBREVIATIONS:
-        return True
-    return len(word) == 1 and word.isupper() and word != "I"  # an initial: "J. Smith"
-
-
-def find_cut(text: str) -> int | None:
-    """Index just after the first complete sentence of ``text``, or None when none is complete yet
-    (including when the character after a sentence end has not arrived)."""
-    n = len(text)
-    i = 0
-    while i < n:
-        c = text[i]
-        if c in CJK_END:
-            j = i + 1
-            while j < n and text[j] in CLOSERS:
-                j += 1
-            return j
-        if c in LATIN_END:
-            j = i + 1
-            while j < n and text[j] in LATIN_END:  # "?!", "..."
-                j += 1
-            while j < n and text[j] in CLOSERS:
-                j += 1
-            if j == n:
-                return None  # what follows decides
-            if not text[j].isspace():
-                i = j  # "2.5", "e.g.x", "a.m."
-                continue
-            k = j
-            while k < n and text[k].isspace():
-                k += 1
-            if k == n:
-                return None  # wait for the next word
-            if (c == "." and text[j - 1] not in CLOSERS and _is_abbreviation(text, i)) or text[k].islower():
-                i = k
-                continue
-            return j
-        if c == "\n" and i + 1 < n and text[i + 1] == "\n" and text[:i].strip():
-            return i + 2
-        i += 1
-    return None
-
-
-class SentenceSplitter:
-    """Feed text pieces; get back the sentences they complete (stripped, in order)."""
-
-    def __init__(self):
-        self.buffer = ""
-
-    def feed(self, text: str) -> list[str]:
-        """Add ``text``; the sentences now complete."""
-        self.buffer += text
-        out = []
-        while (cut := find_cut(self.buffer)) is not None:
-            sentence, self.buffer = self.buffer[:cut].strip(), self.buffer[cut:]
-            if sentence:
-                out.append(sentence)
-        return out
-
-    def flush(self) -> list[str]:
-        """The rest of the text as the last sentence (end of the answer)."""
-        rest, self.buffer = self.buffer.strip(), ""
-        return [rest] if rest else []
-
-
-def split_sentences(text: str) -> list[str]:
-    """All sentences of a finished text."""
-    s = SentenceSplitter()
-    return s.feed(text) + s.flush()
+from edge.stages.sentences import SentenceSplitter, answer_sentences
 
 
 @dataclass(frozen=True)
@@ -264,9 +177,6 @@ def join_wavs(paths: Iterable[Path], out: Path) -> Path:
     Raises:
         ValueError: no file, or the files differ in rate or channels.
     """
-    import numpy as np
-    import soundfile as sf
-
     parts, rate, channels = [], None, None
     for p in paths:
         data, r = sf.read(str(p), dtype="int16", always_2d=True)
@@ -316,8 +226,6 @@ class EarlyReply:
         """Speak the sentences of ``text`` (the final reply) not given yet, wait for the worker, and
         join the sentence WAVs into ``out``; None when not one sentence could be synthesized (the
         caller then synthesizes the whole text). ``errors``: one line per sentence that failed."""
-        from edge.stages.nlu.understand import answer_sentences
-
         spoken = list(self._speaker._sentences)
         final, tail = answer_sentences(text)
         final += [tail] if tail else []

@@ -1,265 +1,50 @@
-"""Live audio through PortAudio (the ``pyaudio`` package): microphone capture and speaker playback.
+"""Microphone capture through PortAudio: :class:`Capture` (one open device, its ring buffer) and
+:class:`ResilientCapture` (the one reconnect policy: waits for a device that is not there yet,
+reopens one that went away, with a doubling back-off, and says so once).
 
 Capture opens the input device at its NATIVE default rate and channel count (what the hardware or
-sound server offers without a second resampler in ALSA) and converts once, in
-:class:`~drivers.audio.convert.FrameConverter`, to the pipeline frame format (16 kHz mono int16,
-1280 samples = 80 ms).
+sound server offers without a second resampler in ALSA; :func:`~drivers.audio.devices.native_format`)
+and converts once, in :class:`~drivers.audio.convert.FrameConverter`, to the pipeline frame format
+(16 kHz mono int16, 1280 samples = 80 ms). Opening PortAudio, finding the device and the errors are
+in :mod:`drivers.audio.devices`.
 
-PortAudio reads its device list when ``pyaudio.PyAudio()`` is created, and ALSA reads its
-configuration (``~/.asoundrc``, ``PULSE_SERVER`` for the pulse plugin) at the same time, so the
-environment must be final before a :class:`Capture`, :class:`Playback` or :func:`list_devices` call.
-On a machine where PulseAudio runs, ALSA's ``default`` device goes to PulseAudio through the
-libasound2-plugins hook ``/etc/alsa/conf.d/99-pulse.conf`` (it is only used when the server
-answers); otherwise ``default`` is the first sound card.
-
-``pyaudio`` is imported inside the functions, so the rest of :mod:`drivers.audio` works without it.
-ALSA's and JACK's probe messages on stderr ("Unknown PCM cards.pcm.rear", "jack server is not
-running") are silenced unless ``EDGE_AUDIO_DEBUG=1``; when opening fails, the silenced text is put
-into the :class:`AudioDeviceError` message instead.
+Messages go to the ``drivers.audio.capture`` logger: one warning per consumer stall that dropped
+chunks (case C04), per lost device and per device back (case C05), and when waiting for a device at
+start (case C06); each failed open attempt at debug level.
 """
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
 import logging
 import math
-import os
 import queue
-import tempfile
 import threading
 import time
-from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
 import numpy as np
 
-from drivers.audio.convert import FrameConverter, to_float32
-from edge.errors import UserError
+from drivers.audio.convert import FrameConverter
+from drivers.audio.devices import (
+    FIX_NO_INPUT,
+    FRAMES_PER_BUFFER,
+    AudioDeviceError,
+    DeviceLostError,
+    describe,
+    library_messages,
+    native_format,
+    open_portaudio,
+    resolve_device,
+    stderr_captured,
+)
 
-FRAMES_PER_BUFFER = 1024   # device samples per PortAudio callback (~21 ms at 48 kHz)
 MAX_QUEUED_CHUNKS = 256    # ~5 s at 48 kHz / 1024; beyond this the oldest chunk is dropped
-MAX_CAPTURE_CHANNELS = 2   # more channels are averaged away anyway
 POLL_S = 0.25              # s between checks that a capture stream still runs while no chunk comes (design
                            # choice: a loss is seen within 0.25 s for 4 wake-ups a second of a starved consumer)
 
 log = logging.getLogger(__name__)
 
-_FIX_NO_INPUT = ("check `arecord -l`, that the service user is in the 'audio' group, and PULSE_SERVER "
-                 "(and that PulseAudio is running) if capture goes through PulseAudio")
-_FIX_NO_OUTPUT = ("check `aplay -l`, that the service user is in the 'audio' group, and PULSE_SERVER "
-                  "(and that PulseAudio is running) if playback goes through PulseAudio")
-
-
-class AudioDeviceError(UserError):
-    """A sound device that cannot be found or opened; the message names the device and the fix."""
-
-
-class DeviceLostError(AudioDeviceError):
-    """A capture device that was open stopped delivering audio: its stream ended (unplugged, the
-    sound server went away) or no chunk came within the timeout (case C05)."""
-
-
-# --------------------------------------------------------------------------------------------------
-# PortAudio set-up, with ALSA/JACK noise kept off stderr
-
-_ALSA_HANDLER = None  # keeps the ctypes callback alive for as long as libasound may call it
-
-
-def _quiet_alsa() -> None:
-    """Install a no-op ALSA error handler (process wide, once) so probing absent cards prints nothing."""
-    global _ALSA_HANDLER
-    if _ALSA_HANDLER is not None or os.environ.get("EDGE_AUDIO_DEBUG") == "1":
-        return
-    name = ctypes.util.find_library("asound") or "libasound.so.2"
-    try:
-        lib = ctypes.CDLL(name)
-    except OSError:
-        return
-    proto = ctypes.CFUNCTYPE(None, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_int,
-                             ctypes.c_char_p)
-    _ALSA_HANDLER = proto(lambda *_: None)
-    lib.snd_lib_error_set_handler(_ALSA_HANDLER)
-
-
-@contextlib.contextmanager
-def _stderr_captured() -> Iterator[list[str]]:
-    """Redirect file descriptor 2 (C libraries write there directly) into a temp file for the block;
-    yields a list that receives the captured text when the block ends."""
-    out: list[str] = []
-    if os.environ.get("EDGE_AUDIO_DEBUG") == "1":
-        yield out
-        return
-    with tempfile.TemporaryFile() as tmp:
-        saved = os.dup(2)
-        try:
-            os.dup2(tmp.fileno(), 2)
-            yield out
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-            tmp.seek(0)
-            out.append(tmp.read().decode("utf-8", "replace"))
-
-
-def _tail(text: str, lines: int = 6) -> str:
-    rows = [r for r in text.strip().splitlines() if r.strip()]
-    return ("; library messages: " + " | ".join(rows[-lines:])) if rows else ""
-
-
-def _pyaudio() -> Any:
-    try:
-        import pyaudio  # noqa: PLC0415 - lazy on purpose: the package works without it
-    except ImportError as e:  # pragma: no cover - depends on the installation
-        raise AudioDeviceError(
-            f"live audio needs the 'pyaudio' package ({e}); install it with "
-            "`pip install pyaudio` (build dependency: apt-get install portaudio19-dev)") from e
-    return pyaudio
-
-
-def _open_pa() -> tuple[Any, Any, str]:
-    """→ ``(pyaudio module, PyAudio instance, silenced init messages)``."""
-    pyaudio = _pyaudio()
-    os.environ.setdefault("JACK_NO_START_SERVER", "1")  # never spawn jackd while probing
-    _quiet_alsa()
-    with _stderr_captured() as err:
-        try:
-            pa = pyaudio.PyAudio()
-        except Exception as e:  # PortAudio could not initialise at all
-            init_failed = e
-        else:
-            init_failed = None
-    noise = "".join(err)
-    if init_failed is not None:
-        raise AudioDeviceError(f"PortAudio failed to initialise ({init_failed}){_tail(noise)}; "
-                               f"{_FIX_NO_INPUT}") from init_failed
-    return pyaudio, pa, noise
-
-
-def _device_dict(pa: Any, info: dict, default_in: int | None, default_out: int | None) -> dict:
-    idx = int(info["index"])
-    try:
-        host = pa.get_host_api_info_by_index(info["hostApi"])["name"]
-    except Exception:
-        host = str(info.get("hostApi"))
-    return {
-        "index": idx,
-        "name": info["name"],
-        "host_api": host,
-        "max_input_channels": int(info["maxInputChannels"]),
-        "max_output_channels": int(info["maxOutputChannels"]),
-        "default_sample_rate": int(round(info["defaultSampleRate"])),
-        "is_default_input": idx == default_in,
-        "is_default_output": idx == default_out,
-    }
-
-
-def _default_index(pa: Any, kind: str) -> int | None:
-    try:
-        info = pa.get_default_input_device_info() if kind == "input" else pa.get_default_output_device_info()
-    except (IOError, OSError):
-        return None
-    return int(info["index"])
-
-
-def _all_devices(pa: Any) -> list[dict]:
-    d_in, d_out = _default_index(pa, "input"), _default_index(pa, "output")
-    out = []
-    for i in range(pa.get_device_count()):
-        try:
-            out.append(_device_dict(pa, pa.get_device_info_by_index(i), d_in, d_out))
-        except (IOError, OSError):
-            continue
-    return out
-
-
-def list_devices() -> list[dict]:
-    """Every PortAudio device: ``index``, ``name``, ``host_api``, ``max_input_channels``,
-    ``max_output_channels``, ``default_sample_rate`` (Hz, int), ``is_default_input``,
-    ``is_default_output``.
-
-    Raises:
-        AudioDeviceError: pyaudio missing or PortAudio cannot initialise.
-    """
-    _, pa, _ = _open_pa()
-    try:
-        return _all_devices(pa)
-    finally:
-        pa.terminate()
-
-
-def _resolve(pa: Any, device: int | str | None, kind: str) -> dict:
-    """Device spec (None = system default, int = PortAudio index, str = exact or substring of the
-    name, case-insensitive) → PortAudio device info for an input (``kind="input"``) or output."""
-    chan_key = "maxInputChannels" if kind == "input" else "maxOutputChannels"
-    fix = _FIX_NO_INPUT if kind == "input" else _FIX_NO_OUTPUT
-    noun = "capture" if kind == "input" else "playback"
-    devices = _all_devices(pa)
-    listing = ", ".join(f"{d['index']}: {d['name']!r}" for d in devices) or "none"
-    if device is None:
-        idx = _default_index(pa, kind)
-        if idx is None:
-            raise AudioDeviceError(f"no {noun} device found (PortAudio has no default {kind} device; "
-                                   f"devices: {listing}); {fix}")
-        info = pa.get_device_info_by_index(idx)
-    elif isinstance(device, int) or (isinstance(device, str) and device.strip().isdigit()):
-        idx = int(device)
-        try:
-            info = pa.get_device_info_by_index(idx)
-        except (IOError, OSError, ValueError) as e:
-            raise AudioDeviceError(f"{noun} device index {idx} does not exist (devices: {listing}); "
-                                   "run `python -m drivers.audio.device` to list them and pick one") from e
-    else:
-        want = device.strip().lower()
-        cands = [d for d in devices if d[f"max_{kind}_channels"] > 0]
-        hit = ([d for d in cands if d["name"].lower() == want]
-               or [d for d in cands if want in d["name"].lower()])
-        if not hit:
-            raise AudioDeviceError(f"no {noun} device named {device!r} (devices: {listing}); "
-                                   f"pick one of these names or indexes; {fix}")
-        info = pa.get_device_info_by_index(hit[0]["index"])
-    if int(info[chan_key]) < 1:
-        raise AudioDeviceError(f"device {info['index']} {info['name']!r} has no {kind} channels; "
-                               f"pick a {noun} device (devices: {listing})")
-    return info
-
-
-def _describe(info: dict) -> str:
-    return f"device {info['index']} {info['name']!r}"
-
-
-# --------------------------------------------------------------------------------------------------
-# Capture
-
 _END = object()  # queue sentinel: the stream was closed
-
-
-def native_format(info: dict) -> tuple[int, int]:
-    """PortAudio device info → ``(rate Hz, channels)`` to open the device with: its default
-    (native) sample rate, and its input channels capped at :data:`MAX_CAPTURE_CHANNELS`.
-
-    Raises:
-        AudioDeviceError: the device reports no usable sample rate (missing, not a number, NaN,
-            <= 0) or no input channel; the message names the device and the fix (case C01).
-    """
-    raw = info.get("defaultSampleRate")
-    try:
-        rate = float(raw)
-    except (TypeError, ValueError):
-        rate = float("nan")
-    if not math.isfinite(rate) or round(rate) <= 0:
-        raise AudioDeviceError(
-            f"capture {_describe(info)} reports no usable sample rate (defaultSampleRate={raw!r}), so its "
-            "native format cannot be known; pick another device (`python -m drivers.audio.device` lists them, "
-            "set audio.input_device) or give the card a fixed rate in its ALSA configuration")
-    try:
-        channels = int(info.get("maxInputChannels") or 0)
-    except (TypeError, ValueError):
-        channels = 0
-    if channels < 1:
-        raise AudioDeviceError(f"{_describe(info)} has no input channels; pick a capture device "
-                               "(`python -m drivers.audio.device` lists them)")
-    return int(round(rate)), min(channels, MAX_CAPTURE_CHANNELS)
 
 
 def chunks_for(ring_ms: float, rate: int, frames_per_buffer: int) -> int:
@@ -276,7 +61,7 @@ class Capture:
     ``max_queued`` chunks) the OLDEST chunk is dropped and ``overflows`` is incremented, so latency
     stays bounded; ``xruns`` counts the overflows PortAudio itself reports (the driver lost samples
     before we saw them). A stall of the consumer that cost chunks is logged once, as a warning on
-    the ``drivers.audio.device`` logger, when the consumer takes the next chunk (case C04); the
+    the ``drivers.audio.capture`` logger, when the consumer takes the next chunk (case C04); the
     next warning comes only after the consumer has caught up (found the queue empty) and fallen
     behind again, so a consumer that stays slow logs once, not once per chunk.
 
@@ -318,9 +103,9 @@ class Capture:
         self._stream_lock = threading.Lock()  # close() vs. a consumer asking whether the stream runs
         self._closed = False
         self._stream = None
-        self._pyaudio, self._pa, noise = _open_pa()
+        self._pyaudio, self._pa, noise = open_portaudio()
         try:
-            info = _resolve(self._pa, device, "input")
+            info = resolve_device(self._pa, device, "input")
             self.device_index = int(info["index"])
             self.device_name = str(info["name"])
             self.rate, self.channels = native_format(info)
@@ -329,7 +114,7 @@ class Capture:
                 self._queue = queue.Queue(maxsize=chunks_for(ring_ms, self.rate, self.frames_per_buffer))
             self.max_queued = self._queue.maxsize
             self._converter = FrameConverter(self.rate, self.channels)
-            with _stderr_captured() as err:
+            with stderr_captured() as err:
                 try:
                     self._stream = self._pa.open(
                         format=self._pyaudio.paInt16, channels=self.channels, rate=self.rate,
@@ -341,9 +126,9 @@ class Capture:
                     open_error = e
             if open_error is not None:
                 raise AudioDeviceError(
-                    f"cannot open capture {_describe(info)} at {self.rate} Hz x {self.channels} ch int16 "
-                    f"({open_error}){_tail(noise + ''.join(err))}; is another program holding it? "
-                    f"{_FIX_NO_INPUT}") from open_error
+                    f"cannot open capture {describe(info)} at {self.rate} Hz x {self.channels} ch int16 "
+                    f"({open_error}){library_messages(noise + ''.join(err))}; is another program holding it? "
+                    f"{FIX_NO_INPUT}") from open_error
         except BaseException:
             self._pa.terminate()
             raise
@@ -554,26 +339,74 @@ class CaptureTotals:
         return {k: self.get(k) for k in self.NAMES}
 
 
+class CaptureObserver:
+    """What a :class:`ResilientCapture` tells its owner (the live service: state file, STATUS=,
+    watchdog); every method here does nothing, a subclass overrides what it needs.
+
+    Calls come from the thread that iterates the capture (:meth:`ResilientCapture.open`,
+    :meth:`~ResilientCapture.device_frames`, :meth:`~ResilientCapture.frames`), except
+    :meth:`closed`, which comes from the thread that calls :meth:`ResilientCapture.close`. An
+    exception raised by a method goes through to that caller.
+    """
+
+    def open_failed(self, err: AudioDeviceError, attempt: int, next_try_s: float) -> None:
+        """An open attempt failed: the device could not be opened, or it opened but delivered no
+        chunk within the stall timeout. ``attempt``: 1, 2, ... within this wait (the wait for a
+        device at start, or one outage); ``next_try_s``: the delay in s before the next attempt."""
+
+    def found(self, cap) -> None:
+        """``cap`` (a :class:`Capture`) delivered its first chunk: the device works (state ``ok``).
+        After a loss this is the reopen (:attr:`ResilientCapture.reopens` already counts it)."""
+
+    def lost(self, cap, err: Exception) -> None:
+        """The working device ``cap`` went away (``err``, a :class:`DeviceLostError` as a rule); it
+        is closed and its counters are in the totals. Once per outage (state ``lost``); reopen
+        attempts follow with the back-off."""
+
+    def closed(self, cap) -> None:
+        """:meth:`ResilientCapture.close` closed ``cap``, the capture that was open."""
+
+    def idle(self) -> None:
+        """Called every :data:`POLL_S` s or sooner while waiting between open attempts (e.g. to
+        feed a watchdog)."""
+
+
 class ResilientCapture:
-    """:class:`Capture` that reopens the device when it goes away, and says so once (case C05).
+    """:class:`Capture` that waits for a device, reopens it when it goes away, and says so once
+    (cases C05, C06): the one reconnect policy of the product.
 
     :meth:`frames` yields pipeline frames (``(1280,)`` int16, 16 kHz mono) for as long as the object
     is open. When the device is lost (its PortAudio stream stops running, or no chunk comes for
     ``stall_timeout_s`` s: :class:`DeviceLostError`), it:
 
-    1. logs ``microphone lost: ...`` ONCE per outage (warning, ``drivers.audio.device`` logger),
-       sets :attr:`state` to ``"lost"`` and counts :attr:`lost_events`;
+    1. logs ``microphone lost: ...`` ONCE per outage (warning, ``drivers.audio.capture`` logger),
+       sets :attr:`state` to ``"lost"``, counts :attr:`lost_events` and tells the observer
+       (:meth:`CaptureObserver.lost`);
     2. retries opening after ``retry_initial_s`` s, doubling up to ``retry_max_s`` s between attempts
-       (sleeps, never a busy loop; :attr:`open_attempts` counts them), each attempt a fresh PortAudio
-       instance, so a device that re-appears (at another index or another native rate) is found;
+       (sleeps, never a busy loop; :attr:`open_attempts` counts them; each failure is logged at
+       debug level as ``capture device: attempt N failed (...); next try in D s`` and goes to
+       :meth:`CaptureObserver.open_failed`), each attempt a fresh PortAudio instance, so a device
+       that re-appears (at another index or another native rate) is found;
     3. on success builds a NEW :class:`~drivers.audio.convert.FrameConverter` for the device's
        (possibly different) native rate and channels (what the old one still held is dropped: it
        is audio from before the gap), and when the first chunk arrives logs ``microphone back: ...``,
-       counts :attr:`reopens` and sets :attr:`state` back to ``"ok"``.
+       counts :attr:`reopens`, sets :attr:`state` back to ``"ok"`` and tells the observer
+       (:meth:`CaptureObserver.found`).
 
-    A device that opens but then delivers nothing stays in the same outage (one ``lost`` report).
-    :attr:`state` is ``"waiting"`` until a device has been opened for the first time (only with
-    ``wait_for_device=True``, e.g. a sound card that appears after the service started).
+    A device that opens but then delivers nothing is a failed attempt of the same outage (one
+    ``lost`` report). :attr:`state` is ``"waiting"`` until a device has delivered for the first time
+    (only with ``wait_for_device=True``, e.g. a sound card that appears after the service started:
+    ``waiting for a microphone`` is logged once, and the attempts follow the same back-off, the
+    first one at once).
+
+    A consumer that wants to know where one device ends and the next begins (the live service runs
+    one pipeline and one playback per device) uses :meth:`open` and :meth:`device_frames` instead of
+    :meth:`frames`::
+
+        with ResilientCapture(wait_for_device=True, observer=obs) as cap:
+            while cap.open():                    # waits for a device, with the back-off
+                for frame in cap.device_frames():  # until that device is lost
+                    ...
 
     Args:
         device: as for :class:`Capture`.
@@ -583,12 +416,14 @@ class ResilientCapture:
         wait_for_device: False: the first open happens in the constructor and its
             :class:`AudioDeviceError` is raised (a wrong device name or a device without a
             readable rate fails at start, naming the device). True: the constructor returns at
-            once and :meth:`frames` tries at once, then waits for the device with the back-off
-            (``waiting for a microphone`` logged once).
+            once and the first :meth:`open` (or :meth:`frames`) tries at once, then waits for the
+            device with the back-off.
         opener: a callable returning an opened :class:`Capture` (or an object with its
             ``rate``/``channels``/``device_name``/``chunks()``/``close()``/``drain()``/
             ``overflows``/``xruns`` interface, e.g. a stand-in device in tests); default: a
             :class:`Capture` with the arguments above.
+        observer: a :class:`CaptureObserver` told of failed attempts, losses, devices found, and
+            called while waiting; default: one that does nothing.
     Attributes:
         state: ``"ok"`` | ``"lost"`` | ``"waiting"``.
         rate, channels, device_name: of the device currently (or last) open; None before.
@@ -605,7 +440,8 @@ class ResilientCapture:
     def __init__(self, device: int | str | None = None, *, frames_per_buffer: int = FRAMES_PER_BUFFER,
                  max_queued: int = MAX_QUEUED_CHUNKS, ring_ms: float | None = None,
                  stall_timeout_s: float = STALL_TIMEOUT_S, retry_initial_s: float = RETRY_INITIAL_S,
-                 retry_max_s: float = RETRY_MAX_S, wait_for_device: bool = False, opener=None):
+                 retry_max_s: float = RETRY_MAX_S, wait_for_device: bool = False, opener=None,
+                 observer: CaptureObserver | None = None):
         if not stall_timeout_s > 0 or not retry_initial_s > 0 or not retry_max_s > 0:
             raise ValueError(f"stall_timeout_s ({stall_timeout_s}), retry_initial_s ({retry_initial_s}) and "
                              f"retry_max_s ({retry_max_s}) must be > 0 s")
@@ -615,6 +451,7 @@ class ResilientCapture:
         self.retry_max_s = max(float(retry_max_s), self.retry_initial_s)
         self._opener = opener or (lambda: Capture(device, frames_per_buffer=frames_per_buffer,
                                                   max_queued=max_queued, ring_ms=ring_ms))
+        self.observer = observer or CaptureObserver()
         self.state = "waiting"
         self.rate: int | None = None
         self.channels: int | None = None
@@ -626,6 +463,7 @@ class ResilientCapture:
         self.last_error = ""
         self._totals = CaptureTotals()  # counters of every capture opened so far
         self._cap = None
+        self._delivering = False  # the open capture has delivered a chunk
         self._lock = threading.Lock()
         self._closing = threading.Event()
         self._delay = self.retry_initial_s
@@ -637,20 +475,17 @@ class ResilientCapture:
             self.state = "ok"
 
     # -- counters over every capture --------------------------------------------------------------
-    def _sum(self, name: str) -> int:
-        return self._totals.get(name)
-
     @property
     def overflows(self) -> int:
-        return self._sum("overflows")
+        return self._totals.get("overflows")
 
     @property
     def xruns(self) -> int:
-        return self._sum("xruns")
+        return self._totals.get("xruns")
 
     @property
     def overflow_stalls(self) -> int:
-        return self._sum("overflow_stalls")
+        return self._totals.get("overflow_stalls")
 
     def status(self) -> dict:
         """The counters and state as one dict (``edge status`` / metrics): ``state``, ``device``,
@@ -665,40 +500,60 @@ class ResilientCapture:
     def frames(self) -> Iterator[np.ndarray]:
         """Pipeline frames, ``(1280,)`` int16 at 16 kHz, across device losses, until :meth:`close`."""
         while not self._closing.is_set():
-            cap = self._cap
-            if cap is None:
-                cap = self._reopen()
-                if cap is None:  # closed while waiting
-                    return
-            try:
-                for chunk in cap.chunks(timeout=self.stall_timeout_s):
-                    if self.state != "ok":
-                        self._back()
-                    yield from self.converter.push(chunk)
-                return  # the capture was closed: by close()
-            except AudioDeviceError as e:
+            yield from self.device_frames()
+
+    def open(self) -> bool:
+        """Have a device open: True at once when one is; else open attempts with the back-off (see
+        the class docstring) until one opens (True) or :meth:`close` is called (False). The device
+        counts as working only when :meth:`device_frames` gets its first chunk."""
+        if self._closing.is_set():
+            return False
+        return self._cap is not None or self._reopen() is not None
+
+    def device_frames(self) -> Iterator[np.ndarray]:
+        """Pipeline frames, ``(1280,)`` int16 at 16 kHz, from ONE device: the one open now (opened
+        first, with the back-off, when there is none) until it is lost (reported as the class
+        docstring says; the next call reopens with the back-off) or :meth:`close` is called."""
+        if not self.open():
+            return
+        cap = self._cap
+        if cap is None:  # close() came in between
+            return
+        try:
+            for chunk in cap.chunks(timeout=self.stall_timeout_s):
                 if self._closing.is_set():
                     return
-                self._lose(cap, e)
+                if not self._delivering:
+                    self._first_chunk(cap)
+                yield from self.converter.push(chunk)
+            err: Exception = DeviceLostError(f"capture device {self.device_name!r}: its stream ended")
+        except AudioDeviceError as e:
+            err = e
+        if not self._closing.is_set():  # else close() ended the stream
+            self._lose(cap, err)
 
     def _adopt(self, cap) -> None:
         with self._lock:
             self._cap = cap
+            self._delivering = False
             self._totals.adopt(cap)
             self.rate, self.channels, self.device_name = int(cap.rate), int(cap.channels), str(cap.device_name)
             self.converter = FrameConverter(self.rate, self.channels)  # rebuilt for this device's rate
 
-    def _retire(self, cap) -> None:
-        """Close ``cap`` and add its counters to the totals (once, whichever thread comes first)."""
+    def _retire(self, cap) -> bool:
+        """Close ``cap`` and add its counters to the totals (once, whichever thread comes first);
+        False when another thread did."""
         with self._lock:
             if not self._totals.retire(cap):
-                return  # already retired
+                return False  # already retired
             self._cap = None
         with contextlib.suppress(Exception):
             cap.close()
+        return True
 
     def _lose(self, cap, err: Exception) -> None:
         self.last_error = str(err)
+        delivered = self._delivering
         self._retire(cap)
         if self.state == "ok":  # the first sign of this outage: report it once
             self.state = "lost"
@@ -707,6 +562,15 @@ class ResilientCapture:
             self._attempts_in_outage = 0
             log.warning("microphone lost: %s; retrying in %.2f s, then doubling up to %.2f s between attempts",
                         err, self.retry_initial_s, self.retry_max_s)
+            self.observer.lost(cap, err)
+        if not delivered:  # opened but deaf: a failed attempt of this outage
+            self._attempt_failed(err)
+
+    def _attempt_failed(self, err: Exception) -> None:
+        self.last_error = str(err)
+        attempt = max(1, self._attempts_in_outage)
+        log.debug("capture device: attempt %d failed (%s); next try in %.2f s", attempt, err, self._delay)
+        self.observer.open_failed(err, attempt, self._delay)
 
     def _reopen(self):
         """Open attempts with the back-off until one succeeds (→ the capture) or close() (→ None)."""
@@ -714,7 +578,7 @@ class ResilientCapture:
             if self.open_attempts:  # the very first open (wait_for_device) is tried at once
                 delay = self._delay
                 self._delay = min(self._delay * 2, self.retry_max_s)
-                if self._closing.wait(delay):
+                if self._wait(delay):
                     return None
             elif self._closing.is_set():
                 return None
@@ -723,12 +587,10 @@ class ResilientCapture:
             try:
                 cap = self._opener()
             except AudioDeviceError as e:
-                self.last_error = str(e)
                 if self.state == "waiting" and self.open_attempts == 1:  # said once, like "lost"
                     log.warning("waiting for a microphone: %s; retrying after %.2f s, then doubling up to %.2f s",
                                 e, self.retry_initial_s, self.retry_max_s)
-                log.debug("capture device: attempt %d failed (%s); next in %.2f s", self._attempts_in_outage, e,
-                          self._delay)
+                self._attempt_failed(e)
                 continue
             if self._closing.is_set():
                 with contextlib.suppress(Exception):
@@ -737,17 +599,32 @@ class ResilientCapture:
             self._adopt(cap)
             return cap
 
-    def _back(self) -> None:
-        """First chunk from a (re)opened device."""
+    def _wait(self, seconds: float) -> bool:
+        """Sleep ``seconds``, calling the observer's :meth:`~CaptureObserver.idle` at least every
+        :data:`POLL_S` s; True when :meth:`close` was called meanwhile."""
+        end = time.monotonic() + seconds
+        while True:
+            self.observer.idle()
+            left = end - time.monotonic()
+            if left <= 0:
+                return self._closing.is_set()
+            if self._closing.wait(min(left, POLL_S)):
+                return True
+
+    def _first_chunk(self, cap) -> None:
+        """First chunk from a (re)opened device: it works."""
+        self._delivering = True
         if self.state == "lost":
             self.reopens += 1
             log.warning("microphone back: %s at %d Hz x %d ch after %.1f s and %d attempts; frame converter "
                         "rebuilt for %d Hz", self.device_name, self.rate, self.channels,
                         time.monotonic() - self._lost_at, self._attempts_in_outage, self.rate)
-        else:
+        elif self.state == "waiting":
             log.info("microphone found: %s at %d Hz x %d ch", self.device_name, self.rate, self.channels)
         self.state = "ok"
         self._delay = self.retry_initial_s  # the next outage starts the back-off over
+        self._attempts_in_outage = 0
+        self.observer.found(cap)
 
     # -- the rest of the Capture interface ------------------------------------------------------------
     @property
@@ -762,125 +639,15 @@ class ResilientCapture:
         return cap.drain() if cap is not None else 0
 
     def close(self) -> None:
-        """Stop: a running :meth:`frames` loop (also one waiting for the device) ends. Idempotent."""
+        """Stop: a running :meth:`frames` loop (also one waiting for the device) ends; the observer
+        hears :meth:`~CaptureObserver.closed` when a capture was open. Idempotent."""
         self._closing.set()
         cap = self._cap
-        if cap is not None:
-            self._retire(cap)
+        if cap is not None and self._retire(cap):
+            self.observer.closed(cap)
 
     def __enter__(self) -> "ResilientCapture":
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-# --------------------------------------------------------------------------------------------------
-# Playback
-
-class Playback:
-    """Blocking playback on the default (or a named/indexed) output device.
-
-    Samples are written as int16 at their own rate; if the device refuses that rate they are
-    resampled (soxr) to the device's default rate. More channels than the device has are averaged
-    to mono.
-
-    Raises:
-        AudioDeviceError: no output device, or it refuses to open.
-    """
-
-    def __init__(self, device: int | str | None = None):
-        self._pyaudio, self._pa, self._noise = _open_pa()
-        try:
-            self._info = _resolve(self._pa, device, "output")
-        except BaseException:
-            self._pa.terminate()
-            raise
-        self.device_index = int(self._info["index"])
-        self.device_name = str(self._info["name"])
-        self._closed = False
-
-    def play_wav(self, path: str | Path, stop: threading.Event | None = None) -> bool:
-        """Play a WAV (any PCM format that :func:`~drivers.audio.wavfile.read_wav` reads) to the end
-        or until ``stop`` is set; False when stopped early."""
-        from drivers.audio.wavfile import read_wav  # noqa: PLC0415 - keeps soundfile optional here
-        samples, rate = read_wav(path)
-        return self.play(samples, rate, stop)
-
-    def play(self, samples: np.ndarray, rate: int, stop: threading.Event | None = None) -> bool:
-        """Play ``(n,)`` or ``(n, channels)`` PCM (int or float) at ``rate`` Hz; returns when the
-        device has played it (the stream is drained before it is closed), or as soon as ``stop``
-        is set (what is still buffered is discarded: Pa_CloseStream on an active stream aborts it).
-        Returns False when stopped early."""
-        if self._closed:
-            raise AudioDeviceError("Playback is closed")
-        x = to_float32(np.asarray(samples))
-        if x.ndim == 1:
-            x = x[:, None]
-        max_out = int(self._info["maxOutputChannels"])
-        if x.shape[1] > max_out:
-            x = x.mean(axis=1, keepdims=True)
-        rate = int(rate)
-        pcm_rate = rate
-        if not self._rate_ok(rate, x.shape[1]):
-            import soxr  # noqa: PLC0415
-            pcm_rate = int(round(self._info["defaultSampleRate"]))
-            x = soxr.resample(x, rate, pcm_rate, quality="HQ")
-            x = x[:, None] if x.ndim == 1 else x
-        pcm = np.clip(np.round(x * 32767.0), -32768, 32767).astype(np.int16)
-        with _stderr_captured() as err:
-            try:
-                stream = self._pa.open(format=self._pyaudio.paInt16, channels=pcm.shape[1], rate=pcm_rate,
-                                       output=True, output_device_index=self.device_index,
-                                       frames_per_buffer=FRAMES_PER_BUFFER)
-                open_error = None
-            except Exception as e:
-                open_error = e
-        if open_error is not None:
-            raise AudioDeviceError(
-                f"cannot open playback {_describe(self._info)} at {pcm_rate} Hz x {pcm.shape[1]} ch "
-                f"({open_error}){_tail(self._noise + ''.join(err))}; {_FIX_NO_OUTPUT}") from open_error
-        try:
-            step = FRAMES_PER_BUFFER * 4
-            for i in range(0, len(pcm), step):
-                if stop is not None and stop.is_set():
-                    return False  # close() below aborts the stream
-                block = pcm[i:i + step]
-                stream.write(block.tobytes(), num_frames=len(block), exception_on_underflow=False)
-            stream.stop_stream()  # Pa_StopStream plays out what is still buffered
-            return True
-        finally:
-            stream.close()
-
-    def _rate_ok(self, rate: int, channels: int) -> bool:
-        try:
-            return bool(self._pa.is_format_supported(
-                rate, output_device=self.device_index, output_channels=channels,
-                output_format=self._pyaudio.paInt16))
-        except ValueError:
-            return False
-
-    def close(self) -> None:
-        if not self._closed:
-            self._closed = True
-            with contextlib.suppress(Exception):
-                self._pa.terminate()
-
-    def __enter__(self) -> "Playback":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-
-def play_wav(path: str | Path, device: int | str | None = None) -> None:
-    """One-shot: play a WAV file on the default (or given) output device, blocking."""
-    with Playback(device) as p:
-        p.play_wav(path)
-
-
-if __name__ == "__main__":  # python -m drivers.audio.device → the device table
-    for d in list_devices():
-        flags = ("in " if d["is_default_input"] else "") + ("out" if d["is_default_output"] else "")
-        print(f"{d['index']:3d}  {d['name'][:40]:40s}  {d['host_api']:10s}  in={d['max_input_channels']:<3d}"
-              f" out={d['max_output_channels']:<3d} {d['default_sample_rate']:6d} Hz  {flags.strip()}")

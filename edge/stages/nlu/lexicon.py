@@ -1,0 +1,108 @@
+"""The words and text forms the grammars share (a leaf: it imports only the number normalizer).
+
+English command words (:data:`IN_WORDS`, :data:`OUT_WORDS`, :data:`LOG_WORDS`, :data:`STOP_WORDS`,
+:data:`NOT_ITEM`), the text normal form both grammars compare item names in (:func:`clean_text`,
+:func:`normalize_text`, :func:`singular`, :func:`is_name_word`) and locations (:func:`find_location`,
+:func:`normalize_location`: ``"bin twelve"`` → ``"bin 12"``, ``"shelf bee"`` → ``"shelf B"``).
+Used by :mod:`edge.stages.nlu.grammar`, :mod:`edge.stages.nlu.zh` and :mod:`edge.stages.nlu.llm_intent`.
+"""
+from __future__ import annotations
+
+import re
+
+from edge.stages.nlu.numbers import normalize_numbers
+
+LOCATION_WORDS = frozenset({"bin", "drawer", "shelf", "rack", "box"})
+#: spoken letter names → the letter (``"bee"`` → ``b``), for locations such as ``shelf B``
+LETTER_NAMES = {"bee": "b", "be": "b", "see": "c", "sea": "c", "dee": "d", "ee": "e", "ef": "f", "eff": "f",
+                "gee": "g", "aitch": "h", "eye": "i", "jay": "j", "kay": "k", "el": "l", "em": "m", "en": "n",
+                "oh": "o", "pee": "p", "cue": "q", "queue": "q", "ar": "r", "are": "r", "es": "s", "tee": "t",
+                "tea": "t", "you": "u", "vee": "v", "ex": "x", "why": "y", "zed": "z", "zee": "z"}
+#: letter names that are also common words: a location letter only at the end of the command
+AMBIGUOUS_LETTERS = frozenset({"a", "i", "o", "be", "see", "are", "you", "why", "tea", "oh", "eye"})
+IN_WORDS = frozenset("add added adding receive received receiving got get put putting restock restocked "
+                     "restocking delivered delivery arrived return returned returning".split())
+OUT_WORDS = frozenset("use used using took take taking remove removed removing consume consumed "
+                      "issue issued pulled grabbed subtract subtracted".split())
+LOG_WORDS = frozenset({"log", "record", "enter", "book"})
+STOP_WORDS = frozenset("a an the of to in on from at for we i you it is are do does did have has had any some "
+                       "how many much what whats and please there this that my our me".split())
+#: words that never name an item: command words, units, small talk (singular forms, see :func:`singular`)
+NOT_ITEM = STOP_WORDS | IN_WORDS | OUT_WORDS | LOG_WORDS | LOCATION_WORDS | frozenset(
+    "doe wa were be been being with just now today still left remaining stock level check count "
+    "hand out give gave giving handed handing us them they those these one ones more few lot lots all "
+    "piece pc unit item thing stuff box boxe pack packet pair can cannot pallet roll set bag tin "
+    "where wheres whats there theres here how about tell know need want get got go can could would "
+    "will should shall may might must let lets like okay ok yes no not number no num so um uh oh hey "
+    "also too again then than thank thanks sorry quick quickly total altogether back off up down".split())
+#: length units: part of a name ("10 mm"), never the word that names the item
+UNITS = frozenset({"mm", "cm", "m"})
+
+
+def clean_text(text: str) -> str:
+    """Lowercase, apostrophes dropped, thousands commas joined, other punctuation → spaces."""
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text.lower().replace("\u2019", "'").replace("'", ""))
+    return " ".join(re.sub(r"[^a-z0-9]+", " ", text).split())
+
+
+def normalize_text(text: str) -> str:
+    """:func:`clean_text`, numbers as digits, ``m 8`` → ``m8``, millimetres → ``mm``."""
+    text = normalize_numbers(clean_text(text))
+    text = re.sub(r"\bmillimet(?:re|er)s?\b", "mm", text)
+    text = re.sub(r"\b(\d+)mm\b", r"\1 mm", text)
+    return re.sub(r"\bm (\d{1,2})\b", r"m\1", text)
+
+
+def singular(word: str) -> str:
+    """Crude singular, the same on both sides of a comparison: ``ties``→``tie``, ``boxes``→``box``."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if re.fullmatch(r"[a-z]+\d+s", word):  # "m8s" → "m8"
+        return word[:-1]
+    if word.endswith(("xes", "ches", "shes", "sses")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def is_name_word(word: str) -> bool:
+    """True when ``word`` (singular, normalized) can single out an item: not a command word, a
+    number or a unit."""
+    return word not in NOT_ITEM and not word.isdigit() and word not in UNITS
+
+
+def location_at(toks: list[str], k: int) -> tuple[str, int] | None:
+    """A location starting at ``toks[k]`` (normalized tokens): (``"bin 12"``/``"shelf B"``, end
+    index) or None."""
+    if toks[k] not in LOCATION_WORDS:
+        return None
+    j = k + 1 + (k + 1 < len(toks) and toks[k + 1] in ("number", "no", "num"))
+    if j >= len(toks):
+        return None
+    ident = toks[j]
+    if ident.isdigit():
+        return f"{toks[k]} {int(ident)}", j + 1
+    at_end = j + 1 == len(toks) or toks[j + 1] == "please"
+    if (len(ident) == 1 or ident in LETTER_NAMES) and (ident not in AMBIGUOUS_LETTERS or at_end):
+        return f"{toks[k]} {LETTER_NAMES.get(ident, ident).upper()}", j + 1
+    return None
+
+
+def find_location(toks: list[str]) -> tuple[str | None, set[int]]:
+    """The first location in ``toks`` (normalized tokens) and the token indices it covers."""
+    for k in range(len(toks)):
+        loc = location_at(toks, k)
+        if loc:
+            return loc[0], set(range(k, loc[1]))
+    return None, set()
+
+
+def normalize_location(text: str) -> str | None:
+    """``"bin twelve"``/``"Bin 12"`` → ``"bin 12"``, ``"shelf bee"`` → ``"shelf B"``; None if not one.
+
+    ``text``: a location alone, as written in the inventory or spoken. Raises nothing.
+    """
+    toks = normalize_text(text).split()
+    loc = location_at(toks, 0) if toks else None
+    return loc[0] if loc and loc[1] == len(toks) else None
