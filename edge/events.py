@@ -95,9 +95,24 @@ class TurnEnd(Event):
 
 @dataclass(frozen=True)
 class Error(Event):
+    """A step of the turn failed; the service goes on listening. ``stage``: the step that raised
+    (``asr``, ``nlu``, ``store``, ``tts``; ``pipeline`` for the loop's own code)."""
+
     type: ClassVar[str] = "error"
     stage: str
     message: str
 
 
-EVENT_TYPES = {c.type: c for c in (Wake, Partial, Transcript, IntentEvent, Reply, NoSpeech, TurnEnd, Error)}
+@dataclass(frozen=True)
+class StateChange(Event):
+    """The turn state changed (values of :class:`edge.loop.state.TurnState`: ``listening``,
+    ``awake``, ``transcribing``, ``understanding``, ``speaking``, ``follow_up``): ``state`` is the
+    one entered, ``previous`` the one left."""
+
+    type: ClassVar[str] = "state"
+    state: str
+    previous: str
+
+
+EVENT_TYPES = {c.type: c for c in (Wake, Partial, Transcript, IntentEvent, Reply, NoSpeech, TurnEnd, Error,
+                                   StateChange)}

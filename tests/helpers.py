@@ -13,14 +13,15 @@ EXPECTED = json.loads((SESSIONS / "expected.json").read_text())
 
 
 def run_session(stages, settings, wav: Path, out_dir: Path, chunk: int = 4000) -> list:
-    """Run the loop over ``wav`` with ``stages``; returns the emitted events in order."""
+    """Run the loop over ``wav`` with ``stages``; returns the emitted events in order, the turn-state
+    changes (``state`` events, tested in test_loop_harness.py) left out."""
     from drivers.audio import wav_frames
     from edge.loop.build import run_frames
 
     events: list = []
     stages.wake.flush()  # a new stream: no feature-buffer carry-over from the previous file
     run_frames(wav_frames(wav, chunk=chunk), stages, settings, out_dir, events.append)
-    return events
+    return [e for e in events if e.type != "state"]
 
 
 def of_type(events, t: str) -> list:

@@ -32,9 +32,12 @@ def test_run_json_writes_one_event_per_line_and_the_reply_audio(cfg, tmp_path):
     out = tmp_path / "out"
     r = edge("run", "--input", SESSIONS / "log_drill_bits_used.wav", "--config", cfg, "--inventory", INVENTORY,
              "--output-dir", out, "--json")
-    events = [json.loads(line) for line in r.stdout.splitlines()]
+    lines = [json.loads(line) for line in r.stdout.splitlines()]
+    assert all(e["type"] in EVENT_TYPES for e in lines)
+    assert [e["state"] for e in lines if e["type"] == "state"] == ["awake", "transcribing", "understanding",
+                                                                   "speaking", "listening"]
+    events = [e for e in lines if e["type"] != "state"]
     assert [e["type"] for e in events] == ["wake", "transcript", "intent", "reply", "turn_end"]
-    assert all(e["type"] in EVENT_TYPES for e in events)
     wake, transcript, intent, reply, end = events
     assert wake["wake_word"] == "hey_mycroft" and 0.5 <= wake["score"] <= 1
     assert transcript["engine"] == "whisper" and "drill" in transcript["text"].lower()
@@ -46,7 +49,7 @@ def test_run_json_writes_one_event_per_line_and_the_reply_audio(cfg, tmp_path):
     assert all(v > 0 for v in end["latency_ms"].values())
     # the same events are kept in the output folder
     kept = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
-    assert [e["type"] for e in kept] == [e["type"] for e in events]
+    assert [e["type"] for e in kept] == [e["type"] for e in lines]
     # and the record is durable in the store the config names
     r = edge("records", "export", "--csv", "--config", cfg)
     rows = list(csv.DictReader(io.StringIO(r.stdout)))
@@ -120,8 +123,8 @@ def test_events_file_holds_this_runs_events_only(cfg, tmp_path):
     for _ in range(2):
         edge("run", "--input", SESSIONS / "query_m8_bolts.wav", "--config", cfg, "--inventory", INVENTORY,
              "--output-dir", out, "--json")
-    kept = (out / "events.jsonl").read_text().splitlines()
-    assert [json.loads(line)["type"] for line in kept] == ["wake", "transcript", "intent", "reply", "turn_end"]
+    kept = [json.loads(line)["type"] for line in (out / "events.jsonl").read_text().splitlines()]
+    assert [t for t in kept if t != "state"] == ["wake", "transcript", "intent", "reply", "turn_end"]
 
 
 def test_an_input_without_samples_says_so(cfg, tmp_path):

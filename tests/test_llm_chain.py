@@ -17,9 +17,17 @@ from pathlib import Path
 import pytest
 
 from edge.config import ConfigError, load_settings
-from edge.llm.base import ContextOverflow, EngineError, GenerationRequest
-from edge.llm.chain import (HEALTHY, SMOKE_REQUEST, UNHEALTHY, UNLOADED, EngineChain, NoEngine, StepSpec,
-                            default_factory, specs_from_settings)
+from edge.llm.base import SMOKE_REQUEST, ContextOverflow, EngineError, GenerationRequest
+from edge.llm.chain import (
+    HEALTHY,
+    UNHEALTHY,
+    UNLOADED,
+    EngineChain,
+    NoEngine,
+    StepSpec,
+    default_factory,
+    specs_from_settings,
+)
 from edge.llm.llamacpp import LlamaCppEngine
 from edge.models.manifest import resolve
 from edge.stages.nlu.understand import Understanding

@@ -60,10 +60,15 @@ def test_counters_are_summed_over_every_capture_and_losses_counted(tmp_path):
 
 
 def test_turns_follow_the_events(tmp_path):
+    """``turn`` is the pipeline's turn state from its ``state`` events (written at once); each
+    ``turn_end`` counts one turn."""
     st = ServiceState(tmp_path / "s.json")
     st.event(ev.Wake(100, "t1", "hey_mycroft", 0.9))
-    assert st.turn == "awake"
+    assert st.turn == "starting"  # the state event says what the turn state is, not the wake word
+    st.event(ev.StateChange(100, "t1", "awake", "listening"))
+    assert st.turn == "awake" and read_state(st.path)["turn"] == "awake"
     st.event(ev.TurnEnd(900, "t1", {}))
+    st.event(ev.StateChange(900, "t1", "listening", "speaking"))
     s = read_state(st.path)
     assert (s["turn"], s["turns"], s["running"]) == ("listening", 1, True)
 

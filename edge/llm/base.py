@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from typing import Iterator, Protocol
+
 from edge.errors import EdgeError
 
 
@@ -87,7 +88,8 @@ class CancelToken:
 class Engine(Protocol):
     """``stream(request, cancel) -> Iterator[str]`` yields token texts; afterwards ``last_stats``
     holds the :class:`GenerationStats` of that call. ``n_ctx``: context window in tokens.
-    ``name``: ``llamacpp`` | ``rkllm``. ``close()`` frees the model."""
+    ``name``: ``llamacpp`` | ``rkllm``. ``smoke(timeout_s)``: a one-token generation (raises when
+    the engine does not answer). ``close()`` frees the model."""
 
     name: str
     n_ctx: int
@@ -97,7 +99,60 @@ class Engine(Protocol):
 
     def count_tokens(self, text: str) -> int: ...
 
+    def smoke(self, timeout_s: float | None = None) -> GenerationStats | None: ...
+
     def close(self) -> None: ...
+
+
+#: The one-token request of a smoke inference: proof that an engine loaded and answers.
+SMOKE_REQUEST = GenerationRequest([{"role": "user", "content": "Hi"}], max_tokens=1, temperature=0.0)
+
+
+class LlmEngine:
+    """Base class of the engines the voice loop and the service hold (:class:`edge.llm.chain.EngineChain`,
+    :class:`edge.llm.idle.IdleEngine`): the :class:`Engine` calls plus the life-cycle calls the loop
+    makes, with the defaults of an engine that is simply loaded. Subclasses implement
+    :meth:`stream` and :meth:`count_tokens` and set ``name``, ``n_ctx`` and ``last_stats``."""
+
+    name: str = "engine"
+    n_ctx: int = 0
+    last_stats: GenerationStats
+
+    def stream(self, request: GenerationRequest, cancel: CancelToken | None = None) -> Iterator[str]:
+        raise NotImplementedError
+
+    def count_tokens(self, text: str) -> int:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Free the model (nothing to free here)."""
+
+    def smoke(self, timeout_s: float | None = None) -> GenerationStats | None:
+        """One token through the engine (:data:`SMOKE_REQUEST`); its stats, or None when nothing had
+        to be generated now (a chain whose steps were smoke-tested as they were brought up).
+        ``timeout_s``: for engines that bound it themselves (here: not bounded).
+
+        Raises:
+            EngineError (or what the runtime raises): the engine did not answer.
+        """
+        for _ in self.stream(SMOKE_REQUEST):
+            pass
+        return self.last_stats
+
+    @property
+    def serving(self) -> str:
+        """What answers requests now, for the service's READY line (here: ``name``)."""
+        return self.name
+
+    def tick(self) -> bool:
+        """Called about once a second while the loop listens; True when it unloaded the model
+        (:class:`edge.llm.idle.IdleEngine`). Here: nothing to do, False."""
+        return False
+
+    def take_reload_ms(self) -> float | None:
+        """ms the requests since the last call spent loading the model again after an idle
+        unload, or None (here: always None, the model stays loaded); clears it."""
+        return None
 
 
 def generate(engine: Engine, request: GenerationRequest, cancel: CancelToken | None = None) -> tuple[str, GenerationStats]:

@@ -42,7 +42,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
-from edge.llm.base import CancelToken, ContextOverflow, EngineError, GenerationRequest, GenerationStats
+from drivers.npu.node import as_node_list
+from edge.llm.base import (
+    CancelToken,
+    ContextOverflow,
+    EngineError,
+    GenerationRequest,
+    GenerationStats,
+    LlmEngine,
+)
+from edge.llm.llamacpp import LlamaCppEngine
+from edge.llm.rkllm import RkllmEngine
+from edge.models.local import find_model
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +64,6 @@ LOAD_TIMEOUT_S = 600.0
 #: run timeout (edge.llm.rkllm); for llama.cpp a hang is rare and a slow prompt is not one: 300 s
 #: lets a 2,048-token prompt decode at 7 tokens/s (a 3B model on a busy 4-core board).
 DEFAULT_TIMEOUT_S = {"rkllm": 60.0, "llamacpp": 300.0}
-SMOKE_REQUEST = GenerationRequest([{"role": "user", "content": "Hi"}], max_tokens=1, temperature=0.0)
 HEALTHY, UNHEALTHY, UNLOADED = "healthy", "unhealthy", "unloaded"
 
 
@@ -101,14 +111,9 @@ def default_factory(spec: StepSpec):
         EngineError / FileNotFoundError / ValueError: as the engine's constructor does.
     """
     if spec.engine == "llamacpp":
-        from edge.llm.llamacpp import LlamaCppEngine
-
         return LlamaCppEngine(spec.model, n_ctx=spec.n_ctx, threads=spec.threads, seed=spec.seed,
                               prefix_states=spec.prefix_states, models_dir=spec.models_dir)
     if spec.engine == "rkllm":
-        from edge.llm.rkllm import RkllmEngine
-        from edge.models.local import find_model
-
         kwargs = {"library": spec.lib, "timeout_s": spec.watchdog_s}
         if spec.soc:
             kwargs["soc"] = spec.soc
@@ -128,8 +133,6 @@ def specs_from_settings(settings) -> list[StepSpec]:
     models_dir = getattr(getattr(settings, "models", None), "dir", None)
     npu = getattr(board, "npu", None) if board is not None else None
     npu = npu if isinstance(npu, dict) else {}
-    from drivers.npu.node import as_node_list
-
     nodes = as_node_list(npu.get("device_node")) + as_node_list(npu.get("alt_device_nodes"))
     common = dict(seed=llm.seed, prefix_states=llm.prefix_states, models_dir=models_dir, soc=soc,
                   npu_nodes=tuple(nodes), npu_group=npu.get("device_group"))
@@ -169,15 +172,20 @@ class _LinkedCancel(CancelToken):
         self._outer = outer
 
     @property
+    def own_cancelled(self) -> bool:
+        """Cancelled by the chain (its watchdog, or the consumer stopped), not by the caller."""
+        return super().cancelled
+
+    @property
     def cancelled(self) -> bool:
-        return self._ev.is_set() or (self._outer is not None and self._outer.cancelled)
+        return self.own_cancelled or (self._outer is not None and self._outer.cancelled)
 
 
 _DONE = object()
 
 
-class EngineChain:
-    """Engines in fallback order; itself usable as an :class:`edge.llm.base.Engine`.
+class EngineChain(LlmEngine):
+    """Engines in fallback order; itself an :class:`edge.llm.base.LlmEngine`.
 
     Args:
         specs: the LLM steps, best first (the grammar step is implicit at the end).
@@ -222,7 +230,28 @@ class EngineChain:
 
     @property
     def n_ctx(self) -> int:
-        return getattr(self.active_engine, "n_ctx", 0)
+        eng = self.active_engine
+        return eng.n_ctx if eng is not None else 0
+
+    @property
+    def serving(self) -> str:
+        """The active step's label (``llamacpp:<model>``), or ``grammar``."""
+        return self._active.spec.label if self._active else "grammar"
+
+    def smoke(self, timeout_s: float | None = None) -> GenerationStats | None:
+        """Start the chain if it was not started: each step gets its one-token smoke inference as it
+        is brought up (under its own smoke timeout; ``timeout_s`` is not used). Returns None (no
+        token generated now).
+
+        Raises:
+            NoEngine: no LLM step passed its smoke inference (the grammar path answers alone).
+        """
+        with self._lock:
+            if not self._started:
+                self.start()
+            if self._active is None:
+                raise NoEngine("no LLM step of the chain passed its smoke inference")
+        return None
 
     def status(self) -> list[dict]:
         """One dict per step, grammar last: ``index``, ``engine``, ``model``, ``n_ctx``, ``state``
@@ -279,11 +308,7 @@ class EngineChain:
         timeout = st.spec.smoke_timeout_s if st.spec.smoke_timeout_s is not None else self.smoke_timeout_s
 
         def run():
-            if hasattr(eng, "smoke"):
-                return eng.smoke(timeout)
-            for _ in eng.stream(SMOKE_REQUEST):
-                pass
-            return eng.last_stats
+            return eng.smoke(timeout)
 
         # Engines with their own timeout (RKLLM aborts the run) get a grace period to report it.
         self._in_thread(run, timeout + max(1.0, 0.25 * timeout), "smoke inference", st)
@@ -314,7 +339,7 @@ class EngineChain:
 
     def _release(self, st: Step, state: str, reason: str) -> None:
         eng, st.engine = st.engine, None
-        if eng is not None and hasattr(eng, "close"):
+        if eng is not None:
             try:
                 eng.close()
             except Exception as e:  # noqa: BLE001 - releasing must not fail the chain
@@ -393,7 +418,7 @@ class EngineChain:
             try:
                 for piece in eng.stream(request, inner):
                     q.put(("piece", piece))
-                    if inner._ev.is_set():
+                    if inner.own_cancelled:
                         break
                 q.put(("done", None))
             except BaseException as e:  # noqa: BLE001 - handed to the consumer

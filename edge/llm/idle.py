@@ -2,16 +2,16 @@
 ``governor.idle_unload_s`` without use and loaded again on the next request; the load time of
 that request is kept for the turn's latency events (``llm_reload_ms``).
 
-Wraps :class:`edge.governor.IdleUnloader`; implements :class:`edge.llm.base.Engine`.
+Wraps :class:`edge.governor.idle.IdleUnloader`; an :class:`edge.llm.base.LlmEngine`.
 """
 from __future__ import annotations
 
 from typing import Iterator
 
-from edge.llm.base import CancelToken, GenerationRequest, GenerationStats
+from edge.llm.base import CancelToken, GenerationRequest, GenerationStats, LlmEngine
 
 
-class IdleEngine:
+class IdleEngine(LlmEngine):
     name = "idle-unloading"
 
     def __init__(self, unloader):
@@ -21,21 +21,37 @@ class IdleEngine:
 
     def stream(self, request: GenerationRequest, cancel: CancelToken | None = None) -> Iterator[str]:
         with self.unloader.use() as (engine, ms):
-            if ms is not None:
-                self._reload_ms = ms
+            self._note(ms)
             yield from engine.stream(request, cancel)
             self.last_stats = engine.last_stats
 
     def count_tokens(self, text: str) -> int:
         with self.unloader.use() as (engine, ms):
-            if ms is not None:
-                self._reload_ms = ms
+            self._note(ms)
             return engine.count_tokens(text)
+
+    def smoke(self, timeout_s: float | None = None) -> GenerationStats | None:
+        """The wrapped engine's smoke inference (loading it first when it was unloaded)."""
+        with self.unloader.use() as (engine, ms):
+            self._note(ms)
+            return engine.smoke(timeout_s)
+
+    @property
+    def serving(self) -> str:
+        """The wrapped engine's :attr:`~edge.llm.base.LlmEngine.serving`, or ``unloaded (idle)``."""
+        if not self.unloader.loaded:
+            return "unloaded (idle)"
+        engine, _ = self.unloader.acquire()  # loaded already: nothing is loaded here
+        return engine.serving
 
     @property
     def n_ctx(self) -> int:
         with self.unloader.use() as (engine, _):
             return engine.n_ctx
+
+    def _note(self, ms: float | None) -> None:
+        if ms is not None:
+            self._reload_ms = ms
 
     def take_reload_ms(self) -> float | None:
         """The load time (ms) paid by requests since the last call, or None; clears it."""
@@ -43,15 +59,14 @@ class IdleEngine:
         return ms
 
     def tick(self) -> bool:
-        """Unload when idle long enough (see :meth:`edge.governor.IdleUnloader.tick`)."""
+        """Unload when idle long enough (see :meth:`edge.governor.idle.IdleUnloader.tick`)."""
         return self.unloader.tick()
 
     @property
     def inner(self):
         """The wrapped engine (an :class:`edge.llm.chain.EngineChain`), loaded if it was not."""
         engine, ms = self.unloader.acquire()
-        if ms is not None:
-            self._reload_ms = ms
+        self._note(ms)
         return engine
 
     @property
@@ -60,6 +75,5 @@ class IdleEngine:
 
     def close(self) -> None:
         if self.unloader.loaded:
-            engine = self.unloader._engine
-            if hasattr(engine, "close"):
-                engine.close()
+            engine, _ = self.unloader.acquire()  # loaded already: nothing is loaded here
+            engine.close()

@@ -7,18 +7,20 @@ from pathlib import Path
 from typing import Callable
 
 from drivers.cpu import pinned
-from edge.stages import asr as asr_mod
 from edge import events as ev
-from edge.stages.tts import engine as tts_mod
 from edge.config import Settings
 from edge.llm.loader import build_governor, build_llm
+from edge.loop.pipeline import Pipeline
+from edge.loop.stages import Stages, cpu_sets
+from edge.models.manifest import ModelError, resolve
+from edge.stages import asr as asr_mod
 from edge.stages.nlu.understand import Understanding
-from edge.loop.pipeline import Pipeline, Stages
 from edge.stages.store import Store
-
-log = logging.getLogger("edge.service")
+from edge.stages.tts import engine as tts_mod
 from edge.stages.vad import SileroVad
 from edge.stages.wake import WakeWord
+
+log = logging.getLogger("edge.service")
 
 
 def preflight(settings: Settings) -> None:
@@ -28,8 +30,6 @@ def preflight(settings: Settings) -> None:
         edge.models.manifest.ModelError: a model id is neither installed nor an existing path; the message
             names the settings key.
     """
-    from edge.models.manifest import ModelError, resolve
-
     wanted = [("asr.whisper.model" if settings.asr.engine == "whisper" else "asr.vosk.model",
                settings.asr.whisper.model if settings.asr.engine == "whisper" else settings.asr.vosk.model)]
     if settings.llm.engine != "none":
@@ -57,7 +57,7 @@ def build_stages(settings: Settings, store: Store, llm=None, governor=None) -> S
     their runtimes start keep those CPUs."""
     w = settings.wake
     governor = governor if governor is not None else build_governor(settings)
-    audio_cpus, turn_cpus = _cpu_sets(governor)
+    audio_cpus, turn_cpus = cpu_sets(governor)
     with pinned(audio_cpus):
         wake = WakeWord([(m.name, m.threshold) for m in w.models], w.refractory_ms)
         vad = SileroVad()
@@ -70,12 +70,6 @@ def build_stages(settings: Settings, store: Store, llm=None, governor=None) -> S
                   tts=tts_mod.create(settings.tts, settings.language), governor=governor)
 
 
-def _cpu_sets(governor) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None]:
-    """``(audio_cpus, turn_cpus)`` from the governor on a big.LITTLE board, else ``(None, None)``."""
-    sets = governor.cpu_sets() if governor is not None and hasattr(governor, "cpu_sets") else None
-    return sets if sets else (None, None)
-
-
 def run_frames(frames, stages: Stages, settings: Settings, output_dir: Path,
                emit: Callable[[ev.Event], None], speaker=None) -> Pipeline:
     """Drive a pipeline over an iterable of 16 kHz frames until it ends; returns the pipeline.
@@ -85,7 +79,7 @@ def run_frames(frames, stages: Stages, settings: Settings, output_dir: Path,
                  guard_ms=settings.wake.guard_ms, echo_cancellation=settings.audio.echo_cancellation)
     p.follow_up_ms = settings.dialog.follow_up_window_ms
     p.language = settings.language
-    audio_cpus, p.turn_cpus = _cpu_sets(stages.governor)
+    audio_cpus, p.turn_cpus = cpu_sets(stages.governor)
     with pinned(audio_cpus):  # the audio loop (wake word, VAD) on the little core of a big.LITTLE board
         for frame in frames:
             p.feed(frame)

@@ -4,7 +4,7 @@ The daemon (:mod:`edge.service.supervisor`) is one process; ``edge status`` and 
 daemon keeps a :class:`ServiceState` and writes it as JSON, atomically (a temporary file renamed over
 the old one, so a reader never sees half a file), every ``service.state_interval_s`` s from a
 heartbeat thread (so a long LLM turn or model load does not look like a dead service) and at once on
-every capture change and turn end. The audio loop only notes the time of its last frame
+every capture change, turn-state change and turn end. The audio loop only notes the time of its last frame
 (``last_frame_age_s``). Readers call :func:`read_state`.
 
 Path: ``service.state_file``; by default ``/run/edge/service-state.json`` when ``/run/edge`` exists
@@ -125,12 +125,13 @@ class ServiceState:
 
     # -- turns -----------------------------------------------------------------------------------------
     def event(self, e) -> None:
-        """Follow the pipeline's events (``wake`` → awake; ``turn_end`` → listening, one more turn:
-        ``turns`` counts wake-ups handled, those that heard no speech included)."""
-        if e.type == "wake":
-            self.turn = "awake"
+        """Follow the pipeline's events: ``turn`` is the turn state of the last ``state`` event
+        (:class:`edge.loop.state.TurnState` values); each ``turn_end`` is one more turn (``turns``
+        counts wake-ups handled, those that heard no speech included). Both write at once."""
+        if e.type == "state":
+            self.turn = e.state
+            self.write()
         elif e.type == "turn_end":
-            self.turn = "listening"
             self.turns += 1
             self.write()
 

@@ -13,8 +13,9 @@
    default), and keeps the watchdog fed while it waits.
 5. The audio loop, one pipeline and one playback device per capture device: every frame goes to the
    pipeline; ``WATCHDOG=1`` is sent from this loop (paced to half of ``WatchdogSec``), so a hung loop
-   gets the service restarted; ``STATUS=`` follows the turn state (``listening on <device>``,
-   ``awake``, ``degraded: ...``). A device whose stream ends or that delivers no audio for
+   gets the service restarted; ``STATUS=`` follows the pipeline's turn state (its ``state`` events:
+   ``listening on <device>``, ``awake``, ``transcribing``, ``understanding``, ``speaking``,
+   ``follow-up``; then ``; degraded: ...``). A device whose stream ends or that delivers no audio for
    ``capture_timeout_s`` counts as lost (case C05): ``capture device lost: ...`` once, then back to
    step 4 with the same back-off; the device that comes back gets a frame converter for its rate.
 6. SIGTERM / SIGINT: ``STOPPING=1``, close the devices, exit 0.
@@ -45,7 +46,10 @@ from drivers.audio.playback import Playback
 from drivers.cpu import pinned
 from edge import events as ev
 from edge.errors import EdgeError
+from edge.llm.chain import NoEngine
 from edge.loop.build import build_stages, run_frames, stderr
+from edge.loop.stages import Stages, cpu_sets
+from edge.loop.state import TurnState
 from edge.service import logs
 from edge.service.notify import Notifier
 from edge.service.runstate import ServiceState, state_path
@@ -56,37 +60,24 @@ class SmokeError(EdgeError):
     """The one-token smoke inference failed; READY=1 is not sent."""
 
 
-def smoke_inference(stages) -> str:
-    """One token through the LLM the stages use; returns a short description ("llamacpp: 1 token").
-
-    Uses the engine's (or chain's) ``smoke()`` when it has one, else a 1-token generation.
+def smoke_inference(stages: Stages) -> str:
+    """One token through the LLM the stages use (:meth:`edge.llm.base.LlmEngine.smoke`; a chain
+    smoke-tests each step as it brings it up); returns a short description for the READY line
+    ("llamacpp:<model> passed its smoke inference").
 
     Raises:
         SmokeError: the engine failed; the message says which and why.
     """
-    llm = getattr(stages.understanding, "llm", None)
+    llm = stages.understanding.llm
     if llm is None:
         return "no LLM configured (grammar path only)"
-    llm = getattr(llm, "inner", llm)  # edge.llm.idle.IdleEngine wraps the chain
-    name = getattr(llm, "name", type(llm).__name__)
-    if hasattr(llm, "steps") and hasattr(llm, "start"):  # edge.llm.chain.EngineChain smoke-tests each step itself
-        if not getattr(llm, "_started", False):
-            llm.start()
-        active = getattr(llm, "active", None)
-        if active is None:  # the grammar path still answers the stock commands: serve, degraded
-            return "degraded: no LLM step of the chain passed its smoke inference (grammar path only)"
-        return f"chain: {getattr(active.spec, 'label', active)} passed its smoke inference"
     try:
-        smoke = getattr(llm, "smoke", None)
-        if callable(smoke):
-            smoke()
-        else:
-            from edge.llm.base import GenerationRequest, generate
-
-            generate(llm, GenerationRequest([{"role": "user", "content": "Hi"}], max_tokens=1, temperature=0.0))
+        llm.smoke()
+    except NoEngine:  # the grammar path still answers the stock commands: serve, degraded
+        return "degraded: no LLM step of the chain passed its smoke inference (grammar path only)"
     except Exception as e:
-        raise SmokeError(f"LLM smoke inference ({name}) failed: {type(e).__name__}: {e}") from e
-    return f"{name}: 1 token"
+        raise SmokeError(f"LLM smoke inference ({llm.name}) failed: {type(e).__name__}: {e}") from e
+    return f"{llm.serving} passed its smoke inference"
 
 
 def use_installed_bundle(settings) -> Path | None:
@@ -107,12 +98,14 @@ def use_installed_bundle(settings) -> Path | None:
 def turn_reporter(emit: Callable[[ev.Event], None], log: logging.Logger, event_level: int,
                   run_state: ServiceState, notifier: Notifier, llm_note: str):
     """The turn state shown in STATUS= → ``(state, status_line, emit_and_log)``: ``state`` holds
-    ``turn`` (``listening``/``awake``), ``device`` and an optional ``degraded`` note; ``emit_and_log``
-    passes each pipeline event on (``emit``, the log, the state file) and updates STATUS=."""
-    state = {"turn": "listening", "device": ""}
+    ``turn`` (the pipeline's :class:`~edge.loop.state.TurnState`, from its ``state`` events),
+    ``device`` and an optional ``degraded`` note; ``emit_and_log`` passes each pipeline event on
+    (``emit``, the log, the state file) and updates STATUS=."""
+    state = {"turn": TurnState.LISTENING, "device": ""}
 
     def status_line() -> str:
-        base = "awake" if state["turn"] == "awake" else f"listening on {state['device']}"
+        turn = state["turn"]
+        base = f"listening on {state['device']}" if turn is TurnState.LISTENING else turn.status
         notes = [n for n in (state.get("degraded"), llm_note) if n]
         return base + (f"; degraded: {'; '.join(notes)}" if notes else "")
 
@@ -120,10 +113,8 @@ def turn_reporter(emit: Callable[[ev.Event], None], log: logging.Logger, event_l
         emit(e)
         logs.log_event(log, e, event_level)
         run_state.event(e)
-        if e.type == "wake":
-            state["turn"] = "awake"
-        elif e.type in ("turn_end", "no_speech"):
-            state["turn"] = "listening"
+        if isinstance(e, ev.StateChange):
+            state["turn"] = TurnState(e.state)
         notifier.status(status_line())
 
     return state, status_line, emit_and_log
@@ -150,8 +141,8 @@ class CaptureReport(CaptureObserver):
 
     def found(self, cap) -> None:
         self.run_state.opened(cap)
-        self.run_state.turn = "listening"
-        self.turn.update(device=cap.device_name, turn="listening")
+        self.run_state.turn = TurnState.LISTENING.value  # a new pipeline starts listening
+        self.turn.update(device=cap.device_name, turn=TurnState.LISTENING)
         stderr(f"listening on {cap.device_name} ({cap.rate} Hz, {cap.channels} ch); Ctrl-C to stop")
         self.notifier.status(self.status_line())
 
@@ -197,12 +188,6 @@ def driver_logs(log: logging.Logger) -> Iterator[None]:
         drivers.removeHandler(handler)
         drivers.setLevel(saved[0])
         drivers.propagate = saved[1]
-
-
-def audio_cpus(governor) -> tuple[int, ...] | None:
-    """The CPUs of the audio thread on a big.LITTLE board (``governor.cpu_sets()``), else None."""
-    sets = governor.cpu_sets() if governor is not None and hasattr(governor, "cpu_sets") else None
-    return sets[0] if sets else None
 
 
 def watched(frames: Iterable[np.ndarray], notifier: Notifier, run_state: ServiceState) -> Iterator[np.ndarray]:
@@ -265,7 +250,7 @@ class LiveService:
         llm_note = "no LLM, grammar path only" if self.how.startswith("degraded") else ""
         turn, status_line, emit_and_log = turn_reporter(self.emit, self.log, self.event_level, self.run_state,
                                                         self.notifier, llm_note)
-        cpus = audio_cpus(self.stages.governor)
+        cpus, _ = cpu_sets(self.stages.governor)
 
         def open_capture() -> Capture:
             with pinned(cpus):  # PortAudio's callback thread starts here and keeps the mask

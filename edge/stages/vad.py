@@ -49,12 +49,15 @@ class Endpointer:
 
     ``push(frame, prob)`` returns the state after that frame; ``audio()`` gives the utterance,
     ``(n,)`` int16 at 16 kHz, from ``PRE_ROLL_FRAMES`` before the first speech frame to the end.
+    ``after_wake``: the wake phrase may still be sounding, so speech in the first frames (up to
+    ``WAKE_TAIL_MS``) is its tail; False for an answer to the box's question (no wake phrase).
     """
 
     threshold: float = 0.5
     trailing_silence_ms: int = 700
     max_utterance_ms: int = 10000
     no_speech_timeout_ms: int = 5000
+    after_wake: bool = True
     state: Endpoint = Endpoint.WAITING
     frames: list = field(default_factory=list)
     _elapsed: int = 0
@@ -62,6 +65,9 @@ class Endpointer:
     _speech_ms: int = 0
     _tail_done: bool = False
     _history: list = field(default_factory=list)
+
+    def __post_init__(self):
+        self._tail_done = self._tail_done or not self.after_wake
 
     def push(self, frame: np.ndarray, prob: float) -> Endpoint:
         speech = prob >= self.threshold

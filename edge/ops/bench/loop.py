@@ -13,7 +13,8 @@ from drivers.audio.wavfile import wav_frames
 from drivers.sensors.procinfo import peak_rss_bytes
 from edge import events as ev
 from edge.loop.build import build_stages, run_frames
-from edge.loop.pipeline import FRAME_MS, Stages
+from edge.loop.pipeline import FRAME_MS
+from edge.loop.stages import Stages
 from edge.ops.bench.defaults import DEFAULT_LLM_TURNS, LLM_TURN_TEXTS, BenchArgumentError, check_llm_turns
 from edge.ops.bench.stats import MIB, median, percentile, rounded
 from edge.stages import dialog

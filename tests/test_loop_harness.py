@@ -1,0 +1,369 @@
+"""The voice loop (edge.loop.pipeline.Pipeline, the unit under test) over stand-in stages: turn
+states and their events, the follow-up window, barge-in, the wake guard after speaking (C03), no
+speech, a stage that raises. The stand-ins (tests/standins.py) follow a script of frames instead
+of models; the store is a real SQLite file and understanding the real grammar path, so each test
+runs in milliseconds."""
+from __future__ import annotations
+
+import inspect
+import json
+import sqlite3
+
+import pytest
+
+from edge.config import EndpointSettings
+from edge.governor.governor import Governor
+from edge.llm.chain import EngineChain
+from edge.loop.build import printer
+from edge.loop.pipeline import Pipeline
+from edge.loop.stages import (
+    Inventory,
+    ResourceGovernor,
+    Speaker,
+    Stages,
+    Synthesizer,
+    Understander,
+    VoiceActivity,
+    WakeDetector,
+)
+from edge.loop.state import TRANSITIONS, TurnState
+from edge.service.supervisor import SmokeError, smoke_inference
+from edge.stages.asr.base import Recognizer
+from edge.stages.asr.vosk import VoskRecognizer
+from edge.stages.asr.whisper import WhisperRecognizer
+from edge.stages.nlu.understand import Understanding
+from edge.stages.store import Store
+from edge.stages.tts.engine import WatchdogTts
+from edge.stages.tts.speaker import DeviceSpeaker, TimelineSpeaker
+from edge.stages.vad import SileroVad
+from edge.stages.wake import WakeWord
+from tests.helpers import INVENTORY
+from tests.standins import (
+    BusySpeaker,
+    Script,
+    ScriptedLlm,
+    ScriptedRecognizer,
+    ScriptedVad,
+    ScriptedWake,
+    SilentTts,
+    at,
+)
+
+QUERY = "how many cable ties do we have"
+PAINT = "we used two cans of white paint"  # white paint is at 0: the box asks before going below zero
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(tmp_path / "edge.db")
+    s.import_csv(INVENTORY)
+    yield s
+    s.close()
+
+
+def command(script: Script, speech_ms: int = 1200) -> Script:
+    """A wake word, a short pause, a command."""
+    return script.wake().quiet(160).say(speech_ms)
+
+
+def stages_for(script: Script, store, texts, *, fail_asr=(), tts=None, llm=None, inventory=None) -> Stages:
+    return Stages(wake=ScriptedWake(script), vad=ScriptedVad(script), asr=ScriptedRecognizer(texts, fail_asr),
+                  understanding=Understanding(store.items(), llm), store=inventory or store, tts=tts or SilentTts())
+
+
+def run(stages: Stages, script: Script, out, *, speaker=None, echo_cancellation=False, follow_up_ms=5000):
+    events: list = []
+    p = Pipeline(stages, EndpointSettings(), out, events.append, speaker=speaker, guard_ms=1500,
+                 echo_cancellation=echo_cancellation)
+    p.follow_up_ms = follow_up_ms
+    for frame in script.frames():
+        p.feed(frame)
+    p.finish()
+    changes = [(e.previous, e.state) for e in events if e.type == "state"]
+    assert all(TurnState(b) in TRANSITIONS[TurnState(a)] for a, b in changes), changes
+    assert p.state is TurnState.LISTENING  # every stream ends listening
+    return events, p
+
+
+def of(events, t: str) -> list:
+    return [e for e in events if e.type == t]
+
+
+def kinds(events) -> list[str]:
+    return [e.type for e in events if e.type != "state"]
+
+
+def states(events) -> list[str]:
+    return [e.state for e in events if e.type == "state"]
+
+
+def state_at(events, state: str) -> list[int]:
+    return [e.t_ms for e in events if e.type == "state" and e.state == state]
+
+
+# -- turn state ------------------------------------------------------------------------------------
+
+
+def test_a_turn_passes_its_states_in_order_each_change_an_event(store, tmp_path, capsys):
+    script = command(Script().quiet(400)).quiet(1500)
+    events, p = run(stages_for(script, store, [QUERY]), script, tmp_path)
+    assert [e.type for e in events] == ["wake", "state", "state", "transcript", "state", "intent", "state", "reply",
+                                        "turn_end", "state"]
+    assert states(events) == ["awake", "transcribing", "understanding", "speaking", "listening"]
+    assert of(events, "intent")[0].slots["sku"] == "TIE-CBL-200" and "300" in of(events, "reply")[0].text
+    wake, awake = events[0], events[1]
+    assert json.loads(awake.to_json()) == {"type": "state", "t_ms": wake.t_ms, "turn_id": wake.turn_id,
+                                           "state": "awake", "previous": "listening"}
+    emit = printer(json_lines=True)  # edge run --json
+    for e in events:
+        emit(e)
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(d["type"], d.get("state")) for d in lines if d["type"] == "state"] == [("state", s) for s in states(events)]
+
+
+def test_speaking_lasts_while_the_speaker_plays(store, tmp_path):
+    script = command(Script().quiet(400)).quiet(2500)
+    spk = BusySpeaker(960)
+    events, _ = run(stages_for(script, store, [QUERY]), script, tmp_path, speaker=spk)
+    (reply,) = of(events, "reply")
+    assert state_at(events, "speaking") == [reply.t_ms]
+    assert state_at(events, "listening") == [reply.t_ms + 960]  # the first frame the speaker is silent
+    assert spk.played and spk.played[0][0] == reply.t_ms
+
+
+def test_no_speech_after_the_wake_word(store, tmp_path):
+    script = Script().quiet(400).wake().quiet(6000)
+    stages = stages_for(script, store, [QUERY])
+    events, _ = run(stages, script, tmp_path)
+    assert kinds(events) == ["wake", "no_speech", "turn_end"]
+    assert states(events) == ["awake", "listening"]
+    assert 5000 <= of(events, "no_speech")[0].waited_ms < 5000 + 80  # endpoint.no_speech_timeout_ms
+    assert stages.asr.utterances == 0
+
+
+def test_an_empty_transcript_is_no_speech(store, tmp_path):
+    script = command(Script().quiet(400)).quiet(1500)
+    events, _ = run(stages_for(script, store, [""]), script, tmp_path)
+    assert kinds(events) == ["wake", "transcript", "no_speech", "turn_end"]
+    assert states(events) == ["awake", "transcribing", "listening"]
+
+
+def test_the_end_of_the_stream_closes_an_open_turn(store, tmp_path):
+    script = command(Script().quiet(400), speech_ms=800)  # the stream stops while the command is said
+    events, _ = run(stages_for(script, store, [QUERY]), script, tmp_path)
+    assert kinds(events) == ["wake", "transcript", "intent", "reply", "turn_end"]
+
+
+# -- follow-up --------------------------------------------------------------------------------------
+
+
+def test_the_answer_to_a_question_needs_no_wake_word_and_is_heard_after_the_question(store, tmp_path):
+    script = command(Script().quiet(400)).quiet(2000).say(400).quiet(1500)
+    stages = stages_for(script, store, [PAINT, "yes"])
+    events, _ = run(stages, script, tmp_path, speaker=BusySpeaker(800))
+    assert kinds(events) == ["wake", "transcript", "intent", "reply", "transcript", "intent", "reply", "turn_end"]
+    assert states(events) == ["awake", "transcribing", "understanding", "speaking", "follow_up", "transcribing",
+                              "understanding", "speaking", "listening"]
+    question, final = of(events, "reply")
+    assert "below zero" in question.text and "Logged 2 cans of white paint used" in final.text
+    assert store.get("PNT-WHT").quantity == -2
+    assert of(events, "turn_end")[0].turn_id == of(events, "wake")[0].turn_id  # one turn
+    assert state_at(events, "follow_up") == [question.t_ms + 800]  # once the question was said
+    said = range(at(question.t_ms) + 1, at(question.t_ms + 800))
+    assert not set(said) & set(stages.vad.scored)  # nothing endpointed while the box asked
+
+
+def test_an_answer_said_the_moment_the_question_ends_is_heard_from_its_first_frame(store, tmp_path):
+    """A follow-up has no wake phrase whose tail the endpointer must let pass."""
+    probe = command(Script().quiet(400)).quiet(3000)
+    events, _ = run(stages_for(probe, store, [PAINT]), probe, tmp_path / "probe", speaker=BusySpeaker(800))
+    opens = at(state_at(events, "follow_up")[0])
+    script = command(Script().quiet(400))
+    script.quiet(80 * (opens - script.n)).say(400).quiet(1500)
+    stages = stages_for(script, store, [PAINT, "yes"])
+    events, _ = run(stages, script, tmp_path, speaker=BusySpeaker(800))
+    assert at(state_at(events, "follow_up")[0]) == opens
+    assert stages.asr.frames[0] == opens  # the utterance starts with its first frame
+    assert store.get("PNT-WHT").quantity == -2
+
+
+def test_no_answer_within_the_follow_up_window_logs_nothing(store, tmp_path):
+    script = command(Script().quiet(400)).quiet(4000)
+    events, _ = run(stages_for(script, store, [PAINT]), script, tmp_path, follow_up_ms=2000)
+    assert kinds(events)[-3:] == ["reply", "no_speech", "turn_end"]
+    assert states(events)[-2:] == ["follow_up", "listening"]
+    assert 2000 <= of(events, "no_speech")[0].waited_ms < 2000 + 80
+    assert store.records() == [] and store.get("PNT-WHT").quantity == 0
+
+
+def test_a_question_still_unanswered_when_the_stream_ends_gets_no_speech(store, tmp_path):
+    script = command(Script().quiet(400)).quiet(800)
+    events, _ = run(stages_for(script, store, [PAINT]), script, tmp_path, speaker=BusySpeaker(5000))
+    assert kinds(events)[-3:] == ["reply", "no_speech", "turn_end"]
+    assert store.records() == []
+
+
+# -- the box hearing itself (C03) and barge-in ---------------------------------------------------------
+
+
+def first_reply_ms(store, tmp_path, busy_ms: int) -> tuple[Script, int]:
+    """The command prefix and the audio time its reply starts (learnt from a run)."""
+    prefix = command(Script().quiet(400))
+    probe = Script().quiet(400).wake().quiet(160).say(1200).quiet(busy_ms + 3000)
+    events, _ = run(stages_for(probe, store, [QUERY]), probe, tmp_path / "probe", speaker=BusySpeaker(busy_ms))
+    return prefix, of(events, "reply")[0].t_ms
+
+
+def test_wake_words_while_speaking_and_within_the_guard_after_are_ignored(store, tmp_path):
+    prefix, t_reply = first_reply_ms(store, tmp_path, 960)
+    guard_end = t_reply + 960 + 1500  # speaking ends, then guard_ms
+    real = t_reply + 2880  # a frame after the guard
+    script = prefix.quiet(80 * (at(real) - prefix.n))
+    command(script).quiet(1500)
+    script.wake_at(t_reply + 480).wake_at(t_reply + 2400)  # while speaking; in the guard's last frame
+    assert t_reply + 2400 <= guard_end < t_reply + 2480
+    stages = stages_for(script, store, [QUERY, QUERY])
+    events, p = run(stages, script, tmp_path, speaker=BusySpeaker(960))
+    assert p.suppressed == 2
+    assert [w.t_ms for w in of(events, "wake")][1:] == [real]
+    assert len(of(events, "reply")) == 2
+
+
+@pytest.mark.parametrize("echo_cancellation", [True, False])
+def test_a_wake_word_over_the_reply_is_a_barge_in_only_with_echo_cancellation(store, tmp_path, echo_cancellation):
+    prefix, t_reply = first_reply_ms(store, tmp_path, 3000)
+    script = prefix.quiet(80 * (at(t_reply + 480) - prefix.n))
+    command(script).quiet(1500)
+    spk = BusySpeaker(3000)
+    events, p = run(stages_for(script, store, [QUERY, "how many fuses do we have"]), script, tmp_path,
+                    speaker=spk, echo_cancellation=echo_cancellation)
+    wakes = of(events, "wake")
+    if echo_cancellation:
+        assert len(wakes) == 2 and wakes[1].t_ms == t_reply + 480 and spk.stopped == 1 and p.suppressed == 0
+        assert ("speaking", "awake") in [(e.previous, e.state) for e in events if e.type == "state"]
+        assert [i.slots["sku"] for i in of(events, "intent")] == ["TIE-CBL-200", "FUS-5A"]
+    else:
+        assert len(wakes) == 1 and spk.stopped == 0 and p.suppressed == 1
+
+
+def test_a_barge_in_over_a_question_ends_its_turn(store, tmp_path):
+    script = command(Script().quiet(400)).quiet(1200)
+    command(script).quiet(1500)
+    stages = stages_for(script, store, [PAINT, QUERY])
+    events, _ = run(stages, script, tmp_path, speaker=BusySpeaker(5000), echo_cancellation=True)
+    first, second = of(events, "wake")
+    question = of(events, "reply")[0]
+    assert "below zero" in question.text and question.t_ms < second.t_ms < question.t_ms + 5000
+    ends = of(events, "turn_end")
+    assert [e.turn_id for e in ends] == [first.turn_id, second.turn_id]
+    assert store.get("PNT-WHT").quantity == 0  # the question was never answered
+
+
+# -- a stage that raises ---------------------------------------------------------------------------------
+
+
+class LockedOnce:
+    """The real store, except that its first write fails as a locked SQLite file does."""
+
+    def __init__(self, store):
+        self.store, self.writes = store, 0
+
+    def items(self):
+        return self.store.items()
+
+    def get(self, sku):
+        return self.store.get(sku)
+
+    def log(self, sku, delta, utterance, turn_id):
+        self.writes += 1
+        if self.writes == 1:
+            raise sqlite3.OperationalError("database is locked")
+        return self.store.log(sku, delta, utterance, turn_id)
+
+    def undo(self, utterance, turn_id):
+        return self.store.undo(utterance, turn_id)
+
+
+@pytest.mark.parametrize("stage", ["asr", "nlu", "store", "tts"])
+def test_the_error_names_the_stage_that_raised_and_the_next_turn_works(store, tmp_path, stage):
+    first = {"asr": QUERY, "nlu": "tell me a joke about owls", "store": "we used two drill bits", "tts": QUERY}[stage]
+    script = command(Script().quiet(400)).quiet(1500)
+    command(script).quiet(1500)
+    stages = stages_for(script, store, [first, QUERY], fail_asr=(1,) if stage == "asr" else (),
+                        tts=SilentTts(fail=(1,)) if stage == "tts" else None,
+                        llm=ScriptedLlm(broken=True) if stage == "nlu" else None,
+                        inventory=LockedOnce(store) if stage == "store" else None)
+    events, _ = run(stages, script, tmp_path)
+    (err,) = of(events, "error")
+    assert err.stage == stage, err
+    assert err.turn_id == of(events, "wake")[0].turn_id
+    assert len(of(events, "turn_end")) == 2 and of(events, "turn_end")[0].turn_id == err.turn_id
+    assert states(events)[states(events).index("awake", 1) - 1] == "listening"  # back to listening, then turn 2
+    assert "300" in of(events, "reply")[-1].text  # the next turn is answered
+    if stage == "store":
+        assert store.records() == []
+
+
+def test_a_store_failing_at_the_wake_word_is_reported_and_the_turn_goes_on(store, tmp_path):
+    script = command(Script().quiet(400)).quiet(1500)
+    stages = stages_for(script, store, [QUERY])
+
+    class Unreadable(LockedOnce):
+        def items(self):
+            raise sqlite3.OperationalError("disk I/O error")
+
+    stages.store = Unreadable(store)
+    events, _ = run(stages, script, tmp_path)
+    (err,) = of(events, "error")
+    assert err.stage == "store" and "disk I/O error" in err.message
+    assert kinds(events) == ["wake", "error", "transcript", "intent", "reply", "turn_end"]
+
+
+# -- the LLM as the loop uses it -------------------------------------------------------------------------
+
+
+def test_the_llm_is_ticked_about_once_a_second_while_listening_and_a_reload_is_reported(store, tmp_path):
+    llm = ScriptedLlm(reload_ms=1234.5)
+    quiet = Script().quiet(10400)
+    run(stages_for(quiet, store, [], llm=llm), quiet, tmp_path)
+    assert llm.ticks == 10  # t = 1040, 2080, ... 10400 ms
+    script = command(Script().quiet(400)).quiet(1500)
+    events, _ = run(stages_for(script, store, [QUERY], llm=llm), script, tmp_path)
+    assert of(events, "turn_end")[0].latency_ms["llm_reload_ms"] == 1234.5
+
+
+def test_smoke_inference_asks_the_engine(store, tmp_path):
+    def with_llm(llm):
+        return stages_for(Script(), store, [], llm=llm)
+
+    assert smoke_inference(with_llm(None)) == "no LLM configured (grammar path only)"
+    assert smoke_inference(with_llm(ScriptedLlm())) == "scripted-llm passed its smoke inference"
+    with pytest.raises(SmokeError, match="scripted-llm.*crashed"):
+        smoke_inference(with_llm(ScriptedLlm(broken=True)))
+    assert smoke_inference(with_llm(EngineChain([]))).startswith("degraded: no LLM step")
+
+
+# -- the real stages keep the protocols ------------------------------------------------------------------
+
+
+def members(proto) -> dict[str, list[str]]:
+    """The protocol's methods with their parameter names."""
+    return {n: list(inspect.signature(f).parameters) for n, f in vars(proto).items()
+            if callable(f) and not n.startswith("_")}
+
+
+@pytest.mark.parametrize("proto,classes", [
+    (WakeDetector, [WakeWord, ScriptedWake]), (VoiceActivity, [SileroVad, ScriptedVad]),
+    (Recognizer, [WhisperRecognizer, VoskRecognizer, ScriptedRecognizer]), (Understander, [Understanding]),
+    (Inventory, [Store, LockedOnce]), (Synthesizer, [WatchdogTts, SilentTts]),
+    (Speaker, [TimelineSpeaker, DeviceSpeaker, BusySpeaker]), (ResourceGovernor, [Governor])])
+def test_the_real_stages_and_the_stand_ins_have_the_protocols_methods(proto, classes):
+    want = members(proto)
+    assert want
+    for cls in classes:
+        got = {n: list(inspect.signature(getattr(cls, n)).parameters) for n in want if callable(getattr(cls, n, None))}
+        assert got == want, cls
+    if proto is Speaker:
+        assert all(isinstance(cls.realtime, bool) for cls in classes)
+    if proto is Recognizer:
+        assert all(isinstance(cls.name, str) for cls in classes)
