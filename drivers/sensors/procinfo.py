@@ -17,6 +17,8 @@ Formats, with their sources:
 """
 from __future__ import annotations
 
+import resource
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -108,9 +110,6 @@ def peak_rss_bytes(status: Path = Path("/proc/self/status")) -> int | None:
     if status != Path("/proc/self/status"):
         return None
     try:
-        import resource
-        import sys
-
         r = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         return int(r) if sys.platform == "darwin" else int(r) * KIB
     except (ImportError, OSError):

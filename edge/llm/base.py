@@ -109,8 +109,9 @@ SMOKE_REQUEST = GenerationRequest([{"role": "user", "content": "Hi"}], max_token
 
 
 class LlmEngine:
-    """Base class of the engines the voice loop and the service hold (:class:`edge.llm.chain.EngineChain`,
-    :class:`edge.llm.idle.IdleEngine`): the :class:`Engine` calls plus the life-cycle calls the loop
+    """Base class of every engine: the runtimes (:class:`edge.llm.llamacpp.LlamaCppEngine`,
+    :class:`edge.llm.rkllm.RkllmEngine`) and what the voice loop and the service hold
+    (:class:`edge.llm.chain.EngineChain`, :class:`edge.llm.idle.IdleEngine`): the :class:`Engine` calls plus the life-cycle calls the loop
     makes, with the defaults of an engine that is simply loaded. Subclasses implement
     :meth:`stream` and :meth:`count_tokens` and set ``name``, ``n_ctx`` and ``last_stats``."""
 

@@ -32,7 +32,7 @@ from typing import Iterator
 
 import numpy as np
 
-from edge.llm.base import CancelToken, EngineError, GenerationRequest, GenerationStats, fit_messages
+from edge.llm.base import CancelToken, EngineError, GenerationRequest, GenerationStats, LlmEngine, fit_messages
 from edge.llm.shape import shape_from_gguf_metadata
 from edge.models.local import find_model
 
@@ -63,7 +63,7 @@ def model_path(model: str, models_dir: str | Path | None = None) -> Path:
     return find_model(model, models_dir)
 
 
-class LlamaCppEngine:
+class LlamaCppEngine(LlmEngine):
     """Chat generation with llama-cpp-python, streaming; one generation at a time.
 
     Args:

@@ -38,7 +38,7 @@ from tokenizers import Tokenizer
 
 from drivers.npu import rkllm as rk
 from drivers.npu.node import NpuAccessError, check_node
-from edge.llm.base import CancelToken, EngineError, GenerationRequest, GenerationStats, fit_messages
+from edge.llm.base import CancelToken, EngineError, GenerationRequest, GenerationStats, LlmEngine, fit_messages
 from edge.models.manifest import resolve
 
 log = logging.getLogger(__name__)
@@ -135,7 +135,7 @@ class _Job:
         self.args: tuple = ()
 
 
-class RkllmEngine:
+class RkllmEngine(LlmEngine):
     """Chat generation on the NPU with an ``.rkllm`` model.
 
     Args:
