@@ -20,7 +20,7 @@ def test_ambiguous_item_is_asked_back_and_the_answer_completes_the_log(store):
     intent = Intent("log_record", quantity=5, direction="in", text="add five M8", extra={"candidates": ["BLT-M8-30", "WSH-M8"]})
     out = dialog.act(intent, store, intent.text, "t1")
     assert out.pending and out.pending.kind == "choose_item" and out.record is None
-    assert out.text == "M8 bolts or washers?"  # edge.stages.nlu.dialog.ask_back_text
+    assert out.text == "M8 bolts or washers?"  # edge.stages.nlu.followup.ask_back_text
     assert store.records() == []
     done = dialog.follow_up(out.pending, "the washers", store, "t1")
     assert done.record is not None and done.record.sku == "WSH-M8" and done.record.delta == 5

@@ -159,7 +159,7 @@ def test_mandarin_odds_and_ends():
     the hot-level notice is Chinese under language zh when left at its default."""
     from edge.config import load_settings
     from edge.governor.governor import COOLING_NOTICE_ZH, Governor
-    from edge.stages.nlu.dialog import yes_no
+    from edge.stages.nlu.followup import yes_no
     from edge.stages.reply import query_reply
     from edge.stages.store import Item
 

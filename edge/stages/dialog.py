@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from edge.stages import reply
-from edge.stages.nlu.dialog import ask_back_text, resolve_choice, yes_no
+from edge.stages.nlu.followup import ask_back_text, resolve_choice, yes_no
 from edge.stages.nlu.types import Intent
 from edge.stages.store import Item, Record, Store
 
