@@ -7,6 +7,7 @@
     edge models list|verify [--json]
     edge models add FILE [--id ID] [--trust-on-first-use]
     edge serve [--config FILE] [--host H] [--port P]
+    edge wyoming [--config FILE] [--uri tcp://127.0.0.1:10700] [--json]   (Home Assistant)
     edge doctor|install|uninstall, edge models bundle|install   (edge/deploy_cli.py)
     edge bench [--model NAME] [--runs N] [--json] [--out DIR] [--no-loop]   (edge/bench.py)
     edge status [--json] [--interval S]
@@ -82,7 +83,8 @@ def cmd_run(args) -> int:
         stderr(f"{args.input}: {p.t_ms / 1000:.1f} s of audio in {wall:.1f} s "
                f"(real-time factor {wall / max(p.t_ms / 1000, 1e-9):.2f}), {p.turns} turn(s); events in {out / 'events.jsonl'}")
         return 0
-    from edge.service.supervisor import run_service  # live: READY/WATCHDOG/STATUS to systemd, waits for a late microphone
+    # live: READY/WATCHDOG/STATUS to systemd, waits for a late microphone
+    from edge.service.supervisor import run_service
 
     return run_service(settings, store, out, emit)
 
@@ -91,8 +93,8 @@ def cmd_ask(args) -> int:
     import uuid
 
     from edge import events as ev
-    from edge.stages.dialog import act
     from edge.loop.build import build_llm, build_understanding, printer
+    from edge.stages.dialog import act
 
     if not args.text.strip():
         raise ValueError('edge ask: give the words to understand, e.g. edge ask "how many M8 bolts are in bin twelve"')
@@ -176,6 +178,33 @@ def cmd_serve(args) -> int:
     api = {k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
     settings = _settings(args, {"api": api} if api else None)  # a non-loopback host without api.token is refused here
     return serve(settings)
+
+
+def cmd_wyoming(args) -> int:
+    from edge.loop.build import build_stages, preflight, printer
+    from edge.service import logs
+    from edge.service.wyoming.server import run
+
+    # a non-loopback --uri without wyoming.allow_lan is refused here, before any model loads
+    settings = _settings(args, {"wyoming": {"uri": args.uri}} if args.uri else None)
+    preflight(settings)
+    out = _output_dir(settings)
+    store = _store(settings)
+    if not store.items():
+        print(f"warning: the store {settings.store.path} has no items; load them with "
+              f"'edge inventory import FILE.csv'", file=sys.stderr)
+    log = logs.setup()
+    show = printer(args.json, out / "wyoming-events.jsonl")
+
+    def emit(e) -> None:  # a handle turn's events: stdout, the output folder and the log, as the voice loop's
+        show(e)
+        logs.log_event(log, e)
+
+    stages = build_stages(settings, store)
+    try:
+        return run(settings, stages, emit)
+    finally:
+        stages.tts.close()
 
 
 def cmd_status(args) -> int:
@@ -273,6 +302,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--host", help="bind address (default api.host, 127.0.0.1); off loopback api.token is required")
     p.add_argument("--port", type=int, help="TCP port (default api.port)")
     p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("wyoming", help="Wyoming services for Home Assistant: asr, tts, wake, handle (the stock dialog)")
+    common(p)
+    p.add_argument("--uri", help="tcp://HOST:PORT or unix:///PATH (default wyoming.uri, tcp://127.0.0.1:10700); "
+                                 "off loopback wyoming.allow_lan is required")
+    p.add_argument("--json", action="store_true", help="a handle turn's events as JSON lines on stdout")
+    p.set_defaults(func=cmd_wyoming)
 
     p = sub.add_parser("status", help="resource governor (thermal level, signals, memory admission, threads) and the running service (capture overflows, xruns, device losses)")
     common(p)
