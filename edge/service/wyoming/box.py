@@ -54,6 +54,8 @@ ASR_ATTRIBUTION = {"whisper": Attribution("OpenAI (Whisper), SYSTRAN (faster-whi
                    "vosk": Attribution("Alpha Cephei (Vosk)", "https://alphacephei.com/vosk/")}
 ESPEAK = Attribution("espeak-ng", "https://github.com/espeak-ng/espeak-ng")
 EDGE = Attribution("edge", "https://github.com/")
+#: s a new wake-word stream waits for a detector before it is refused (code busy)
+WAKE_WAIT_S = 3.0
 
 
 def _sig(items) -> list[tuple]:
@@ -222,9 +224,14 @@ class Box:
             path.unlink(missing_ok=True)
 
     # -- wake -------------------------------------------------------------------------------
-    async def lease_wake(self) -> WakeWord | None:
-        """A flushed wake-word detector for one stream, or None when ``wyoming.wake_streams`` are in use."""
-        return await self._run("wake", self.wake_pool.lease)
+    async def lease_wake(self, wait_s: float = WAKE_WAIT_S) -> WakeWord | None:
+        """A flushed wake-word detector for one stream, or None when ``wyoming.wake_streams`` streams
+        still hold one after ``wait_s`` s (a client that just went away may still have audio queued)."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + wait_s
+        while (ww := await self._run("wake", self.wake_pool.lease)) is None and loop.time() < end:
+            await asyncio.sleep(0.05)
+        return ww
 
     def release_wake(self, ww: WakeWord) -> None:
         self.wake_pool.release(ww)

@@ -120,6 +120,7 @@ class Connection:
         except ProtocolError as e:
             log.warning("wyoming client %s: %s; connection closed", self.peer, e)
             await self._try_send(Error(text=f"{e}; connection closed", code=e.code).event())
+            await self._linger()
         except (ConnectionError, asyncio.IncompleteReadError):
             log.info("wyoming client %s went away", self.peer)
         finally:
@@ -142,6 +143,22 @@ class Connection:
         try:
             await asyncio.wait_for(self.send(event), 1.0)
         except (ConnectionError, asyncio.TimeoutError, RuntimeError):
+            pass
+
+    async def _linger(self, timeout_s: float = 1.0, max_bytes: int = 1024 * 1024) -> None:
+        """Half-close and read what the client still sends (at most ``max_bytes`` bytes, ``timeout_s``
+        s): closing with unread bytes would reset the connection and lose the error event."""
+        try:
+            if self.writer.can_write_eof():
+                self.writer.write_eof()
+            loop = asyncio.get_running_loop()
+            end, got = loop.time() + timeout_s, 0
+            while got < max_bytes and (left := end - loop.time()) > 0:
+                data = await asyncio.wait_for(self.reader.read(65536), left)
+                if not data:
+                    break
+                got += len(data)
+        except (ConnectionError, asyncio.TimeoutError, OSError, ValueError):
             pass
 
     def close(self) -> None:
