@@ -18,7 +18,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 import soundfile as sf
@@ -37,13 +37,15 @@ from wyoming.info import (
 
 from edge import __version__
 from edge import events as ev
-from edge.config import Settings
-from edge.loop.pipeline import Stages
 from edge.stages import dialog
 from edge.stages.asr import Recognition, vocabulary
 from edge.stages.store import StoreError
 from edge.stages.tts.engine import VOICES
 from edge.stages.wake import Detection, WakeWord
+
+if TYPE_CHECKING:
+    from edge.config import Settings
+    from edge.loop.pipeline import Stages
 
 log = logging.getLogger("edge.service.wyoming")
 
@@ -109,6 +111,7 @@ class WakePool:
         return ww
 
     def release(self, ww: WakeWord) -> None:
+        """Give ``ww`` back for the next stream."""
         with self._lock:
             self._free.append(ww)
 
@@ -234,6 +237,7 @@ class Box:
         return ww
 
     def release_wake(self, ww: WakeWord) -> None:
+        """Give a detector from :meth:`lease_wake` back (its stream ended or its client went away)."""
         self.wake_pool.release(ww)
 
     async def detect(self, ww: WakeWord, frames: list[np.ndarray]) -> list[tuple[int, Detection]]:
@@ -252,10 +256,28 @@ class Box:
             self._und_sig = _sig(items)
             log.info("inventory changed: grammar and LLM prompt rebuilt (%d items)", len(items))
 
+    def _apply_limits(self) -> None:
+        """The thermal level decides what the LLM may do this turn, as at a wake word in the voice
+        loop (warm: shorter answers; hot: the grammar path only, with the cooling notice)."""
+        gov = self.stages.governor
+        if gov is None:
+            return
+        try:
+            gov.sample()
+            lim = gov.limits()
+        except Exception as e:  # an unreadable signal never stops a turn
+            log.warning("governor: %s", e)
+            return
+        u = self.stages.understanding
+        u.withheld = None if lim.llm_allowed else lim.notice
+        if lim.max_tokens:
+            u.max_tokens = lim.max_tokens
+
     def _handle(self, text: str) -> HandleResult:
         turn = uuid.uuid4().hex[:12]
         t0 = time.perf_counter()
         self._refresh_understanding()
+        self._apply_limits()
         pending = self._pending if self._pending is not None and time.monotonic() < self._pending_until else None
         self._pending = None
         handled = True

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from wyoming.asr import Transcribe, Transcript
@@ -32,11 +33,13 @@ from wyoming.tts import SynthesizeStopped
 from wyoming.wake import Detection, NotDetected
 
 from drivers.audio import FRAME_SAMPLES, SAMPLE_RATE, FrameConverter
-from edge.config import Settings
-from edge.service.wyoming.box import Box
 from edge.service.wyoming.frames import ProtocolError, read_event
 from edge.stages.tts.stream import SentenceSplitter
-from edge.stages.wake import WakeWord
+
+if TYPE_CHECKING:
+    from edge.config import Settings
+    from edge.service.wyoming.box import Box
+    from edge.stages.wake import WakeWord
 
 log = logging.getLogger("edge.service.wyoming")
 
@@ -109,6 +112,7 @@ class Connection:
         }
 
     async def send(self, event: Event) -> None:
+        """Write one event to the client (raises ConnectionError when it went away)."""
         await async_write_event(event, self.writer)
 
     async def run(self) -> None:
@@ -127,6 +131,11 @@ class Connection:
             self.close()
 
     async def dispatch(self, event: Event) -> None:
+        """Answer one event; unknown types are dropped, as the protocol asks.
+
+        Raises:
+            ProtocolError: the event breaks the protocol (the connection is closed by :meth:`run`).
+        """
         handler = self.handlers.get(event.type)
         if handler is None:
             log.debug("wyoming client %s: %s ignored", self.peer, event.type)  # the protocol: drop unknown events

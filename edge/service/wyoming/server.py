@@ -11,17 +11,20 @@ import asyncio
 import logging
 import signal
 import threading
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from wyoming.error import Error
 from wyoming.event import async_write_event
 
-from edge import events as ev
-from edge.config import Settings, is_loopback, wyoming_address
-from edge.loop.pipeline import Stages
+from edge.config import is_loopback, wyoming_address
 from edge.service.wyoming.box import Box
 from edge.service.wyoming.connection import Connection
 from edge.service.wyoming.frames import MAX_LINE_BYTES
+
+if TYPE_CHECKING:
+    from edge import events as ev
+    from edge.config import Settings
+    from edge.loop.pipeline import Stages
 
 log = logging.getLogger("edge.service.wyoming")
 
@@ -126,6 +129,7 @@ class BackgroundServer:
         return self
 
     def stop(self, timeout_s: float = 10.0) -> None:
+        """Close every connection, stop listening and end the thread (waits at most about ``timeout_s`` s)."""
         asyncio.run_coroutine_threadsafe(self.server.stop(), self._loop).result(timeout_s)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout_s)
