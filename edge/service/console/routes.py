@@ -1,0 +1,161 @@
+"""The console's pages (prefix ``/console``).
+
+    GET  /console/records            the history, newest first: search (q), filter (kind); the
+                                     record an undo reverts has an Undo button
+    GET  /console/records.csv        the history as CSV (Store.export_csv)
+    GET  /console/records/undo?id=N  confirm undoing record N
+    POST /console/records/undo       undo it (refused with 409 when it is no longer the latest change)
+    GET  /console/inventory          items: search (q), low stock only (low=1)
+    POST /console/inventory/preview  what an inventory CSV would change, before anything is written
+    POST /console/inventory/import   apply it
+
+Access: loopback clients only for now (403 otherwise: a login for other addresses is to come); the
+Host header must name loopback or ``api.host`` (400 otherwise: no DNS rebinding); every POST carries
+the page's CSRF token (403 without it). Forms are ``application/x-www-form-urlencoded``.
+"""
+from __future__ import annotations
+
+import io
+import secrets
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated
+from urllib.parse import parse_qs, urlsplit
+
+from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
+
+from edge.config import is_loopback
+from edge.service.console import data
+from edge.stages.store import Store, StoreError
+
+HERE = Path(__file__).resolve().parent
+STATIC_DIR = HERE / "static"
+TEMPLATES = Jinja2Templates(directory=str(HERE / "templates"))
+TEMPLATES.env.filters["local_time"] = data.local_time
+MAX_FORM_BYTES = 2 * 1024 * 1024  # bytes of one form (an inventory CSV of some 20 000 rows)
+
+
+@dataclass
+class ConsoleContext:
+    """What the pages read and change: the ``store``, the names the Host header may carry
+    (besides loopback), and this process's CSRF token. Kept in ``app.state.console``."""
+
+    store: Store
+    hosts: tuple[str, ...] = ()
+    csrf: str = field(default_factory=lambda: secrets.token_urlsafe(32))
+
+
+def console(request: Request) -> ConsoleContext:
+    """FastAPI dependency: the console context; checks the client and the Host header first."""
+    ctx: ConsoleContext = request.app.state.console
+    client = request.client.host if request.client else ""
+    if not is_loopback(client):
+        raise HTTPException(403, f"the console answers loopback clients only ({client} is not); open it on the "
+                                 f"box itself or through an SSH tunnel (ssh -L 11435:127.0.0.1:11435 BOX)")
+    host = urlsplit(f"//{request.headers.get('host', '')}").hostname or ""
+    if not (is_loopback(host) or host in ctx.hosts):
+        raise HTTPException(400, f"Host header {host!r} is not this box's name (loopback or api.host)")
+    return ctx
+
+
+async def form(request: Request, ctx: ConsoleContext) -> dict[str, str]:
+    """The POSTed form fields (the first value of each); 403 without the right CSRF token."""
+    body = await request.body()
+    if len(body) > MAX_FORM_BYTES:
+        raise HTTPException(413, f"form over {MAX_FORM_BYTES} bytes")
+    fields = {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True).items()}
+    if not secrets.compare_digest(fields.get("csrf", "").encode(), ctx.csrf.encode()):
+        raise HTTPException(403, "missing or wrong CSRF token: reload the page and try again")
+    return fields
+
+
+def page(request: Request, ctx: ConsoleContext, name: str, status_code: int = 200, **values) -> HTMLResponse:
+    return TEMPLATES.TemplateResponse(request, name, {"csrf": ctx.csrf, **values}, status_code=status_code)
+
+
+Ctx = Annotated[ConsoleContext, Depends(console)]
+router = APIRouter(prefix="/console", include_in_schema=False)
+
+
+@router.get("")
+async def home(ctx: Ctx):
+    return RedirectResponse("/console/records", 303)
+
+
+@router.get("/records", response_class=HTMLResponse)
+async def records(request: Request, ctx: Ctx, q: str = "", kind: str = "all", done: int | None = None):
+    all_records = ctx.store.records()
+    items = {i.sku: i for i in ctx.store.items()}
+    target = data.undo_target(all_records)
+    shown = data.filter_records(all_records, items, q, kind)
+    undone_by = {r.undoes: r.id for r in all_records if r.undoes is not None}
+    return page(request, ctx, "records.html", records=shown, items=items, q=q, kind=kind, total=len(all_records),
+                target=target.id if target else None, undone_by=undone_by, done=done)
+
+
+@router.get("/records.csv")
+async def records_csv(ctx: Ctx):
+    buf = io.StringIO()
+    ctx.store.export_csv(buf)
+    return Response(buf.getvalue(), media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": 'attachment; filename="records.csv"'})
+
+
+def _target_or_409(ctx: ConsoleContext, record_id: int):
+    target = data.undo_target(ctx.store.records())
+    if target is None or target.id != record_id:
+        latest = f"the latest change is record {target.id}" if target else "nothing can be undone"
+        raise HTTPException(409, f"record {record_id} is not the latest change any more ({latest}); "
+                                 f"only the latest change can be undone, as by voice")
+    return target
+
+
+@router.get("/records/undo", response_class=HTMLResponse)
+async def undo_confirm(request: Request, ctx: Ctx, id: int):
+    target = _target_or_409(ctx, id)
+    return page(request, ctx, "undo.html", record=target, item=ctx.store.get(target.sku))
+
+
+@router.post("/records/undo")
+async def undo(request: Request, ctx: Ctx):
+    fields = await form(request, ctx)
+    try:
+        record_id = int(fields.get("id", ""))
+    except ValueError:
+        raise HTTPException(400, "id: the record number to undo") from None
+    _target_or_409(ctx, record_id)
+    result = ctx.store.undo(f"console: undo record {record_id}", f"console-{uuid.uuid4().hex[:12]}")
+    return RedirectResponse(f"/console/records?done={result[0].id if result else ''}", 303)
+
+
+@router.get("/inventory", response_class=HTMLResponse)
+async def inventory(request: Request, ctx: Ctx, q: str = "", low: int = 0, imported: int | None = None):
+    words = q.lower().split()
+    items = [i for i in ctx.store.items()
+             if all(w in f"{i.sku} {i.item} {i.location} {' '.join(i.aliases)}".lower() for w in words)
+             and (not low or i.quantity <= data.LOW_STOCK)]
+    return page(request, ctx, "inventory.html", items=items, q=q, low=low, low_stock=data.LOW_STOCK,
+                imported=imported)
+
+
+@router.post("/inventory/preview", response_class=HTMLResponse)
+async def inventory_preview(request: Request, ctx: Ctx):
+    csv_text = (await form(request, ctx)).get("csv", "")
+    try:
+        preview = data.preview_import(ctx.store, csv_text)
+    except StoreError as e:
+        return page(request, ctx, "preview.html", 422, preview=None, error=str(e), csv_text=csv_text)
+    return page(request, ctx, "preview.html", preview=preview, error=None, csv_text=csv_text)
+
+
+@router.post("/inventory/import")
+async def inventory_import(request: Request, ctx: Ctx):
+    csv_text = (await form(request, ctx)).get("csv", "")
+    try:
+        n = data.import_text(ctx.store, csv_text)
+    except StoreError as e:
+        return page(request, ctx, "preview.html", 422, preview=None, error=str(e), csv_text=csv_text)
+    return RedirectResponse(f"/console/inventory?imported={n}", 303)

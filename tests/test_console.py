@@ -1,0 +1,259 @@
+"""The web console (edge.service.console) on the real API server (uvicorn in a thread) and a real
+store, driven by Debian's chromium through playwright (pointed at /usr/bin/chromium: it cannot
+download a browser) and, for the access rules, by httpx. Screenshots of every page, at 360 px
+and desktop width, go to out/console-screenshots/ in the checkout."""
+from __future__ import annotations
+
+import re
+import shutil
+import socket
+
+import httpx
+import pytest
+
+from edge.config import ApiSettings
+from edge.llm.chain import EngineChain
+from edge.service.api.app import ServerThread, create_app
+from edge.service.console.routes import ConsoleContext
+from tests.helpers import INVENTORY, REPO
+
+CHROMIUM = "/usr/bin/chromium"
+SHOTS = REPO / "out" / "console-screenshots"
+WIDTHS = {"phone": 360, "desktop": 1280}
+TOKEN = "console-test-token-0123456789"
+
+
+@pytest.fixture(scope="module")
+def engine():
+    chain = EngineChain([]).start()  # grammar only: the console needs no LLM
+    yield chain
+    chain.close()
+
+
+class Running:
+    """The API with the console on ``host``, serving a context whose store each test sets."""
+
+    def __init__(self, engine, host="127.0.0.1", **api):
+        self.ctx = ConsoleContext(store=None, hosts=(host,))  # type: ignore[arg-type]
+        self.app = create_app(engine, ApiSettings(host=host, **api), console=self.ctx)
+        self.thread = ServerThread(self.app, host, 0).start()
+        self.url = f"http://127.0.0.1:{self.thread.port}"
+
+    def stop(self):
+        self.thread.stop()
+
+
+@pytest.fixture(scope="module")
+def server(engine):
+    s = Running(engine)
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def store(server, inventory_store):
+    server.ctx.store = inventory_store
+    return inventory_store
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not shutil.which(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is missing: apt-get install chromium (scripts/setup.sh does)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"], headless=True)
+        yield b
+        b.close()
+
+
+class Page:
+    """A browser page that records console errors, uncaught exceptions and failed requests."""
+
+    def __init__(self, browser, width=1280):
+        self.page = browser.new_page(viewport={"width": width, "height": 900})
+        self.problems: list[str] = []
+        self.page.on("console", lambda m: m.type == "error" and self.problems.append(f"console: {m.text}"))
+        self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        self.page.on("response", lambda r: r.status >= 400 and self.problems.append(f"{r.status} {r.url}"))
+
+    def goto(self, url):
+        self.page.goto(url, wait_until="load")
+        return self.page
+
+    def close(self):
+        self.page.close()
+
+
+@pytest.fixture
+def page(browser):
+    p = Page(browser)
+    yield p
+    p.close()
+
+
+def unlabelled_controls(page) -> list[str]:
+    """Form controls (not hidden) without a label a screen reader would read."""
+    return page.evaluate("""() => [...document.querySelectorAll('input, select, textarea, button')]
+        .filter(e => e.type !== 'hidden' && !e.hidden)
+        .filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label') && !e.textContent.trim())
+        .map(e => e.outerHTML)""")
+
+
+def shot(page, name):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+# --------------------------------------------------------------------------------------------
+# in the browser
+
+
+def test_every_page_loads_without_errors_at_phone_and_desktop_width(browser, server, store):
+    store.log("GLV-NIT-L", 20, "log twenty boxes of nitrile gloves received", "turn-a")
+    store.log("DRL-BIT-6", -3, "we used three drill bits from drawer four", "turn-b")
+    csv_text = INVENTORY.read_text().replace("BLT-M8-30,M8 bolt,bin 12,140", "BLT-M8-30,M8 bolt,bin 12,150")
+    for label, width in WIDTHS.items():
+        p = Page(browser, width)
+        try:
+            for name, path in (("records", "/console/records"), ("inventory", "/console/inventory"),
+                               ("undo", "/console/records/undo?id=" + str(store.records()[-1].id))):
+                pg = p.goto(server.url + path)
+                assert pg.locator("h1").count() == 1
+                assert unlabelled_controls(pg) == [], name
+                # nothing wider than the window: readable at 360 px without sideways scrolling of the page
+                assert pg.evaluate("document.documentElement.scrollWidth") <= width, name
+                shot(pg, f"{name}-{label}")
+            pg = p.goto(server.url + "/console/inventory")
+            pg.fill("#csv", csv_text)
+            pg.click("#preview")
+            pg.wait_for_selector("#changes")
+            shot(pg, f"preview-{label}")
+            assert p.problems == [], p.problems
+        finally:
+            p.close()
+
+
+def test_undo_from_the_records_page_changes_the_store(page, server, store):
+    rec, _ = store.log("GLV-NIT-L", 20, "log twenty boxes of nitrile gloves received", "turn-a")
+    pg = page.goto(server.url + "/console/records")
+    row = pg.locator(f"#record-{rec.id}")
+    assert "nitrile gloves" in row.inner_text() and "+20" in row.inner_text()
+    row.get_by_role("link", name="Undo…").click()
+    pg.wait_for_selector("#confirm-undo")
+    assert store.get("GLV-NIT-L").quantity == 32  # asked, not done yet
+    pg.click("#confirm-undo")
+    pg.wait_for_selector("[role=status]")
+    assert "Undone" in pg.inner_text("[role=status]")
+    assert store.get("GLV-NIT-L").quantity == 12
+    recs = store.records()
+    assert [r.delta for r in recs] == [20, -20] and recs[1].undoes == rec.id
+    assert f"undone by #{recs[1].id}" in pg.locator(f"#record-{rec.id}").inner_text()
+    assert pg.locator("text=Undo…").count() == 0  # nothing left to undo
+    assert page.problems == []
+
+
+def test_a_csv_import_shows_its_preview_and_then_applies(page, server, store, tmp_path):
+    csv_path = tmp_path / "count.csv"
+    csv_path.write_text(INVENTORY.read_text().replace("BLT-M8-30,M8 bolt,bin 12,140", "BLT-M8-30,M8 bolt,bin 12,150")
+                        + "HEX-5,hex key,drawer 9,15,pcs,allen keys\n")
+    pg = page.goto(server.url + "/console/inventory")
+    pg.set_input_files("#csv-file", str(csv_path))
+    pg.wait_for_function("document.getElementById('csv').value.startsWith('sku,')")
+    pg.click("#preview")
+    pg.wait_for_selector("#changes")
+    rows = pg.locator("#changes tbody tr").all_inner_texts()
+    assert len(rows) == 2, rows
+    assert re.search(r"BLT-M8-30\s+M8 bolt\s+quantity\s+140\s+150", rows[0]), rows
+    assert re.search(r"HEX-5\s+hex key\s+new\s+—\s+15", rows[1]), rows
+    assert store.get("BLT-M8-30").quantity == 140 and store.get("HEX-5") is None  # a preview writes nothing
+    pg.click("#apply")
+    pg.wait_for_selector("[role=status]")
+    assert "Imported 11 rows" in pg.inner_text("[role=status]")
+    assert store.get("BLT-M8-30").quantity == 150 and store.get("HEX-5").quantity == 15
+    assert "hex key" in pg.locator("#item-HEX-5").inner_text()
+    assert page.problems == []
+
+
+def test_a_bad_csv_is_not_imported_and_says_why(page, server, store):
+    pg = page.goto(server.url + "/console/inventory")
+    pg.fill("#csv", "sku,item,location,quantity,unit,aliases\nBLT-M8-30,M8 bolt,bin 12,lots,pcs,\n")
+    pg.click("#preview")
+    alert = pg.inner_text("[role=alert]")
+    assert "quantity" in alert and "line 2" in alert, alert
+    assert store.get("BLT-M8-30").quantity == 140
+
+
+# --------------------------------------------------------------------------------------------
+# the rules, over HTTP
+
+
+def csrf_of(html: str) -> str:
+    return re.search(r'name="csrf" value="([^"]+)"', html).group(1)
+
+
+def test_a_post_without_the_csrf_token_is_refused(server, store):
+    rec, _ = store.log("GLV-NIT-L", 20, "log twenty boxes", "turn-a")
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        for form in ({"id": rec.id}, {"id": rec.id, "csrf": "guessed"}):
+            r = c.post("/console/records/undo", data=form)
+            assert r.status_code == 403 and "CSRF" in r.text
+        r = c.post("/console/inventory/import", data={"csv": INVENTORY.read_text().replace(",140,", ",1,")})
+        assert r.status_code == 403
+        assert store.get("GLV-NIT-L").quantity == 32 and store.get("BLT-M8-30").quantity == 140
+        token = csrf_of(c.get(f"/console/records/undo?id={rec.id}").text)
+        r = c.post("/console/records/undo", data={"id": rec.id, "csrf": token})
+        assert r.status_code == 303 and store.get("GLV-NIT-L").quantity == 12  # with it, the same POST works
+        r = c.post("/console/records/undo", data={"id": rec.id, "csrf": token})
+        assert r.status_code == 409 and "not the latest change" in r.text  # once only
+
+
+def test_another_host_name_is_refused(server, store):
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        r = c.get("/console/records", headers={"Host": f"attacker.example:{server.thread.port}"})
+        assert r.status_code == 400 and "Host header" in r.text
+        assert c.get("/console/records", headers={"Host": f"localhost:{server.thread.port}"}).status_code == 200
+
+
+def test_records_search_filter_and_csv_export(server, store):
+    store.log("GLV-NIT-L", 20, "log twenty boxes of nitrile gloves received", "turn-a")
+    store.log("DRL-BIT-6", -3, "we used three drill bits", "turn-b")
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        gloves = c.get("/console/records", params={"q": "gloves"}).text
+        assert "turn-a" in gloves and "turn-b" not in gloves
+        used = c.get("/console/records", params={"kind": "out"}).text
+        assert "turn-b" in used and "turn-a" not in used
+        r = c.get("/console/records.csv")
+        assert r.headers["content-type"].startswith("text/csv")
+        lines = r.text.splitlines()
+        assert lines[0] == "id,time,sku,delta,utterance,turn_id,undoes" and len(lines) == 3
+        low = c.get("/console/inventory", params={"low": 1}).text
+        assert "PNT-WHT" in low and "BLT-M8-30" not in low  # 0 cans of paint; 140 bolts are not low
+
+
+def lan_address() -> str | None:
+    """This machine's non-loopback IPv4 address (the one its default route leaves from), if any."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sk:
+            sk.connect(("192.0.2.1", 9))  # UDP: no packet is sent, only the route is looked up
+            ip = sk.getsockname()[0]
+    except OSError:
+        return None
+    return None if ip.startswith("127.") else ip
+
+
+def test_the_console_needs_no_token_on_loopback_and_refuses_other_clients(engine, inventory_store):
+    s = Running(engine, host="0.0.0.0", token=TOKEN)
+    s.ctx.store = inventory_store
+    try:
+        with httpx.Client(timeout=30) as c:
+            assert c.get(f"{s.url}/console/records").status_code == 200  # loopback: no login
+            assert c.get(f"{s.url}/api/tags").status_code == 401  # the API keeps its bearer token
+            ip = lan_address()
+            if ip is None:
+                pytest.skip("no non-loopback address on this machine to connect from")
+            r = c.get(f"http://{ip}:{s.thread.port}/console/records")
+            assert r.status_code == 403 and "loopback clients only" in r.text
+    finally:
+        s.stop()
