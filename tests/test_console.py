@@ -118,6 +118,7 @@ def test_every_page_loads_without_errors_at_phone_and_desktop_width(browser, ser
         p = Page(browser, width)
         try:
             for name, path in (("records", "/console/records"), ("inventory", "/console/inventory"),
+                               ("live-empty", "/console/live"),
                                ("undo", "/console/records/undo?id=" + str(store.records()[-1].id))):
                 pg = p.goto(server.url + path)
                 assert pg.locator("h1").count() == 1
@@ -257,3 +258,65 @@ def test_the_console_needs_no_token_on_loopback_and_refuses_other_clients(engine
             assert r.status_code == 403 and "loopback clients only" in r.text
     finally:
         s.stop()
+
+
+# --------------------------------------------------------------------------------------------
+# Live: a turn run through the voice loop appears as it happens
+
+
+def test_a_turn_run_through_the_loop_appears_on_the_live_page(page, server, store, rig_grammar, tmp_path):
+    from drivers.audio import wav_frames
+    from edge.loop.build import printer, run_frames
+    from tests.helpers import SESSIONS
+
+    events_file = tmp_path / "events.jsonl"
+    events_file.write_text('{"type": "wake", "t_ms": 0, "turn_id": "oldturn", "wake_word": "alexa", "score": 0.9}\n')
+    server.ctx.events = (events_file,)
+    settings, stages = rig_grammar
+    stages.store = store
+    pg = page.goto(server.url + "/console/live")
+    pg.wait_for_function("document.getElementById('live-state').textContent.startsWith('Connected')")
+    stages.wake.flush()
+    # the voice loop as `edge run` runs it: its printer truncates the file and writes each event as it happens
+    run_frames(wav_frames(SESSIONS / "query_m8_bolts.wav"), stages, settings, tmp_path, printer(True, events_file))
+    pg.wait_for_selector("#turns li [data-field=timings]", timeout=60_000)
+    turns = pg.locator("#turns li")
+    assert turns.count() == 1  # the turn of the earlier run is not replayed
+    text = turns.first.inner_text()
+    assert "Wake word: hey_mycroft" in text
+    assert re.search(r"Heard: .*bolts", text, re.I), text
+    assert "Meant: query_stock (sku=BLT-M8-30" in text and "Reply: " in text and "140" in text
+    assert "total" in text  # the turn's timings
+    pg.set_viewport_size({"width": 360, "height": 900})
+    assert pg.evaluate("document.documentElement.scrollWidth") <= 360
+    shot(pg, "live-phone")
+    pg.set_viewport_size({"width": 1280, "height": 900})
+    shot(pg, "live-desktop")
+    assert page.problems == []
+
+
+def test_the_follower_gives_whole_lines_and_starts_over_after_truncation(tmp_path):
+    from edge.service.console.live import Follower
+
+    f = tmp_path / "events.jsonl"
+    f.write_bytes(b'{"type": "old"}\n')
+    fol = Follower(f)
+    assert fol.new_lines() == []  # from now on
+    with open(f, "ab") as fh:
+        fh.write(b'{"type": "a"}\n{"type": "b"')
+    assert fol.new_lines() == [b'{"type": "a"}']  # the half-written line waits
+    with open(f, "ab") as fh:
+        fh.write(b'}\n')
+    assert fol.new_lines() == [b'{"type": "b"}']
+    f.write_bytes(b'{"type": "new"}\n')  # a new run truncated the file
+    assert fol.new_lines() == [b'{"type": "new"}']
+
+
+def test_the_follower_notices_a_rewrite_that_already_grew_past_the_old_end(tmp_path):
+    from edge.service.console.live import Follower
+
+    f = tmp_path / "events.jsonl"
+    f.write_bytes(b'{"type": "wake", "turn_id": "old"}\n')
+    fol = Follower(f)
+    f.write_bytes(b'{"type": "wake", "turn_id": "new1"}\n{"type": "reply", "turn_id": "new1"}\n')
+    assert fol.new_lines() == [b'{"type": "wake", "turn_id": "new1"}', b'{"type": "reply", "turn_id": "new1"}']

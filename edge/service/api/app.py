@@ -25,6 +25,7 @@ import secrets
 import threading
 import time
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import uvicorn
 from fastapi import Depends, FastAPI, HTTPException, Request
@@ -168,7 +169,9 @@ def serve(settings, engine=None) -> int:
     if engine is None:
         engine = EngineChain.from_settings(settings).start()
     a = settings.api
-    console = ConsoleContext(Store(settings.store.path), hosts=(a.host,))
+    out = Path(settings.output_dir)  # the events edge run and edge wyoming write, for the Live page
+    console = ConsoleContext(Store(settings.store.path), hosts=(a.host,),
+                             events=(out / "events.jsonl", out / "wyoming-events.jsonl"))
     app = create_app(engine, a, default_temperature=settings.llm.temperature, governor=Governor(settings),
                      state_file=state_path(settings), console=console)
     log.warning("edge API on http://%s:%d (engine %s)%s; console on http://%s:%d/console (loopback clients)",

@@ -1,5 +1,7 @@
 """The console's pages (prefix ``/console``).
 
+    GET  /console/live               turns as they happen (the voice loop's and Wyoming's events)
+    GET  /console/live/events        the same as server-sent events (text/event-stream)
     GET  /console/records            the history, newest first: search (q), filter (kind); the
                                      record an undo reverts has an Undo button
     GET  /console/records.csv        the history as CSV (Store.export_csv)
@@ -24,11 +26,11 @@ from typing import Annotated
 from urllib.parse import parse_qs, urlsplit
 
 from fastapi import APIRouter, Depends, HTTPException, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from fastapi.templating import Jinja2Templates
 
 from edge.config import is_loopback
-from edge.service.console import data
+from edge.service.console import data, live
 from edge.stages.store import Store, StoreError
 
 HERE = Path(__file__).resolve().parent
@@ -41,10 +43,12 @@ MAX_FORM_BYTES = 2 * 1024 * 1024  # bytes of one form (an inventory CSV of some 
 @dataclass
 class ConsoleContext:
     """What the pages read and change: the ``store``, the names the Host header may carry
-    (besides loopback), and this process's CSRF token. Kept in ``app.state.console``."""
+    (besides loopback), the events files the Live page follows (JSON lines, :mod:`edge.events`)
+    and this process's CSRF token. Kept in ``app.state.console``."""
 
     store: Store
     hosts: tuple[str, ...] = ()
+    events: tuple[Path, ...] = ()
     csrf: str = field(default_factory=lambda: secrets.token_urlsafe(32))
 
 
@@ -82,7 +86,18 @@ router = APIRouter(prefix="/console", include_in_schema=False)
 
 @router.get("")
 async def home(ctx: Ctx):
-    return RedirectResponse("/console/records", 303)
+    return RedirectResponse("/console/live", 303)
+
+
+@router.get("/live", response_class=HTMLResponse)
+async def live_page(request: Request, ctx: Ctx):
+    return page(request, ctx, "live.html", sources=[str(p) for p in ctx.events] or ["(no events files)"])
+
+
+@router.get("/live/events")
+async def live_events(request: Request, ctx: Ctx):
+    return StreamingResponse(live.stream(ctx.events, request.is_disconnected), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
 @router.get("/records", response_class=HTMLResponse)
