@@ -320,3 +320,37 @@ def test_the_follower_notices_a_rewrite_that_already_grew_past_the_old_end(tmp_p
     fol = Follower(f)
     f.write_bytes(b'{"type": "wake", "turn_id": "new1"}\n{"type": "reply", "turn_id": "new1"}\n')
     assert fol.new_lines() == [b'{"type": "wake", "turn_id": "new1"}', b'{"type": "reply", "turn_id": "new1"}']
+
+
+# --------------------------------------------------------------------------------------------
+# Status
+
+
+def test_the_status_page_shows_governor_service_chain_models_and_doctor(browser, engine, inventory_store, tmp_path):
+    from edge.config import load_settings
+    from edge.governor import Governor
+
+    settings = load_settings(board="x86-dev", overrides={"store": {"path": str(tmp_path / "x.db")}})
+    ctx = ConsoleContext(store=inventory_store, settings=settings)
+    app = create_app(engine, ApiSettings(), governor=Governor(settings), state_file=tmp_path / "service-state.json",
+                     console=ctx)
+    thread = ServerThread(app, "127.0.0.1", 0).start()
+    p = Page(browser, 1280)
+    try:
+        pg = p.goto(f"http://127.0.0.1:{thread.port}/console/status")
+        text = {s: pg.inner_text(f"#{s}") for s in ("governor", "voice-service", "llm-chain", "models", "doctor")}
+        assert re.search(r"level\s+normal", text["governor"]), text["governor"]
+        assert "not running" in text["voice-service"]  # no service-state.json: said so
+        assert re.search(r"grammar\s.*yes", text["llm-chain"]), text["llm-chain"]
+        assert re.search(r"wake-hey-mycroft\s+wake_word\s+[\d.]+\s+CC-BY-NC-SA-4.0", text["models"]), text["models"]
+        for check in ("packages", "models", "memory", "disk"):
+            assert re.search(rf"^{check}\s+(ok|warn|fail)\s", text["doctor"], re.M), (check, text["doctor"])
+        assert unlabelled_controls(pg) == []
+        shot(pg, "status-desktop")
+        pg.set_viewport_size({"width": 360, "height": 900})
+        assert pg.evaluate("document.documentElement.scrollWidth") <= 360
+        shot(pg, "status-phone")
+        assert p.problems == [], p.problems
+    finally:
+        p.close()
+        thread.stop()

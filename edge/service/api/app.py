@@ -119,6 +119,7 @@ def create_app(engine, api_settings, default_temperature: float = 0.2, governor=
     for router in ROUTERS:
         app.include_router(router)
     if console is not None:
+        console.engine, console.governor, console.state_file = engine, governor, state_file
         app.state.console = console
         app.include_router(console_routes.router)
         app.mount(f"{CONSOLE_PREFIX}/static", StaticFiles(directory=console_routes.STATIC_DIR), name="console-static")
@@ -170,14 +171,15 @@ def serve(settings, engine=None) -> int:
         engine = EngineChain.from_settings(settings).start()
     a = settings.api
     out = Path(settings.output_dir)  # the events edge run and edge wyoming write, for the Live page
-    console = ConsoleContext(Store(settings.store.path), hosts=(a.host,),
+    console = ConsoleContext(Store(settings.store.path), hosts=(a.host,), settings=settings,
                              events=(out / "events.jsonl", out / "wyoming-events.jsonl"))
     app = create_app(engine, a, default_temperature=settings.llm.temperature, governor=Governor(settings),
                      state_file=state_path(settings), console=console)
     log.warning("edge API on http://%s:%d (engine %s)%s; console on http://%s:%d/console (loopback clients)",
                 a.host, a.port, active_label(engine), "" if a.token else "; no token: loopback only", a.host, a.port)
     try:
-        uvicorn.run(app, host=a.host, port=a.port, log_level="info")
+        # an open Live page (server-sent events) must not hold the shutdown for ever
+        uvicorn.run(app, host=a.host, port=a.port, log_level="info", timeout_graceful_shutdown=5)
     finally:
         console.store.close()
         if hasattr(engine, "close"):

@@ -10,6 +10,7 @@
     GET  /console/inventory          items: search (q), low stock only (low=1)
     POST /console/inventory/preview  what an inventory CSV would change, before anything is written
     POST /console/inventory/import   apply it
+    GET  /console/status             governor, voice service counters, LLM chain, models and licences, doctor
 
 Access: loopback clients only for now (403 otherwise: a login for other addresses is to come); the
 Host header must name loopback or ``api.host`` (400 otherwise: no DNS rebinding); every POST carries
@@ -17,12 +18,13 @@ the page's CSRF token (403 without it). Forms are ``application/x-www-form-urlen
 """
 from __future__ import annotations
 
+import asyncio
 import io
 import secrets
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import parse_qs, urlsplit
 
 from fastapi import APIRouter, Depends, HTTPException, Request
@@ -30,7 +32,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response, Streamin
 from fastapi.templating import Jinja2Templates
 
 from edge.config import is_loopback
-from edge.service.console import data, live
+from edge.service.console import data, live, status
 from edge.stages.store import Store, StoreError
 
 HERE = Path(__file__).resolve().parent
@@ -49,6 +51,10 @@ class ConsoleContext:
     store: Store
     hosts: tuple[str, ...] = ()
     events: tuple[Path, ...] = ()
+    settings: Any = None  # edge.config.Settings: the doctor's board and figures
+    governor: Any = None  # set by create_app, as are engine and state_file
+    engine: Any = None
+    state_file: Path | None = None
     csrf: str = field(default_factory=lambda: secrets.token_urlsafe(32))
 
 
@@ -174,3 +180,8 @@ async def inventory_import(request: Request, ctx: Ctx):
     except StoreError as e:
         return page(request, ctx, "preview.html", 422, preview=None, error=str(e), csv_text=csv_text)
     return RedirectResponse(f"/console/inventory?imported={n}", 303)
+
+
+@router.get("/status", response_class=HTMLResponse)
+async def status_page(request: Request, ctx: Ctx):
+    return page(request, ctx, "status.html", parts=await asyncio.to_thread(status.parts, ctx))
