@@ -211,6 +211,8 @@ class ApiSettings(_Frozen):
     queue_size: int = Field(4, ge=1, le=1000, description="requests waiting behind the running generation; one more gets 503")
     model_name: str = Field("edge", description="the model name the API reports")
     max_tokens: int = Field(256, ge=1, le=8192, description="answer budget when a request sets none, in tokens")
+    allowed_hosts: list[str] = Field([], description="names and addresses browsers use to reach the console "
+                                     "(Host header) besides loopback and api.host, e.g. [box.local, 192.168.1.20]")
 
     @model_validator(mode="after")
     def _token_off_loopback(self):

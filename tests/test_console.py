@@ -244,20 +244,83 @@ def lan_address() -> str | None:
     return None if ip.startswith("127.") else ip
 
 
-def test_the_console_needs_no_token_on_loopback_and_refuses_other_clients(engine, inventory_store):
-    s = Running(engine, host="0.0.0.0", token=TOKEN)
+@pytest.fixture
+def lan(engine, inventory_store):
+    """The API and console on every address with api.token, and this machine's LAN address to come from."""
+    ip = lan_address()
+    if ip is None:
+        pytest.skip("no non-loopback address on this machine to connect from")
+    s = Running(engine, host="0.0.0.0", token=TOKEN, allowed_hosts=[ip])
     s.ctx.store = inventory_store
+    s.lan_url = f"http://{ip}:{s.thread.port}"
+    yield s
+    s.stop()
+
+
+def test_loopback_needs_no_login_and_the_api_keeps_its_token(lan):
+    with httpx.Client(timeout=30) as c:
+        assert c.get(f"{lan.url}/console/records").status_code == 200
+        assert c.get(f"{lan.url}/api/tags").status_code == 401
+
+
+def test_another_address_must_log_in_and_gets_a_strict_session_cookie(lan, inventory_store):
+    rec, _ = inventory_store.log("GLV-NIT-L", 20, "log twenty boxes", "turn-a")
+    with httpx.Client(base_url=lan.lan_url, timeout=30) as c:
+        r = c.get("/console/records")
+        assert r.status_code == 303 and r.headers["location"] == "/console/login?next=/console/records"
+        assert c.post("/console/records/undo", data={"id": rec.id}).status_code == 401
+        login = c.get("/console/login?next=/console/records")
+        assert login.status_code == 200 and 'type="password"' in login.text
+        token = csrf_of(login.text)
+        r = c.post("/console/login", data={"csrf": token, "token": "wrong-token-xxxxxxxx", "next": "/console/records"})
+        assert r.status_code == 401 and "set-cookie" not in r.headers
+        r = c.post("/console/login", data={"csrf": token, "token": TOKEN, "next": "/console/records"})
+        assert r.status_code == 303 and r.headers["location"] == "/console/records"
+        cookie = r.headers["set-cookie"]
+        assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/console" in cookie
+        assert c.get("/console/records").status_code == 200  # the session cookie is sent back
+        assert c.post("/console/records/undo", data={"id": rec.id}).status_code == 403  # still needs CSRF
+        assert inventory_store.get("GLV-NIT-L").quantity == 32
+        r = c.post("/console/logout", data={"csrf": token})
+        assert r.status_code == 303 and c.get("/console/records").status_code == 303  # logged out
+
+
+def test_failed_logins_are_limited_per_address(lan):
+    with httpx.Client(base_url=lan.lan_url, timeout=30) as c:
+        token = csrf_of(c.get("/console/login").text)
+        codes = [c.post("/console/login", data={"csrf": token, "token": f"wrong-{i}"}).status_code for i in range(6)]
+        assert codes == [401] * 5 + [429]
+        assert c.post("/console/login", data={"csrf": token, "token": TOKEN}).status_code == 429  # even the right one
+
+
+def test_no_cors_headers_for_another_origin(server, store):
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        r = c.get("/console/records", headers={"Origin": "http://attacker.example"})
+        assert r.status_code == 200 and "access-control-allow-origin" not in r.headers
+        r = c.options("/console/records/undo", headers={"Origin": "http://attacker.example",
+                                                         "Access-Control-Request-Method": "POST"})
+        assert "access-control-allow-origin" not in r.headers and r.status_code >= 400
+
+
+def test_a_login_is_required_in_the_browser_from_another_address(browser, lan):
+    p = Page(browser, 360)
     try:
-        with httpx.Client(timeout=30) as c:
-            assert c.get(f"{s.url}/console/records").status_code == 200  # loopback: no login
-            assert c.get(f"{s.url}/api/tags").status_code == 401  # the API keeps its bearer token
-            ip = lan_address()
-            if ip is None:
-                pytest.skip("no non-loopback address on this machine to connect from")
-            r = c.get(f"http://{ip}:{s.thread.port}/console/records")
-            assert r.status_code == 403 and "loopback clients only" in r.text
+        pg = p.goto(lan.lan_url + "/console/inventory")
+        assert pg.url.startswith(lan.lan_url + "/console/login")
+        shot(pg, "login-phone")
+        pg.fill("#token", TOKEN)
+        pg.click("#login")
+        pg.wait_for_selector("h1:has-text('Inventory')")
+        assert pg.url == lan.lan_url + "/console/inventory"
+        assert pg.locator("#item-BLT-M8-30").count() == 1
+        assert pg.locator("button:has-text('Log out')").count() == 1
+        cookies = pg.context.cookies()
+        (c,) = [c for c in cookies if c["name"] == "edge_console"]
+        assert c["httpOnly"] and c["sameSite"] == "Strict"
+        # a 303 to the login page is the only 3xx: nothing else failed
+        assert p.problems == [], p.problems
     finally:
-        s.stop()
+        p.close()
 
 
 # --------------------------------------------------------------------------------------------

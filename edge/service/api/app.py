@@ -120,6 +120,8 @@ def create_app(engine, api_settings, default_temperature: float = 0.2, governor=
         app.include_router(router)
     if console is not None:
         console.engine, console.governor, console.state_file = engine, governor, state_file
+        console.token = api_settings.token
+        console.hosts = tuple(dict.fromkeys((*console.hosts, api_settings.host, *api_settings.allowed_hosts)))
         app.state.console = console
         app.include_router(console_routes.router)
         app.mount(f"{CONSOLE_PREFIX}/static", StaticFiles(directory=console_routes.STATIC_DIR), name="console-static")
@@ -171,7 +173,7 @@ def serve(settings, engine=None) -> int:
         engine = EngineChain.from_settings(settings).start()
     a = settings.api
     out = Path(settings.output_dir)  # the events edge run and edge wyoming write, for the Live page
-    console = ConsoleContext(Store(settings.store.path), hosts=(a.host,), settings=settings,
+    console = ConsoleContext(Store(settings.store.path), settings=settings,
                              events=(out / "events.jsonl", out / "wyoming-events.jsonl"))
     app = create_app(engine, a, default_temperature=settings.llm.temperature, governor=Governor(settings),
                      state_file=state_path(settings), console=console)

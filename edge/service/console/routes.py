@@ -11,10 +11,13 @@
     POST /console/inventory/preview  what an inventory CSV would change, before anything is written
     POST /console/inventory/import   apply it
     GET  /console/status             governor, voice service counters, LLM chain, models and licences, doctor
+    GET  /console/login, POST /console/login, POST /console/logout
 
-Access: loopback clients only for now (403 otherwise: a login for other addresses is to come); the
-Host header must name loopback or ``api.host`` (400 otherwise: no DNS rebinding); every POST carries
-the page's CSRF token (403 without it). Forms are ``application/x-www-form-urlencoded``.
+Access (:mod:`edge.service.console.access`): loopback clients without a login; other clients log in
+with ``api.token`` (a page asked for without a session redirects to the login; a POST is 401). The
+Host header must name loopback, ``api.host`` or ``api.allowed_hosts`` (400 otherwise: no DNS
+rebinding); every POST carries the page's CSRF token (403 without it); no CORS headers. Forms are
+``application/x-www-form-urlencoded``.
 """
 from __future__ import annotations
 
@@ -32,7 +35,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response, Streamin
 from fastapi.templating import Jinja2Templates
 
 from edge.config import is_loopback
-from edge.service.console import data, live, status
+from edge.service.console import access, data, live, status
 from edge.stages.store import Store, StoreError
 
 HERE = Path(__file__).resolve().parent
@@ -46,7 +49,8 @@ MAX_FORM_BYTES = 2 * 1024 * 1024  # bytes of one form (an inventory CSV of some 
 class ConsoleContext:
     """What the pages read and change: the ``store``, the names the Host header may carry
     (besides loopback), the events files the Live page follows (JSON lines, :mod:`edge.events`)
-    and this process's CSRF token. Kept in ``app.state.console``."""
+    this process's CSRF token, ``api.token`` (the login of other clients) and their sessions.
+    Kept in ``app.state.console``."""
 
     store: Store
     hosts: tuple[str, ...] = ()
@@ -56,19 +60,35 @@ class ConsoleContext:
     engine: Any = None
     state_file: Path | None = None
     csrf: str = field(default_factory=lambda: secrets.token_urlsafe(32))
+    token: str | None = None  # api.token, set by create_app
+    sessions: access.Sessions = field(default_factory=access.Sessions)
+
+
+def client_of(request: Request) -> str:
+    return request.client.host if request.client else ""
+
+
+def console_open(request: Request) -> ConsoleContext:
+    """FastAPI dependency for the login page: the context, after the Host header check."""
+    ctx: ConsoleContext = request.app.state.console
+    host = urlsplit(f"//{request.headers.get('host', '')}").hostname or ""
+    if not (is_loopback(host) or host in ctx.hosts):
+        raise HTTPException(400, f"Host header {host!r} is not one of this box's names: add it to api.allowed_hosts")
+    return ctx
 
 
 def console(request: Request) -> ConsoleContext:
-    """FastAPI dependency: the console context; checks the client and the Host header first."""
-    ctx: ConsoleContext = request.app.state.console
-    client = request.client.host if request.client else ""
-    if not is_loopback(client):
-        raise HTTPException(403, f"the console answers loopback clients only ({client} is not); open it on the "
-                                 f"box itself or through an SSH tunnel (ssh -L 11435:127.0.0.1:11435 BOX)")
-    host = urlsplit(f"//{request.headers.get('host', '')}").hostname or ""
-    if not (is_loopback(host) or host in ctx.hosts):
-        raise HTTPException(400, f"Host header {host!r} is not this box's name (loopback or api.host)")
-    return ctx
+    """FastAPI dependency: the context for a loopback client or a logged-in one (see module doc)."""
+    ctx = console_open(request)
+    client = client_of(request)
+    if is_loopback(client) or ctx.sessions.valid(request.cookies.get(access.SESSION_COOKIE)):
+        return ctx
+    if not ctx.token:
+        raise HTTPException(403, f"{client} is not a loopback client and api.token is not set, so nobody can log in "
+                                 f"from there: set api.token, or open the console on the box itself")
+    if request.method == "GET":
+        raise HTTPException(303, "log in first", headers={"Location": f"/console/login?next={request.url.path}"})
+    raise HTTPException(401, "log in first at /console/login")
 
 
 async def form(request: Request, ctx: ConsoleContext) -> dict[str, str]:
@@ -83,10 +103,14 @@ async def form(request: Request, ctx: ConsoleContext) -> dict[str, str]:
 
 
 def page(request: Request, ctx: ConsoleContext, name: str, status_code: int = 200, **values) -> HTMLResponse:
-    return TEMPLATES.TemplateResponse(request, name, {"csrf": ctx.csrf, **values}, status_code=status_code)
+    """The template ``name`` with the CSRF token and whether a login session is open (for Log out)."""
+    session = request.cookies.get(access.SESSION_COOKIE) in ctx.sessions.expiry
+    return TEMPLATES.TemplateResponse(request, name, {"csrf": ctx.csrf, "session": session, **values},
+                                      status_code=status_code)
 
 
 Ctx = Annotated[ConsoleContext, Depends(console)]
+OpenCtx = Annotated[ConsoleContext, Depends(console_open)]
 router = APIRouter(prefix="/console", include_in_schema=False)
 
 
@@ -185,3 +209,34 @@ async def inventory_import(request: Request, ctx: Ctx):
 @router.get("/status", response_class=HTMLResponse)
 async def status_page(request: Request, ctx: Ctx):
     return page(request, ctx, "status.html", parts=await asyncio.to_thread(status.parts, ctx))
+
+
+@router.get("/login", response_class=HTMLResponse)
+async def login_page(request: Request, ctx: OpenCtx, next: str = "/console/records"):
+    return page(request, ctx, "login.html", next=_local(next), error=None)
+
+
+def _local(path: str) -> str:
+    """Only a console path is a place to go after the login (no open redirect)."""
+    return path if path.startswith("/console/") and not path.startswith("//") else "/console/records"
+
+
+@router.post("/login")
+async def login(request: Request, ctx: OpenCtx):
+    fields = await form(request, ctx)
+    client, nxt = client_of(request), _local(fields.get("next", ""))
+    if ctx.sessions.blocked(client):
+        return page(request, ctx, "login.html", 429, next=nxt,
+                    error=f"too many failed logins from {client}; wait {access.LOGIN_WINDOW_S:.0f} s")
+    if not access.token_matches(fields.get("token", ""), ctx.token):
+        ctx.sessions.failed(client)
+        return page(request, ctx, "login.html", 401, next=nxt, error="wrong token (api.token in the box's settings)")
+    return RedirectResponse(nxt, 303, headers={"Set-Cookie": access.cookie_header(ctx.sessions.new())})
+
+
+@router.post("/logout")
+async def logout(request: Request, ctx: Ctx):
+    await form(request, ctx)
+    ctx.sessions.end(request.cookies.get(access.SESSION_COOKIE))
+    return RedirectResponse("/console/login", 303, headers={
+        "Set-Cookie": f"{access.SESSION_COOKIE}=; Path=/console; HttpOnly; SameSite=Strict; Max-Age=0"})
