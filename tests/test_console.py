@@ -327,7 +327,7 @@ def test_a_login_is_required_in_the_browser_from_another_address(browser, lan):
 # Live: a turn run through the voice loop appears as it happens
 
 
-def test_a_turn_run_through_the_loop_appears_on_the_live_page(page, server, store, rig_grammar, tmp_path):
+def test_a_turn_run_through_the_loop_appears_on_the_live_page(page, server, store, rig_grammar, tmp_path, request):
     from drivers.audio import wav_frames
     from edge.loop.build import printer, run_frames
     from tests.helpers import SESSIONS
@@ -336,7 +336,8 @@ def test_a_turn_run_through_the_loop_appears_on_the_live_page(page, server, stor
     events_file.write_text('{"type": "wake", "t_ms": 0, "turn_id": "oldturn", "wake_word": "alexa", "score": 0.9}\n')
     server.ctx.events = (events_file,)
     settings, stages = rig_grammar
-    stages.store = store
+    saved, stages.store = stages.store, store
+    request.addfinalizer(lambda: setattr(stages, "store", saved))  # the shared rig gets its store back
     pg = page.goto(server.url + "/console/live")
     pg.wait_for_function("document.getElementById('live-state').textContent.startsWith('Connected')")
     stages.wake.flush()
@@ -417,3 +418,28 @@ def test_the_status_page_shows_governor_service_chain_models_and_doctor(browser,
     finally:
         p.close()
         thread.stop()
+
+
+def test_every_control_is_reachable_with_the_keyboard(page, server, store):
+    rec, _ = store.log("GLV-NIT-L", 20, "log twenty boxes", "turn-a")
+    pg = page.goto(server.url + "/console/records")
+    wanted = pg.evaluate("""() => [...document.querySelectorAll('a[href], input, select, textarea, button')]
+        .filter(e => e.type !== 'hidden' && !e.hidden && e.offsetParent !== null).length""")
+    seen = []
+    for _ in range(wanted + 2):
+        pg.keyboard.press("Tab")
+        seen.append(pg.evaluate("""() => { const e = document.activeElement;
+            return e.tagName + '|' + (e.id || e.getAttribute('href') || e.textContent.trim()); }"""))
+    for target in ("INPUT|q", "SELECT|kind", "BUTTON|Show", "A|/console/records.csv",
+                   f"A|/console/records/undo?id={rec.id}", "A|/console/inventory"):
+        assert target in seen, (target, seen)
+    for _ in range(wanted + 2):  # back onto the Undo link, then open it with the keyboard
+        if pg.evaluate("document.activeElement.getAttribute('href')") == f"/console/records/undo?id={rec.id}":
+            break
+        pg.keyboard.press("Shift+Tab")
+    pg.keyboard.press("Enter")
+    pg.wait_for_selector("#confirm-undo")
+    pg.focus("#confirm-undo")
+    pg.keyboard.press("Enter")
+    pg.wait_for_selector("[role=status]")
+    assert store.get("GLV-NIT-L").quantity == 12
