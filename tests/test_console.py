@@ -443,3 +443,46 @@ def test_every_control_is_reachable_with_the_keyboard(page, server, store):
     pg.keyboard.press("Enter")
     pg.wait_for_selector("[role=status]")
     assert store.get("GLV-NIT-L").quantity == 12
+
+
+# --------------------------------------------------------------------------------------------
+# edge serve, as a user runs it
+
+
+def test_edge_serve_serves_the_console_from_the_configured_store(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.test_cli import edge
+
+    with socket.socket() as sk:  # a free port (the race with another process is accepted)
+        sk.bind(("127.0.0.1", 0))
+        port = sk.getsockname()[1]
+    out = tmp_path / "out"
+    cfg = tmp_path / "edge.yaml"
+    cfg.write_text(f"board: x86-dev\nstore: {{path: {tmp_path / 'edge.db'}}}\noutput_dir: {out}\nllm: {{engine: none}}\n")
+    edge("inventory", "import", INVENTORY, "--config", cfg)
+    proc = subprocess.Popen([sys.executable, "-m", "edge.cli", "serve", "--config", cfg, "--port", str(port)], cwd=REPO,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as c:
+            while True:
+                try:
+                    r = c.get("/console/inventory")
+                    break
+                except httpx.TransportError:
+                    assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.poll() else ""
+                    time.sleep(0.2)
+            assert r.status_code == 200 and "BLT-M8-30" in r.text  # the config's store
+            live = c.get("/console/live").text
+            assert str(out / "events.jsonl") in live and str(out / "wyoming-events.jsonl") in live
+            assert c.get("/console/static/console.css").status_code == 200
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(30) == 0  # a clean stop
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)

@@ -55,7 +55,7 @@ ASR_ATTRIBUTION = {"whisper": Attribution("OpenAI (Whisper), SYSTRAN (faster-whi
                                           "https://github.com/SYSTRAN/faster-whisper"),
                    "vosk": Attribution("Alpha Cephei (Vosk)", "https://alphacephei.com/vosk/")}
 ESPEAK = Attribution("espeak-ng", "https://github.com/espeak-ng/espeak-ng")
-EDGE = Attribution("edge", "https://github.com/")
+EDGE = Attribution("edge (this box)", "")
 #: s a new wake-word stream waits for a detector before it is refused (code busy)
 WAKE_WAIT_S = 3.0
 
