@@ -260,6 +260,8 @@ class WyomingSettings(_Frozen):
                                   "events before it is closed")
     frame_timeout_s: float = Field(10.0, gt=0.0, le=600.0, description="s for the data and payload an event's "
                                    "header announces to arrive; a length that lies closes the connection")
+    zeroconf: bool = Field(False, description="announce _wyoming._tcp on the LAN (mDNS) for Home Assistant's "
+                           "discovery; needs a non-loopback wyoming.uri (and so wyoming.allow_lan)")
 
     @model_validator(mode="after")
     def _loopback_unless_allowed(self):
@@ -269,6 +271,10 @@ class WyomingSettings(_Frozen):
                 f"wyoming.uri {self.uri!r} is not a loopback address and Wyoming has no authentication: "
                 f"set wyoming.allow_lan: true to serve the LAN (a trusted network only, firewall the port) "
                 f"or use tcp://127.0.0.1:PORT")
+        if self.zeroconf and (scheme != "tcp" or is_loopback(host)):
+            raise ValueError(f"wyoming.zeroconf announces the box on the LAN, but wyoming.uri {self.uri!r} is not "
+                             f"reachable from it: listen on tcp://0.0.0.0:10700 (with wyoming.allow_lan: true) or "
+                             f"set wyoming.zeroconf: false")
         return self
 
 

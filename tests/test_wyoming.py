@@ -656,3 +656,45 @@ def test_a_lan_address_is_served_with_the_no_authentication_warning(box):
         lg.removeHandler(h)
     assert Pong.from_event(got[0]).text == "lan"
     assert any("no authentication" in m and "0.0.0.0" in m for m in seen), seen
+
+
+# --------------------------------------------------------------------------------------------
+# zeroconf: Home Assistant finds the box
+
+
+def test_zeroconf_announces_the_server_and_withdraws_it(box):
+    from zeroconf.asyncio import AsyncZeroconf
+
+    from edge.service.wyoming.announce import SERVICE_TYPE, lan_address
+
+    try:
+        ip = lan_address("0.0.0.0")
+    except OSError:
+        pytest.skip("no LAN interface on this machine to announce on")
+    settings = box.settings.model_copy(update={"wyoming": WyomingSettings(
+        uri="tcp://0.0.0.0:0", allow_lan=True, zeroconf=True)})
+    bg = BackgroundServer(box, settings).start()
+    name, port = bg.server.announcement.info.name, bg.server.port
+
+    async def look():
+        zc = AsyncZeroconf()
+        try:
+            return await zc.async_get_service_info(SERVICE_TYPE, name, timeout=5000)
+        finally:
+            await zc.async_close()
+
+    try:
+        info = run(look())
+    finally:
+        bg.stop()
+    assert info is not None and info.port == port and info.parsed_addresses() == [ip]
+    assert name.endswith("._wyoming._tcp.local.")
+    assert run(look()) is None  # withdrawn when the server stopped
+
+
+def test_zeroconf_needs_a_lan_address():
+    from edge.config import ConfigError, load_settings
+
+    with pytest.raises(ConfigError) as ei:
+        load_settings(overrides={"wyoming": {"zeroconf": True}})
+    assert "wyoming.zeroconf" in str(ei.value) and "tcp://0.0.0.0:10700" in str(ei.value)

@@ -6,4 +6,5 @@
   model, calls to each serialized; a ``handle`` turn is the voice loop's turn on text.
 - :mod:`edge.service.wyoming.connection`: one client's events, in order.
 - :mod:`edge.service.wyoming.server`: the listening socket, the client bound, ``edge wyoming``.
+- :mod:`edge.service.wyoming.announce`: the optional zeroconf ``_wyoming._tcp`` announcement.
 """

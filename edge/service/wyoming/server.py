@@ -17,6 +17,7 @@ from wyoming.error import Error
 from wyoming.event import async_write_event
 
 from edge.config import is_loopback, wyoming_address
+from edge.service.wyoming.announce import Announcement, lan_address
 from edge.service.wyoming.box import Box
 from edge.service.wyoming.connection import Connection
 from edge.service.wyoming.frames import MAX_LINE_BYTES
@@ -43,6 +44,7 @@ class WyomingServer:
         self._tasks: set[asyncio.Task] = set()
         self.clients = 0  # connections being served now
         self.refused = 0  # connections refused because max_clients were being served
+        self.announcement: Announcement | None = None  # the zeroconf announcement (wyoming.zeroconf)
 
     @property
     def uri(self) -> str:
@@ -77,6 +79,11 @@ class WyomingServer:
                           f"choose another port or address") from None
         if scheme == "tcp" and not is_loopback(host):
             log.warning(NO_AUTH_WARNING, self.uri)
+        if self.settings.wyoming.zeroconf:
+            self.announcement = Announcement(self.port, lan_address(host))
+            await self.announcement.start()
+            log.info("announced as %s on %s:%d (zeroconf)", self.announcement.info.name,
+                     self.announcement.address, self.port)
         log.info("Wyoming services (asr, tts, wake, handle) on %s", self.uri)
 
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -102,7 +109,9 @@ class WyomingServer:
             self._tasks.discard(task)
 
     async def stop(self) -> None:
-        """Stop listening and close every connection."""
+        """Withdraw the announcement, stop listening and close every connection."""
+        if self.announcement is not None:
+            await self.announcement.close()
         if self._server is not None:
             self._server.close()
         for t in list(self._tasks):
