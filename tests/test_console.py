@@ -6,16 +6,25 @@ from __future__ import annotations
 
 import re
 import shutil
+import signal
 import socket
+import subprocess
+import sys
+import time
 
 import httpx
 import pytest
 
-from edge.config import ApiSettings
+from drivers.audio import wav_frames
+from edge.config import ApiSettings, load_settings
+from edge.governor import Governor
 from edge.llm.chain import EngineChain
+from edge.loop.build import printer, run_frames
 from edge.service.api.app import ServerThread, create_app
+from edge.service.console.live import Follower
 from edge.service.console.routes import ConsoleContext
-from tests.helpers import INVENTORY, REPO
+from tests.helpers import INVENTORY, REPO, SESSIONS
+from tests.test_cli import edge
 
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = REPO / "out" / "console-screenshots"
@@ -328,10 +337,6 @@ def test_a_login_is_required_in_the_browser_from_another_address(browser, lan):
 
 
 def test_a_turn_run_through_the_loop_appears_on_the_live_page(page, server, store, rig_grammar, tmp_path, request):
-    from drivers.audio import wav_frames
-    from edge.loop.build import printer, run_frames
-    from tests.helpers import SESSIONS
-
     events_file = tmp_path / "events.jsonl"
     events_file.write_text('{"type": "wake", "t_ms": 0, "turn_id": "oldturn", "wake_word": "alexa", "score": 0.9}\n')
     server.ctx.events = (events_file,)
@@ -360,8 +365,6 @@ def test_a_turn_run_through_the_loop_appears_on_the_live_page(page, server, stor
 
 
 def test_the_follower_gives_whole_lines_and_starts_over_after_truncation(tmp_path):
-    from edge.service.console.live import Follower
-
     f = tmp_path / "events.jsonl"
     f.write_bytes(b'{"type": "old"}\n')
     fol = Follower(f)
@@ -377,8 +380,6 @@ def test_the_follower_gives_whole_lines_and_starts_over_after_truncation(tmp_pat
 
 
 def test_the_follower_notices_a_rewrite_that_already_grew_past_the_old_end(tmp_path):
-    from edge.service.console.live import Follower
-
     f = tmp_path / "events.jsonl"
     f.write_bytes(b'{"type": "wake", "turn_id": "old"}\n')
     fol = Follower(f)
@@ -391,9 +392,6 @@ def test_the_follower_notices_a_rewrite_that_already_grew_past_the_old_end(tmp_p
 
 
 def test_the_status_page_shows_governor_service_chain_models_and_doctor(browser, engine, inventory_store, tmp_path):
-    from edge.config import load_settings
-    from edge.governor import Governor
-
     settings = load_settings(board="x86-dev", overrides={"store": {"path": str(tmp_path / "x.db")}})
     ctx = ConsoleContext(store=inventory_store, settings=settings)
     app = create_app(engine, ApiSettings(), governor=Governor(settings), state_file=tmp_path / "service-state.json",
@@ -450,13 +448,6 @@ def test_every_control_is_reachable_with_the_keyboard(page, server, store):
 
 
 def test_edge_serve_serves_the_console_from_the_configured_store(tmp_path):
-    import signal
-    import subprocess
-    import sys
-    import time
-
-    from tests.test_cli import edge
-
     with socket.socket() as sk:  # a free port (the race with another process is accepted)
         sk.bind(("127.0.0.1", 0))
         port = sk.getsockname()[1]

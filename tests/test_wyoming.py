@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import logging
 import wave
 
 import numpy as np
@@ -22,12 +23,15 @@ from wyoming.info import Describe, Info
 from wyoming.ping import Ping, Pong
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop, SynthesizeStopped
 from wyoming.wake import Detect, Detection, NotDetected
+from zeroconf.asyncio import AsyncZeroconf
 
 from drivers.audio import SAMPLE_RATE
-from edge.config import WyomingSettings
+from edge.config import ConfigError, WyomingSettings, load_settings
+from edge.service.wyoming.announce import SERVICE_TYPE, lan_address
 from edge.service.wyoming.box import Box
 from edge.service.wyoming.server import BackgroundServer
-from tests.helpers import AUDIO, EXPECTED, SESSIONS, of_type, run_session
+from edge.stages.store import Store
+from tests.helpers import AUDIO, EXPECTED, INVENTORY, SESSIONS, of_type, run_session
 
 REAL = AUDIO / "real"
 STT_SESSIONS = ["query_m8_bolts", "log_gloves_received", "log_drill_bits_used", "log_washers_numbers"]
@@ -77,9 +81,6 @@ class Tap:
 def heard(rig_grammar, tmp_path_factory):
     """``{session: (frames the loop's recognizer got, the loop's transcript)}`` for STT_SESSIONS,
     each from a fresh store, before any Wyoming traffic."""
-    from edge.stages.store import Store
-    from tests.helpers import INVENTORY
-
     settings, stages = rig_grammar
     saved, out = (stages.asr, stages.store), {}
     try:
@@ -522,8 +523,6 @@ def test_audio_chunk_without_audio_start_from_the_wyoming_client(server):
 
 
 def test_a_lan_address_is_served_with_the_no_authentication_warning(box):
-    import logging
-
     settings = box.settings.model_copy(update={"wyoming": WyomingSettings(uri="tcp://0.0.0.0:0", allow_lan=True)})
     seen: list[str] = []
     h = logging.Handler()
@@ -547,10 +546,6 @@ def test_a_lan_address_is_served_with_the_no_authentication_warning(box):
 
 
 def test_zeroconf_announces_the_server_and_withdraws_it(box):
-    from zeroconf.asyncio import AsyncZeroconf
-
-    from edge.service.wyoming.announce import SERVICE_TYPE, lan_address
-
     try:
         ip = lan_address("0.0.0.0")
     except OSError:
@@ -577,8 +572,6 @@ def test_zeroconf_announces_the_server_and_withdraws_it(box):
 
 
 def test_zeroconf_needs_a_lan_address():
-    from edge.config import ConfigError, load_settings
-
     with pytest.raises(ConfigError) as ei:
         load_settings(overrides={"wyoming": {"zeroconf": True}})
     assert "wyoming.zeroconf" in str(ei.value) and "tcp://0.0.0.0:10700" in str(ei.value)

@@ -5,14 +5,26 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
+import signal
+import subprocess
+import sys
+import threading
 
 from wyoming.asr import Transcript
 from wyoming.client import AsyncTcpClient
 from wyoming.handle import Handled
 from wyoming.info import Describe, Info
 
+from edge.config import load_settings
+from edge.governor import Governor
+from edge.loop.build import build_stages
 from edge.service.wyoming.box import Box
 from edge.service.wyoming.server import BackgroundServer
+from edge.stages.store import Store
+from tests.fakesys import rk3588
+from tests.helpers import INVENTORY, REPO
+from tests.test_cli import edge
 from tests.test_wyoming import TIMEOUT_S, handle, run
 
 # --------------------------------------------------------------------------------------------
@@ -20,8 +32,6 @@ from tests.test_wyoming import TIMEOUT_S, handle, run
 
 
 def test_edge_wyoming_refuses_a_lan_address_without_allow_lan(tmp_path):
-    from tests.test_cli import edge
-
     cfg = tmp_path / "edge.yaml"
     cfg.write_text(f"board: x86-dev\nstore: {{path: {tmp_path / 'edge.db'}}}\n")
     r = edge("wyoming", "--config", cfg, "--uri", "tcp://0.0.0.0:10700", check=False)
@@ -33,15 +43,6 @@ def test_edge_wyoming_refuses_a_lan_address_without_allow_lan(tmp_path):
 
 
 def test_edge_wyoming_serves_home_assistant_and_stops_on_sigterm(tmp_path):
-    import re
-    import signal
-    import subprocess
-    import sys
-    import threading
-
-    from tests.helpers import INVENTORY, REPO
-    from tests.test_cli import edge
-
     out = tmp_path / "out"
     cfg = tmp_path / "edge.yaml"
     cfg.write_text(f"board: x86-dev\nstore: {{path: {tmp_path / 'edge.db'}}}\noutput_dir: {out}\n"
@@ -98,13 +99,6 @@ def test_edge_wyoming_serves_home_assistant_and_stops_on_sigterm(tmp_path):
 
 
 def test_a_hot_board_answers_handle_from_the_grammar_and_says_it_is_cooling(tmp_path):
-    from edge.config import load_settings
-    from edge.governor import Governor
-    from edge.loop.build import build_stages
-    from edge.stages.store import Store
-    from tests.fakesys import rk3588
-    from tests.helpers import INVENTORY
-
     fs = rk3588(tmp_path / "sys", temp_c=45.0)
     settings = load_settings(board="rk3588-rock5b", overrides={
         "store": {"path": str(tmp_path / "x.db")}, "output_dir": str(tmp_path),
