@@ -41,6 +41,7 @@ class Sessions:
         return True
 
     def end(self, sid: str | None) -> None:
+        """Forget the session ``sid`` (log out)."""
         self.expiry.pop(sid or "", None)
 
     def blocked(self, client: str) -> bool:
@@ -51,6 +52,7 @@ class Sessions:
         return len(recent) >= LOGIN_FAILURES
 
     def failed(self, client: str) -> None:
+        """Count one failed login from ``client``."""
         self.failures.setdefault(client, []).append(time.monotonic())
 
 

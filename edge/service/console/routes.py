@@ -65,6 +65,7 @@ class ConsoleContext:
 
 
 def client_of(request: Request) -> str:
+    """The client's address ("" when unknown)."""
     return request.client.host if request.client else ""
 
 
@@ -116,22 +117,26 @@ router = APIRouter(prefix="/console", include_in_schema=False)
 
 @router.get("")
 async def home(ctx: Ctx):
+    """The console's first page: Live."""
     return RedirectResponse("/console/live", 303)
 
 
 @router.get("/live", response_class=HTMLResponse)
 async def live_page(request: Request, ctx: Ctx):
+    """Turns as they happen (the page; its script reads :func:`live_events`)."""
     return page(request, ctx, "live.html", sources=[str(p) for p in ctx.events] or ["(no events files)"])
 
 
 @router.get("/live/events")
 async def live_events(request: Request, ctx: Ctx):
+    """Server-sent events: each event appended to the events files from now on."""
     return StreamingResponse(live.stream(ctx.events, request.is_disconnected), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
 @router.get("/records", response_class=HTMLResponse)
 async def records(request: Request, ctx: Ctx, q: str = "", kind: str = "all", done: int | None = None):
+    """The history, newest first, filtered by ``q`` (words) and ``kind``; ``done``: the undo just written."""
     all_records = ctx.store.records()
     items = {i.sku: i for i in ctx.store.items()}
     target = data.undo_target(all_records)
@@ -143,6 +148,7 @@ async def records(request: Request, ctx: Ctx, q: str = "", kind: str = "all", do
 
 @router.get("/records.csv")
 async def records_csv(ctx: Ctx):
+    """The whole history as CSV (the columns of :data:`edge.stages.store.EXPORT_COLUMNS`)."""
     buf = io.StringIO()
     ctx.store.export_csv(buf)
     return Response(buf.getvalue(), media_type="text/csv; charset=utf-8",
@@ -160,12 +166,14 @@ def _target_or_409(ctx: ConsoleContext, record_id: int):
 
 @router.get("/records/undo", response_class=HTMLResponse)
 async def undo_confirm(request: Request, ctx: Ctx, id: int):
+    """Ask before undoing record ``id`` (409 when it is not the latest change)."""
     target = _target_or_409(ctx, id)
     return page(request, ctx, "undo.html", record=target, item=ctx.store.get(target.sku))
 
 
 @router.post("/records/undo")
 async def undo(request: Request, ctx: Ctx):
+    """Undo the confirmed record: a compensating record, as a voice "undo that" writes."""
     fields = await form(request, ctx)
     try:
         record_id = int(fields.get("id", ""))
@@ -178,6 +186,7 @@ async def undo(request: Request, ctx: Ctx):
 
 @router.get("/inventory", response_class=HTMLResponse)
 async def inventory(request: Request, ctx: Ctx, q: str = "", low: int = 0, imported: int | None = None):
+    """Items filtered by ``q``; ``low=1``: at most :data:`edge.service.console.data.LOW_STOCK` units."""
     words = q.lower().split()
     items = [i for i in ctx.store.items()
              if all(w in f"{i.sku} {i.item} {i.location} {' '.join(i.aliases)}".lower() for w in words)
@@ -188,6 +197,7 @@ async def inventory(request: Request, ctx: Ctx, q: str = "", low: int = 0, impor
 
 @router.post("/inventory/preview", response_class=HTMLResponse)
 async def inventory_preview(request: Request, ctx: Ctx):
+    """What the POSTed CSV would change (422 with the import's error when it would be refused)."""
     csv_text = (await form(request, ctx)).get("csv", "")
     try:
         preview = data.preview_import(ctx.store, csv_text)
@@ -198,6 +208,7 @@ async def inventory_preview(request: Request, ctx: Ctx):
 
 @router.post("/inventory/import")
 async def inventory_import(request: Request, ctx: Ctx):
+    """Import the POSTed CSV (the text the preview showed)."""
     csv_text = (await form(request, ctx)).get("csv", "")
     try:
         n = data.import_text(ctx.store, csv_text)
@@ -208,11 +219,13 @@ async def inventory_import(request: Request, ctx: Ctx):
 
 @router.get("/status", response_class=HTMLResponse)
 async def status_page(request: Request, ctx: Ctx):
+    """Governor, voice service, LLM chain, models and the doctor, read now."""
     return page(request, ctx, "status.html", parts=await asyncio.to_thread(status.parts, ctx))
 
 
 @router.get("/login", response_class=HTMLResponse)
 async def login_page(request: Request, ctx: OpenCtx, next: str = "/console/records"):
+    """The login form for clients that are not loopback."""
     return page(request, ctx, "login.html", next=_local(next), error=None)
 
 
@@ -223,6 +236,7 @@ def _local(path: str) -> str:
 
 @router.post("/login")
 async def login(request: Request, ctx: OpenCtx):
+    """Check ``api.token``; a session cookie and a redirect to ``next`` (401 wrong, 429 too many)."""
     fields = await form(request, ctx)
     client, nxt = client_of(request), _local(fields.get("next", ""))
     if ctx.sessions.blocked(client):
@@ -236,6 +250,7 @@ async def login(request: Request, ctx: OpenCtx):
 
 @router.post("/logout")
 async def logout(request: Request, ctx: Ctx):
+    """End the session."""
     await form(request, ctx)
     ctx.sessions.end(request.cookies.get(access.SESSION_COOKIE))
     return RedirectResponse("/console/login", 303, headers={
