@@ -25,7 +25,7 @@ from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, Synthesize
 from wyoming.wake import Detect, Detection, NotDetected
 from zeroconf.asyncio import AsyncZeroconf
 
-from drivers.audio import SAMPLE_RATE
+from drivers.audio import SAMPLE_RATE, wav_frames
 from edge.config import ConfigError, WyomingSettings, load_settings
 from edge.service.wyoming.announce import SERVICE_TYPE, lan_address
 from edge.service.wyoming.box import Box
@@ -190,6 +190,30 @@ def test_transcript_is_what_the_voice_loop_heard(name, heard, server, store):
     assert text == loop_text and text.strip()
     # and it is the command the session says (the words the grammar needs)
     assert EXPECTED[name]["intent"] in ("query_stock", "log_record")
+
+
+def test_an_empty_stream_gives_an_empty_transcript(server, store):
+    got = run(ask(server, [Transcribe(), AudioStart(SAMPLE_RATE, 2, 1), AudioStop()], is_type("transcript")))
+    assert [(e.type, e.data["text"]) for e in got] == [("transcript", "")]
+
+
+@pytest.mark.parametrize("clip", sorted(p.name for p in (AUDIO / "formats").glob("*.wav")))
+def test_any_pcm_format_is_heard_as_the_loop_hears_the_file(clip, server, store, box):
+    """48 kHz stereo 24-bit, 44.1 kHz mono, 22.05 kHz stereo: sent as they are, converted by the
+    server; the transcript equals the recognizer's on the loop's own conversion of the file."""
+    path = AUDIO / "formats" / clip
+    with wave.open(str(path), "rb") as w:
+        rate, width, channels = w.getframerate(), w.getsampwidth(), w.getnchannels()
+        raw = w.readframes(w.getnframes())
+    step = CHUNK * width * channels
+    events = ([Transcribe(), AudioStart(rate, width, channels)]
+              + [AudioChunk(rate, width, channels, raw[i:i + step]) for i in range(0, len(raw), step)] + [AudioStop()])
+    got = run(ask(server, events, is_type("transcript")))[-1].data["text"]
+    asr = box.stages.asr  # the server is idle: the same recognizer, called directly
+    asr.start()
+    for f in wav_frames(path):
+        asr.accept(f)
+    assert got == asr.finish().text and "bolts" in got.lower()
 
 
 def test_transcript_names_and_terms_bias_recognition(server, store, box):
