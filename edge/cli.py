@@ -188,6 +188,33 @@ def cmd_serve(args) -> int:
     return serve(settings)
 
 
+def cmd_wyoming(args) -> int:
+    from edge.loop.build import build_stages, preflight, printer
+    from edge.service import logs
+    from edge.service.wyoming.server import run
+
+    # a non-loopback --uri without wyoming.allow_lan is refused here, before any model loads
+    settings = _settings(args, {"wyoming": {"uri": args.uri}} if args.uri else None)
+    preflight(settings)
+    out = _output_dir(settings)
+    store = _store(settings)
+    if not store.items():
+        print(f"warning: the store {settings.store.path} has no items; load them with "
+              f"'edge inventory import FILE.csv'", file=sys.stderr)
+    log = logs.setup()
+    show = printer(args.json, out / "wyoming-events.jsonl")
+
+    def emit(e) -> None:  # a handle turn's events: stdout, the output folder and the log, as the voice loop's
+        show(e)
+        logs.log_event(log, e)
+
+    stages = build_stages(settings, store)
+    try:
+        return run(settings, stages, emit)
+    finally:
+        stages.tts.close()
+
+
 def cmd_status(args) -> int:
     import logging
     import time
@@ -335,6 +362,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--host", help="bind address (default api.host, 127.0.0.1); off loopback api.token is required")
     p.add_argument("--port", type=int, help="TCP port (default api.port)")
     p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("wyoming", help="Wyoming services for Home Assistant: asr, tts, wake, handle (the stock dialog)")
+    common(p)
+    p.add_argument("--uri", help="tcp://HOST:PORT or unix:///PATH (default wyoming.uri, tcp://127.0.0.1:10700); "
+                                 "off loopback wyoming.allow_lan is required")
+    p.add_argument("--json", action="store_true", help="a handle turn's events as JSON lines on stdout")
+    p.set_defaults(func=cmd_wyoming)
 
     p = sub.add_parser("status", help="resource governor (thermal level, signals, memory admission, threads) and the running service (capture overflows, xruns, device losses)")
     common(p)
