@@ -17,7 +17,7 @@ import pytest
 
 from drivers.audio import wav_frames
 from edge.config import ApiSettings, load_settings
-from edge.governor import Governor
+from edge.governor.governor import Governor
 from edge.llm.chain import EngineChain
 from edge.loop.build import printer, run_frames
 from edge.service.api.app import ServerThread, create_app

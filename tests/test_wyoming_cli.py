@@ -17,7 +17,7 @@ from wyoming.handle import Handled
 from wyoming.info import Describe, Info
 
 from edge.config import load_settings
-from edge.governor import Governor
+from edge.governor.governor import Governor
 from edge.loop.build import build_stages
 from edge.service.wyoming.box import Box
 from edge.service.wyoming.server import BackgroundServer

@@ -192,12 +192,11 @@ class Box:
     def _transcribe(self, frames, names: list[str], terms: list[str]) -> Recognition:
         asr, items = self.stages.asr, self.stages.store.items()
         base = vocabulary(items) if self.settings.asr.bias else []
-        can_bias = hasattr(asr, "set_vocabulary")
-        if can_bias and _sig(items) != self._asr_sig:
+        if _sig(items) != self._asr_sig:
             asr.set_vocabulary(base)
             self._asr_sig = _sig(items)
         extra = [p for p in terms + names if p not in base]
-        if extra and can_bias:
+        if extra:
             asr.set_vocabulary(_unique(base + terms + names))
         try:
             asr.start()
@@ -205,7 +204,7 @@ class Box:
                 asr.accept(f)
             return asr.finish()
         finally:
-            if extra and can_bias:
+            if extra:
                 asr.set_vocabulary(base)
 
     # -- tts --------------------------------------------------------------------------------
