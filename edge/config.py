@@ -129,7 +129,7 @@ class TtsSettings(_Frozen):
 
 class CpuCluster(_Frozen):
     """CPUs of one kind (one or more cpufreq policies). On big.LITTLE boards the LLM runs on the
-    ``big`` cores and audio + wake word on a ``little`` one (edge.governor.thread_plan)."""
+    ``big`` cores and audio + wake word on a ``little`` one (edge.governor.threads.thread_plan)."""
 
     name: str
     cores: list[Annotated[int, Field(ge=0, le=4095)]] = Field(min_length=1, description="CPU numbers, as in /sys/devices/system/cpu/cpuN")

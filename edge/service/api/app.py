@@ -184,6 +184,5 @@ def serve(settings, engine=None) -> int:
         uvicorn.run(app, host=a.host, port=a.port, log_level="info", timeout_graceful_shutdown=5)
     finally:
         console.store.close()
-        if hasattr(engine, "close"):
-            engine.close()
+        engine.close()
     return 0

@@ -29,7 +29,7 @@ class Part:
 
 
 def governor_part(governor) -> Part:
-    """Thermal level, why, power mode and what the LLM may do now (:meth:`edge.governor.Governor.status`)."""
+    """Thermal level, why, power mode and what the LLM may do now (:meth:`edge.governor.governor.Governor.status`)."""
     p = Part("Governor", ["", ""])
     if governor is None:
         p.error = "no governor in this process"
