@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -297,6 +298,17 @@ def _deploy_commands(sub, msub, common) -> None:
     q.set_defaults(func=_deploy("cmd_models_install"))
 
 
+def _seconds(text: str) -> float:
+    """An argparse type: a number of seconds, 0 or more."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not v >= 0 or v == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: give 0 or more seconds")
+    return v
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="edge", description="Offline voice assistant for NPU boards.")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -373,7 +385,7 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("status", help="resource governor (thermal level, signals, memory admission, threads) and the running service (capture overflows, xruns, device losses)")
     common(p)
     p.add_argument("--json", action="store_true", help="one JSON document")
-    p.add_argument("--interval", type=float, default=0.5, help="s between the two readings for CPU load (0 = one)")
+    p.add_argument("--interval", type=_seconds, default=0.5, help="s between the two readings for CPU load (0 = one)")
     p.set_defaults(func=cmd_status)
 
     args = ap.parse_args(argv)
@@ -381,6 +393,9 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `edge ... | head`: the reader left; not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except UserError as e:  # the user can fix it: one line naming the file, key or device; a bug keeps its traceback
         print(f"edge: {e}", file=sys.stderr)
         return 2
