@@ -351,7 +351,7 @@ def _read_yaml(path: Path) -> dict:
         raise ConfigError(f"{path}: not a text file ({e.reason} at byte {e.start}); a config file is YAML "
                           f"saved as UTF-8") from None
     except yaml.YAMLError as e:
-        raise ConfigError(f"{path}: not valid YAML: {e}") from None
+        raise ConfigError(f"{path}: not valid YAML: {yaml_problem(e)}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -377,6 +377,14 @@ def board_path(name: str) -> Path:
         known = ", ".join(sorted(q.stem for q in BOARD_DIR.glob("*.yaml")))
         raise ConfigError(f"board '{name}': no file {p}; known boards: {known}")
     return p
+
+
+def yaml_problem(e: yaml.YAMLError) -> str:
+    """One line for a YAML error: where (line and column, 1-based) and what, plus the fix."""
+    mark = getattr(e, "problem_mark", None)  # MarkedYAMLError has it; the base class does not
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    what = getattr(e, "problem", None) or str(e).splitlines()[0]
+    return f"{where}{what}; fix the YAML there (indentation, a missing ] or }} or quote)"
 
 
 def load_settings(path: str | Path | None = None, board: str | None = None,

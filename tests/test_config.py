@@ -133,7 +133,8 @@ def test_bad_yaml_syntax_names_the_file_and_line(tmp_path):
     msg = config_error(path=p)
     assert str(p) in msg
     assert "YAML" in msg
-    assert "line" in msg
+    assert "line 4, column 1:" in msg and "fix the YAML" in msg
+    assert "\n" not in msg  # one line, not PyYAML's multi-line report
 
 
 def test_missing_file_names_the_file(tmp_path):
