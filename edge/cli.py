@@ -13,7 +13,9 @@
 
 A :class:`edge.errors.UserError` (bad input, settings, files, devices) is printed as one
 ``edge: <message>`` on stderr, exit status 2. Any other exception is a bug: its traceback is shown,
-exit status 1. The handlers are imported when their command runs (start-up time).
+exit status 1. ``edge run --input`` also exits 2 when a turn's store write failed (the user heard
+"nothing was saved"; the last stderr line gives the reason and the file). The handlers are imported
+when their command runs (start-up time).
 """
 from __future__ import annotations
 
@@ -86,6 +88,9 @@ def cmd_run(args) -> int:
         wall = time.perf_counter() - t0
         stderr(f"{args.input}: {p.t_ms / 1000:.1f} s of audio in {wall:.1f} s "
                f"(real-time factor {wall / max(p.t_ms / 1000, 1e-9):.2f}), {p.turns} turn(s); events in {out / 'events.jsonl'}")
+        if p.store_failures:  # the user heard it; the exit status says it too
+            stderr(f"edge: {len(p.store_failures)} turn(s) not saved: {p.store_failures[0]}")
+            return 2
         return 0
     # live: READY/WATCHDOG/STATUS to systemd, waits for a late microphone
     from edge.service.supervisor import run_service

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Callable, TextIO
 
 from edge.errors import UserError
+from edge.stages.storefaults import diagnose
 
 __all__ = ["Item", "Record", "Store", "StoreError", "MIGRATIONS", "SCHEMA_VERSION", "CSV_COLUMNS"]
 
@@ -105,7 +106,39 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 
 class StoreError(UserError):
-    """A store operation failed for a reason the caller can report (bad CSV, unknown SKU, ...)."""
+    """A store operation failed for a reason the caller can report (bad CSV, unknown SKU, a full disk).
+
+    ``reason``: for a failed read or write, one of :data:`edge.stages.storefaults.REASONS`
+    (``disk full``, ``read-only``, ``I/O error``, ``corrupt``, ``locked``); None otherwise.
+    """
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+def sqlite_failure(error: sqlite3.Error, path: Path) -> StoreError:
+    """The :class:`StoreError` for ``error`` raised on the store file ``path``: it says that nothing
+    was saved, why (disk full, read-only, I/O error, corrupt) and the fix (see :mod:`edge.stages.storefaults`)."""
+    reason, message = diagnose(error, path)
+    return StoreError(f"store {path}: nothing was saved: {message}", reason)
+
+
+class _Guard:
+    """The store's lock (re-entrant: one thread at a time) that also turns any ``sqlite3`` error
+    leaving it into a :class:`StoreError` naming the file, so no caller sees a ``sqlite3`` traceback."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.RLock()
+
+    def __enter__(self) -> None:
+        self._lock.acquire()
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self._lock.release()
+        if isinstance(exc, sqlite3.Error):
+            raise sqlite_failure(exc, self.path) from exc
 
 
 @dataclass(frozen=True)
@@ -177,15 +210,18 @@ class Store:
     def __init__(self, path: str | PathLike[str], *, clock: Callable[[], datetime] = _utc_now) -> None:
         self.path = Path(path)
         self._clock = clock
-        self._lock = threading.RLock()
+        self._lock = _Guard(self.path)
         self._conn: sqlite3.Connection | None = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # isolation_level=None: no implicit transactions; every write below uses an explicit
             # BEGIN IMMEDIATE ... COMMIT so the transaction boundaries are exactly what we say.
             conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
-        except (OSError, sqlite3.Error) as e:
+        except OSError as e:
             raise StoreError(f"cannot open store {self.path}: {e}") from e
+        except sqlite3.Error as e:
+            reason, message = diagnose(e, self.path)
+            raise StoreError(f"cannot open store {self.path}: {message}", reason) from e
         self._conn = conn
         try:
             mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
@@ -198,13 +234,12 @@ class Store:
             conn.execute("PRAGMA foreign_keys=ON")
             conn.execute("PRAGMA busy_timeout=5000")
             self._migrate()
-        except sqlite3.DatabaseError as e:  # e.g. "file is not a database"
+        except sqlite3.DatabaseError as e:  # e.g. "file is not a database", a full disk, a read-only file
             conn.close()
             self._conn = None
-            raise StoreError(
-                f"cannot open store {self.path}: {e}; fix: point store.path at an edge store "
-                "file or at a new file name"
-            ) from e
+            reason, message = diagnose(e, self.path)
+            fix = "" if reason else "; fix: point store.path at an edge store file or at a new file name"
+            raise StoreError(f"cannot open store {self.path}: {message}{fix}", reason) from e
         except BaseException:
             conn.close()
             self._conn = None
@@ -484,32 +519,28 @@ class Store:
 
 
 class _Tx:
-    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on any exception).
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on any exception, a failed COMMIT included).
 
-    sqlite3 errors raised inside are re-raised as :class:`StoreError`.
+    sqlite3 errors go on as they are: the store's lock (:class:`_Guard`) turns them into a
+    :class:`StoreError` naming the file and the reason.
     """
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
 
     def __enter__(self) -> sqlite3.Connection:
-        try:
-            self.conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as e:
-            raise StoreError(f"cannot start a transaction: {e}") from e
+        self.conn.execute("BEGIN IMMEDIATE")
         return self.conn
 
     def __exit__(self, exc_type, exc, tb) -> bool:
         if exc_type is None:
             try:
                 self.conn.execute("COMMIT")
-            except sqlite3.Error as e:
-                self._rollback()
-                raise StoreError(f"commit failed: {e}") from e
+            except sqlite3.Error:
+                self._rollback()  # a COMMIT that failed on a full disk can leave the transaction open
+                raise
             return False
         self._rollback()
-        if isinstance(exc, sqlite3.Error):
-            raise StoreError(f"database error: {exc}") from exc
         return False
 
     def _rollback(self) -> None:
