@@ -29,15 +29,17 @@ All failures the caller can act on are raised as :class:`StoreError`.
 from __future__ import annotations
 
 import csv
+import io
 import sqlite3
 import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from os import PathLike
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import Callable, Iterator, TextIO
 
 from edge.errors import UserError
+from edge.stages import csvfile
 from edge.stages.storefaults import diagnose
 
 __all__ = ["Item", "Record", "Store", "StoreError", "MIGRATIONS", "SCHEMA_VERSION", "CSV_COLUMNS"]
@@ -300,14 +302,18 @@ class Store:
         """Insert or update items from an inventory CSV; return the number of rows imported.
 
         The CSV needs a header with the columns :data:`CSV_COLUMNS` (``aliases`` ``;``-separated,
-        ``quantity`` a whole number >= 0 in ``unit``). Existing SKUs are overwritten; where the
+        ``quantity`` a whole number from 0 to :data:`edge.stages.csvfile.MAX_IMPORT_QUANTITY` in
+        ``unit``), in UTF-8 (UTF-16/32 with a byte-order mark are read too), at most
+        :data:`~edge.stages.csvfile.MAX_CSV_BYTES`, :data:`~edge.stages.csvfile.MAX_CSV_ROWS` rows and
+        :data:`~edge.stages.csvfile.MAX_FIELD_CHARS` characters a field, with no NUL or control character. Existing SKUs are overwritten; where the
         quantity changes, the difference is written as a stock-count record (turn id
         ``import:<time>``), which voice ``undo`` never reverts nor reaches past. All rows are
         imported in one transaction, or none.
 
         Raises :class:`StoreError` naming the file, line and column, and how to fix it, if the
-        file cannot be read, a column is missing, a row has the wrong number of fields, a SKU is
-        empty or repeated, or a quantity is not a non-negative integer.
+        file cannot be read, is too large or not Unicode text, a column is missing, a row has the
+        wrong number of fields, a field is too long or holds a control character, a SKU is empty or
+        repeated, there are too many rows, or a quantity is not an integer in the range above.
         """
         path = Path(path)
         rows = self._read_csv(path)
@@ -335,19 +341,19 @@ class Store:
     @staticmethod
     def _read_csv(path: Path) -> list[tuple[str, str, str, int, str, str]]:
         try:
-            with path.open(newline="", encoding="utf-8-sig") as f:
-                return Store._parse_csv(path, f)
+            return Store._parse_csv(path, io.StringIO(csvfile.read_text(path), newline=""))
         except OSError as e:
             raise StoreError(f"{path}: cannot read inventory CSV: {e.strerror or e}") from e
-        except UnicodeDecodeError as e:
-            raise StoreError(f"{path}: not UTF-8 text ({e}); fix: save the file as UTF-8 CSV") from e
-        except csv.Error as e:
-            raise StoreError(f"{path}: malformed CSV: {e}") from e
+        except ValueError as e:  # the csvfile checks: the message starts with the line and column
+            raise StoreError(f"{path}: {e}") from e
 
     @staticmethod
     def _parse_csv(path: Path, f: TextIO) -> list[tuple[str, str, str, int, str, str]]:
         reader = csv.reader(f)
-        header = next(reader, None)
+        try:
+            header = next(reader, None)
+        except csv.Error as e:
+            raise StoreError(f"{path}: line 1: malformed CSV: {e}") from e
         if header is None:
             raise StoreError(
                 f"{path}: line 1: file is empty; fix: add the header row {','.join(CSV_COLUMNS)}"
@@ -362,15 +368,22 @@ class Store:
         index = {col: names.index(col) for col in CSV_COLUMNS}
         rows: list[tuple[str, str, str, int, str, str]] = []
         seen: dict[str, int] = {}
-        for fields in reader:
+        for col, name in enumerate(header):
+            csvfile.check_field(name, f"line 1, column {col + 1}")
+        for fields in Store._rows(path, reader):
             line = reader.line_num
             if not fields or all(not x.strip() for x in fields):
                 continue  # blank line
+            if len(rows) >= csvfile.MAX_CSV_ROWS:
+                raise StoreError(f"{path}: line {line}: more than {csvfile.MAX_CSV_ROWS:,} items; fix: split the "
+                                 f"file and import the parts one after the other")
             if len(fields) != len(header):
                 raise StoreError(
                     f"{path}: line {line}: {len(fields)} fields but the header has {len(header)}; "
                     "fix: give every row one value per column (quote values containing commas)"
                 )
+            for col, value in enumerate(fields):
+                csvfile.check_field(value, f"line {line}, column {header[col].strip()!r}")
             v = {col: fields[i].strip() for col, i in index.items()}
             if not v["sku"]:
                 raise StoreError(f"{path}: line {line}, column 'sku': empty; fix: give the row a SKU")
@@ -385,18 +398,23 @@ class Store:
                     f"{seen[v['sku']]}; fix: keep one row per SKU"
                 )
             seen[v["sku"]] = line
-            try:
-                quantity = int(v["quantity"])
-            except ValueError:
-                quantity = None
-            if quantity is None or quantity < 0:
-                raise StoreError(
-                    f"{path}: line {line}, column 'quantity': {v['quantity']!r} is not a "
-                    "non-negative integer; fix: write a whole number such as 12"
-                )
+            quantity = csvfile.parse_quantity(v["quantity"], f"line {line}, column 'quantity'")
             aliases = ";".join(_split_aliases(v["aliases"]))
             rows.append((v["sku"], v["item"], v["location"], quantity, v["unit"], aliases))
         return rows
+
+    @staticmethod
+    def _rows(path: Path, reader) -> Iterator[list[str]]:
+        """The rows of ``reader``; a CSV syntax error names its line."""
+        while True:
+            try:
+                fields = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as e:
+                raise StoreError(f"{path}: line {reader.line_num}: malformed CSV: {e}; fix: check the "
+                                 f"quotes on that line") from e
+            yield fields
 
     def items(self) -> list[Item]:
         """All items, ordered by SKU."""
@@ -509,12 +527,16 @@ class Store:
 
     def export_csv(self, fileobj: TextIO) -> int:
         """Write the history as CSV (header :data:`EXPORT_COLUMNS`, ``undoes`` empty when None)
-        to a text file object (open it with ``newline=""``). Returns the number of records."""
+        to a text file object (open it with ``newline=""``). Returns the number of records.
+
+        Text cells that a spreadsheet would run as a formula get a leading ``'``
+        (:func:`edge.stages.csvfile.safe_cell`); numbers are written as they are."""
         records = self.records()
         writer = csv.writer(fileobj)
         writer.writerow(EXPORT_COLUMNS)
         for r in records:
-            writer.writerow([r.id, r.time, r.sku, r.delta, r.utterance, r.turn_id, "" if r.undoes is None else r.undoes])
+            writer.writerow([csvfile.safe_cell(v) for v in (r.id, r.time, r.sku, r.delta, r.utterance, r.turn_id,
+                                                            "" if r.undoes is None else r.undoes)])
         return len(records)
 
 
