@@ -54,6 +54,7 @@ def cmd_run(args) -> int:
     import time
 
     from drivers.audio import wav_frames
+    from drivers.audio.wavfile import length_warning
     from edge.loop.build import build_stages, preflight, printer, run_frames, stderr
 
     overrides = {"output_dir": args.output_dir} if args.output_dir else None
@@ -61,6 +62,9 @@ def cmd_run(args) -> int:
     first, frames = None, iter(())
     if args.input:
         frames = wav_frames(args.input)  # the file is checked before anything is changed or loaded
+        short = length_warning(args.input)
+        if short:
+            stderr(f"warning: {short}")
         first = next(frames, None)
         if first is None:
             stderr(f"warning: {args.input} holds no audio samples; nothing to do")
