@@ -279,7 +279,17 @@ def _deploy_commands(sub, msub, common) -> None:
     q.set_defaults(func=_deploy("cmd_models_install"))
 
 
+def utf8_streams() -> None:
+    """stdout and stderr in UTF-8 whatever the locale (``LANG=C`` gives ASCII, and item names,
+    transcripts and exports are Unicode); what UTF-8 cannot hold (a lone surrogate) is written as a
+    backslash escape, never an exception."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):  # a real text stream, not a test's StringIO
+            stream.reconfigure(encoding="utf-8", errors="backslashreplace")
+
+
 def main(argv: list[str] | None = None) -> int:
+    utf8_streams()
     ap = argparse.ArgumentParser(prog="edge", description="Offline voice assistant for NPU boards.")
     sub = ap.add_subparsers(dest="cmd", required=True)
 
