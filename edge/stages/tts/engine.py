@@ -9,6 +9,7 @@ import contextlib
 import io
 import logging
 import multiprocessing as mp
+import os
 import threading
 from pathlib import Path
 
@@ -23,6 +24,11 @@ log = logging.getLogger("edge.stages.tts.engine")
 VOICES = {"en": "gmw/en", "zh": "sit/cmn"}
 WAV_HEADER_BYTES = 44  # a canonical PCM WAV header; a file this size holds no samples
 RETRIES = 2
+#: The speech engine's process only writes WAV files, but libespeak-ng 1.51 probes a sound output
+#: through libpcaudio when it starts (PulseAudio, then ALSA's ``default``): that would connect to or
+#: autospawn a sound server, leave a ``pulse`` runtime folder behind, and briefly hold the sound card.
+#: Its environment points both at nothing, so the probe fails at once and touches no device.
+NO_SOUND_OUTPUT = {"PULSE_SERVER": "unix:/nonexistent/edge-tts-writes-files-only", "ALSA_CONFIG_PATH": os.devnull}
 ESPEAK_RATE = 22050  # Hz
 
 
@@ -94,6 +100,7 @@ class Pyttsx3Tts:
 
 def _worker(conn, language: str, voice: str | None, rate_wpm: int) -> None:  # pragma: no cover - child
     """The speech engine's own process: synthesize requests from ``conn`` until it closes."""
+    os.environ.update(NO_SOUND_OUTPUT)  # before libespeak-ng is loaded (see NO_SOUND_OUTPUT)
     try:
         tts = Pyttsx3Tts(language, voice, rate_wpm)
         conn.send(("ready", None))
