@@ -20,7 +20,9 @@ when their command runs (start-up time).
 from __future__ import annotations
 
 import argparse
+import codecs
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -110,6 +112,7 @@ def cmd_ask(args) -> int:
     from edge.loop.build import build_understanding, printer
     from edge.stages.dialog import act
 
+    args.text = argument_text(args.text)
     if not args.text.strip():
         raise UserError('ask: give the words to understand, e.g. edge ask "how many M8 bolts are in bin twelve"')
     settings = _settings(args)
@@ -279,13 +282,35 @@ def _deploy_commands(sub, msub, common) -> None:
     q.set_defaults(func=_deploy("cmd_models_install"))
 
 
+def _unencodable(e: UnicodeError) -> tuple[str | bytes, int]:
+    """Codec error handler ``edge-bytes``: the original bytes of a file name or argument that an
+    ASCII locale decoded with ``surrogateescape``; a backslash escape for any other lone surrogate."""
+    if not isinstance(e, UnicodeEncodeError):
+        raise e
+    bad = e.object[e.start:e.end]
+    if all(0xDC80 <= ord(c) <= 0xDCFF for c in bad):
+        return bytes(ord(c) - 0xDC00 for c in bad), e.end
+    return "".join(f"\\u{ord(c):04x}" for c in bad), e.end
+
+
+def argument_text(text: str) -> str:
+    """A command-line argument as the words the user typed: in an ASCII locale (``LANG=C``,
+    ``PYTHONUTF8=0``) Python hands UTF-8 arguments over as lone surrogates, which SQLite and the
+    speech engine refuse; their bytes are decoded as UTF-8 again (anything undecodable becomes U+FFFD)."""
+    try:
+        return os.fsencode(text).decode("utf-8", "replace")
+    except UnicodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
 def utf8_streams() -> None:
-    """stdout and stderr in UTF-8 whatever the locale (``LANG=C`` gives ASCII, and item names,
-    transcripts and exports are Unicode); what UTF-8 cannot hold (a lone surrogate) is written as a
-    backslash escape, never an exception."""
+    """stdout and stderr in UTF-8 whatever the locale (``LANG=C`` with ``PYTHONUTF8=0`` gives ASCII,
+    and item names, transcripts and exports are Unicode); a file name given in an ASCII locale is
+    written as its bytes, any other lone surrogate as a backslash escape, never an exception."""
+    codecs.register_error("edge-bytes", _unencodable)
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):  # a real text stream, not a test's StringIO
-            stream.reconfigure(encoding="utf-8", errors="backslashreplace")
+            stream.reconfigure(encoding="utf-8", errors="edge-bytes")
 
 
 def main(argv: list[str] | None = None) -> int:
