@@ -13,11 +13,14 @@
 
 A :class:`edge.errors.UserError` (bad input, settings, files, devices) is printed as one
 ``edge: <message>`` on stderr, exit status 2. Any other exception is a bug: its traceback is shown,
-exit status 1. The handlers are imported when their command runs (start-up time).
+exit status 1. ``edge run --input`` also exits 2 when a turn's store write failed (the user heard
+"nothing was saved"; the last stderr line gives the reason and the file). The handlers are imported
+when their command runs (start-up time).
 """
 from __future__ import annotations
 
 import argparse
+import codecs
 import json
 import os
 import sys
@@ -53,6 +56,7 @@ def cmd_run(args) -> int:
     import time
 
     from drivers.audio import wav_frames
+    from drivers.audio.wavfile import length_warning
     from edge.loop.build import build_stages, preflight, printer, run_frames, stderr
 
     overrides = {"output_dir": args.output_dir} if args.output_dir else None
@@ -60,6 +64,9 @@ def cmd_run(args) -> int:
     first, frames = None, iter(())
     if args.input:
         frames = wav_frames(args.input)  # the file is checked before anything is changed or loaded
+        short = length_warning(args.input)
+        if short:
+            stderr(f"warning: {short}")
         first = next(frames, None)
         if first is None:
             stderr(f"warning: {args.input} holds no audio samples; nothing to do")
@@ -87,6 +94,9 @@ def cmd_run(args) -> int:
         wall = time.perf_counter() - t0
         stderr(f"{args.input}: {p.t_ms / 1000:.1f} s of audio in {wall:.1f} s "
                f"(real-time factor {wall / max(p.t_ms / 1000, 1e-9):.2f}), {p.turns} turn(s); events in {out / 'events.jsonl'}")
+        if p.store_failures:  # the user heard it; the exit status says it too
+            stderr(f"edge: {len(p.store_failures)} turn(s) not saved: {p.store_failures[0]}")
+            return 2
         return 0
     # live: READY/WATCHDOG/STATUS to systemd, waits for a late microphone
     from edge.service.supervisor import run_service
@@ -102,6 +112,7 @@ def cmd_ask(args) -> int:
     from edge.loop.build import build_understanding, printer
     from edge.stages.dialog import act
 
+    args.text = argument_text(args.text)
     if not args.text.strip():
         raise UserError('ask: give the words to understand, e.g. edge ask "how many M8 bolts are in bin twelve"')
     settings = _settings(args)
@@ -309,7 +320,39 @@ def _seconds(text: str) -> float:
     return v
 
 
+def _unencodable(e: UnicodeError) -> tuple[str | bytes, int]:
+    """Codec error handler ``edge-bytes``: the original bytes of a file name or argument that an
+    ASCII locale decoded with ``surrogateescape``; a backslash escape for any other lone surrogate."""
+    if not isinstance(e, UnicodeEncodeError):
+        raise e
+    bad = e.object[e.start:e.end]
+    if all(0xDC80 <= ord(c) <= 0xDCFF for c in bad):
+        return bytes(ord(c) - 0xDC00 for c in bad), e.end
+    return "".join(f"\\u{ord(c):04x}" for c in bad), e.end
+
+
+def argument_text(text: str) -> str:
+    """A command-line argument as the words the user typed: in an ASCII locale (``LANG=C``,
+    ``PYTHONUTF8=0``) Python hands UTF-8 arguments over as lone surrogates, which SQLite and the
+    speech engine refuse; their bytes are decoded as UTF-8 again (anything undecodable becomes U+FFFD)."""
+    try:
+        return os.fsencode(text).decode("utf-8", "replace")
+    except UnicodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def utf8_streams() -> None:
+    """stdout and stderr in UTF-8 whatever the locale (``LANG=C`` with ``PYTHONUTF8=0`` gives ASCII,
+    and item names, transcripts and exports are Unicode); a file name given in an ASCII locale is
+    written as its bytes, any other lone surrogate as a backslash escape, never an exception."""
+    codecs.register_error("edge-bytes", _unencodable)
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):  # a real text stream, not a test's StringIO
+            stream.reconfigure(encoding="utf-8", errors="edge-bytes")
+
+
 def main(argv: list[str] | None = None) -> int:
+    utf8_streams()
     ap = argparse.ArgumentParser(prog="edge", description="Offline voice assistant for NPU boards.")
     sub = ap.add_subparsers(dest="cmd", required=True)
 

@@ -319,9 +319,63 @@ def _merge(base: dict, over: dict) -> dict:
     return out
 
 
+#: The largest config file read, bytes.
+MAX_CONFIG_BYTES = 2**20
+#: The most YAML nodes a config may hold once its aliases are expanded (the defaults hold about
+#: 200): an alias "bomb" of nested anchors (1 kB standing for 10^9 strings) is refused before it is built.
+MAX_CONFIG_NODES = 20_000
+
+
+def expanded_nodes(root: yaml.Node, limit: int = MAX_CONFIG_NODES) -> int:
+    """How many nodes the YAML tree ``root`` holds with every alias expanded, counted in time linear
+    in the nodes as written (shared nodes are counted once and weighed by their uses).
+
+    Raises:
+        ValueError: more than ``limit`` nodes, or an alias inside its own anchor (a cycle).
+    """
+    weight: dict[int, int] = {}
+    open_: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, closing = stack.pop()
+        key = id(node)
+        kids = _children(node)
+        if closing:
+            open_.discard(key)
+            weight[key] = 1 + sum(weight[id(k)] for k in kids)
+            if weight[key] > limit:
+                raise ValueError(f"more than {limit:,} values once its aliases (*name) are expanded; "
+                                 f"write the settings out instead of nesting anchors")
+            continue
+        if key in weight:
+            continue
+        if key in open_:
+            raise ValueError(f"line {node.start_mark.line + 1}: an alias refers to the anchor it is inside of")
+        open_.add(key)
+        stack.append((node, True))
+        stack.extend((k, False) for k in kids if id(k) not in weight)
+    return weight[id(root)]
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
 class _UniqueKeyLoader(yaml.SafeLoader):
     """A YAML loader that refuses a key given twice in one mapping (PyYAML keeps the last one
-    silently, so ``board: x86-dev`` followed by ``board: {...}`` would drop the board's file)."""
+    silently, so ``board: x86-dev`` followed by ``board: {...}`` would drop the board's file), and
+    a document of more than :data:`MAX_CONFIG_NODES` nodes once its aliases are expanded."""
+
+    def construct_document(self, node):
+        try:
+            expanded_nodes(node)
+        except ValueError as e:
+            raise yaml.constructor.ConstructorError(None, None, str(e), node.start_mark) from None
+        return super().construct_document(node)
 
     def construct_mapping(self, node, deep=False):
         seen: dict = {}
@@ -339,7 +393,12 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 
 def _read_yaml(path: Path) -> dict:
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader
+        with path.open("rb") as f:
+            raw = f.read(MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES // 1024} KiB, not a config file; "
+                              f"pass the YAML settings file to --config")
+        data = yaml.load(raw.decode("utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader
     except FileNotFoundError:
         raise ConfigError(f"{path}: config file not found; pass an existing file to --config") from None
     except IsADirectoryError:
@@ -352,6 +411,9 @@ def _read_yaml(path: Path) -> dict:
                           f"saved as UTF-8") from None
     except yaml.YAMLError as e:
         raise ConfigError(f"{path}: not valid YAML: {yaml_problem(e)}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deeply to be settings; a config file is a few levels of "
+                          f"key: value") from None
     if data is None:
         return {}
     if not isinstance(data, dict):

@@ -5,6 +5,7 @@ including WAVE_FORMAT_EXTENSIBLE headers that Python's ``wave`` module rejects.
 """
 from __future__ import annotations
 
+import struct
 import wave
 from pathlib import Path
 from typing import Iterator
@@ -23,6 +24,9 @@ class AudioFormatError(UserError, ValueError):
 def _info(path: Path) -> sf._SoundFileInfo:
     if not path.exists():
         raise AudioFormatError(f"{path}: no such file; give a WAV recording with --input")
+    if path.is_dir():
+        raise AudioFormatError(f"{path}: is a directory, not a WAV file; give one recording with --input, "
+                               f"e.g. {path / 'session.wav'}")
     try:
         info = sf.info(str(path))
     except Exception as e:  # libsndfile's message says what is wrong with the header
@@ -46,6 +50,49 @@ def _header_rate(path: Path) -> int | None:
             return int(w.getframerate())
     except Exception:
         return None
+
+
+def length_warning(path: str | Path) -> str | None:
+    """What a RIFF/WAVE file's header promises that the file does not hold, in words; None when
+    the ``data`` chunk is whole (or the file is not a plain RIFF WAV, e.g. RF64 or another format).
+
+    A recorder killed mid-recording, a copy cut short or a header written before the recording
+    ended all leave a ``data`` chunk shorter than its header says; libsndfile then reads what is
+    there without a word, so this names the seconds and bytes missing.
+    """
+    path = Path(path)
+    try:
+        with path.open("rb") as f:
+            head = f.read(12)
+            if len(head) < 12 or head[:4] != b"RIFF" or head[8:12] != b"WAVE":
+                return None
+            rate = block = 0
+            while True:
+                chunk = f.read(8)
+                if len(chunk) < 8:
+                    return f"{path}: no 'data' chunk: the file ends after {f.tell()} bytes of header"
+                cid, size = chunk[:4], struct.unpack("<I", chunk[4:])[0]
+                if cid == b"fmt " and 16 <= size <= 4096:
+                    fmt = f.read(size + (size & 1))
+                    rate, block = struct.unpack("<I", fmt[4:8])[0], struct.unpack("<H", fmt[12:14])[0]
+                    continue
+                if cid == b"data":
+                    start = f.tell()
+                    break
+                f.seek(size + (size & 1), 1)
+        held = path.stat().st_size - start
+    except OSError:
+        return None
+    if size <= held:
+        return None
+
+    def secs(n: int) -> str:
+        return f"{n / (rate * block):.2f} s" if rate and block else f"{n} bytes"
+
+    partial = f"; the last {held % block} bytes are half a sample frame and are dropped" if block and held % block else ""
+    return (f"{path}: the header promises {secs(size)} of audio ({size} bytes) but the file holds {secs(held)} "
+            f"({held} bytes): {secs(size - held)} ({size - held} bytes) missing, cut short or a recording that was "
+            f"not closed{partial}; processing the {secs(held - held % block if block else held)} that are there")
 
 
 def read_wav(path: str | Path) -> tuple[np.ndarray, int]:

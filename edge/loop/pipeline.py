@@ -25,7 +25,7 @@ from edge import events as ev
 from edge.errors import EdgeError
 from edge.loop.stages import Speaker, Stages
 from edge.loop.state import TRANSITIONS, TurnState
-from edge.stages import dialog
+from edge.stages import dialog, reply
 from edge.stages.asr.base import Recognition, vocabulary
 from edge.stages.nlu.types import Intent
 from edge.stages.tts.stream import EarlyReply
@@ -106,6 +106,8 @@ class Pipeline:
         #: CPUs for a turn's recognition, understanding and reply (the big cores on big.LITTLE boards,
         #: see edge.governor.governor.Governor.cpu_sets); None: not pinned
         self.turn_cpus: tuple[int, ...] | None = None
+        #: messages of the turns whose store step failed (nothing saved; the user was told)
+        self.store_failures: list[str] = []
 
     def _to(self, new: TurnState) -> None:
         """The one place the turn state changes; emits the ``state`` event."""
@@ -307,10 +309,33 @@ class Pipeline:
         self._to(TurnState.LISTENING)
 
     def _fail(self, e: StageFailed, latency: dict) -> None:
-        """One failed turn never stops the service: say which stage failed, end the turn."""
+        """One failed turn never stops the service: say which stage failed, end the turn. A failed
+        store step (disk full, read-only, I/O error) is also said aloud: nothing was saved."""
         self.pending = None
         self.emit(ev.Error(self.t_ms, self.turn_id, e.stage, str(e)))
+        if e.stage == "store":
+            self.store_failures.append(str(e.error))
+            if self._say_not_saved(e.error):
+                self.emit(ev.TurnEnd(self.t_ms, self.turn_id, latency))
+                self._follow_speaker()  # speaking until the apology is played, then listening
+                return
         self._end(latency)
+
+    def _say_not_saved(self, error: Exception) -> bool:
+        """Synthesize and play "nothing was saved" with the reason of ``error`` (a StoreError);
+        emits its ``reply`` event. False when even that could not be said (a ``tts`` error event)."""
+        text = reply.not_saved(getattr(error, "reason", None), self.language)
+        self._to(TurnState.SPEAKING)
+        try:
+            with stage("tts"):
+                wav = self.s.tts.synthesize(text, self.output_dir / f"reply-{self.turn_id}-{self.t_ms}.wav")
+        except StageFailed as failed:
+            self.emit(ev.Error(self.t_ms, self.turn_id, failed.stage, str(failed)))
+            return False
+        if self.speaker is not None:
+            self.speaker.start(wav, self.t_ms)
+        self.emit(ev.Reply(self.t_ms, self.turn_id, text, str(wav)))
+        return True
 
     def _turn(self) -> None:
         """The endpointed turn, on ``turn_cpus`` when set (the audio loop's own mask comes back after)."""

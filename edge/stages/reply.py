@@ -87,6 +87,26 @@ TEXTS = {
 }
 
 
+#: Why a store write failed, as said in "nothing was saved" (keys: edge.stages.storefaults.REASONS).
+NOT_SAVED_WHY = {
+    "en": {"disk full": "the store's disk is full", "read-only": "the store is read-only",
+           "I/O error": "the store's card or disk has an I/O error", "corrupt": "the store file is damaged",
+           "locked": "the store is locked by another program", None: "the store could not be written"},
+    "zh": {"disk full": "存储空间已满", "read-only": "数据库是只读的", "I/O error": "存储卡读写出错",
+           "corrupt": "数据库文件已损坏", "locked": "数据库被另一个程序占用", None: "数据库无法写入"},
+}
+
+
+def not_saved(reason: str | None, language: str = "en") -> str:
+    """What the box says when the store failed during a turn: nothing was saved, and why (``reason``:
+    one of :data:`edge.stages.storefaults.REASONS` or None)."""
+    why = NOT_SAVED_WHY.get(language, NOT_SAVED_WHY["en"])
+    why = why.get(reason, why[None])
+    if language == "zh":
+        return f"对不起，什么也没有保存：{why}。请告诉管理员。"
+    return f"Sorry, nothing was saved: {why}. Please tell whoever looks after this box."
+
+
 def text(key: str, language: str = "en", **values) -> str:
     """The fixed sentence ``key`` of :data:`TEXTS` in ``language`` (English when not translated)."""
     return TEXTS.get(language, TEXTS["en"]).get(key, TEXTS["en"][key]).format(**values)

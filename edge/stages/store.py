@@ -29,15 +29,18 @@ All failures the caller can act on are raised as :class:`StoreError`.
 from __future__ import annotations
 
 import csv
+import io
 import sqlite3
 import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from os import PathLike
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import Callable, Iterator, TextIO
 
 from edge.errors import UserError
+from edge.stages import csvfile
+from edge.stages.storefaults import diagnose
 
 __all__ = ["Item", "Record", "Store", "StoreError", "MIGRATIONS", "SCHEMA_VERSION", "CSV_COLUMNS"]
 
@@ -105,7 +108,39 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 
 class StoreError(UserError):
-    """A store operation failed for a reason the caller can report (bad CSV, unknown SKU, ...)."""
+    """A store operation failed for a reason the caller can report (bad CSV, unknown SKU, a full disk).
+
+    ``reason``: for a failed read or write, one of :data:`edge.stages.storefaults.REASONS`
+    (``disk full``, ``read-only``, ``I/O error``, ``corrupt``, ``locked``); None otherwise.
+    """
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+def sqlite_failure(error: sqlite3.Error, path: Path) -> StoreError:
+    """The :class:`StoreError` for ``error`` raised on the store file ``path``: it says that nothing
+    was saved, why (disk full, read-only, I/O error, corrupt) and the fix (see :mod:`edge.stages.storefaults`)."""
+    reason, message = diagnose(error, path)
+    return StoreError(f"store {path}: nothing was saved: {message}", reason)
+
+
+class _Guard:
+    """The store's lock (re-entrant: one thread at a time) that also turns any ``sqlite3`` error
+    leaving it into a :class:`StoreError` naming the file, so no caller sees a ``sqlite3`` traceback."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.RLock()
+
+    def __enter__(self) -> None:
+        self._lock.acquire()
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self._lock.release()
+        if isinstance(exc, sqlite3.Error):
+            raise sqlite_failure(exc, self.path) from exc
 
 
 @dataclass(frozen=True)
@@ -177,7 +212,7 @@ class Store:
     def __init__(self, path: str | PathLike[str], *, clock: Callable[[], datetime] = _utc_now) -> None:
         self.path = Path(path)
         self._clock = clock
-        self._lock = threading.RLock()
+        self._lock = _Guard(self.path)
         self._conn: sqlite3.Connection | None = None
         if self.path.is_dir():
             raise StoreError(f"store {self.path} is a folder; point store.path at a file in it, "
@@ -187,8 +222,11 @@ class Store:
             # isolation_level=None: no implicit transactions; every write below uses an explicit
             # BEGIN IMMEDIATE ... COMMIT so the transaction boundaries are exactly what we say.
             conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
-        except (OSError, sqlite3.Error) as e:
+        except OSError as e:
             raise StoreError(f"cannot open store {self.path}: {e}") from e
+        except sqlite3.Error as e:
+            reason, message = diagnose(e, self.path)
+            raise StoreError(f"cannot open store {self.path}: {message}", reason) from e
         self._conn = conn
         try:
             mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
@@ -201,13 +239,12 @@ class Store:
             conn.execute("PRAGMA foreign_keys=ON")
             conn.execute("PRAGMA busy_timeout=5000")
             self._migrate()
-        except sqlite3.DatabaseError as e:  # e.g. "file is not a database"
+        except sqlite3.DatabaseError as e:  # e.g. "file is not a database", a full disk, a read-only file
             conn.close()
             self._conn = None
-            raise StoreError(
-                f"cannot open store {self.path}: {e}; fix: point store.path at an edge store "
-                "file or at a new file name"
-            ) from e
+            reason, message = diagnose(e, self.path)
+            fix = "" if reason else "; fix: point store.path at an edge store file or at a new file name"
+            raise StoreError(f"cannot open store {self.path}: {message}{fix}", reason) from e
         except BaseException:
             conn.close()
             self._conn = None
@@ -268,14 +305,18 @@ class Store:
         """Insert or update items from an inventory CSV; return the number of rows imported.
 
         The CSV needs a header with the columns :data:`CSV_COLUMNS` (``aliases`` ``;``-separated,
-        ``quantity`` a whole number >= 0 in ``unit``). Existing SKUs are overwritten; where the
+        ``quantity`` a whole number from 0 to :data:`edge.stages.csvfile.MAX_IMPORT_QUANTITY` in
+        ``unit``), in UTF-8 (UTF-16/32 with a byte-order mark are read too), at most
+        :data:`~edge.stages.csvfile.MAX_CSV_BYTES`, :data:`~edge.stages.csvfile.MAX_CSV_ROWS` rows and
+        :data:`~edge.stages.csvfile.MAX_FIELD_CHARS` characters a field, with no NUL or control character. Existing SKUs are overwritten; where the
         quantity changes, the difference is written as a stock-count record (turn id
         ``import:<time>``), which voice ``undo`` never reverts nor reaches past. All rows are
         imported in one transaction, or none.
 
         Raises :class:`StoreError` naming the file, line and column, and how to fix it, if the
-        file cannot be read, a column is missing, a row has the wrong number of fields, a SKU is
-        empty or repeated, or a quantity is not a non-negative integer.
+        file cannot be read, is too large or not Unicode text, a column is missing, a row has the
+        wrong number of fields, a field is too long or holds a control character, a SKU is empty or
+        repeated, there are too many rows, or a quantity is not an integer in the range above.
         """
         path = Path(path)
         rows = self._read_csv(path)
@@ -303,19 +344,19 @@ class Store:
     @staticmethod
     def _read_csv(path: Path) -> list[tuple[str, str, str, int, str, str]]:
         try:
-            with path.open(newline="", encoding="utf-8-sig") as f:
-                return Store._parse_csv(path, f)
+            return Store._parse_csv(path, io.StringIO(csvfile.read_text(path), newline=""))
         except OSError as e:
             raise StoreError(f"{path}: cannot read inventory CSV: {e.strerror or e}") from e
-        except UnicodeDecodeError as e:
-            raise StoreError(f"{path}: not UTF-8 text ({e}); fix: save the file as UTF-8 CSV") from e
-        except csv.Error as e:
-            raise StoreError(f"{path}: malformed CSV: {e}") from e
+        except ValueError as e:  # the csvfile checks: the message starts with the line and column
+            raise StoreError(f"{path}: {e}") from e
 
     @staticmethod
     def _parse_csv(path: Path, f: TextIO) -> list[tuple[str, str, str, int, str, str]]:
         reader = csv.reader(f)
-        header = next(reader, None)
+        try:
+            header = next(reader, None)
+        except csv.Error as e:
+            raise StoreError(f"{path}: line 1: malformed CSV: {e}") from e
         if header is None:
             raise StoreError(
                 f"{path}: line 1: file is empty; fix: add the header row {','.join(CSV_COLUMNS)}"
@@ -330,15 +371,22 @@ class Store:
         index = {col: names.index(col) for col in CSV_COLUMNS}
         rows: list[tuple[str, str, str, int, str, str]] = []
         seen: dict[str, int] = {}
-        for fields in reader:
+        for col, name in enumerate(header):
+            csvfile.check_field(name, f"line 1, column {col + 1}")
+        for fields in Store._rows(path, reader):
             line = reader.line_num
             if not fields or all(not x.strip() for x in fields):
                 continue  # blank line
+            if len(rows) >= csvfile.MAX_CSV_ROWS:
+                raise StoreError(f"{path}: line {line}: more than {csvfile.MAX_CSV_ROWS:,} items; fix: split the "
+                                 f"file and import the parts one after the other")
             if len(fields) != len(header):
                 raise StoreError(
                     f"{path}: line {line}: {len(fields)} fields but the header has {len(header)}; "
                     "fix: give every row one value per column (quote values containing commas)"
                 )
+            for col, value in enumerate(fields):
+                csvfile.check_field(value, f"line {line}, column {header[col].strip()!r}")
             v = {col: fields[i].strip() for col, i in index.items()}
             if not v["sku"]:
                 raise StoreError(f"{path}: line {line}, column 'sku': empty; fix: give the row a SKU")
@@ -353,18 +401,23 @@ class Store:
                     f"{seen[v['sku']]}; fix: keep one row per SKU"
                 )
             seen[v["sku"]] = line
-            try:
-                quantity = int(v["quantity"])
-            except ValueError:
-                quantity = None
-            if quantity is None or quantity < 0:
-                raise StoreError(
-                    f"{path}: line {line}, column 'quantity': {v['quantity']!r} is not a "
-                    "non-negative integer; fix: write a whole number such as 12"
-                )
+            quantity = csvfile.parse_quantity(v["quantity"], f"line {line}, column 'quantity'")
             aliases = ";".join(_split_aliases(v["aliases"]))
             rows.append((v["sku"], v["item"], v["location"], quantity, v["unit"], aliases))
         return rows
+
+    @staticmethod
+    def _rows(path: Path, reader) -> Iterator[list[str]]:
+        """The rows of ``reader``; a CSV syntax error names its line."""
+        while True:
+            try:
+                fields = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as e:
+                raise StoreError(f"{path}: line {reader.line_num}: malformed CSV: {e}; fix: check the "
+                                 f"quotes on that line") from e
+            yield fields
 
     def items(self) -> list[Item]:
         """All items, ordered by SKU."""
@@ -477,42 +530,42 @@ class Store:
 
     def export_csv(self, fileobj: TextIO) -> int:
         """Write the history as CSV (header :data:`EXPORT_COLUMNS`, ``undoes`` empty when None)
-        to a text file object (open it with ``newline=""``). Returns the number of records."""
+        to a text file object (open it with ``newline=""``). Returns the number of records.
+
+        Text cells that a spreadsheet would run as a formula get a leading ``'``
+        (:func:`edge.stages.csvfile.safe_cell`); numbers are written as they are."""
         records = self.records()
         writer = csv.writer(fileobj)
         writer.writerow(EXPORT_COLUMNS)
         for r in records:
-            writer.writerow([r.id, r.time, r.sku, r.delta, r.utterance, r.turn_id, "" if r.undoes is None else r.undoes])
+            writer.writerow([csvfile.safe_cell(v) for v in (r.id, r.time, r.sku, r.delta, r.utterance, r.turn_id,
+                                                            "" if r.undoes is None else r.undoes)])
         return len(records)
 
 
 class _Tx:
-    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on any exception).
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on any exception, a failed COMMIT included).
 
-    sqlite3 errors raised inside are re-raised as :class:`StoreError`.
+    sqlite3 errors go on as they are: the store's lock (:class:`_Guard`) turns them into a
+    :class:`StoreError` naming the file and the reason.
     """
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
 
     def __enter__(self) -> sqlite3.Connection:
-        try:
-            self.conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as e:
-            raise StoreError(f"cannot start a transaction: {e}") from e
+        self.conn.execute("BEGIN IMMEDIATE")
         return self.conn
 
     def __exit__(self, exc_type, exc, tb) -> bool:
         if exc_type is None:
             try:
                 self.conn.execute("COMMIT")
-            except sqlite3.Error as e:
-                self._rollback()
-                raise StoreError(f"commit failed: {e}") from e
+            except sqlite3.Error:
+                self._rollback()  # a COMMIT that failed on a full disk can leave the transaction open
+                raise
             return False
         self._rollback()
-        if isinstance(exc, sqlite3.Error):
-            raise StoreError(f"database error: {exc}") from exc
         return False
 
     def _rollback(self) -> None:

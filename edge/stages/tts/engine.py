@@ -9,16 +9,27 @@ import contextlib
 import io
 import logging
 import multiprocessing as mp
+import os
 import threading
 from pathlib import Path
 
+import numpy as np
+
+from drivers.audio.wavfile import write_wav
 from edge.errors import UserError
+from edge.stages.tts.clean import for_speech
 
 log = logging.getLogger("edge.stages.tts.engine")
 
 VOICES = {"en": "gmw/en", "zh": "sit/cmn"}
 WAV_HEADER_BYTES = 44  # a canonical PCM WAV header; a file this size holds no samples
 RETRIES = 2
+#: The speech engine's process only writes WAV files, but libespeak-ng 1.51 probes a sound output
+#: through libpcaudio when it starts (PulseAudio, then ALSA's ``default``): that would connect to or
+#: autospawn a sound server, leave a ``pulse`` runtime folder behind, and briefly hold the sound card.
+#: Its environment points both at nothing, so the probe fails at once and touches no device.
+NO_SOUND_OUTPUT = {"PULSE_SERVER": "unix:/nonexistent/edge-tts-writes-files-only", "ALSA_CONFIG_PATH": os.devnull}
+ESPEAK_RATE = 22050  # Hz
 
 
 class TtsError(UserError):
@@ -43,8 +54,10 @@ class Pyttsx3Tts:
             self.engine = pyttsx3.init("espeak")
         except Exception as e:  # pyttsx3 raises OSError/RuntimeError when libespeak-ng is missing
             raise TtsError(f"cannot start espeak-ng through pyttsx3 ({e}); install it: apt-get install espeak-ng") from e
+        self.language = language
         wanted = voice or VOICES.get(language, VOICES["en"])
         ids = {v.id for v in self.engine.getProperty("voices")}
+        self.voice = wanted if wanted in ids else None
         if wanted in ids:
             self.engine.setProperty("voice", wanted)
         elif voice:
@@ -57,14 +70,24 @@ class Pyttsx3Tts:
     def synthesize(self, text: str, path: str | Path) -> Path:
         """Speak ``text`` into the WAV file ``path`` (22 050 Hz mono int16); returns the path.
 
+        The text is cleaned first (:func:`edge.stages.tts.clean.for_speech`: NFC, symbols as words,
+        no emoji or invisible marks); nothing left to say gives 0.1 s of silence. The voice is set
+        again for every utterance, so a word of another script in one reply cannot leave espeak-ng
+        in another language for the next.
+
         Raises:
             TtsError: no audio was written.
         """
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
+        text = for_speech(text, self.language)
+        if not text:
+            return write_wav(path, np.zeros(ESPEAK_RATE // 10, dtype=np.int16), ESPEAK_RATE)
         for _attempt in range(1, RETRIES + 2):
             path.unlink(missing_ok=True)
             with self._lock, contextlib.redirect_stdout(io.StringIO()):  # pyttsx3 prints "Audio saved to"
+                if self.voice:
+                    self.engine.setProperty("voice", self.voice)
                 self.engine.save_to_file(text, str(path))
                 self.engine.runAndWait()
             if path.exists() and path.stat().st_size > WAV_HEADER_BYTES:
@@ -77,6 +100,7 @@ class Pyttsx3Tts:
 
 def _worker(conn, language: str, voice: str | None, rate_wpm: int) -> None:  # pragma: no cover - child
     """The speech engine's own process: synthesize requests from ``conn`` until it closes."""
+    os.environ.update(NO_SOUND_OUTPUT)  # before libespeak-ng is loaded (see NO_SOUND_OUTPUT)
     try:
         tts = Pyttsx3Tts(language, voice, rate_wpm)
         conn.send(("ready", None))
@@ -157,8 +181,11 @@ class WatchdogTts:
         return None
 
     def synthesize(self, text: str, path: str | Path) -> Path:
-        """Speak ``text`` into the WAV ``path`` (22 050 Hz mono int16), restarting a hung engine once."""
+        """Speak ``text`` into the WAV ``path`` (22 050 Hz mono int16), restarting a hung engine once.
+        The text is cleaned here already (:func:`edge.stages.tts.clean.for_speech`), so a lone
+        surrogate never reaches the pipe."""
         path = Path(path)
+        text = for_speech(text, self.args[0])
         with self._lock:
             for _attempt in (1, 2):
                 if self._proc is None:
