@@ -107,8 +107,8 @@ def state_at(events, state: str) -> list[int]:
 def test_a_turn_passes_its_states_in_order_each_change_an_event(store, tmp_path, capsys):
     script = command(Script().quiet(400)).quiet(1500)
     events, p = run(stages_for(script, store, [QUERY]), script, tmp_path)
-    assert [e.type for e in events] == ["wake", "state", "state", "transcript", "state", "intent", "state", "reply",
-                                        "turn_end", "state"]
+    assert [e.type for e in events] == ["wake", "state", "endpoint", "state", "transcript", "state", "intent",
+                                        "state", "reply", "turn_end", "state"]
     assert states(events) == ["awake", "transcribing", "understanding", "speaking", "listening"]
     assert of(events, "intent")[0].slots["sku"] == "TIE-CBL-200" and "300" in of(events, "reply")[0].text
     wake, awake = events[0], events[1]
@@ -144,14 +144,15 @@ def test_no_speech_after_the_wake_word(store, tmp_path):
 def test_an_empty_transcript_is_no_speech(store, tmp_path):
     script = command(Script().quiet(400)).quiet(1500)
     events, _ = run(stages_for(script, store, [""]), script, tmp_path)
-    assert kinds(events) == ["wake", "transcript", "no_speech", "turn_end"]
+    assert kinds(events) == ["wake", "endpoint", "transcript", "no_speech", "turn_end"]
     assert states(events) == ["awake", "transcribing", "listening"]
 
 
 def test_the_end_of_the_stream_closes_an_open_turn(store, tmp_path):
     script = command(Script().quiet(400), speech_ms=800)  # the stream stops while the command is said
     events, _ = run(stages_for(script, store, [QUERY]), script, tmp_path)
-    assert kinds(events) == ["wake", "transcript", "intent", "reply", "turn_end"]
+    assert kinds(events) == ["wake", "endpoint", "transcript", "intent", "reply", "turn_end"]
+    assert of(events, "endpoint")[0].reason == "stream_end"
 
 
 # -- follow-up --------------------------------------------------------------------------------------
@@ -161,7 +162,8 @@ def test_the_answer_to_a_question_needs_no_wake_word_and_is_heard_after_the_ques
     script = command(Script().quiet(400)).quiet(2000).say(400).quiet(1500)
     stages = stages_for(script, store, [PAINT, "yes"])
     events, _ = run(stages, script, tmp_path, speaker=BusySpeaker(800))
-    assert kinds(events) == ["wake", "transcript", "intent", "reply", "transcript", "intent", "reply", "turn_end"]
+    assert kinds(events) == ["wake", "endpoint", "transcript", "intent", "reply", "endpoint", "transcript", "intent",
+                             "reply", "turn_end"]
     assert states(events) == ["awake", "transcribing", "understanding", "speaking", "follow_up", "transcribing",
                               "understanding", "speaking", "listening"]
     question, final = of(events, "reply")
@@ -290,7 +292,9 @@ def test_the_error_names_the_stage_that_raised_and_the_next_turn_works(store, tm
     script = command(Script().quiet(400)).quiet(1500)
     command(script).quiet(1500)
     stages = stages_for(script, store, [first, QUERY], fail_asr=(1,) if stage == "asr" else (),
-                        tts=SilentTts(fail=(1,)) if stage == "tts" else None,
+                        # the first request is the reply prepared during the tail, whose failure only
+                        # means it is synthesized again after the endpoint: fail that one too
+                        tts=SilentTts(fail=(1, 2)) if stage == "tts" else None,
                         llm=ScriptedLlm(broken=True) if stage == "nlu" else None,
                         inventory=LockedOnce(store) if stage == "store" else None)
     events, _ = run(stages, script, tmp_path)
@@ -316,7 +320,7 @@ def test_a_store_failing_at_the_wake_word_is_reported_and_the_turn_goes_on(store
     events, _ = run(stages, script, tmp_path)
     (err,) = of(events, "error")
     assert err.stage == "store" and "disk I/O error" in err.message
-    assert kinds(events) == ["wake", "error", "transcript", "intent", "reply", "turn_end"]
+    assert kinds(events) == ["wake", "error", "endpoint", "transcript", "intent", "reply", "turn_end"]
 
 
 # -- the LLM as the loop uses it -------------------------------------------------------------------------

