@@ -14,6 +14,12 @@ import numpy as np
 from edge.stages.asr.base import COMMAND_WORDS, Recognition, model_dir
 
 SAMPLE_RATE = 16_000  # Hz, Whisper's input rate (Whisper paper, §2.2)
+#: ms of digital silence after the audio of a speculative or partial decode. faster-whisper encodes
+#: the audio it is given and pads the log-mel frames after it, which is not the same input as
+#: silence: a short word with no silence after it was heard as "That's it." where the same word
+#: followed by the fixed tail's silence was heard as nothing (measured here on "the"). The
+#: semantic endpointer feeds no silence past the first frame, so the decode gets this instead.
+SPECULATION_PAD_MS = 640
 
 
 class WhisperRecognizer:
@@ -75,7 +81,7 @@ class WhisperRecognizer:
         if not (self.partial_interval_ms and self.partial_cpu_fraction) or self._samples() < self._next_partial:
             return None
         c0 = time.process_time()
-        rec = self.transcribe(np.concatenate(self._chunks))
+        rec = self._padded(np.concatenate(self._chunks))
         cpu_ms = 1000 * (time.process_time() - c0)
         self.partial_cpu_ms += cpu_ms
         self.partials += 1
@@ -92,8 +98,15 @@ class WhisperRecognizer:
         came after, so the final decode can start the moment silence starts)."""
         if self._spec is None or self._spec[0] != len(self._chunks):
             audio = np.concatenate(self._chunks) if self._chunks else np.zeros(0, np.int16)
-            self._spec = (len(self._chunks), self.transcribe(audio))
+            self._spec = (len(self._chunks), self._padded(audio))
         return self._spec[1]
+
+    def _padded(self, audio: np.ndarray) -> Recognition:
+        """:meth:`transcribe` of ``audio`` followed by :data:`SPECULATION_PAD_MS` of silence
+        (``audio_ms`` is the audio's own length)."""
+        pad = np.zeros(self._samples_per_ms(SPECULATION_PAD_MS), np.int16)
+        rec = self.transcribe(np.concatenate([audio, pad]))
+        return Recognition(rec.text, rec.confidence, 1000 * len(audio) / SAMPLE_RATE, rec.decode_ms)
 
     def transcribe(self, audio: np.ndarray) -> Recognition:
         """``(n,)`` int16 16 kHz → :class:`Recognition`; confidence = exp(mean avg_logprob).
@@ -112,8 +125,12 @@ class WhisperRecognizer:
         return Recognition(text, conf, 1000 * len(audio) / SAMPLE_RATE, 1000 * (time.perf_counter() - t0))
 
     def finish(self) -> Recognition:
-        """The final transcript: the speculation when it decoded exactly this audio, else a decode."""
-        rec = self.speculate()
+        """The final transcript: the speculation (or partial) when it decoded exactly this audio,
+        else a decode of the audio as it is (which then holds the trailing silence)."""
+        if self._spec is not None and self._spec[0] == len(self._chunks):
+            rec = self._spec[1]
+        else:
+            rec = self.transcribe(np.concatenate(self._chunks) if self._chunks else np.zeros(0, np.int16))
         self._chunks = []
         self._spec = None
         return rec
