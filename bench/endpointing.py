@@ -137,7 +137,7 @@ def shared_recordings() -> list[dict]:
         rms = np.sqrt(np.mean(x[: len(x) // block * block].reshape(-1, block) ** 2, axis=1))
         loud = np.flatnonzero(rms > 32768 * 10 ** (-40 / 20))
         rows.append({"name": name, "path": str(path), "kind": "shared", "text": expected[name]["text"],
-                     "speech_start_ms": None, "true_end_ms": 10.0 * (loud[-1] + 1)})
+                     "speech_start_ms": None, "true_end_ms": float(10.0 * (loud[-1] + 1))})
     return rows
 
 
@@ -154,7 +154,9 @@ def replay(stages, settings, mode: str, wav: str, out: Path) -> dict:
     p.language = settings.language
     stages.wake.flush()
     free = 0.0
-    partial0, cpu0 = getattr(stages.asr, "partial_cpu_ms", 0.0), time.process_time()
+    asr = stages.asr
+    partial0, spec0, nspec0 = asr.partial_cpu_ms, asr.speculation_cpu_ms, asr.speculations
+    cpu0 = time.process_time()
     for i, frame in enumerate(wav_frames(wav)):
         clock["start"] = max(80.0 * (i + 1), free)
         clock["t0"] = time.perf_counter()
@@ -162,9 +164,8 @@ def replay(stages, settings, mode: str, wav: str, out: Path) -> dict:
         free = clock["start"] + 1000 * (time.perf_counter() - clock["t0"])
     clock["start"], clock["t0"] = free, time.perf_counter()
     p.finish()
-    got = {"events": events, "partial_cpu_ms": getattr(stages.asr, "partial_cpu_ms", 0.0) - partial0,
-           "cpu_ms": 1000 * (time.process_time() - cpu0)}
-    return got
+    return {"events": events, "partial_cpu_ms": asr.partial_cpu_ms - partial0, "cpu_ms": 1000 * (time.process_time() - cpu0),
+            "speculation_cpu_ms": asr.speculation_cpu_ms - spec0, "speculations": asr.speculations - nspec0}
 
 
 def intent_of(e) -> list:
@@ -179,7 +180,7 @@ def measure(rec: dict, res: dict, grammar: Grammar) -> dict:
     row = {"name": rec["name"], "kind": rec["kind"], "text": rec["text"], "true_end_ms": rec["true_end_ms"]}
     if "endpoint" in first:
         e, _ = first["endpoint"]
-        row.update(endpoint_reason=e.reason, endpoint_t_ms=e.t_ms, cut=e.t_ms < rec["true_end_ms"])
+        row.update(endpoint_reason=e.reason, endpoint_t_ms=e.t_ms, cut=bool(e.t_ms < rec["true_end_ms"]))
     if "reply" in first:
         row["reply_ready_ms"] = round(first["reply"][1], 1)
         row["perceived_latency_ms"] = round(first["reply"][1] - rec["true_end_ms"], 1)
@@ -193,6 +194,8 @@ def measure(rec: dict, res: dict, grammar: Grammar) -> dict:
     speech_ms = rec["true_end_ms"] - (rec["speech_start_ms"] or (wake[0].t_ms if wake else 0))
     row["speech_ms"] = round(speech_ms, 1)
     row["partial_cpu_ms"] = round(res["partial_cpu_ms"], 1)
+    row["speculations"] = res["speculations"]
+    row["speculation_cpu_ms"] = round(res["speculation_cpu_ms"], 1)
     row["cpu_ms"] = round(res["cpu_ms"], 1)
     return row
 
@@ -209,6 +212,9 @@ def summary(rows: list[dict]) -> dict:
         "cut_at_pause_le_900ms": sum(bool(r.get("cut")) for r in rows if r["kind"] == "pause"),
         "intent_as_expected": sum(r["intent"] == r["expected_intent"] for r in rows if r["grammar_path"]),
         "partial_cpu_ms_per_s_speech": round(sum(r["partial_cpu_ms"] for r in rows) / speech_s, 1) if speech_s else None,
+        "speculation_cpu_ms_per_s_speech": round(sum(r["speculation_cpu_ms"] for r in rows) / speech_s, 1)
+        if speech_s else None,
+        "speculations_per_recording": round(statistics.mean(r["speculations"] for r in rows), 2),
         "cpu_ms_per_recording": round(statistics.mean(r["cpu_ms"] for r in rows), 1),
         "endpoint_reasons": {k: sum(r.get("endpoint_reason") == k for r in rows)
                              for k in ("complete", "incomplete", "vad_tail", "max_length", "stream_end")},
@@ -250,9 +256,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--count", type=int, default=40, help="recordings of our own (up to 40)")
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "endpointing.json"))
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="an endpoint setting for both modes, e.g. partial_cpu_fraction=0.1")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="endpointing-"))
-    settings = load_settings(board="x86-dev", overrides={"store": {"path": str(work / "boot.db")},
+    endpoint = {k: float(v) if "." in v else int(v) for k, v in (kv.split("=", 1) for kv in args.set)}
+    settings = load_settings(board="x86-dev", overrides={"store": {"path": str(work / "boot.db")}, "endpoint": endpoint,
                                                          "output_dir": str(work), "llm": {"engine": "none"}})
     boot = Store(work / "boot.db")
     boot.import_csv(SESSIONS / "inventory.csv")

@@ -70,9 +70,9 @@ class EndpointSettings(_Frozen):
                                      "transcript is offered to the grammar; a complete command ends here")
     incomplete_silence_ms: int = Field(1500, ge=80, le=10000, description="ms of silence an incomplete command "
                                        "(ends on 'of', 'and', a bare number, a filler, an unknown item) may pause")
-    partial_interval_ms: int = Field(500, ge=80, le=10000, description="ms of audio between two partial "
+    partial_interval_ms: int = Field(1000, ge=80, le=10000, description="ms of audio between two partial "
                                      "re-decodes of the growing utterance (whisper)")
-    partial_cpu_fraction: float = Field(0.25, ge=0.0, le=1.0, description="share of the audio time partial "
+    partial_cpu_fraction: float = Field(0.1, ge=0.0, le=1.0, description="share of the audio time partial "
                                         "re-decoding may take (0: no partials); the governor halves it when warm, "
                                         "none when hot")
     max_utterance_ms: int = Field(10000, ge=500, le=60000, description="ms, hard cap on one utterance")

@@ -421,9 +421,9 @@ def test_a_complete_command_ends_after_the_short_silence_or_the_fixed_tail(store
     assert "300" in of(events, "reply")[0].text
     if mode == "semantic":
         assert end.text == QUERY and stages.asr.speculated == [QUERY]
-        assert stages.asr.partials == (500, 0.25)  # endpoint.partial_interval_ms, partial_cpu_fraction
+        assert stages.asr.partials == (1000, 0.1)  # endpoint.partial_interval_ms, partial_cpu_fraction
     else:
-        assert end.text == "" and stages.asr.speculated == [] and stages.asr.partials == (500, 0.0)
+        assert end.text == "" and stages.asr.speculated == [] and stages.asr.partials == (1000, 0.0)
 
 
 # (what the recognizer has when the speaker pauses, what the whole command is)
@@ -473,12 +473,12 @@ def test_what_the_grammar_cannot_judge_gets_the_plain_tail_and_the_cap_still_hol
     assert [e.reason for e in of(events, "endpoint")] == ["max_length"]
 
 
-def test_silence_after_its_first_frame_reaches_the_recognizer_only_when_speech_resumes(store, tmp_path):
+def test_silence_past_160_ms_reaches_the_recognizer_only_when_speech_resumes(store, tmp_path):
     script = said(Script().quiet(400), 800, ("pause", 480), 400).quiet(1500)
     stages = stages_for(script, store, [LOG], speculations=["we used three drill bits from", LOG])
     run_mode(stages, script, tmp_path)
     end = at(last_speech_ms(script))
-    assert max(stages.asr.frames) == end + 1  # speech, the pause inside it, one frame of the final silence
+    assert max(stages.asr.frames) == end + 2  # speech, the pause inside it, 160 ms of the final silence
 
 
 def test_nothing_is_written_before_the_endpoint_and_the_prepared_reply_is_used(store, tmp_path):
@@ -513,7 +513,7 @@ def test_the_final_transcript_decides_over_the_speculation(store, tmp_path):
     assert sorted(p.name for p in tmp_path.glob("reply-*.wav")) == [Path(reply.audio).name]  # the other is gone
 
 
-@pytest.mark.parametrize("temp_c,level,fraction", [(45.0, "normal", 0.25), (80.0, "warm", 0.125), (95.0, "hot", 0.0)])
+@pytest.mark.parametrize("temp_c,level,fraction", [(45.0, "normal", 0.1), (80.0, "warm", 0.05), (95.0, "hot", 0.0)])
 def test_partial_decoding_gets_the_governors_budget_at_each_wake_word(store, tmp_path, temp_c, level, fraction):
     from edge.config import load_settings
     from tests.fakesys import rk3588
@@ -526,4 +526,4 @@ def test_partial_decoding_gets_the_governors_budget_at_each_wake_word(store, tmp
     stages = stages_for(script, store, [QUERY])
     stages.governor = Governor(settings)
     run_mode(stages, script, tmp_path)
-    assert stages.governor.level == level and stages.asr.partials == (500, fraction)
+    assert stages.governor.level == level and stages.asr.partials == (1000, fraction)

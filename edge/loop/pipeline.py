@@ -13,9 +13,9 @@ Endpointing (``endpoint.mode``): ``fixed`` ends an utterance after ``trailing_si
 ``semantic``: partial transcripts while the user speaks (within the governor's CPU budget); when
 silence starts, the utterance so far is decoded and the reply prepared without side effects
 (:mod:`edge.loop.speculation`); after ``semantic_silence_ms`` a complete command ends at once, an
-incomplete one waits up to ``incomplete_silence_ms``, anything else the plain tail. Silence frames
-past the first reach the recognizer only when speech resumes, so the decode made when silence
-started is the final one unless the user goes on. Each end is an ``endpoint`` event with its reason.
+incomplete one waits up to ``incomplete_silence_ms``, anything else the plain tail. Silence past
+:data:`SPECULATE_AFTER_MS` reaches the recognizer only when speech resumes, so the decode made when
+silence started is the final one unless the user goes on. Each end is an ``endpoint`` event with its reason.
 """
 from __future__ import annotations
 
@@ -43,6 +43,10 @@ from edge.stages.vad import Endpoint, Endpointer
 from edge.stages.wake import Detection
 
 FRAME_MS = 80
+#: ms of silence before the utterance so far is decoded speculatively: one quiet 80 ms frame is as
+#: often a gap between words (2.3 decodes per command measured in bench/endpointing.py), two are
+#: the pause; each decode costs ~0.6 s of CPU with whisper tiny.en here
+SPECULATE_AFTER_MS = 160
 log = logging.getLogger("edge.loop.pipeline")
 
 
@@ -210,9 +214,9 @@ class Pipeline:
                 self._drop_speculation()
                 ep.trailing_silence_ms, ep.tail_reason = e.trailing_silence_ms, "vad_tail"
             return ep.state
-        if self._spec is None:
+        if self._spec is None and ep.silence_ms >= min(SPECULATE_AFTER_MS, e.semantic_silence_ms):
             self._spec = self._speculate()
-        if not self._decided and ep.silence_ms >= e.semantic_silence_ms:
+        if self._spec is not None and not self._decided and ep.silence_ms >= e.semantic_silence_ms:
             self._decided = True
             if self._spec.verdict == COMPLETE:
                 ep.end(COMPLETE)
@@ -345,12 +349,12 @@ class Pipeline:
         self.s.asr.set_partials(e.partial_interval_ms, self._partial_cpu_fraction if self.semantic else 0.0)
 
     def _stream_to_asr(self) -> None:
-        """The endpointer's new frames to the recognizer; in semantic mode the silence after its
-        first frame waits until speech resumes (so it is never decoded at the end)."""
+        """The endpointer's new frames to the recognizer; in semantic mode silence past
+        :data:`SPECULATE_AFTER_MS` waits until speech resumes (so it is never decoded at the end)."""
         frames = self._ep.frames
         n = len(frames)
         if self.semantic:
-            n -= max(0, self._ep.silence_ms // FRAME_MS - 1)
+            n -= max(0, (self._ep.silence_ms - SPECULATE_AFTER_MS) // FRAME_MS)
         with stage("asr"):
             if self._fed == 0 and frames:
                 self.s.asr.start()

@@ -40,6 +40,8 @@ class WhisperRecognizer:
         #: CPU time (process, all threads) spent on partial re-decodes since the recognizer was built, ms
         self.partial_cpu_ms = 0.0
         self.partials = 0  # partial re-decodes since the recognizer was built
+        self.speculations = 0  # decodes by speculate() (silence started) since the recognizer was built
+        self.speculation_cpu_ms = 0.0  # their CPU time (process, all threads), ms
         self._next_partial = 0  # samples accepted before the next partial may be decoded
         self._partial = ""
         self._spec: tuple[int, Recognition] | None = None  # (chunks decoded, result) of speculate()
@@ -98,7 +100,10 @@ class WhisperRecognizer:
         came after, so the final decode can start the moment silence starts)."""
         if self._spec is None or self._spec[0] != len(self._chunks):
             audio = np.concatenate(self._chunks) if self._chunks else np.zeros(0, np.int16)
+            c0 = time.process_time()
             self._spec = (len(self._chunks), self._padded(audio))
+            self.speculations += 1
+            self.speculation_cpu_ms += 1000 * (time.process_time() - c0)
         return self._spec[1]
 
     def _padded(self, audio: np.ndarray) -> Recognition:
