@@ -71,3 +71,16 @@ def test_whisper_partials_arrive_while_the_command_is_said(run):
     wake = of_type(events, "wake")[0]
     assert partials and all(p.text.strip() and p.engine == "whisper" for p in partials)
     assert all(wake.t_ms < p.t_ms < end.t_ms for p in partials)
+
+
+def test_a_partial_budget_holds_for_one_utterance_only(run, rig_grammar):
+    """Another user of the loop's recognizer (the Wyoming service) gets no partial re-decodes."""
+    from drivers.audio import wav_frames
+
+    run(SESSIONS / "log_washers_numbers.wav", "semantic")
+    asr = rig_grammar[1].asr
+    before = asr.partials
+    asr.start()
+    for f in wav_frames(SESSIONS / "log_washers_numbers.wav"):
+        assert asr.accept(f) is None
+    assert "105" in asr.finish().text and asr.partials == before

@@ -35,8 +35,9 @@ class WhisperRecognizer:
         self.model = WhisperModel(str(model_dir(model)), device="cpu", compute_type=compute_type,
                                   cpu_threads=threads, num_workers=1)
         self._chunks: list[np.ndarray] = []
-        self.partial_interval_ms = 0
+        self.partial_interval_ms = 0  # this utterance's budget (set_partials, taken by start)
         self.partial_cpu_fraction = 0.0
+        self._next_budget = (0, 0.0)
         #: CPU time (process, all threads) spent on partial re-decodes since the recognizer was built, ms
         self.partial_cpu_ms = 0.0
         self.partials = 0  # partial re-decodes since the recognizer was built
@@ -60,11 +61,13 @@ class WhisperRecognizer:
     def set_partials(self, interval_ms: int, cpu_fraction: float) -> None:
         """Re-decode the growing utterance after every ``interval_ms`` of new audio, and later when
         the last re-decode's CPU time divided by ``cpu_fraction`` is more than that (each decode
-        runs the whole 30 s encoder window, so its cost hardly shrinks with the audio); 0 = none."""
-        self.partial_interval_ms = max(0, int(interval_ms))
-        self.partial_cpu_fraction = max(0.0, min(1.0, float(cpu_fraction)))
+        runs the whole 30 s encoder window, so its cost hardly shrinks with the audio); 0 = none.
+        For the next utterance only (:meth:`start` takes it): another user of the recognizer (the
+        Wyoming service) gets no partials unless it asks."""
+        self._next_budget = (max(0, int(interval_ms)), max(0.0, min(1.0, float(cpu_fraction))))
 
     def start(self) -> None:
+        (self.partial_interval_ms, self.partial_cpu_fraction), self._next_budget = self._next_budget, (0, 0.0)
         self._chunks = []
         self._spec = None
         self._partial = ""
