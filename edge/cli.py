@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -188,6 +189,33 @@ def cmd_serve(args) -> int:
     return serve(settings)
 
 
+def cmd_wyoming(args) -> int:
+    from edge.loop.build import build_stages, preflight, printer
+    from edge.service import logs
+    from edge.service.wyoming.server import run
+
+    # a non-loopback --uri without wyoming.allow_lan is refused here, before any model loads
+    settings = _settings(args, {"wyoming": {"uri": args.uri}} if args.uri else None)
+    preflight(settings)
+    out = _output_dir(settings)
+    store = _store(settings)
+    if not store.items():
+        print(f"warning: the store {settings.store.path} has no items; load them with "
+              f"'edge inventory import FILE.csv'", file=sys.stderr)
+    log = logs.setup()
+    show = printer(args.json, out / "wyoming-events.jsonl")
+
+    def emit(e) -> None:  # a handle turn's events: stdout, the output folder and the log, as the voice loop's
+        show(e)
+        logs.log_event(log, e)
+
+    stages = build_stages(settings, store)
+    try:
+        return run(settings, stages, emit)
+    finally:
+        stages.tts.close()
+
+
 def cmd_status(args) -> int:
     import logging
     import time
@@ -270,6 +298,17 @@ def _deploy_commands(sub, msub, common) -> None:
     q.set_defaults(func=_deploy("cmd_models_install"))
 
 
+def _seconds(text: str) -> float:
+    """An argparse type: a number of seconds, 0 or more."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not v >= 0 or v == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: give 0 or more seconds")
+    return v
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="edge", description="Offline voice assistant for NPU boards.")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -336,10 +375,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--port", type=int, help="TCP port (default api.port)")
     p.set_defaults(func=cmd_serve)
 
+    p = sub.add_parser("wyoming", help="Wyoming services for Home Assistant: asr, tts, wake, handle (the stock dialog)")
+    common(p)
+    p.add_argument("--uri", help="tcp://HOST:PORT or unix:///PATH (default wyoming.uri, tcp://127.0.0.1:10700); "
+                                 "off loopback wyoming.allow_lan is required")
+    p.add_argument("--json", action="store_true", help="a handle turn's events as JSON lines on stdout")
+    p.set_defaults(func=cmd_wyoming)
+
     p = sub.add_parser("status", help="resource governor (thermal level, signals, memory admission, threads) and the running service (capture overflows, xruns, device losses)")
     common(p)
     p.add_argument("--json", action="store_true", help="one JSON document")
-    p.add_argument("--interval", type=float, default=0.5, help="s between the two readings for CPU load (0 = one)")
+    p.add_argument("--interval", type=_seconds, default=0.5, help="s between the two readings for CPU load (0 = one)")
     p.set_defaults(func=cmd_status)
 
     args = ap.parse_args(argv)
@@ -347,6 +393,9 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `edge ... | head`: the reader left; not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except UserError as e:  # the user can fix it: one line naming the file, key or device; a bug keeps its traceback
         print(f"edge: {e}", file=sys.stderr)
         return 2

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ipaddress
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlparse
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -144,7 +145,7 @@ class TtsSettings(_Frozen):
 
 class CpuCluster(_Frozen):
     """CPUs of one kind (one or more cpufreq policies). On big.LITTLE boards the LLM runs on the
-    ``big`` cores and audio + wake word on a ``little`` one (edge.governor.thread_plan)."""
+    ``big`` cores and audio + wake word on a ``little`` one (edge.governor.threads.thread_plan)."""
 
     name: str
     cores: list[Annotated[int, Field(ge=0, le=4095)]] = Field(min_length=1, description="CPU numbers, as in /sys/devices/system/cpu/cpuN")
@@ -225,6 +226,8 @@ class ApiSettings(_Frozen):
     queue_size: int = Field(4, ge=1, le=1000, description="requests waiting behind the running generation; one more gets 503")
     model_name: str = Field("edge", description="the model name the API reports")
     max_tokens: int = Field(256, ge=1, le=8192, description="answer budget when a request sets none, in tokens")
+    allowed_hosts: list[str] = Field([], description="names and addresses browsers use to reach the console "
+                                     "(Host header) besides loopback and api.host, e.g. [box.local, 192.168.1.20]")
 
     @model_validator(mode="after")
     def _token_off_loopback(self):
@@ -233,6 +236,60 @@ class ApiSettings(_Frozen):
                 f"api.host {self.host!r} is not a loopback address, so api.token is required: set api.token to a "
                 f"long random string (python -c 'import secrets; print(secrets.token_urlsafe(32))') or bind "
                 f"api.host to 127.0.0.1")
+        return self
+
+
+def wyoming_address(uri: str) -> tuple[str, str, int | None]:
+    """``tcp://HOST:PORT`` → ``("tcp", HOST, PORT)``; ``unix:///PATH`` → ``("unix", PATH, None)``.
+
+    Port 0 asks the system for a free port (tests). Raises:
+        ValueError: another scheme, no host or no port; the message shows the accepted forms.
+    """
+    u = urlparse(uri)
+    if u.scheme == "unix" and u.path:
+        return "unix", u.path, None
+    try:
+        port = u.port
+    except ValueError:
+        port = None
+    if u.scheme != "tcp" or not u.hostname or port is None:
+        raise ValueError(f"wyoming.uri {uri!r}: expected tcp://HOST:PORT (e.g. tcp://127.0.0.1:10700) "
+                         f"or unix:///PATH/TO/SOCKET")
+    return "tcp", u.hostname, port
+
+
+class WyomingSettings(_Frozen):
+    """The Wyoming protocol server for Home Assistant (``edge wyoming``, edge.service.wyoming).
+
+    Wyoming has no authentication: any client that reaches the address can use the services and
+    change stock records through ``handle``, so only loopback is allowed unless ``allow_lan``."""
+
+    uri: str = Field("tcp://127.0.0.1:10700", description="tcp://HOST:PORT or unix:///PATH to listen on; "
+                     "a non-loopback host requires wyoming.allow_lan")
+    allow_lan: bool = Field(False, description="allow a non-loopback address (no authentication: trusted LAN only)")
+    max_clients: int = Field(32, ge=1, le=1024, description="connections served at once; one more gets an "
+                             "'error' event (code busy) and is closed")
+    wake_streams: int = Field(1, ge=1, le=8, description="wake-word audio streams analysed at once (one "
+                              "openWakeWord detector each); one more gets an 'error' event (code busy)")
+    idle_timeout_s: float = Field(300.0, gt=0.0, le=86400.0, description="s a connection may wait between "
+                                  "events before it is closed")
+    frame_timeout_s: float = Field(10.0, gt=0.0, le=600.0, description="s for the data and payload an event's "
+                                   "header announces to arrive; a length that lies closes the connection")
+    zeroconf: bool = Field(False, description="announce _wyoming._tcp on the LAN (mDNS) for Home Assistant's "
+                           "discovery; needs a non-loopback wyoming.uri (and so wyoming.allow_lan)")
+
+    @model_validator(mode="after")
+    def _loopback_unless_allowed(self):
+        scheme, host, _ = wyoming_address(self.uri)
+        if scheme == "tcp" and not is_loopback(host) and not self.allow_lan:
+            raise ValueError(
+                f"wyoming.uri {self.uri!r} is not a loopback address and Wyoming has no authentication: "
+                f"set wyoming.allow_lan: true to serve the LAN (a trusted network only, firewall the port) "
+                f"or use tcp://127.0.0.1:PORT")
+        if self.zeroconf and (scheme != "tcp" or is_loopback(host)):
+            raise ValueError(f"wyoming.zeroconf announces the box on the LAN, but wyoming.uri {self.uri!r} is not "
+                             f"reachable from it: listen on tcp://0.0.0.0:10700 (with wyoming.allow_lan: true) or "
+                             f"set wyoming.zeroconf: false")
         return self
 
 
@@ -264,6 +321,7 @@ class Settings(_Frozen):
     llm: LlmSettings = LlmSettings()
     tts: TtsSettings = TtsSettings()
     api: ApiSettings = ApiSettings()
+    wyoming: WyomingSettings = WyomingSettings()
     models: ModelsSettings = ModelsSettings()
     dialog: DialogSettings = DialogSettings()
     governor: GovernorSettings = GovernorSettings()
@@ -309,7 +367,7 @@ def _read_yaml(path: Path) -> dict:
         raise ConfigError(f"{path}: not a text file ({e.reason} at byte {e.start}); a config file is YAML "
                           f"saved as UTF-8") from None
     except yaml.YAMLError as e:
-        raise ConfigError(f"{path}: not valid YAML: {e}") from None
+        raise ConfigError(f"{path}: not valid YAML: {yaml_problem(e)}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -335,6 +393,14 @@ def board_path(name: str) -> Path:
         known = ", ".join(sorted(q.stem for q in BOARD_DIR.glob("*.yaml")))
         raise ConfigError(f"board '{name}': no file {p}; known boards: {known}")
     return p
+
+
+def yaml_problem(e: yaml.YAMLError) -> str:
+    """One line for a YAML error: where (line and column, 1-based) and what, plus the fix."""
+    mark = getattr(e, "problem_mark", None)  # MarkedYAMLError has it; the base class does not
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    what = getattr(e, "problem", None) or str(e).splitlines()[0]
+    return f"{where}{what}; fix the YAML there (indentation, a missing ] or }} or quote)"
 
 
 def load_settings(path: str | Path | None = None, board: str | None = None,

@@ -14,8 +14,9 @@ say() { printf '[setup] %s\n' "$*" >&2; }
 # 1. System packages: espeak-ng (TTS), portaudio19-dev (pyaudio), pulseaudio + ALSA pulse plugin
 #    (live-mode tests on machines without a sound card), libsndfile1 (soundfile), gcc/cmake (llama.cpp).
 #    systemd (systemd-analyze, -sysusers, -tmpfiles for `edge install`), libsystemd-dev + pkg-config
-#    (to build systemd-python: sd_notify, journald).
-DEB_PACKAGES=(espeak-ng libespeak-ng1 portaudio19-dev pulseaudio pulseaudio-utils libasound2-plugins libsndfile1 build-essential cmake python3-venv systemd libsystemd-dev pkg-config)
+#    (to build systemd-python: sd_notify, journald). chromium: the web console's browser tests
+#    (playwright drives Debian's binary; it cannot download a browser here).
+DEB_PACKAGES=(espeak-ng libespeak-ng1 portaudio19-dev pulseaudio pulseaudio-utils libasound2-plugins libsndfile1 build-essential cmake python3-venv systemd libsystemd-dev pkg-config chromium)
 missing=()
 for p in "${DEB_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then

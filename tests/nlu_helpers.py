@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from edge.llm.base import GenerationRequest, GenerationStats
+from edge.llm.base import GenerationRequest, GenerationStats, LlmEngine
 from edge.stages.store import Item
 
 REPO = Path(__file__).resolve().parents[1]
@@ -45,7 +45,7 @@ def write_inventory(path: Path, items: list[Item]) -> Path:
     return path
 
 
-class ReplayEngine:
+class ReplayEngine(LlmEngine):
     """An :class:`edge.llm.base.Engine` that answers each request with the next scripted output.
 
     ``outputs``: strings, or ``(text, finish_reason)`` pairs (``"length"`` = cut off by

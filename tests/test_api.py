@@ -15,6 +15,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from edge.cli import main as cli_main
 from edge.config import ApiSettings, ConfigError, load_settings
+from edge.llm.base import LlmEngine
 from edge.llm.chain import EngineChain, StepSpec
 from edge.service.api.app import ServerThread, create_app
 from edge.service.api.metrics import METRIC_NAMES
@@ -236,7 +237,7 @@ def test_a_configured_token_is_required_on_every_endpoint(chain):
 # ------------------------------------------------------------------------------ queue, cancel
 
 
-class Gated:
+class Gated(LlmEngine):
     """A neighbouring engine that waits at a gate before answering through the real chain."""
 
     def __init__(self, real):

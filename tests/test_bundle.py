@@ -197,3 +197,15 @@ def test_a_damaged_source_model_is_never_bundled(tmp_path):
         build_bundle("x86-dev", tmp_path / "out.tar", ["silero-vad"], manifest)
     assert e.value.check == "source" and "size" in str(e.value)
     assert not (tmp_path / "out.tar").exists()
+
+
+@pytest.mark.parametrize("content", [b"", b"<html>not a bundle</html>", b"\x1f\x8b cut gzip"])
+def test_a_file_that_is_not_a_tar_is_refused_in_one_line(tmp_path, content):
+    bad = tmp_path / "bundle.tar"
+    bad.write_bytes(content)
+    with pytest.raises(BundleError) as e:
+        install_bundle(bad, tmp_path / "models")
+    msg = str(e.value)
+    assert e.value.check == "member" and "is not a tar file" in msg and "edge models bundle" in msg
+    assert "\n" not in msg
+    assert not (tmp_path / "models" / "current").exists()

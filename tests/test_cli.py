@@ -257,3 +257,17 @@ def test_the_same_harness_turns_a_user_error_into_one_line(cfg):
     code = BUG.format(exc="UserError").replace("import edge.cli", "import edge.cli\nfrom edge.errors import UserError")
     r = subprocess.run([sys.executable, "-c", code, str(cfg)], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and r.stderr == "edge: the handler has a bug\n", r.stderr
+
+
+@pytest.mark.parametrize("bad", ["-1", "nan", "inf", "soon"])
+def test_status_refuses_an_interval_that_is_not_zero_or_more_seconds(bad):
+    r = edge("status", "--interval", bad, check=False)
+    assert r.returncode == 2 and "--interval" in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_a_reader_that_leaves_early_is_not_a_traceback():
+    p = subprocess.Popen([sys.executable, "-m", "edge.cli", "models", "list"], cwd=REPO, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    p.stdout.close()  # like `| head` that has read enough
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=300) in (0, 141) and "Traceback" not in err, err

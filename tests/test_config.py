@@ -133,7 +133,8 @@ def test_bad_yaml_syntax_names_the_file_and_line(tmp_path):
     msg = config_error(path=p)
     assert str(p) in msg
     assert "YAML" in msg
-    assert "line" in msg
+    assert "line 4, column 1:" in msg and "fix the YAML" in msg
+    assert "\n" not in msg  # one line, not PyYAML's multi-line report
 
 
 def test_missing_file_names_the_file(tmp_path):
@@ -193,3 +194,31 @@ def test_a_board_mapping_with_a_name_takes_that_board_and_changes_its_fields(tmp
     s = load_settings(f)
     assert s.board.name == "rk3588-rock5b" and [c.cores for c in s.board.cpu_clusters] == [[0, 1]]
     assert s.board.npu["device_node"] == "/dev/dri/renderD129"  # the rest comes from the board's file
+
+
+# --------------------------------------------------------------------------------------------
+# wyoming: loopback unless allow_lan (Wyoming has no authentication)
+
+
+def test_wyoming_listens_on_loopback_by_default():
+    w = load_settings().wyoming
+    assert (w.uri, w.allow_lan) == ("tcp://127.0.0.1:10700", False)
+
+
+@pytest.mark.parametrize("uri", ["tcp://0.0.0.0:10700", "tcp://192.168.1.20:10700", "tcp://[::]:10700"])
+def test_wyoming_off_loopback_needs_allow_lan(tmp_path, uri):
+    p = write(tmp_path, "lan.yaml", f"wyoming:\n  uri: {uri}\n")
+    msg = config_error(path=p)
+    assert str(p) in msg and "wyoming.allow_lan" in msg and "no authentication" in msg
+    allowed = write(tmp_path, "ok.yaml", f"wyoming:\n  uri: {uri}\n  allow_lan: true\n")
+    assert load_settings(allowed).wyoming.uri == uri
+
+
+@pytest.mark.parametrize("uri", ["http://127.0.0.1:10700", "tcp://127.0.0.1", "127.0.0.1:10700"])
+def test_wyoming_uri_must_be_tcp_with_a_port_or_unix(uri):
+    msg = config_error(overrides={"wyoming": {"uri": uri}})
+    assert "wyoming.uri" in msg and "tcp://HOST:PORT" in msg
+
+
+def test_wyoming_unix_socket_is_local():
+    assert load_settings(overrides={"wyoming": {"uri": "unix:///run/edge/wyoming.sock"}}).wyoming.allow_lan is False

@@ -48,6 +48,7 @@ from tests.standins import (
     ScriptedWake,
     SilentTts,
     at,
+    index,
 )
 
 QUERY = "how many cable ties do we have"
@@ -324,6 +325,57 @@ def test_a_store_failing_at_the_wake_word_is_reported_and_the_turn_goes_on(store
     (err,) = of(events, "error")
     assert err.stage == "store" and "disk I/O error" in err.message
     assert kinds(events) == ["wake", "error", "endpoint", "transcript", "intent", "reply", "turn_end"]
+
+
+class FailingWake(ScriptedWake):
+    """The wake-word stand-in, raising on the frames in ``broken`` (an ONNX runtime error)."""
+
+    def __init__(self, script: Script, broken: range):
+        super().__init__(script)
+        self.broken = broken
+
+    def process(self, frame):
+        if index(frame) in self.broken:
+            raise RuntimeError("onnxruntime: invalid input")
+        return super().process(frame)
+
+
+class FailingVad(ScriptedVad):
+    """The VAD stand-in, raising on the frames in ``broken``."""
+
+    def __init__(self, script: Script, broken: range):
+        super().__init__(script)
+        self.broken = broken
+
+    def probability(self, frame):
+        if index(frame) in self.broken:
+            raise RuntimeError("onnxruntime: invalid input")
+        return super().probability(frame)
+
+
+def test_a_wake_word_failing_while_listening_is_reported_once_and_the_loop_goes_on(store, tmp_path):
+    script = Script().quiet(2000)
+    command(script).quiet(1500)
+    stages = stages_for(script, store, [QUERY])
+    stages.wake = FailingWake(script, range(3, 20))  # 17 frames in a row fail, then it recovers
+    events, _ = run(stages, script, tmp_path)
+    (err,) = of(events, "error")
+    assert err.stage == "wake" and "invalid input" in err.message
+    assert kinds(events) == ["error", "wake", "endpoint", "transcript", "intent", "reply", "turn_end"]
+    assert "300" in of(events, "reply")[0].text
+
+
+def test_a_vad_failing_in_a_turn_ends_that_turn_with_its_stage_and_the_next_turn_works(store, tmp_path):
+    script = command(Script().quiet(400)).quiet(1500)
+    first_turn = range(script.n)
+    command(script).quiet(1500)
+    stages = stages_for(script, store, [QUERY])
+    stages.vad = FailingVad(script, range(first_turn.stop - 20, first_turn.stop - 19))
+    events, _ = run(stages, script, tmp_path)
+    (err,) = of(events, "error")
+    assert err.stage == "vad"
+    assert kinds(events)[:3] == ["wake", "error", "turn_end"]
+    assert len(of(events, "reply")) == 1 and "300" in of(events, "reply")[0].text
 
 
 # -- the LLM as the loop uses it -------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 and the transcript confidence (issue 3 items 4 and 5, understanding side)."""
 import pytest
 
-from edge.stages.nlu import dialog
+from edge.stages.nlu import followup
 from edge.stages.nlu.grammar import Grammar
 from edge.stages.nlu.understand import LOW_CONFIDENCE, Understanding
 from edge.stages.store import Item
@@ -61,17 +61,17 @@ def test_no_stock_cue_is_not_an_unknown_item(text):
     ("螺栓", "BLT-M8-30"), ("第二个", "WSH-M8"), ("垫圈", "WSH-M8"),
 ])
 def test_resolve_choice(answer, sku):
-    assert dialog.resolve_choice(answer, [BOLT, WASHER]) == sku
+    assert followup.resolve_choice(answer, [BOLT, WASHER]) == sku
 
 
 @pytest.mark.parametrize("answer", ["M8", "yes", "both of them", "", "the nuts"])
 def test_resolve_choice_refuses_what_does_not_decide(answer):
-    assert dialog.resolve_choice(answer, [BOLT, WASHER]) is None
+    assert followup.resolve_choice(answer, [BOLT, WASHER]) is None
 
 
 def test_resolve_choice_three_way():
-    assert dialog.resolve_choice("the nuts", [BOLT, WASHER, NUT]) == "NUT-M8"
-    assert dialog.resolve_choice("third", [BOLT, WASHER, NUT]) == "NUT-M8"
+    assert followup.resolve_choice("the nuts", [BOLT, WASHER, NUT]) == "NUT-M8"
+    assert followup.resolve_choice("third", [BOLT, WASHER, NUT]) == "NUT-M8"
 
 
 @pytest.mark.parametrize("text, language, expected", [
@@ -85,18 +85,18 @@ def test_resolve_choice_three_way():
     ("螺栓", "zh", None), ("yes", "zh", True),
 ])
 def test_yes_no(text, language, expected):
-    assert dialog.yes_no(text, language) is expected
+    assert followup.yes_no(text, language) is expected
 
 
 def test_ask_back_text():
-    assert dialog.ask_back_text([BOLT, WASHER]) == "M8 bolts or M8 washers?"
-    assert dialog.ask_back_text([BOLT, WASHER, NUT]) == "M8 bolts, M8 washers or M8 nuts?"
-    assert dialog.ask_back_text([BOLT, WASHER], "zh") == "M8螺栓还是M8垫圈？"
-    assert dialog.ask_back_text([BOLT, WASHER, NUT], "zh") == "M8螺栓、M8垫圈还是M8 nut？"
+    assert followup.ask_back_text([BOLT, WASHER]) == "M8 bolts or M8 washers?"
+    assert followup.ask_back_text([BOLT, WASHER, NUT]) == "M8 bolts, M8 washers or M8 nuts?"
+    assert followup.ask_back_text([BOLT, WASHER], "zh") == "M8螺栓还是M8垫圈？"
+    assert followup.ask_back_text([BOLT, WASHER, NUT], "zh") == "M8螺栓、M8垫圈还是M8 nut？"
     paint = Item("PNT-WHT", "white paint", "shelf C", 0, "can", ())
-    assert dialog.ask_back_text([paint, Item("BAT-AA", "battery", "x", 1, "pcs", ())]) == "white paint or batteries?"
+    assert followup.ask_back_text([paint, Item("BAT-AA", "battery", "x", 1, "pcs", ())]) == "white paint or batteries?"
     with pytest.raises(ValueError, match="language"):
-        dialog.ask_back_text([BOLT], "fr")
+        followup.ask_back_text([BOLT], "fr")
 
 
 def test_confidence_passes_through_and_flags_a_low_confidence_quantity():

@@ -183,6 +183,11 @@ def test_data_survives_close_and_reopen(db_path: Path) -> None:
         assert u.undoes == rec.id and item.quantity == 6
 
 
+def test_a_folder_as_the_store_is_named_with_the_fix(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match=r"is a folder; point store.path at a file in it, such as .*edge.db"):
+        Store(tmp_path)
+
+
 def test_closed_store_raises(db_path: Path) -> None:
     s = Store(db_path)
     s.close()

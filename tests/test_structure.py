@@ -32,13 +32,15 @@ DRIVERS_MAY_IMPORT = frozenset({"edge.errors"})
 class Import:
     """One import statement's reference to a product module: ``importer`` imports ``target`` (a
     module of the scanned packages) at ``path``:``line``; ``name`` is the name taken from it (the
-    ``x`` of ``from target import x``; empty for ``import target``)."""
+    ``x`` of ``from target import x``; empty for ``import target``). ``implicit``: ``target`` is a
+    package whose ``__init__`` runs because a module inside it was imported."""
 
     importer: str
     target: str
     name: str
     path: Path
     line: int
+    implicit: bool = False
 
 
 @dataclass
@@ -130,6 +132,7 @@ def scan(root: Path, packages=PACKAGES) -> Structure:
                     if target:
                         st.imports.append(Import(mod, target, "" if target == sub else a.name, path, n.lineno))
                         bound[a.asname or a.name] = sub
+        st.imports += _parent_packages(mod, st.imports, mods)
         for n in ast.walk(tree):
             if isinstance(n, ast.Attribute) and is_private(n.attr) and id(n) not in skip:
                 head = ast.unparse(n.value)
@@ -140,6 +143,19 @@ def scan(root: Path, packages=PACKAGES) -> Structure:
                     if owner and owner != mod:
                         st.reach_ins.append((mod, f"{head}.{n.attr}", path, n.lineno))
     return st
+
+
+def _parent_packages(mod: str, imports: list[Import], mods: dict[str, Path]) -> list[Import]:
+    """Importing ``a.b.c`` runs ``a/__init__`` and ``a/b/__init__`` first: an implicit import of
+    each package above the target, except the packages ``mod`` itself is inside (already running)."""
+    out = []
+    for imp in [i for i in imports if i.importer == mod and not i.implicit]:
+        parts = imp.target.split(".")
+        for k in range(1, len(parts)):
+            pkg = ".".join(parts[:k])
+            if pkg in mods and pkg != mod and not mod.startswith(pkg + "."):
+                out.append(Import(mod, pkg, "", imp.path, imp.line, implicit=True))
+    return out
 
 
 def find_cycles(st: Structure) -> list[list[Import]]:
@@ -210,6 +226,8 @@ def private_uses(st: Structure, root: Path) -> list[str]:
     out = []
     for imp in st.imports:
         where = f"{imp.path.relative_to(root)}:{imp.line}"
+        if imp.implicit:
+            continue
         if imp.name and is_private(imp.name) and imp.target != imp.importer:
             out.append(f"{where}: {imp.importer} imports {imp.name} from {imp.target}")
         parts = imp.target.split(".")
@@ -226,7 +244,7 @@ def driver_uses_of_edge(st: Structure, root: Path) -> list[str]:
     """Imports of ``edge`` modules by ``drivers`` modules, but for :data:`DRIVERS_MAY_IMPORT`."""
     return sorted(f"{imp.path.relative_to(root)}:{imp.line}: {imp.importer} imports {imp.target}"
                   for imp in st.imports
-                  if imp.importer.split(".")[0] == "drivers" and imp.target.split(".")[0] == "edge"
+                  if not imp.implicit and imp.importer.split(".")[0] == "drivers" and imp.target.split(".")[0] == "edge"
                   and imp.target not in DRIVERS_MAY_IMPORT)
 
 
@@ -302,6 +320,20 @@ def test_a_cycle_through_a_function_level_and_a_relative_import_is_found(tmp_pat
     text = describe_cycle(cycles[0], root)
     assert text == ("edge.base -> edge.sub.two -> edge.sub.one -> edge.base "
                     "(edge/base.py:2, edge/sub/two.py:1, edge/sub/one.py:3)"), text
+
+
+def test_a_cycle_through_a_package_init_is_found(tmp_path):
+    """``edge.a`` imports ``edge.pkg.leaf``, which first runs ``edge/pkg/__init__``, which imports
+    ``edge.pkg.user``, which imports ``edge.a``: no module names the package, yet it is a cycle."""
+    root = _write(tmp_path, {
+        **CLEAN,
+        "edge/a.py": "from edge.pkg.leaf import X\n",
+        "edge/pkg/__init__.py": "from edge.pkg import user\n",
+        "edge/pkg/leaf.py": "X = 1\n",
+        "edge/pkg/user.py": "from edge.a import X\n",
+    })
+    cycles = find_cycles(scan(root))
+    assert [sorted(imp.importer for imp in c) for c in cycles] == [["edge.a", "edge.pkg", "edge.pkg.user"]]
 
 
 def test_a_type_checking_import_becomes_a_cycle_when_it_leaves_the_block(tmp_path):

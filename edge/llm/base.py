@@ -116,6 +116,7 @@ class LlmEngine:
     :meth:`stream` and :meth:`count_tokens` and set ``name``, ``n_ctx`` and ``last_stats``."""
 
     name: str = "engine"
+    model: str = ""  # what was loaded (a model id or path), for status
     n_ctx: int = 0
     last_stats: GenerationStats
 
@@ -144,6 +145,13 @@ class LlmEngine:
     def serving(self) -> str:
         """What answers requests now, for the service's READY line (here: ``name``)."""
         return self.name
+
+    def status(self) -> list[dict]:
+        """The steps that can answer, for ``/healthz`` and the console: one dict per step
+        (``index``, ``engine``, ``model``, ``n_ctx``, ``state``, ``reason``, ``active``, ``failures``).
+        Here: this engine, loaded and healthy."""
+        return [{"index": 0, "engine": self.name, "model": self.model, "n_ctx": self.n_ctx,
+                 "state": "healthy", "reason": "", "active": True, "failures": 0}]
 
     def tick(self) -> bool:
         """Called about once a second while the loop listens; True when it unloaded the model

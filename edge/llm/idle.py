@@ -58,6 +58,14 @@ class IdleEngine(LlmEngine):
         ms, self._reload_ms = self._reload_ms, None
         return ms
 
+    def status(self) -> list[dict]:
+        """The wrapped chain's steps when it is loaded; one ``unloaded`` step while it is not (not
+        loaded just to be looked at)."""
+        if self.unloader.loaded:
+            return self.inner.status()
+        return [{"index": 0, "engine": self.name, "model": "", "n_ctx": None, "state": "unloaded",
+                 "reason": "unloaded while idle; loaded again on the next request", "active": True, "failures": 0}]
+
     def tick(self) -> bool:
         """Unload when idle long enough (see :meth:`edge.governor.idle.IdleUnloader.tick`)."""
         return self.unloader.tick()

@@ -104,6 +104,7 @@ class Pipeline:
         self.echo_cancellation = echo_cancellation
         self._guard_until = -1
         self._was_speaking = False
+        self._failing: str | None = None  # the stage failing on every frame, reported once
         self.suppressed = 0  # wake detections ignored while the box spoke (C03)
         self.t_ms = 0
         self.state = TurnState.LISTENING
@@ -135,12 +136,33 @@ class Pipeline:
 
     # -- frames -------------------------------------------------------------------------------
     def feed(self, frame: np.ndarray) -> None:
-        """Process one ``(1280,)`` int16 16 kHz frame."""
+        """Process one ``(1280,)`` int16 16 kHz frame. A stage that raises (the wake word, the VAD,
+        the LLM's idle tick) ends an open turn with an ``error`` event naming it; while listening it
+        is reported once per run of failing frames. The loop never stops on it."""
         self.t_ms += FRAME_MS
+        try:
+            self._frame(frame)
+        except StageFailed as e:
+            self._frame_failed(e)
+        else:
+            self._failing = None
+
+    def _frame_failed(self, e: StageFailed) -> None:
+        if self.state not in (TurnState.LISTENING, TurnState.SPEAKING):
+            self._failing = e.stage
+            return self._fail(e, {})
+        if self._failing != e.stage:  # once per run of failing frames, not 12.5 times a second
+            self._failing = e.stage
+            log.warning("%s failed: %s", e.stage, e)
+            self.emit(ev.Error(self.t_ms, self.turn_id, e.stage, str(e)))
+
+    def _frame(self, frame: np.ndarray) -> None:
         llm = self.s.understanding.llm
         if llm is not None and self.t_ms % 1040 == 0 and self.state is TurnState.LISTENING:  # about once a second
-            llm.tick()  # idle unload of the LLM (governor.idle_unload_s)
-        detection = self.s.wake.process(frame)  # always scored: keeps the feature buffers current
+            with stage("llm"):
+                llm.tick()  # idle unload of the LLM (governor.idle_unload_s)
+        with stage("wake"):
+            detection = self.s.wake.process(frame)  # always scored: keeps the feature buffers current
         speaking = self._follow_speaker()
         if detection is not None and (speaking or self.t_ms <= self._guard_until):
             detection = self._over_reply(detection, speaking)
@@ -184,7 +206,8 @@ class Pipeline:
 
     def _endpoint(self, frame: np.ndarray) -> None:
         """``awake`` / ``follow_up``: the frame goes to the VAD and the endpointer."""
-        prob = self.s.vad.probability(frame)
+        with stage("vad"):
+            prob = self.s.vad.probability(frame)
         state = self._ep.push(frame, prob)
         if state in (Endpoint.SPEECH, Endpoint.END):
             try:
@@ -345,8 +368,10 @@ class Pipeline:
             self._wake_t = self.t_ms
         self._fed = 0
         self._drop_speculation()
-        self.s.vad.reset()
-        self.s.asr.set_partials(e.partial_interval_ms, self._partial_cpu_fraction if self.semantic else 0.0)
+        with stage("vad"):
+            self.s.vad.reset()
+        with stage("asr"):
+            self.s.asr.set_partials(e.partial_interval_ms, self._partial_cpu_fraction if self.semantic else 0.0)
 
     def _stream_to_asr(self) -> None:
         """The endpointer's new frames to the recognizer; in semantic mode silence past

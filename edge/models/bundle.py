@@ -333,7 +333,8 @@ def install_bundle(bundle: str | os.PathLike, models_dir: str | os.PathLike,
     try:
         tar = tarfile.open(bundle, "r:*")
     except tarfile.TarError as e:
-        raise BundleError("member", f"{bundle} is not a tar file: {e}") from None
+        raise BundleError("member", f"{bundle} is not a tar file ({str(e).splitlines()[0].rstrip(':')}); "
+                          f"give the .tar that 'edge models bundle' wrote, copied whole") from None
     except OSError as e:
         raise BundleError("file", f"{bundle}: cannot read the bundle ({e.strerror or e}); give the path of "
                           f"the bundle .tar written by 'edge models bundle'") from e

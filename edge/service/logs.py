@@ -103,6 +103,11 @@ def setup(env: Mapping[str, str] | None = None, stream=None, journal: bool | Non
     return logger
 
 
+def writes_to_journal(logger: logging.Logger) -> bool:
+    """Whether :func:`setup` gave ``logger`` the journal (not stderr lines)."""
+    return any(getattr(h, "_edge", False) and type(h).__name__ == "JournalHandler" for h in logger.handlers)
+
+
 def event_fields(event) -> dict[str, Any]:
     """Journal fields of a pipeline event: ``TURN_ID``, ``STAGE`` (the event type: ``wake``,
     ``transcript``, ``intent``, ``reply``, ``turn_end``, ...), ``LATENCY_MS`` (a turn's ``total_ms``)

@@ -52,7 +52,7 @@ def state_path(settings, runtime_dir: Path = RUNTIME_DIR) -> Path:
     """``service.state_file``; else ``service-state.json`` in ``/run/edge`` when that directory
     exists (the installed service: a tmpfs, so the heartbeat does not wear the board's flash);
     else next to the store (a development checkout)."""
-    p = getattr(settings.service, "state_file", None)
+    p = settings.service.state_file
     if p:
         return Path(p).expanduser()
     if runtime_dir.is_dir():

@@ -85,9 +85,7 @@ def use_installed_bundle(settings) -> Path | None:
     ``edge models install``) when it exists and nothing else is set; returns that path or None."""
     if os.environ.get("EDGE_MANIFEST"):
         return None
-    models_dir = getattr(getattr(settings, "models", None), "dir", None)
-    if models_dir is None:
-        return None
+    models_dir = settings.models.dir
     m = Path(models_dir) / "current" / "manifest.yaml"
     if m.is_file():
         os.environ["EDGE_MANIFEST"] = str(m)
@@ -207,8 +205,7 @@ class LiveService:
                  log: logging.Logger, run_state: ServiceState):
         self.settings, self.store, self.output_dir, self.emit = settings, store, Path(output_dir), emit
         self.notifier, self.log, self.run_state = notifier, log, run_state
-        journal = any(getattr(h, "_edge", False) and type(h).__name__ == "JournalHandler" for h in log.handlers)
-        self.event_level = logging.INFO if journal else logging.DEBUG
+        self.event_level = logging.INFO if logs.writes_to_journal(log) else logging.DEBUG
         self.stages = None
         self.how = ""  # what the smoke inference said
 

@@ -179,6 +179,9 @@ class Store:
         self._clock = clock
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
+        if self.path.is_dir():
+            raise StoreError(f"store {self.path} is a folder; point store.path at a file in it, "
+                             f"such as {self.path / 'edge.db'}")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # isolation_level=None: no implicit transactions; every write below uses an explicit

@@ -25,9 +25,11 @@ import secrets
 import threading
 import time
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import uvicorn
 from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi.staticfiles import StaticFiles
 
 from edge.config import is_loopback
 from edge.governor.governor import Governor
@@ -36,12 +38,16 @@ from edge.service.api import metrics, ollama, openai
 from edge.service.api.deps import ApiContext
 from edge.service.api.metrics import GovernorCollector, Metrics, ServiceStateCollector, active_label
 from edge.service.api.queue import Generator
+from edge.service.console import routes as console_routes
+from edge.service.console.routes import ConsoleContext
 from edge.service.runstate import state_path
+from edge.stages.store import Store
 
 log = logging.getLogger(__name__)
 
 #: The routers, in the order they are mounted.
 ROUTERS = (ollama.router, openai.router, metrics.router)
+CONSOLE_PREFIX = "/console"
 
 
 # --------------------------------------------------------------------------------------------
@@ -59,7 +65,7 @@ async def bearer_token(request: Request) -> None:
     (counted, with ``WWW-Authenticate: Bearer``)."""
     ctx: ApiContext = request.app.state.api
     token = ctx.settings.token
-    if not token:
+    if not token or request.url.path.startswith(CONSOLE_PREFIX):  # the console has its own access rule
         return
     header = request.headers.get("authorization", "")
     scheme, _, value = header.partition(" ")
@@ -92,14 +98,16 @@ async def lifespan(app: FastAPI):
 
 
 def create_app(engine, api_settings, default_temperature: float = 0.2, governor=None,
-               state_file=None) -> FastAPI:
+               state_file=None, console: ConsoleContext | None = None) -> FastAPI:
     """The FastAPI app serving ``engine`` (an :class:`edge.llm.chain.EngineChain` or any
     :class:`edge.llm.base.Engine`) with :class:`edge.config.ApiSettings`; ``governor`` (an
     :class:`edge.governor.governor.Governor`) and ``state_file`` (the live service's, a path) add their
     figures to ``/metrics``. ``app.state.generator``, ``app.state.metrics`` and ``app.state.engine``
     are exposed for the server's owner (``app.state.api`` is the routes'
-    :class:`~edge.service.api.deps.ApiContext`). Raises ValueError for a non-loopback host without
-    a token."""
+    :class:`~edge.service.api.deps.ApiContext`). With ``console`` (a
+    :class:`edge.service.console.routes.ConsoleContext`) the web console is served under
+    ``/console`` (loopback clients only, no bearer token). Raises ValueError for a non-loopback
+    host without a token."""
     refuse_open_host(api_settings)
     ctx = build_context(engine, api_settings, default_temperature, governor, state_file)
     app = FastAPI(title="edge", version="0.1.0", dependencies=[Depends(bearer_token)], lifespan=lifespan,
@@ -110,6 +118,13 @@ def create_app(engine, api_settings, default_temperature: float = 0.2, governor=
     app.state.engine = engine
     for router in ROUTERS:
         app.include_router(router)
+    if console is not None:
+        console.engine, console.governor, console.state_file = engine, governor, state_file
+        console.token = api_settings.token
+        console.hosts = tuple(dict.fromkeys((*console.hosts, api_settings.host, *api_settings.allowed_hosts)))
+        app.state.console = console
+        app.include_router(console_routes.router)
+        app.mount(f"{CONSOLE_PREFIX}/static", StaticFiles(directory=console_routes.STATIC_DIR), name="console-static")
     return app
 
 
@@ -157,13 +172,17 @@ def serve(settings, engine=None) -> int:
     if engine is None:
         engine = EngineChain.from_settings(settings).start()
     a = settings.api
+    out = Path(settings.output_dir)  # the events edge run and edge wyoming write, for the Live page
+    console = ConsoleContext(Store(settings.store.path), settings=settings,
+                             events=(out / "events.jsonl", out / "wyoming-events.jsonl"))
     app = create_app(engine, a, default_temperature=settings.llm.temperature, governor=Governor(settings),
-                     state_file=state_path(settings))
-    log.warning("edge API on http://%s:%d (engine %s)%s", a.host, a.port, active_label(engine),
-                "" if a.token else "; no token: loopback only")
+                     state_file=state_path(settings), console=console)
+    log.warning("edge API on http://%s:%d (engine %s)%s; console on http://%s:%d/console (loopback clients)",
+                a.host, a.port, active_label(engine), "" if a.token else "; no token: loopback only", a.host, a.port)
     try:
-        uvicorn.run(app, host=a.host, port=a.port, log_level="info")
+        # an open Live page (server-sent events) must not hold the shutdown for ever
+        uvicorn.run(app, host=a.host, port=a.port, log_level="info", timeout_graceful_shutdown=5)
     finally:
-        if hasattr(engine, "close"):
-            engine.close()
+        console.store.close()
+        engine.close()
     return 0

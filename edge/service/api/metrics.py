@@ -55,11 +55,8 @@ class Metrics:
 
 
 def chain_status(engine) -> list[dict]:
-    """``engine.status()`` for a chain; one healthy active step for a single engine."""
-    if hasattr(engine, "status"):
-        return engine.status()
-    return [{"index": 0, "engine": getattr(engine, "name", "llm"), "model": str(getattr(engine, "model", "")),
-             "state": "healthy", "reason": "", "active": True}]
+    """The engine's steps (:meth:`edge.llm.base.LlmEngine.status`)."""
+    return engine.status()
 
 
 def active_label(engine) -> str:

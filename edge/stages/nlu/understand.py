@@ -25,7 +25,7 @@ from edge.stages.nlu.types import Intent
 from edge.stages.sentences import SentenceSplitter, answer_sentences, clean_answer, join_sentences, two_sentences
 
 #: Transcript confidence below which a parsed quantity is read back before it is written.
-#: The whisper engine's confidence is exp(mean token log-probability) (edge/asr/whisper.py);
+#: The whisper engine's confidence is exp(mean token log-probability) (edge/stages/asr/whisper.py);
 #: Whisper itself treats a decode with mean log-probability below -1.0 (exp → 0.37) as failed
 #: (openai/whisper ``transcribe(logprob_threshold=-1.0)``). 0.6 (log-probability -0.51) is a
 #: starting value between that failure point and clear speech: whisper tiny.en gives the shared

@@ -1,0 +1,110 @@
+"""What the console pages show, read from the store (:class:`edge.stages.store.Store`)."""
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from edge.stages.store import IMPORT_TURN_PREFIX, Item, Record, Store
+
+#: An item at or below this many units is listed as low stock (there is no per-item reorder level yet).
+LOW_STOCK = 10
+
+
+def local_time(iso_utc: str) -> str:
+    """A record's UTC ISO 8601 time in the box's time zone, ``YYYY-MM-DD HH:MM:SS``."""
+    try:
+        return datetime.fromisoformat(iso_utc).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        return iso_utc
+
+
+def undo_target(records: list[Record]) -> Record | None:
+    """The record a voice "undo that" (:meth:`Store.undo`) reverts now: the latest change that is
+    neither an undo nor undone, after the last stock-count import; None when there is none."""
+    undone = {r.undoes for r in records if r.undoes is not None}
+    last_import = max((r.id for r in records if r.turn_id.startswith(IMPORT_TURN_PREFIX)), default=0)
+    for r in reversed(records):
+        if r.id <= last_import:
+            return None
+        if r.undoes is None and r.id not in undone:
+            return r
+    return None
+
+
+def filter_records(records: list[Record], items: dict[str, Item], q: str = "", kind: str = "all") -> list[Record]:
+    """Newest first; ``q``: words that must all appear in the SKU, item name, utterance or turn id
+    (case-insensitive); ``kind``: ``all``, ``in`` (received), ``out`` (used), ``undo``, ``count`` (import)."""
+    words = q.lower().split()
+    out = []
+    for r in reversed(records):
+        name = items[r.sku].item if r.sku in items else ""
+        hay = f"{r.sku} {name} {r.utterance} {r.turn_id}".lower()
+        if not all(w in hay for w in words):
+            continue
+        count = r.turn_id.startswith(IMPORT_TURN_PREFIX)
+        if kind == "undo" and r.undoes is None or kind == "count" and not count:
+            continue
+        if kind in ("in", "out") and (r.undoes is not None or count or (r.delta > 0) != (kind == "in")):
+            continue
+        out.append(r)
+    return out
+
+
+@dataclass(frozen=True)
+class Change:
+    """One row of an import preview: ``kind`` ``new`` or ``changed``; ``before`` None for a new item."""
+
+    kind: str
+    after: Item
+    before: Item | None
+
+    @property
+    def fields(self) -> list[str]:
+        """The fields that change (``quantity``, ``item``, ``location``, ``unit``, ``aliases``)."""
+        if self.before is None:
+            return ["new"]
+        return [f for f in ("quantity", "item", "location", "unit", "aliases")
+                if getattr(self.before, f) != getattr(self.after, f)]
+
+
+@dataclass(frozen=True)
+class Preview:
+    """An inventory CSV against the store: the changes, how many rows leave an item as it is."""
+
+    changes: list[Change]
+    unchanged: int
+    rows: int
+
+
+def preview_import(store: Store, csv_text: str) -> Preview:
+    """What importing ``csv_text`` would change, found by importing it into a scratch store (the
+    same parsing and checks as the real import); the store is not touched.
+
+    Raises:
+        edge.stages.store.StoreError: the CSV would be refused by the import (the message names line and column).
+    """
+    with tempfile.TemporaryDirectory(prefix="edge-preview-") as d:
+        path = Path(d) / "inventory.csv"
+        path.write_text(csv_text, encoding="utf-8")
+        with Store(Path(d) / "preview.db") as scratch:
+            n = scratch.import_csv(path)
+            after = scratch.items()
+    before = {i.sku: i for i in store.items()}
+    changes = [Change("new" if a.sku not in before else "changed", a, before.get(a.sku))
+               for a in after if before.get(a.sku) != a]
+    return Preview(changes, n - len(changes), n)
+
+
+def import_text(store: Store, csv_text: str, name: str = "console-import.csv") -> int:
+    """Import ``csv_text`` into ``store`` (:meth:`Store.import_csv`); returns the rows imported.
+
+    Raises:
+        edge.stages.store.StoreError: as :meth:`Store.import_csv`.
+    """
+    with tempfile.TemporaryDirectory(prefix="edge-import-") as d:
+        path = Path(d) / name
+        path.write_text(csv_text, encoding="utf-8")
+        return store.import_csv(path)
+

@@ -1,0 +1,257 @@
+"""The console's pages (prefix ``/console``).
+
+    GET  /console/live               turns as they happen (the voice loop's and Wyoming's events)
+    GET  /console/live/events        the same as server-sent events (text/event-stream)
+    GET  /console/records            the history, newest first: search (q), filter (kind); the
+                                     record an undo reverts has an Undo button
+    GET  /console/records.csv        the history as CSV (Store.export_csv)
+    GET  /console/records/undo?id=N  confirm undoing record N
+    POST /console/records/undo       undo it (refused with 409 when it is no longer the latest change)
+    GET  /console/inventory          items: search (q), low stock only (low=1)
+    POST /console/inventory/preview  what an inventory CSV would change, before anything is written
+    POST /console/inventory/import   apply it
+    GET  /console/status             governor, voice service counters, LLM chain, models and licences, doctor
+    GET  /console/login, POST /console/login, POST /console/logout
+
+Access (:mod:`edge.service.console.access`): loopback clients without a login; other clients log in
+with ``api.token`` (a page asked for without a session redirects to the login; a POST is 401). The
+Host header must name loopback, ``api.host`` or ``api.allowed_hosts`` (400 otherwise: no DNS
+rebinding); every POST carries the page's CSRF token (403 without it); no CORS headers. Forms are
+``application/x-www-form-urlencoded``.
+"""
+from __future__ import annotations
+
+import asyncio
+import io
+import secrets
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+from urllib.parse import parse_qs, urlsplit
+
+from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
+from fastapi.templating import Jinja2Templates
+
+from edge.config import is_loopback
+from edge.service.console import access, data, live, status
+from edge.stages.store import Store, StoreError
+
+HERE = Path(__file__).resolve().parent
+STATIC_DIR = HERE / "static"
+TEMPLATES = Jinja2Templates(directory=str(HERE / "templates"))
+TEMPLATES.env.filters["local_time"] = data.local_time
+MAX_FORM_BYTES = 2 * 1024 * 1024  # bytes of one form (an inventory CSV of some 20 000 rows)
+
+
+@dataclass
+class ConsoleContext:
+    """What the pages read and change: the ``store``, the names the Host header may carry
+    (besides loopback), the events files the Live page follows (JSON lines, :mod:`edge.events`)
+    this process's CSRF token, ``api.token`` (the login of other clients) and their sessions.
+    Kept in ``app.state.console``."""
+
+    store: Store
+    hosts: tuple[str, ...] = ()
+    events: tuple[Path, ...] = ()
+    settings: Any = None  # edge.config.Settings: the doctor's board and figures
+    governor: Any = None  # set by create_app, as are engine and state_file
+    engine: Any = None
+    state_file: Path | None = None
+    csrf: str = field(default_factory=lambda: secrets.token_urlsafe(32))
+    token: str | None = None  # api.token, set by create_app
+    sessions: access.Sessions = field(default_factory=access.Sessions)
+
+
+def client_of(request: Request) -> str:
+    """The client's address ("" when unknown)."""
+    return request.client.host if request.client else ""
+
+
+def console_open(request: Request) -> ConsoleContext:
+    """FastAPI dependency for the login page: the context, after the Host header check."""
+    ctx: ConsoleContext = request.app.state.console
+    host = urlsplit(f"//{request.headers.get('host', '')}").hostname or ""
+    if not (is_loopback(host) or host in ctx.hosts):
+        raise HTTPException(400, f"Host header {host!r} is not one of this box's names: add it to api.allowed_hosts")
+    return ctx
+
+
+def console(request: Request) -> ConsoleContext:
+    """FastAPI dependency: the context for a loopback client or a logged-in one (see module doc)."""
+    ctx = console_open(request)
+    client = client_of(request)
+    if is_loopback(client) or ctx.sessions.valid(request.cookies.get(access.SESSION_COOKIE)):
+        return ctx
+    if not ctx.token:
+        raise HTTPException(403, f"{client} is not a loopback client and api.token is not set, so nobody can log in "
+                                 f"from there: set api.token, or open the console on the box itself")
+    if request.method == "GET":
+        raise HTTPException(303, "log in first", headers={"Location": f"/console/login?next={request.url.path}"})
+    raise HTTPException(401, "log in first at /console/login")
+
+
+async def form(request: Request, ctx: ConsoleContext) -> dict[str, str]:
+    """The POSTed form fields (the first value of each); 403 without the right CSRF token."""
+    body = await request.body()
+    if len(body) > MAX_FORM_BYTES:
+        raise HTTPException(413, f"form over {MAX_FORM_BYTES} bytes")
+    fields = {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True).items()}
+    if not secrets.compare_digest(fields.get("csrf", "").encode(), ctx.csrf.encode()):
+        raise HTTPException(403, "missing or wrong CSRF token: reload the page and try again")
+    return fields
+
+
+def page(request: Request, ctx: ConsoleContext, name: str, status_code: int = 200, **values) -> HTMLResponse:
+    """The template ``name`` with the CSRF token and whether a login session is open (for Log out)."""
+    session = request.cookies.get(access.SESSION_COOKIE) in ctx.sessions.expiry
+    return TEMPLATES.TemplateResponse(request, name, {"csrf": ctx.csrf, "session": session, **values},
+                                      status_code=status_code)
+
+
+Ctx = Annotated[ConsoleContext, Depends(console)]
+OpenCtx = Annotated[ConsoleContext, Depends(console_open)]
+router = APIRouter(prefix="/console", include_in_schema=False)
+
+
+@router.get("")
+async def home(ctx: Ctx):
+    """The console's first page: Live."""
+    return RedirectResponse("/console/live", 303)
+
+
+@router.get("/live", response_class=HTMLResponse)
+async def live_page(request: Request, ctx: Ctx):
+    """Turns as they happen (the page; its script reads :func:`live_events`)."""
+    return page(request, ctx, "live.html", sources=[str(p) for p in ctx.events] or ["(no events files)"])
+
+
+@router.get("/live/events")
+async def live_events(request: Request, ctx: Ctx):
+    """Server-sent events: each event appended to the events files from now on."""
+    return StreamingResponse(live.stream(ctx.events, request.is_disconnected), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+@router.get("/records", response_class=HTMLResponse)
+async def records(request: Request, ctx: Ctx, q: str = "", kind: str = "all", done: int | None = None):
+    """The history, newest first, filtered by ``q`` (words) and ``kind``; ``done``: the undo just written."""
+    all_records = ctx.store.records()
+    items = {i.sku: i for i in ctx.store.items()}
+    target = data.undo_target(all_records)
+    shown = data.filter_records(all_records, items, q, kind)
+    undone_by = {r.undoes: r.id for r in all_records if r.undoes is not None}
+    return page(request, ctx, "records.html", records=shown, items=items, q=q, kind=kind, total=len(all_records),
+                target=target.id if target else None, undone_by=undone_by, done=done)
+
+
+@router.get("/records.csv")
+async def records_csv(ctx: Ctx):
+    """The whole history as CSV (the columns of :data:`edge.stages.store.EXPORT_COLUMNS`)."""
+    buf = io.StringIO()
+    ctx.store.export_csv(buf)
+    return Response(buf.getvalue(), media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": 'attachment; filename="records.csv"'})
+
+
+def _target_or_409(ctx: ConsoleContext, record_id: int):
+    target = data.undo_target(ctx.store.records())
+    if target is None or target.id != record_id:
+        latest = f"the latest change is record {target.id}" if target else "nothing can be undone"
+        raise HTTPException(409, f"record {record_id} is not the latest change any more ({latest}); "
+                                 f"only the latest change can be undone, as by voice")
+    return target
+
+
+@router.get("/records/undo", response_class=HTMLResponse)
+async def undo_confirm(request: Request, ctx: Ctx, id: int):
+    """Ask before undoing record ``id`` (409 when it is not the latest change)."""
+    target = _target_or_409(ctx, id)
+    return page(request, ctx, "undo.html", record=target, item=ctx.store.get(target.sku))
+
+
+@router.post("/records/undo")
+async def undo(request: Request, ctx: Ctx):
+    """Undo the confirmed record: a compensating record, as a voice "undo that" writes."""
+    fields = await form(request, ctx)
+    try:
+        record_id = int(fields.get("id", ""))
+    except ValueError:
+        raise HTTPException(400, "id: the record number to undo") from None
+    _target_or_409(ctx, record_id)
+    result = ctx.store.undo(f"console: undo record {record_id}", f"console-{uuid.uuid4().hex[:12]}")
+    return RedirectResponse(f"/console/records?done={result[0].id if result else ''}", 303)
+
+
+@router.get("/inventory", response_class=HTMLResponse)
+async def inventory(request: Request, ctx: Ctx, q: str = "", low: int = 0, imported: int | None = None):
+    """Items filtered by ``q``; ``low=1``: at most :data:`edge.service.console.data.LOW_STOCK` units."""
+    words = q.lower().split()
+    items = [i for i in ctx.store.items()
+             if all(w in f"{i.sku} {i.item} {i.location} {' '.join(i.aliases)}".lower() for w in words)
+             and (not low or i.quantity <= data.LOW_STOCK)]
+    return page(request, ctx, "inventory.html", items=items, q=q, low=low, low_stock=data.LOW_STOCK,
+                imported=imported)
+
+
+@router.post("/inventory/preview", response_class=HTMLResponse)
+async def inventory_preview(request: Request, ctx: Ctx):
+    """What the POSTed CSV would change (422 with the import's error when it would be refused)."""
+    csv_text = (await form(request, ctx)).get("csv", "")
+    try:
+        preview = data.preview_import(ctx.store, csv_text)
+    except StoreError as e:
+        return page(request, ctx, "preview.html", 422, preview=None, error=str(e), csv_text=csv_text)
+    return page(request, ctx, "preview.html", preview=preview, error=None, csv_text=csv_text)
+
+
+@router.post("/inventory/import")
+async def inventory_import(request: Request, ctx: Ctx):
+    """Import the POSTed CSV (the text the preview showed)."""
+    csv_text = (await form(request, ctx)).get("csv", "")
+    try:
+        n = data.import_text(ctx.store, csv_text)
+    except StoreError as e:
+        return page(request, ctx, "preview.html", 422, preview=None, error=str(e), csv_text=csv_text)
+    return RedirectResponse(f"/console/inventory?imported={n}", 303)
+
+
+@router.get("/status", response_class=HTMLResponse)
+async def status_page(request: Request, ctx: Ctx):
+    """Governor, voice service, LLM chain, models and the doctor, read now."""
+    return page(request, ctx, "status.html", parts=await asyncio.to_thread(status.parts, ctx))
+
+
+@router.get("/login", response_class=HTMLResponse)
+async def login_page(request: Request, ctx: OpenCtx, next: str = "/console/records"):
+    """The login form for clients that are not loopback."""
+    return page(request, ctx, "login.html", next=_local(next), error=None)
+
+
+def _local(path: str) -> str:
+    """Only a console path is a place to go after the login (no open redirect)."""
+    return path if path.startswith("/console/") and not path.startswith("//") else "/console/records"
+
+
+@router.post("/login")
+async def login(request: Request, ctx: OpenCtx):
+    """Check ``api.token``; a session cookie and a redirect to ``next`` (401 wrong, 429 too many)."""
+    fields = await form(request, ctx)
+    client, nxt = client_of(request), _local(fields.get("next", ""))
+    if ctx.sessions.blocked(client):
+        return page(request, ctx, "login.html", 429, next=nxt,
+                    error=f"too many failed logins from {client}; wait {access.LOGIN_WINDOW_S:.0f} s")
+    if not access.token_matches(fields.get("token", ""), ctx.token):
+        ctx.sessions.failed(client)
+        return page(request, ctx, "login.html", 401, next=nxt, error="wrong token (api.token in the box's settings)")
+    return RedirectResponse(nxt, 303, headers={"Set-Cookie": access.cookie_header(ctx.sessions.new())})
+
+
+@router.post("/logout")
+async def logout(request: Request, ctx: Ctx):
+    """End the session."""
+    await form(request, ctx)
+    ctx.sessions.end(request.cookies.get(access.SESSION_COOKIE))
+    return RedirectResponse("/console/login", 303, headers={
+        "Set-Cookie": f"{access.SESSION_COOKIE}=; Path=/console; HttpOnly; SameSite=Strict; Max-Age=0"})

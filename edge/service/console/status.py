@@ -1,0 +1,107 @@
+"""What the Status page shows: the governor, the live service's counters, the LLM chain, the
+models and their licences, the doctor's checks. Each part is read fresh and never raises: a part
+that cannot be read says why."""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from edge.boards import load_board
+from edge.models.manifest import load_manifest
+from edge.ops.doctor import Doctor
+from edge.service.api.metrics import chain_status
+from edge.service.runstate import format_service, read_state
+
+log = logging.getLogger("edge.service.console")
+
+
+@dataclass
+class Part:
+    """One section: ``rows`` (lists of cells) under ``header``, or ``error`` when it could not be read."""
+
+    title: str
+    header: list[str] = field(default_factory=list)
+    rows: list[list[Any]] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    error: str = ""
+
+
+def governor_part(governor) -> Part:
+    """Thermal level, why, power mode and what the LLM may do now (:meth:`edge.governor.governor.Governor.status`)."""
+    p = Part("Governor", ["", ""])
+    if governor is None:
+        p.error = "no governor in this process"
+        return p
+    try:
+        governor.sample()
+        st = governor.status()
+    except Exception as e:  # an unreadable signal: said, not raised
+        p.error = f"{type(e).__name__}: {e}"
+        return p
+    p.rows = [["level", st.get("level")], ["power mode", st.get("power_mode")], ["board", st.get("board")]]
+    p.rows += [["reason", r] for r in st.get("reasons") or []]
+    p.rows += [[f"limit: {k}", v] for k, v in (st.get("limits") or {}).items()]
+    llm = st.get("llm") or {}
+    p.rows.append(["LLM loaded", llm.get("loaded")])
+    return p
+
+
+def service_part(state_file: Path | None) -> Part:
+    """The live service's capture counters and turns (its state file, :mod:`edge.service.runstate`)."""
+    p = Part("Voice service")
+    if state_file is None:
+        p.error = "no state file configured"
+        return p
+    try:
+        p.lines = format_service(read_state(state_file))
+    except Exception as e:
+        p.error = f"{type(e).__name__}: {e}"
+    return p
+
+
+def chain_part(engine) -> Part:
+    """Each LLM chain step: engine, model, state, why, whether it serves now."""
+    p = Part("LLM chain", ["#", "engine", "model", "state", "reason", "serving"])
+    if engine is None:
+        p.error = "no LLM engine in this process"
+        return p
+    try:
+        p.rows = [[s.get("index"), s.get("engine"), s.get("model") or "", s.get("state"), s.get("reason") or "",
+                   "yes" if s.get("active") else ""] for s in chain_status(engine)]
+    except Exception as e:
+        p.error = f"{type(e).__name__}: {e}"
+    return p
+
+
+def models_part() -> Part:
+    """The manifest's models with kind, size (MiB) and licence."""
+    p = Part("Models", ["id", "kind", "MiB", "licence"])
+    try:
+        p.rows = [[e.id, e.kind, round(sum(f.size for f in e.files) / 2**20, 1), e.licence]
+                  for e in load_manifest().models]
+    except Exception as e:
+        p.error = f"{type(e).__name__}: {e}"
+    return p
+
+
+def doctor_part(settings) -> Part:
+    """``edge doctor``'s checks for the configured board (no audio probe: the service holds the device)."""
+    p = Part("Doctor", ["check", "status", "found", "fix"])
+    name = settings.board.name if settings is not None and settings.board else None
+    if not name or name == "unknown":
+        p.error = "no board configured (board: in the settings), so the doctor cannot run"
+        return p
+    try:
+        results = Doctor(Path("/"), load_board(name), settings, probe_audio=False).run()
+        p.rows = [[r.name, r.status, r.message, r.fix if r.status != "ok" else ""] for r in results]
+    except Exception as e:
+        p.error = f"{type(e).__name__}: {e}"
+    return p
+
+
+def parts(ctx) -> list[Part]:
+    """Every section for a :class:`edge.service.console.routes.ConsoleContext` (blocking: run it in a thread)."""
+    return [governor_part(ctx.governor), service_part(ctx.state_file), chain_part(ctx.engine), models_part(),
+            doctor_part(ctx.settings)]

@@ -1,0 +1,317 @@
+"""The box behind the Wyoming services: the loaded stages, one instance of each model.
+
+Every call to a stage runs on that stage's own single worker thread (recognition, speech, wake
+word, turns), so calls to one model are serialized while the event loop keeps reading other
+clients. A ``handle`` turn is the voice loop's turn on a text: the same understanding, store,
+:func:`edge.stages.dialog.act` (records, undo, ask-back and read-back) and the same events
+(:mod:`edge.events`) to ``emit``.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import shutil
+import tempfile
+import threading
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+import numpy as np
+import soundfile as sf
+from wyoming.info import (
+    AsrModel,
+    AsrProgram,
+    Attribution,
+    HandleModel,
+    HandleProgram,
+    Info,
+    TtsProgram,
+    TtsVoice,
+    WakeModel,
+    WakeProgram,
+)
+
+from edge import __version__
+from edge import events as ev
+from edge.stages import dialog
+from edge.stages.asr import Recognition, vocabulary
+from edge.stages.store import StoreError
+from edge.stages.tts.engine import VOICES
+from edge.stages.wake import Detection, WakeWord
+
+if TYPE_CHECKING:
+    from edge.config import Settings
+    from edge.loop.pipeline import Stages
+
+log = logging.getLogger("edge.service.wyoming")
+
+OWW = Attribution("David Scripka (openWakeWord; pre-trained models CC BY-NC-SA 4.0)",
+                  "https://github.com/dscripka/openWakeWord")
+ASR_ATTRIBUTION = {"whisper": Attribution("OpenAI (Whisper), SYSTRAN (faster-whisper)",
+                                          "https://github.com/SYSTRAN/faster-whisper"),
+                   "vosk": Attribution("Alpha Cephei (Vosk)", "https://alphacephei.com/vosk/")}
+ESPEAK = Attribution("espeak-ng", "https://github.com/espeak-ng/espeak-ng")
+EDGE = Attribution("edge (this box)", "")
+#: s a new wake-word stream waits for a detector before it is refused (code busy)
+WAKE_WAIT_S = 3.0
+
+
+def _sig(items) -> list[tuple]:
+    return sorted((i.sku, i.item, i.location, tuple(i.aliases)) for i in items)
+
+
+def _unique(phrases) -> list[str]:
+    return list(dict.fromkeys(p.strip() for p in phrases if isinstance(p, str) and p.strip()))
+
+
+@dataclass(frozen=True)
+class HandleResult:
+    """A ``handle`` turn: ``handled`` (False: not a command the box understood, or the store
+    refused), the reply ``text`` to speak, the ``turn_id`` its records and events carry."""
+
+    handled: bool
+    text: str
+    turn_id: str
+
+
+class WakePool:
+    """Up to ``size`` wake-word detectors, one per audio stream; the first is ``first`` (the
+    stages' own), the others are built on first need by ``factory()``. Thread-safe."""
+
+    def __init__(self, first: WakeWord, size: int, factory: Callable[[], WakeWord]):
+        self._free = [first]
+        self._built = 1
+        self.size = size
+        self._factory = factory
+        self._lock = threading.Lock()
+
+    def lease(self) -> WakeWord | None:
+        """A detector for one stream (flushed: no carry-over from the last one), or None when
+        ``size`` streams hold one each. Blocks while a new detector loads."""
+        with self._lock:
+            if self._free:
+                ww = self._free.pop()
+            elif self._built < self.size:
+                self._built += 1
+                ww = None
+            else:
+                return None
+        if ww is None:
+            try:
+                return self._factory()
+            except BaseException:
+                with self._lock:
+                    self._built -= 1
+                raise
+        ww.flush()
+        return ww
+
+    def release(self, ww: WakeWord) -> None:
+        """Give ``ww`` back for the next stream."""
+        with self._lock:
+            self._free.append(ww)
+
+    @property
+    def free(self) -> int:
+        """Detectors free now, counting those not built yet."""
+        with self._lock:
+            return len(self._free) + self.size - self._built
+
+
+class Box:
+    """The services' models.
+
+    Args:
+        settings: the validated settings (language, asr, wake, dialog, wyoming).
+        stages: loaded by :func:`edge.loop.build.build_stages`; ``stages.store`` is read at every call.
+        emit: receives the :mod:`edge.events` of each ``handle`` turn.
+    """
+
+    def __init__(self, settings: Settings, stages: Stages, emit: Callable[[ev.Event], None] | None = None):
+        self.settings = settings
+        self.stages = stages
+        self.emit = emit or (lambda e: None)
+        self._workers = {name: ThreadPoolExecutor(1, thread_name_prefix=f"edge-wyoming-{name}")
+                         for name in ("asr", "tts", "wake", "turn")}
+        w = settings.wake
+        self.wake_pool = WakePool(stages.wake, settings.wyoming.wake_streams,
+                                  lambda: WakeWord([(m.name, m.threshold) for m in w.models], w.refractory_ms))
+        self._tmp = Path(tempfile.mkdtemp(prefix="edge-wyoming-"))
+        self._asr_sig: list | None = None  # the inventory the recognizer's biasing was built from
+        self._und_sig = _sig(stages.understanding.items)
+        self._pending: dialog.Pending | None = None
+        self._pending_until = 0.0
+
+    async def _run(self, worker: str, fn, *args):
+        return await asyncio.get_running_loop().run_in_executor(self._workers[worker], fn, *args)
+
+    def close(self) -> None:
+        """Stop the worker threads (after the calls running now) and remove the temporary files."""
+        for w in self._workers.values():
+            w.shutdown(wait=True, cancel_futures=True)
+        shutil.rmtree(self._tmp, ignore_errors=True)
+
+    # -- describe ---------------------------------------------------------------------------
+    def info(self) -> Info:
+        """The ``info`` answer to ``describe``: the configured recognizer, voice, wake words and dialog."""
+        s, lang = self.settings, self.settings.language
+        model = s.asr.whisper.model if s.asr.engine == "whisper" else s.asr.vosk.model
+        asr = AsrProgram(name=f"edge-{s.asr.engine}", attribution=ASR_ATTRIBUTION[s.asr.engine], installed=True,
+                         description=f"{s.asr.engine} speech recognition biased toward the inventory",
+                         version=__version__, models=[AsrModel(
+                             name=model, attribution=ASR_ATTRIBUTION[s.asr.engine], installed=True,
+                             description=f"{s.asr.engine} model {model}", version=None, languages=[lang])])
+        voice = s.tts.voice or VOICES.get(lang, VOICES["en"])
+        tts = TtsProgram(name="edge-espeak-ng", attribution=ESPEAK, installed=True, description="espeak-ng voice",
+                         version=__version__, supports_synthesize_streaming=True, voices=[TtsVoice(
+                             name=voice, attribution=ESPEAK, installed=True, description=f"espeak-ng {voice}",
+                             version=None, languages=[lang])])
+        wake = WakeProgram(name="edge-openwakeword", attribution=OWW, installed=True, description="openWakeWord",
+                           version=__version__, models=[WakeModel(
+                               name=m.name, attribution=OWW, installed=True, languages=["en"],
+                               description=f"{m.name}, threshold {m.threshold}", version=None,
+                               phrase=Path(m.name).stem.replace("_", " ")) for m in s.wake.models])
+        handle = HandleProgram(name="edge-stock", attribution=EDGE, installed=True,
+                               description="stock room dialog: stock queries, logs, undo (the voice loop's turn)",
+                               version=__version__, models=[HandleModel(
+                                   name="edge-stock-dialog", attribution=EDGE, installed=True, languages=[lang],
+                                   description="grammar first, then the configured LLM", version=None)])
+        return Info(asr=[asr], tts=[tts], wake=[wake], handle=[handle])
+
+    # -- asr --------------------------------------------------------------------------------
+    async def transcribe(self, frames: list[np.ndarray], names=(), terms=()) -> Recognition:
+        """The transcript of ``frames`` (16 kHz mono int16, 1280 samples each), the voice loop's
+        recognizer with its inventory biasing plus ``terms`` and ``names`` (names last: they
+        survive when Whisper's prompt is cut to its last tokens)."""
+        return await self._run("asr", self._transcribe, frames, _unique(names), _unique(terms))
+
+    def _transcribe(self, frames, names: list[str], terms: list[str]) -> Recognition:
+        asr, items = self.stages.asr, self.stages.store.items()
+        base = vocabulary(items) if self.settings.asr.bias else []
+        if _sig(items) != self._asr_sig:
+            asr.set_vocabulary(base)
+            self._asr_sig = _sig(items)
+        extra = [p for p in terms + names if p not in base]
+        if extra:
+            asr.set_vocabulary(_unique(base + terms + names))
+        try:
+            asr.start()
+            for f in frames:
+                asr.accept(f)
+            return asr.finish()
+        finally:
+            if extra:
+                asr.set_vocabulary(base)
+
+    # -- tts --------------------------------------------------------------------------------
+    async def synthesize(self, text: str) -> tuple[np.ndarray, int]:
+        """``text`` spoken by the configured voice: ``(samples (n,) or (n, channels) int16, rate Hz)``.
+
+        Raises:
+            edge.stages.tts.engine.TtsError: the speech engine failed (after its watchdog restart).
+        """
+        return await self._run("tts", self._synthesize, text)
+
+    def _synthesize(self, text: str) -> tuple[np.ndarray, int]:
+        path = self._tmp / f"tts-{uuid.uuid4().hex[:12]}.wav"
+        try:
+            wav = self.stages.tts.synthesize(text, path)
+            data, rate = sf.read(str(wav), dtype="int16")
+            return data, int(rate)
+        finally:
+            path.unlink(missing_ok=True)
+
+    # -- wake -------------------------------------------------------------------------------
+    async def lease_wake(self, wait_s: float = WAKE_WAIT_S) -> WakeWord | None:
+        """A flushed wake-word detector for one stream, or None when ``wyoming.wake_streams`` streams
+        still hold one after ``wait_s`` s (a client that just went away may still have audio queued)."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + wait_s
+        while (ww := await self._run("wake", self.wake_pool.lease)) is None and loop.time() < end:
+            await asyncio.sleep(0.05)
+        return ww
+
+    def release_wake(self, ww: WakeWord) -> None:
+        """Give a detector from :meth:`lease_wake` back (its stream ended or its client went away)."""
+        self.wake_pool.release(ww)
+
+    async def detect(self, ww: WakeWord, frames: list[np.ndarray]) -> list[tuple[int, Detection]]:
+        """``[(index into frames, Detection)]`` for each 80 ms frame that triggers ``ww``."""
+        return await self._run("wake", lambda: [(i, d) for i, f in enumerate(frames) if (d := ww.process(f))])
+
+    # -- handle -----------------------------------------------------------------------------
+    async def handle(self, text: str) -> HandleResult:
+        """One turn on ``text`` (a transcript from Home Assistant), as the voice loop takes it."""
+        return await self._run("turn", self._handle, text)
+
+    def _refresh_understanding(self) -> None:
+        items = self.stages.store.items()
+        if _sig(items) != self._und_sig:  # an import by another process, or another store
+            self.stages.understanding.rebuild(items)
+            self._und_sig = _sig(items)
+            log.info("inventory changed: grammar and LLM prompt rebuilt (%d items)", len(items))
+
+    def _apply_limits(self) -> None:
+        """The thermal level decides what the LLM may do this turn, as at a wake word in the voice
+        loop (warm: shorter answers; hot: the grammar path only, with the cooling notice)."""
+        gov = self.stages.governor
+        if gov is None:
+            return
+        try:
+            gov.sample()
+            lim = gov.limits()
+        except Exception as e:  # an unreadable signal never stops a turn
+            log.warning("governor: %s", e)
+            return
+        u = self.stages.understanding
+        u.withheld = None if lim.llm_allowed else lim.notice
+        if lim.max_tokens:
+            u.max_tokens = lim.max_tokens
+
+    def _handle(self, text: str) -> HandleResult:
+        turn = uuid.uuid4().hex[:12]
+        t0 = time.perf_counter()
+        self._refresh_understanding()
+        self._apply_limits()
+        pending = self._pending if self._pending is not None and time.monotonic() < self._pending_until else None
+        self._pending = None
+        handled = True
+        try:
+            if pending is not None:
+                outcome = self._follow_up(pending, text, turn)
+            else:
+                intent = self.stages.understanding.understand(text)
+                if intent is None:  # filler only: not a command
+                    self.emit(ev.NoSpeech(0, turn, 0))
+                    self.emit(ev.TurnEnd(0, turn, {}))
+                    return HandleResult(False, "", turn)
+                self.emit(ev.IntentEvent(0, turn, intent.intent, intent.slots(), intent.source))
+                handled = intent.intent != "other" or bool(intent.answer)
+                outcome = dialog.act(intent, self.stages.store, text, turn, language=self.settings.language)
+        except StoreError as e:
+            self.emit(ev.Error(0, turn, "store", f"{type(e).__name__}: {e}"))
+            self.emit(ev.TurnEnd(0, turn, {}))
+            return HandleResult(False, "Sorry, the stock records could not be written; nothing was logged.", turn)
+        except Exception as e:  # logged as the voice loop logs a failed turn, then an error event to the client
+            self.emit(ev.Error(0, turn, "pipeline", f"{type(e).__name__}: {e}"))
+            self.emit(ev.TurnEnd(0, turn, {}))
+            raise
+        total = round(1000 * (time.perf_counter() - t0), 1)
+        self.emit(ev.Reply(0, turn, outcome.text, None))
+        self.emit(ev.TurnEnd(0, turn, {"transcript_to_reply_ms": total, "total_ms": total}))
+        if outcome.pending is not None:  # the next transcript within the follow-up window answers it
+            self._pending = outcome.pending
+            self._pending_until = time.monotonic() + self.settings.dialog.follow_up_window_ms / 1000
+        return HandleResult(handled, outcome.text, turn)
+
+    def _follow_up(self, pending: dialog.Pending, text: str, turn: str) -> dialog.Outcome:
+        outcome = dialog.follow_up(pending, text, self.stages.store, turn, self.settings.language)
+        if outcome.record is not None or (pending.kind == "choose_item" and outcome.pending is not None):
+            i = pending.intent
+            sku = outcome.record.sku if outcome.record else (outcome.pending.intent.sku or i.sku)
+            self.emit(ev.IntentEvent(0, turn, i.intent, {**i.slots(), "sku": sku}, "follow_up"))
+        return outcome
