@@ -58,8 +58,24 @@ class WakeSettings(_Frozen):
 
 
 class EndpointSettings(_Frozen):
+    """Where an utterance ends (edge.stages.vad.Endpointer, edge.loop.pipeline). ``semantic``: after
+    ``semantic_silence_ms`` the latest transcript is offered to the grammar; a complete command ends
+    there, an incomplete one gets ``incomplete_silence_ms``, anything else ``trailing_silence_ms``.
+    ``fixed``: always ``trailing_silence_ms`` and no partial decoding (the behaviour before)."""
+
+    mode: Literal["semantic", "fixed"] = Field("semantic", description="semantic endpointing, or the fixed trailing silence")
     vad_threshold: float = Field(0.5, gt=0.0, lt=1.0, description="Silero VAD speech probability")
-    trailing_silence_ms: int = Field(700, ge=80, le=10000, description="ms of silence that end an utterance")
+    trailing_silence_ms: int = Field(700, ge=80, le=10000, description="ms of silence that end an utterance "
+                                     "(semantic mode: when the grammar cannot tell whether the command is complete)")
+    semantic_silence_ms: int = Field(250, ge=80, le=5000, description="ms of silence after which the latest "
+                                     "transcript is offered to the grammar; a complete command ends here")
+    incomplete_silence_ms: int = Field(1500, ge=80, le=10000, description="ms of silence an incomplete command "
+                                       "(ends on 'of', 'and', a bare number, a filler, an unknown item) may pause")
+    partial_interval_ms: int = Field(1000, ge=80, le=10000, description="ms of audio between two partial "
+                                     "re-decodes of the growing utterance (whisper)")
+    partial_cpu_fraction: float = Field(0.1, ge=0.0, le=1.0, description="share of the audio time partial "
+                                        "re-decoding may take (0: no partials); the governor halves it when warm, "
+                                        "none when hot")
     max_utterance_ms: int = Field(10000, ge=500, le=60000, description="ms, hard cap on one utterance")
     no_speech_timeout_ms: int = Field(5000, ge=500, le=60000, description="ms after the wake word without speech")
 

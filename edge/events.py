@@ -41,11 +41,25 @@ class Wake(Event):
 
 @dataclass(frozen=True)
 class Partial(Event):
-    """A partial transcript from a streaming recognizer (vosk)."""
+    """A partial transcript while the user speaks (vosk natively; whisper by re-decoding)."""
 
     type: ClassVar[str] = "partial"
     text: str
     engine: str
+
+
+@dataclass(frozen=True)
+class EndpointEvent(Event):
+    """Why the utterance ended: ``reason`` ``complete`` (the grammar took the latest transcript as
+    a whole command after ``endpoint.semantic_silence_ms``), ``incomplete`` (it was not, and the
+    longer ``incomplete_silence_ms`` passed), ``vad_tail`` (``trailing_silence_ms``),
+    ``max_length`` (``max_utterance_ms``) or ``stream_end`` (the input ended). ``silence_ms``: the
+    trailing silence then; ``text``: the transcript decided on ("" when none was decoded)."""
+
+    type: ClassVar[str] = "endpoint"
+    reason: str
+    silence_ms: int
+    text: str = ""
 
 
 @dataclass(frozen=True)
@@ -114,5 +128,5 @@ class StateChange(Event):
     previous: str
 
 
-EVENT_TYPES = {c.type: c for c in (Wake, Partial, Transcript, IntentEvent, Reply, NoSpeech, TurnEnd, Error,
+EVENT_TYPES = {c.type: c for c in (Wake, Partial, EndpointEvent, Transcript, IntentEvent, Reply, NoSpeech, TurnEnd, Error,
                                    StateChange)}

@@ -97,16 +97,29 @@ class ScriptedVad:
 
 class ScriptedRecognizer:
     """:class:`edge.stages.asr.base.Recognizer`: the next of ``texts`` per utterance; raises on
-    the utterances numbered in ``fail`` (1 = the first)."""
+    the utterances numbered in ``fail`` (1 = the first). :meth:`speculate` gives the next of
+    ``speculations`` (each silence start takes one), then the coming final text; ``speculated``
+    lists what it gave, ``partials`` the last :meth:`set_partials` budget."""
 
     name = "scripted"
 
-    def __init__(self, texts: list[str], fail: tuple[int, ...] = ()):
+    def __init__(self, texts: list[str], fail: tuple[int, ...] = (), speculations: list[str] | None = None):
         self.texts = list(texts)
         self.fail = fail
+        self.speculations = list(speculations or [])
+        self.speculated: list[str] = []
+        self.partials: tuple[int, float] | None = None
         self.utterances = 0
         self.frames: list[int] = []
         self.vocabulary: list[str] = []
+
+    def speculate(self) -> Recognition:
+        text = self.speculations.pop(0) if self.speculations else (self.texts[0] if self.texts else "")
+        self.speculated.append(text)
+        return Recognition(text, 0.9, audio_ms=FRAME_MS * len(self.frames), decode_ms=1.0)
+
+    def set_partials(self, interval_ms: int, cpu_fraction: float) -> None:
+        self.partials = (interval_ms, cpu_fraction)
 
     def start(self) -> None:
         self.frames = []

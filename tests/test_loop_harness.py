@@ -8,6 +8,7 @@ from __future__ import annotations
 import inspect
 import json
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -67,8 +68,10 @@ def command(script: Script, speech_ms: int = 1200) -> Script:
     return script.wake().quiet(160).say(speech_ms)
 
 
-def stages_for(script: Script, store, texts, *, fail_asr=(), tts=None, llm=None, inventory=None) -> Stages:
-    return Stages(wake=ScriptedWake(script), vad=ScriptedVad(script), asr=ScriptedRecognizer(texts, fail_asr),
+def stages_for(script: Script, store, texts, *, fail_asr=(), tts=None, llm=None, inventory=None,
+               speculations=None) -> Stages:
+    return Stages(wake=ScriptedWake(script), vad=ScriptedVad(script),
+                  asr=ScriptedRecognizer(texts, fail_asr, speculations),
                   understanding=Understanding(store.items(), llm), store=inventory or store, tts=tts or SilentTts())
 
 
@@ -108,8 +111,8 @@ def state_at(events, state: str) -> list[int]:
 def test_a_turn_passes_its_states_in_order_each_change_an_event(store, tmp_path, capsys):
     script = command(Script().quiet(400)).quiet(1500)
     events, p = run(stages_for(script, store, [QUERY]), script, tmp_path)
-    assert [e.type for e in events] == ["wake", "state", "state", "transcript", "state", "intent", "state", "reply",
-                                        "turn_end", "state"]
+    assert [e.type for e in events] == ["wake", "state", "endpoint", "state", "transcript", "state", "intent",
+                                        "state", "reply", "turn_end", "state"]
     assert states(events) == ["awake", "transcribing", "understanding", "speaking", "listening"]
     assert of(events, "intent")[0].slots["sku"] == "TIE-CBL-200" and "300" in of(events, "reply")[0].text
     wake, awake = events[0], events[1]
@@ -145,14 +148,15 @@ def test_no_speech_after_the_wake_word(store, tmp_path):
 def test_an_empty_transcript_is_no_speech(store, tmp_path):
     script = command(Script().quiet(400)).quiet(1500)
     events, _ = run(stages_for(script, store, [""]), script, tmp_path)
-    assert kinds(events) == ["wake", "transcript", "no_speech", "turn_end"]
+    assert kinds(events) == ["wake", "endpoint", "transcript", "no_speech", "turn_end"]
     assert states(events) == ["awake", "transcribing", "listening"]
 
 
 def test_the_end_of_the_stream_closes_an_open_turn(store, tmp_path):
     script = command(Script().quiet(400), speech_ms=800)  # the stream stops while the command is said
     events, _ = run(stages_for(script, store, [QUERY]), script, tmp_path)
-    assert kinds(events) == ["wake", "transcript", "intent", "reply", "turn_end"]
+    assert kinds(events) == ["wake", "endpoint", "transcript", "intent", "reply", "turn_end"]
+    assert of(events, "endpoint")[0].reason == "stream_end"
 
 
 # -- follow-up --------------------------------------------------------------------------------------
@@ -162,7 +166,8 @@ def test_the_answer_to_a_question_needs_no_wake_word_and_is_heard_after_the_ques
     script = command(Script().quiet(400)).quiet(2000).say(400).quiet(1500)
     stages = stages_for(script, store, [PAINT, "yes"])
     events, _ = run(stages, script, tmp_path, speaker=BusySpeaker(800))
-    assert kinds(events) == ["wake", "transcript", "intent", "reply", "transcript", "intent", "reply", "turn_end"]
+    assert kinds(events) == ["wake", "endpoint", "transcript", "intent", "reply", "endpoint", "transcript", "intent",
+                             "reply", "turn_end"]
     assert states(events) == ["awake", "transcribing", "understanding", "speaking", "follow_up", "transcribing",
                               "understanding", "speaking", "listening"]
     question, final = of(events, "reply")
@@ -291,7 +296,9 @@ def test_the_error_names_the_stage_that_raised_and_the_next_turn_works(store, tm
     script = command(Script().quiet(400)).quiet(1500)
     command(script).quiet(1500)
     stages = stages_for(script, store, [first, QUERY], fail_asr=(1,) if stage == "asr" else (),
-                        tts=SilentTts(fail=(1,)) if stage == "tts" else None,
+                        # the first request is the reply prepared during the tail, whose failure only
+                        # means it is synthesized again after the endpoint: fail that one too
+                        tts=SilentTts(fail=(1, 2)) if stage == "tts" else None,
                         llm=ScriptedLlm(broken=True) if stage == "nlu" else None,
                         inventory=LockedOnce(store) if stage == "store" else None)
     events, _ = run(stages, script, tmp_path)
@@ -317,7 +324,7 @@ def test_a_store_failing_at_the_wake_word_is_reported_and_the_turn_goes_on(store
     events, _ = run(stages, script, tmp_path)
     (err,) = of(events, "error")
     assert err.stage == "store" and "disk I/O error" in err.message
-    assert kinds(events) == ["wake", "error", "transcript", "intent", "reply", "turn_end"]
+    assert kinds(events) == ["wake", "error", "endpoint", "transcript", "intent", "reply", "turn_end"]
 
 
 class FailingWake(ScriptedWake):
@@ -354,7 +361,7 @@ def test_a_wake_word_failing_while_listening_is_reported_once_and_the_loop_goes_
     events, _ = run(stages, script, tmp_path)
     (err,) = of(events, "error")
     assert err.stage == "wake" and "invalid input" in err.message
-    assert kinds(events) == ["error", "wake", "transcript", "intent", "reply", "turn_end"]
+    assert kinds(events) == ["error", "wake", "endpoint", "transcript", "intent", "reply", "turn_end"]
     assert "300" in of(events, "reply")[0].text
 
 
@@ -419,3 +426,156 @@ def test_the_real_stages_and_the_stand_ins_have_the_protocols_methods(proto, cla
         assert all(isinstance(cls.realtime, bool) for cls in classes)
     if proto is Recognizer:
         assert all(isinstance(cls.name, str) for cls in classes)
+
+
+# -- endpointing: partials, semantic end, speculation without side effects ------------------------------
+
+LOG = "we used three drill bits from drawer four"
+
+
+def said(script: Script, *parts) -> Script:
+    """A wake word, a short pause, then ``parts``: ms of speech and ("pause", ms) of silence."""
+    script.wake().quiet(160)
+    for p in parts:
+        script.quiet(p[1]) if isinstance(p, tuple) else script.say(p)
+    return script
+
+
+def last_speech_ms(script: Script) -> int:
+    """The audio time the pipeline processes the last speech frame at."""
+    return 80 * (max(script.speech) + 1)
+
+
+def run_mode(stages, script, out, mode: str = "semantic", emit=None, **endpoint):
+    events: list = []
+
+    def keep(e):
+        events.append(e)
+        if emit is not None:
+            emit(e)
+
+    p = Pipeline(stages, EndpointSettings(mode=mode, **endpoint), out, keep, guard_ms=1500)
+    for frame in script.frames():
+        p.feed(frame)
+    p.finish()
+    assert p.state is TurnState.LISTENING
+    return events, p
+
+
+@pytest.mark.parametrize("mode,reason,after_ms", [("semantic", "complete", 320), ("fixed", "vad_tail", 720)])
+def test_a_complete_command_ends_after_the_short_silence_or_the_fixed_tail(store, tmp_path, mode, reason, after_ms):
+    script = said(Script().quiet(400), 1200).quiet(1500)
+    stages = stages_for(script, store, [QUERY])
+    events, _ = run_mode(stages, script, tmp_path, mode)
+    (end,) = of(events, "endpoint")
+    assert end.reason == reason and end.t_ms == last_speech_ms(script) + after_ms  # 250 → 4 frames, 700 → 9
+    assert kinds(events) == ["wake", "endpoint", "transcript", "intent", "reply", "turn_end"]
+    assert "300" in of(events, "reply")[0].text
+    if mode == "semantic":
+        assert end.text == QUERY and stages.asr.speculated == [QUERY]
+        assert stages.asr.partials == (1000, 0.1)  # endpoint.partial_interval_ms, partial_cpu_fraction
+    else:
+        assert end.text == "" and stages.asr.speculated == [] and stages.asr.partials == (1000, 0.0)
+
+
+# (what the recognizer has when the speaker pauses, what the whole command is)
+DANGLING = [
+    ("we took twelve boxes of", "we took twelve boxes of nitrile gloves"),
+    ("how many cable ties and", "how many cable ties and fuses do we have"),
+    ("we used three drill bits from", LOG),
+    ("add one hundred and five", "add one hundred and five washers to bin two oh two three"),
+    ("how many um", "how many fuses do we have"),
+    ("we took twelve sprockets", "we took twelve nitrile gloves"),  # an item not (yet) known
+    ("how many m8 bolts are in bin", "how many m8 bolts are in bin twelve"),
+]
+
+
+@pytest.mark.parametrize("pause_ms", [320, 480, 640, 800, 880])
+@pytest.mark.parametrize("partial,whole", DANGLING)
+def test_an_incomplete_command_is_never_cut_at_a_pause_up_to_900_ms(store, tmp_path, partial, whole, pause_ms):
+    script = said(Script().quiet(400), 800, ("pause", pause_ms), 640).quiet(2500)
+    stages = stages_for(script, store, [whole], speculations=[partial, whole])
+    events, _ = run_mode(stages, script, tmp_path)
+    (end,) = of(events, "endpoint")
+    assert end.reason == "complete" and end.text == whole
+    assert end.t_ms == last_speech_ms(script) + 320  # after the second part, not in the pause
+    assert [t.text for t in of(events, "transcript")] == [whole]
+    second = set(range(at(last_speech_ms(script)) - 640 // 80 + 1, at(last_speech_ms(script)) + 1))
+    assert second <= set(stages.asr.frames)  # the recognizer heard the part after the pause
+    pause = set(range(min(second) - pause_ms // 80, min(second)))
+    assert pause <= set(stages.asr.frames)  # ... and the pause itself, once speech resumed
+    assert stages.asr.speculated == [partial, whole]
+
+
+def test_an_incomplete_command_that_stops_ends_after_the_longer_wait(store, tmp_path):
+    script = said(Script().quiet(400), 1200).quiet(2500)
+    stages = stages_for(script, store, [""], speculations=["we used three drill bits from"])
+    events, _ = run_mode(stages, script, tmp_path)
+    (end,) = of(events, "endpoint")
+    assert end.reason == "incomplete" and end.t_ms == last_speech_ms(script) + 1520  # 1500 ms → 19 frames
+
+
+def test_what_the_grammar_cannot_judge_gets_the_plain_tail_and_the_cap_still_holds(store, tmp_path):
+    script = said(Script().quiet(400), 1200).quiet(1500)
+    stages = stages_for(script, store, ["tell me a joke about owls"])
+    events, _ = run_mode(stages, script, tmp_path)
+    assert [(e.reason, e.t_ms - last_speech_ms(script)) for e in of(events, "endpoint")] == [("vad_tail", 720)]
+    long = said(Script().quiet(400), 10400).quiet(1000)
+    events, _ = run_mode(stages_for(long, store, [QUERY]), long, tmp_path)
+    assert [e.reason for e in of(events, "endpoint")] == ["max_length"]
+
+
+def test_silence_past_160_ms_reaches_the_recognizer_only_when_speech_resumes(store, tmp_path):
+    script = said(Script().quiet(400), 800, ("pause", 480), 400).quiet(1500)
+    stages = stages_for(script, store, [LOG], speculations=["we used three drill bits from", LOG])
+    run_mode(stages, script, tmp_path)
+    end = at(last_speech_ms(script))
+    assert max(stages.asr.frames) == end + 2  # speech, the pause inside it, 160 ms of the final silence
+
+
+def test_nothing_is_written_before_the_endpoint_and_the_prepared_reply_is_used(store, tmp_path):
+    script = said(Script().quiet(400), 1200).quiet(1500)
+    tts = SilentTts()
+    stages = stages_for(script, store, [LOG], tts=tts)
+    at_endpoint: list = []
+
+    def check(e):
+        if e.type == "endpoint":  # what the store and the speech engine had when the utterance ended
+            at_endpoint.append((store.records(), list(tts.texts)))
+
+    events, _ = run_mode(stages, script, tmp_path, emit=check)
+    (records, prepared), = at_endpoint
+    assert records == [] and len(prepared) == 1  # the reply was ready, nothing was written
+    assert [r.delta for r in store.records()] == [-3] and store.get("DRL-BIT-6").quantity == 22
+    (reply,) = of(events, "reply")
+    assert tts.texts == [reply.text]  # synthesized once, during the tail, for the reply said
+    assert Path(reply.audio).exists()
+
+
+def test_the_final_transcript_decides_over_the_speculation(store, tmp_path):
+    script = said(Script().quiet(400), 1200).quiet(1500)
+    tts = SilentTts()
+    stages = stages_for(script, store, ["we used two drill bits"], tts=tts, speculations=[LOG])
+    events, _ = run_mode(stages, script, tmp_path)
+    (end,) = of(events, "endpoint")
+    assert end.text == LOG  # the speculation ended the utterance ...
+    (intent,), (reply,) = of(events, "intent"), of(events, "reply")
+    assert intent.slots["quantity"] == 2 and [r.delta for r in store.records()] == [-2]  # ... the final decided
+    assert len(tts.texts) == 2 and "3" in tts.texts[0] and tts.texts[1] == reply.text
+    assert sorted(p.name for p in tmp_path.glob("reply-*.wav")) == [Path(reply.audio).name]  # the other is gone
+
+
+@pytest.mark.parametrize("temp_c,level,fraction", [(45.0, "normal", 0.1), (80.0, "warm", 0.05), (95.0, "hot", 0.0)])
+def test_partial_decoding_gets_the_governors_budget_at_each_wake_word(store, tmp_path, temp_c, level, fraction):
+    from edge.config import load_settings
+    from tests.fakesys import rk3588
+
+    fs = rk3588(tmp_path / "sys", temp_c=temp_c)
+    settings = load_settings(board="rk3588-rock5b", overrides={
+        "store": {"path": str(tmp_path / "x.db")}, "board": {"sensors": fs.sensors_settings()},
+        "governor": {"power_mode": "performance", "dwell_s": 0}})
+    script = said(Script().quiet(400), 1200).quiet(1500)
+    stages = stages_for(script, store, [QUERY])
+    stages.governor = Governor(settings)
+    run_mode(stages, script, tmp_path)
+    assert stages.governor.level == level and stages.asr.partials == (1000, fraction)

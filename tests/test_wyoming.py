@@ -73,6 +73,12 @@ class Tap:
     def finish(self):
         return self.asr.finish()
 
+    def speculate(self):
+        return self.asr.speculate()
+
+    def set_partials(self, interval_ms, cpu_fraction):
+        self.asr.set_partials(interval_ms, cpu_fraction)
+
     def set_vocabulary(self, phrases):
         self.asr.set_vocabulary(phrases)
 

@@ -137,7 +137,8 @@ class Governor:
 
     def limits(self) -> Limits:
         """What the LLM may do at the current level (see :class:`Limits`). Threads are the plan's,
-        capped by ``llm.threads``."""
+        capped by ``llm.threads``. Partial re-decoding gets ``endpoint.partial_cpu_fraction``,
+        half of it when warm, none when hot."""
         p = self.plan()
         lvl = self.thermal.level
         mode = POWER_MODES[self.power_mode]
@@ -148,9 +149,10 @@ class Governor:
             pacing = self.gs.warm_token_pacing_ms
         threads = min(p.llm_threads, self.settings.llm.threads)
         llm_ok = lvl < 2 and self.settings.llm.engine != "none"
+        partials = self.settings.endpoint.partial_cpu_fraction * (1.0, 0.5, 0.0)[lvl]
         return Limits(self.level, llm_ok, threads if llm_ok else 0, p.llm_cpus, p.audio_cpus,
                       max(1, int(max_tokens)), pacing, self._cooling_notice() if lvl >= 2 else None,
-                      self.thermal.reason)
+                      self.thermal.reason, partial_cpu_fraction=partials)
 
     # -- memory -------------------------------------------------------------------------------
     def candidates(self, model: str | None = None) -> list[str]:

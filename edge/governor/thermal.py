@@ -144,7 +144,8 @@ class ThermalLevels:
 class Limits:
     """What the pipeline may do now: ``llm_allowed`` (False = grammar path only), ``llm_threads``
     on ``llm_cpus``, ``audio_cpus``, ``max_tokens`` (answer budget), ``token_pacing_ms`` (pause
-    between tokens), ``notice`` (text to speak when the LLM is withheld), ``reason``."""
+    between tokens), ``notice`` (text to speak when the LLM is withheld), ``reason``,
+    ``partial_cpu_fraction`` (share of the audio time partial re-decoding may take, 0..1; 0: none)."""
 
     level: str
     llm_allowed: bool
@@ -155,9 +156,10 @@ class Limits:
     token_pacing_ms: int
     notice: str | None
     reason: str
+    partial_cpu_fraction: float = 0.0
 
     def to_dict(self) -> dict:
         return {"level": self.level, "llm_allowed": self.llm_allowed, "llm_threads": self.llm_threads,
                 "llm_cpus": list(self.llm_cpus), "audio_cpus": list(self.audio_cpus),
                 "max_tokens": self.max_tokens, "token_pacing_ms": self.token_pacing_ms, "notice": self.notice,
-                "reason": self.reason}
+                "reason": self.reason, "partial_cpu_fraction": self.partial_cpu_fraction}

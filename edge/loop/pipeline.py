@@ -8,6 +8,14 @@ speaking → listening, or follow_up after a question) is changed only here, and
 ``state`` event. Each step of a turn runs as a named stage (``asr``, ``nlu``, ``store``, ``tts``):
 what it raises becomes an ``error`` event naming that stage, the turn ends and the loop goes on
 listening.
+
+Endpointing (``endpoint.mode``): ``fixed`` ends an utterance after ``trailing_silence_ms``.
+``semantic``: partial transcripts while the user speaks (within the governor's CPU budget); when
+silence starts, the utterance so far is decoded and the reply prepared without side effects
+(:mod:`edge.loop.speculation`); after ``semantic_silence_ms`` a complete command ends at once, an
+incomplete one waits up to ``incomplete_silence_ms``, anything else the plain tail. Silence past
+:data:`SPECULATE_AFTER_MS` reaches the recognizer only when speech resumes, so the decode made when
+silence started is the final one unless the user goes on. Each end is an ``endpoint`` event with its reason.
 """
 from __future__ import annotations
 
@@ -23,16 +31,22 @@ import numpy as np
 from drivers.cpu import pinned
 from edge import events as ev
 from edge.errors import EdgeError
+from edge.loop.speculation import PreviewInventory, Speculation, answer_verdict
 from edge.loop.stages import Speaker, Stages
 from edge.loop.state import TRANSITIONS, TurnState
 from edge.stages import dialog, reply
 from edge.stages.asr.base import Recognition, vocabulary
+from edge.stages.nlu.grammar import COMPLETE, INCOMPLETE
 from edge.stages.nlu.types import Intent
 from edge.stages.tts.stream import EarlyReply
 from edge.stages.vad import Endpoint, Endpointer
 from edge.stages.wake import Detection
 
 FRAME_MS = 80
+#: ms of silence before the utterance so far is decoded speculatively: one quiet 80 ms frame is as
+#: often a gap between words (2.3 decodes per command measured in bench/endpointing.py), two are
+#: the pause; each decode costs ~0.6 s of CPU with whisper tiny.en here
+SPECULATE_AFTER_MS = 160
 log = logging.getLogger("edge.loop.pipeline")
 
 
@@ -97,6 +111,9 @@ class Pipeline:
         self.turn_id = ""
         self._ep: Endpointer | None = None
         self._fed = 0
+        self._spec: Speculation | None = None  # prepared when silence started (semantic endpointing)
+        self._decided = False  # the short-silence decision of this pause was taken
+        self._partial_cpu_fraction = endpoint.partial_cpu_fraction  # the governor's budget, set per turn
         self._wake_t = 0
         self.turns = 0
         self.vocabulary_rebuilds = 0
@@ -197,13 +214,78 @@ class Pipeline:
         if state in (Endpoint.SPEECH, Endpoint.END):
             try:
                 self._stream_to_asr()
+                if state is Endpoint.SPEECH and self.semantic:
+                    state = self._semantic_step()
             except StageFailed as e:
                 self._fail(e, {})
                 return
         if state is Endpoint.END:
+            self._endpointed()
             self._turn()
         elif state is Endpoint.NO_SPEECH:
             self._no_speech()
+
+    @property
+    def semantic(self) -> bool:
+        """Semantic endpointing (``endpoint.mode: semantic``), else the fixed trailing silence."""
+        return self.endpoint_settings.mode == "semantic"
+
+    def _semantic_step(self) -> Endpoint:
+        """Inside the utterance: speculate when silence starts, decide after ``semantic_silence_ms``
+        (complete: end now; incomplete: the longer tail); speech going on drops both."""
+        ep, e = self._ep, self.endpoint_settings
+        if ep.silence_ms == 0:
+            if self._spec is not None or self._decided:  # the pause was inside the command
+                self._drop_speculation()
+                ep.trailing_silence_ms, ep.tail_reason = e.trailing_silence_ms, "vad_tail"
+            return ep.state
+        if self._spec is None and ep.silence_ms >= min(SPECULATE_AFTER_MS, e.semantic_silence_ms):
+            self._spec = self._speculate()
+        if self._spec is not None and not self._decided and ep.silence_ms >= e.semantic_silence_ms:
+            self._decided = True
+            if self._spec.verdict == COMPLETE:
+                ep.end(COMPLETE)
+            elif self._spec.verdict == INCOMPLETE:
+                ep.trailing_silence_ms = max(e.incomplete_silence_ms, e.trailing_silence_ms)
+                ep.tail_reason = INCOMPLETE
+        return ep.state
+
+    def _speculate(self) -> Speculation:
+        """The decode of the utterance so far, the grammar's verdict on it and, when the grammar
+        understood it, the reply prepared against a :class:`PreviewInventory` (nothing written).
+
+        Raises:
+            StageFailed: the recognizer or the grammar raised.
+        """
+        with stage("asr"):
+            rec = self.s.asr.speculate()
+        u = self.s.understanding
+        with stage("nlu"):
+            if self.pending is not None:  # an answer to the box's question
+                return Speculation(rec, answer_verdict(self.pending, rec.text, u.items, self.language))
+            verdict, intent = u.completeness(rec.text)
+        spec = Speculation(rec, verdict, intent)
+        if intent is not None and verdict != INCOMPLETE:
+            try:  # the grammar understood it: the LLM is not involved
+                final = u.understand(rec.text, confidence=rec.confidence)
+                outcome = dialog.act(final, PreviewInventory(self.s.store), rec.text, self.turn_id,
+                                     language=self.language)
+                spec.reply_text = outcome.text
+                spec.wav = self.s.tts.synthesize(outcome.text, self.output_dir / f"reply-{self.turn_id}-{self.t_ms}.wav")
+            except Exception as err:  # never fails the turn: the real steps run after the endpoint
+                log.debug("speculative reply not prepared: %s", err)
+        return spec
+
+    def _drop_speculation(self) -> None:
+        if self._spec is not None:
+            self._spec.discard()
+        self._spec = None
+        self._decided = False
+
+    def _endpointed(self) -> None:
+        ep = self._ep
+        text = self._spec.rec.text if self._spec is not None else ""
+        self.emit(ev.EndpointEvent(self.t_ms, self.turn_id, ep.reason or "vad_tail", ep.silence_ms, text))
 
     def finish(self) -> None:
         """End of stream: an open turn is closed as if its trailing silence had arrived, a question
@@ -217,6 +299,8 @@ class Pipeline:
                 except StageFailed as e:
                     self._fail(e, {})
                     return
+                self._ep.end("stream_end")
+                self._endpointed()
                 self._turn()
             else:
                 self._no_speech()
@@ -271,6 +355,7 @@ class Pipeline:
         except Exception as e:  # an unreadable signal never stops a turn
             log.warning("governor: %s", e)
             return
+        self._partial_cpu_fraction = lim.partial_cpu_fraction
         u = self.s.understanding
         u.withheld = None if lim.llm_allowed else lim.notice
         if lim.max_tokens:
@@ -284,19 +369,27 @@ class Pipeline:
         if follow_up:
             self._wake_t = self.t_ms
         self._fed = 0
+        self._drop_speculation()
         with stage("vad"):
             self.s.vad.reset()
+        with stage("asr"):
+            self.s.asr.set_partials(e.partial_interval_ms, self._partial_cpu_fraction if self.semantic else 0.0)
 
     def _stream_to_asr(self) -> None:
+        """The endpointer's new frames to the recognizer; in semantic mode silence past
+        :data:`SPECULATE_AFTER_MS` waits until speech resumes (so it is never decoded at the end)."""
         frames = self._ep.frames
+        n = len(frames)
+        if self.semantic:
+            n -= max(0, (self._ep.silence_ms - SPECULATE_AFTER_MS) // FRAME_MS)
         with stage("asr"):
             if self._fed == 0 and frames:
                 self.s.asr.start()
-            for f in frames[self._fed:]:
+            for f in frames[self._fed:n]:
                 partial = self.s.asr.accept(f)
                 if partial:
                     self.emit(ev.Partial(self.t_ms, self.turn_id, partial, self.s.asr.name))
-        self._fed = len(frames)
+        self._fed = max(self._fed, n)
 
     def _no_speech(self) -> None:
         self.emit(ev.NoSpeech(self.t_ms, self.turn_id, self.t_ms - self._wake_t))
@@ -304,6 +397,7 @@ class Pipeline:
         self._end({})
 
     def _end(self, latency: dict) -> None:
+        self._drop_speculation()
         self.emit(ev.TurnEnd(self.t_ms, self.turn_id, latency))
         self._ep = None
         self._to(TurnState.LISTENING)
@@ -421,6 +515,13 @@ class Pipeline:
         """The reply's WAV, spoken: the rest of an answer already being spoken sentence by sentence
         (``first_audio_ms`` goes to ``lat``), or the whole reply synthesized and played at once."""
         out = self.output_dir / f"reply-{self.turn_id}-{self.t_ms}.wav"
+        spec, self._spec = self._spec, None
+        if spec is not None and spec.wav is not None and spec.reply_text == text and not (early and early.started):
+            if self.speaker is not None:  # prepared during the tail for this very reply
+                self.speaker.start(spec.wav, self.t_ms)
+            return spec.wav
+        if spec is not None:
+            spec.discard()  # the final transcript decided otherwise
         if early is None or not early.started:
             wav = self.s.tts.synthesize(text, out)
             if self.speaker is not None:

@@ -54,6 +54,10 @@ class Understander(Protocol):
     def rebuild(self, items: list[Item]) -> None:
         """The inventory changed: rebuild the grammar and the LLM prompt."""
 
+    def completeness(self, text: str) -> tuple[str, Intent | None]:
+        """``(verdict, grammar intent or None)``: ``complete``, ``incomplete`` or ``unclear``
+        (:meth:`edge.stages.nlu.grammar.Grammar.completeness`); never calls the LLM."""
+
     def understand(self, text: str, confidence: float | None = None,
                    on_sentence: Callable[[str], None] | None = None) -> Intent | None:
         """The intent of ``text``, or None when it is only filler; ``on_sentence`` gets each

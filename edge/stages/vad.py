@@ -4,7 +4,9 @@ after a wake word starts and ends.
 Per 80 ms frame the VAD gives a speech probability (mean over two 40 ms windows). After a wake
 word the endpointer first lets the wake phrase itself finish (up to ``WAKE_TAIL_MS``), then
 waits for speech; the utterance ends after ``trailing_silence_ms`` of non-speech, or at
-``max_utterance_ms``; with no speech for ``no_speech_timeout_ms`` it reports no speech.
+``max_utterance_ms``; with no speech for ``no_speech_timeout_ms`` it reports no speech. The voice
+loop's semantic endpointing (:mod:`edge.loop.pipeline`) changes the tail while silence lasts and
+may end the utterance early (:meth:`Endpointer.end`); :attr:`Endpointer.reason` says why it ended.
 """
 from __future__ import annotations
 
@@ -51,6 +53,10 @@ class Endpointer:
     ``(n,)`` int16 at 16 kHz, from ``PRE_ROLL_FRAMES`` before the first speech frame to the end.
     ``after_wake``: the wake phrase may still be sounding, so speech in the first frames (up to
     ``WAKE_TAIL_MS``) is its tail; False for an answer to the box's question (no wake phrase).
+
+    ``trailing_silence_ms`` and ``tail_reason`` may be changed while the utterance runs (a longer
+    wait for an incomplete command); at ``END``, ``reason`` is ``tail_reason`` (default
+    ``vad_tail``), ``max_length``, or what :meth:`end` was given.
     """
 
     threshold: float = 0.5
@@ -58,6 +64,8 @@ class Endpointer:
     max_utterance_ms: int = 10000
     no_speech_timeout_ms: int = 5000
     after_wake: bool = True
+    tail_reason: str = "vad_tail"
+    reason: str | None = None
     state: Endpoint = Endpoint.WAITING
     frames: list = field(default_factory=list)
     _elapsed: int = 0
@@ -88,9 +96,21 @@ class Endpointer:
             self.frames.append(frame)
             self._speech_ms += FRAME_MS
             self._silence = 0 if speech else self._silence + FRAME_MS
-            if self._silence >= self.trailing_silence_ms or self._speech_ms >= self.max_utterance_ms:
-                self.state = Endpoint.END
+            if self._speech_ms >= self.max_utterance_ms:
+                self.end("max_length")
+            elif self._silence >= self.trailing_silence_ms:
+                self.end(self.tail_reason)
         return self.state
+
+    @property
+    def silence_ms(self) -> int:
+        """ms of non-speech at the end of the utterance so far (0 while speech goes on)."""
+        return self._silence
+
+    def end(self, reason: str) -> None:
+        """End the utterance now (``reason``: e.g. ``complete``); frames after it are not kept."""
+        self.state = Endpoint.END
+        self.reason = reason
 
     def _start(self, frame: np.ndarray) -> Endpoint:
         self.state = Endpoint.SPEECH

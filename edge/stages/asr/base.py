@@ -38,6 +38,17 @@ class Recognizer(Protocol):
 
     def finish(self) -> Recognition: ...
 
+    def speculate(self) -> Recognition:
+        """The transcript of the audio accepted so far, as :meth:`finish` would give it, without
+        ending the utterance (the voice loop decodes when silence starts); :meth:`finish` reuses it
+        when no audio came after."""
+
+    def set_partials(self, interval_ms: int, cpu_fraction: float) -> None:
+        """Partial transcripts for the next utterance (the next :meth:`start`): at most one
+        re-decode per ``interval_ms`` of audio, taking at most ``cpu_fraction`` (0..1) of the audio
+        time; 0 = none (also without a call). An engine with native streaming partials (vosk)
+        ignores it."""
+
     def set_vocabulary(self, phrases: list[str]) -> None:
         """Bias recognition toward the site's words (item names, aliases, locations, commands)."""
 

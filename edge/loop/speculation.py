@@ -1,0 +1,83 @@
+"""Speculation during the trailing silence, without side effects.
+
+When silence starts after speech, the voice loop decodes the utterance so far, asks the grammar
+whether it is a whole command (:meth:`edge.loop.stages.Understander.completeness`) and, when the
+grammar understood it, prepares the reply text and its audio against a :class:`PreviewInventory`
+(the real store read, nothing written). At the endpoint the turn runs for real on the final
+transcript; the prepared audio is used only when the final reply text is the same, so the final
+transcript always decides.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from edge.errors import EdgeError
+from edge.stages.asr.base import Recognition
+from edge.stages.nlu.followup import resolve_choice, yes_no
+from edge.stages.nlu.grammar import COMPLETE, UNCLEAR
+from edge.stages.store import Record
+
+if TYPE_CHECKING:
+    from edge.loop.stages import Inventory
+    from edge.stages.dialog import Pending
+    from edge.stages.nlu.types import Intent
+    from edge.stages.store import Item
+
+
+class NotPreviewable(EdgeError):
+    """The reply depends on a write that cannot be previewed (an undo walks the history)."""
+
+
+@dataclass
+class Speculation:
+    """What was prepared when silence started: ``rec`` (the decode of the utterance so far),
+    ``verdict`` (``complete``, ``incomplete`` or ``unclear``), the grammar's ``intent``, and the
+    reply it would get: ``reply_text`` and its ``wav`` (None when not prepared)."""
+
+    rec: Recognition
+    verdict: str
+    intent: Intent | None = None
+    reply_text: str | None = None
+    wav: Path | None = None
+
+    def discard(self) -> None:
+        """Speech went on, or the final reply differs: the prepared audio is deleted."""
+        if self.wav is not None:
+            self.wav.unlink(missing_ok=True)
+            self.wav = None
+
+
+class PreviewInventory:
+    """An :class:`edge.loop.stages.Inventory` that reads ``store`` and writes nothing: :meth:`log`
+    returns the record and item a write would give (record id 0, no time)."""
+
+    def __init__(self, store: Inventory):
+        self.store = store
+
+    def items(self) -> list[Item]:
+        return self.store.items()
+
+    def get(self, sku: str) -> Item | None:
+        return self.store.get(sku)
+
+    def log(self, sku: str, delta: int, utterance: str, turn_id: str) -> tuple[Record, Item]:
+        """What ``store.log`` would return; raises :class:`NotPreviewable` for an unknown SKU."""
+        item = self.store.get(sku)
+        if item is None:
+            raise NotPreviewable(f"unknown SKU {sku}")
+        return (Record(0, "", sku, delta, utterance, turn_id, None),
+                dataclasses.replace(item, quantity=item.quantity + delta))
+
+    def undo(self, utterance: str, turn_id: str) -> tuple[Record, Item] | None:
+        raise NotPreviewable("an undo's reply depends on the history")
+
+
+def answer_verdict(pending: Pending, text: str, items: list[Item], language: str = "en") -> str:
+    """An answer to the box's question is complete when it already answers it (a yes/no to a
+    read-back, an item that picks one of the choices); else unclear (the plain tail decides)."""
+    if pending.kind == "confirm":
+        return COMPLETE if yes_no(text, language) is not None else UNCLEAR
+    return COMPLETE if resolve_choice(text, pending.candidates or tuple(items)) is not None else UNCLEAR
