@@ -10,6 +10,7 @@
     edge doctor|install|uninstall, edge models bundle|install   (edge/deploy_cli.py)
     edge bench [--model NAME] [--runs N] [--json] [--out DIR] [--no-loop]   (edge/bench.py)
     edge status [--json] [--interval S]
+    edge site init|sync|status [--json]   (edge/site/cli.py)
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def _settings(args, overrides=None):
 def _store(settings):
     from edge.stages.store import Store
 
-    return Store(settings.store.path)
+    return Store(settings.store.path, box=settings.site.box if settings.site else None)
 
 
 def _output_dir(settings) -> Path:
@@ -82,7 +83,8 @@ def cmd_run(args) -> int:
         stderr(f"{args.input}: {p.t_ms / 1000:.1f} s of audio in {wall:.1f} s "
                f"(real-time factor {wall / max(p.t_ms / 1000, 1e-9):.2f}), {p.turns} turn(s); events in {out / 'events.jsonl'}")
         return 0
-    from edge.service.supervisor import run_service  # live: READY/WATCHDOG/STATUS to systemd, waits for a late microphone
+    # live: READY/WATCHDOG/STATUS to systemd, waits for a late microphone
+    from edge.service.supervisor import run_service
 
     return run_service(settings, store, out, emit)
 
@@ -91,8 +93,8 @@ def cmd_ask(args) -> int:
     import uuid
 
     from edge import events as ev
-    from edge.stages.dialog import act
     from edge.loop.build import build_llm, build_understanding, printer
+    from edge.stages.dialog import act
 
     if not args.text.strip():
         raise ValueError('edge ask: give the words to understand, e.g. edge ask "how many M8 bolts are in bin twelve"')
@@ -200,7 +202,14 @@ def cmd_status(args) -> int:
     finally:
         lg.setLevel(level)
     st["service"] = read_state(state_path(settings))  # the running daemon's capture counters and turns
-    text = "\n".join([format_status(st), *format_service(st["service"])])
+    lines = [format_status(st), *format_service(st["service"])]
+    if settings.site is not None and Path(settings.store.path).exists():
+        from edge.site.status import format_site, site_status
+
+        with _store(settings) as store:  # the sync loop's state is in the store: no network needed
+            st["site"] = site_status(store)
+        lines += format_site(st["site"])
+    text = "\n".join(lines)
     print(json.dumps(st, indent=2, ensure_ascii=False) if args.json else text)
     return 0
 
@@ -268,6 +277,10 @@ def main(argv: list[str] | None = None) -> int:
 
     _register_bench(sub, common)  # edge bench (edge/bench.py)
 
+    from edge.site.cli import register as _register_site
+
+    _register_site(sub, common)  # edge site init|sync|status
+
     p = sub.add_parser("serve", help="local HTTP API: Ollama /api/chat, /api/generate; OpenAI /v1/chat/completions")
     common(p)
     p.add_argument("--host", help="bind address (default api.host, 127.0.0.1); off loopback api.token is required")
@@ -295,11 +308,13 @@ def main(argv: list[str] | None = None) -> int:
 def _is_user_error(e: Exception) -> bool:
     """Errors caused by input, settings, files or devices: shown as one clear line, exit 2."""
     from drivers.audio.device import AudioDeviceError
+    from edge.errors import UserError
     from edge.models.manifest import ModelError
     from edge.stages.store import StoreError
     from edge.stages.tts.engine import TtsError
 
-    return isinstance(e, (ConfigError, ValueError, OSError, StoreError, ModelError, AudioDeviceError, TtsError))
+    return isinstance(e, (ConfigError, ValueError, OSError, StoreError, ModelError, AudioDeviceError, TtsError,
+                          UserError))
 
 
 if __name__ == "__main__":

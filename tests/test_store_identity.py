@@ -51,7 +51,7 @@ def test_a_version_2_store_migrates_and_keeps_every_record(tmp_path: Path, box: 
         moves = s.movements()
         assert [(m.box, m.seq) for m in moves] == [(s.box, n) for n in (1, 2, 3, 4)]
         assert len({m.gid for m in moves}) == 4
-        for m, row in zip(moves, V2_RECORDS):
+        for m, row in zip(moves, V2_RECORDS, strict=True):
             # the ULID's time part is the record's own time, to the millisecond
             assert ULID.from_str(m.gid).datetime == datetime.fromisoformat(row[0])
         assert moves[1].undoes == moves[0].gid and moves[0].undoes is None

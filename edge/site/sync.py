@@ -1,0 +1,225 @@
+"""Site sync: push this box's records to the site database, pull the other boxes' into the store.
+
+Offline first: the store is the box's truth for its own records and its outbox for the site. A
+push sends this box's records after the highest ``seq`` the server holds for the box, in ``seq``
+order, in transactions of ``site.batch`` records, with ``INSERT ... ON CONFLICT (gid) DO NOTHING``:
+a push cut off anywhere (server killed, box killed, network gone) is simply repeated. A pull asks
+for every other box's records after the highest ``seq`` the store holds for that box and adds them
+with :meth:`edge.stages.store.Store.apply` (one SQLite transaction per batch, idempotent on
+``gid``). Neither side keeps a cursor that could disagree with the data: both are ``MAX(seq)``.
+
+:meth:`SiteSync.run` is the long-running loop (``edge site sync``): it listens on the server's
+``NOTIFY`` channel, so a record pushed by one box is pulled by the others at once; it looks for
+new local records every ``site.poll_ms`` ms. While the server cannot be reached it retries with a
+doubling delay and writes the state into the store's ``meta`` table, which ``edge status`` reads
+("site offline since 10:42, 12 records waiting").
+"""
+from __future__ import annotations
+
+import threading
+import time
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Callable
+
+import psycopg
+
+from edge.site.server import NOTIFY_CHANNEL, SiteError, SiteOffline, connect, require_schema
+from edge.stages.store import Movement, StoreError
+
+if TYPE_CHECKING:
+    from edge.config import SiteSettings
+    from edge.stages.store import Store
+
+__all__ = ["SiteSync", "waiting"]
+
+_INSERT = ("INSERT INTO edge_movements (gid, box, seq, time, sku, delta, utterance, turn_id, undoes) "
+           "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (gid) DO NOTHING")
+_PULL = ("SELECT m.gid, m.box, m.seq, m.time, m.sku, m.delta, m.utterance, m.turn_id, m.undoes "
+         "FROM edge_movements AS m LEFT JOIN unnest(%s::text[], %s::bigint[]) AS c(box, seq) ON c.box = m.box "
+         "WHERE m.box <> %s AND m.seq > COALESCE(c.seq, 0) ORDER BY m.box, m.seq LIMIT %s")
+
+
+def _utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def waiting(store: Store) -> int:
+    """How many of this box's records the site has not acknowledged yet (a count of records)."""
+    return store.cursors().get(store.box, 0) - int(store.meta("pushed_seq", "0") or 0)
+
+
+def _contiguous(moves: list[Movement], held: dict[str, int]) -> list[Movement]:
+    """The movements that follow on what the store holds, per box without a gap (a gap can only be
+    a transaction not yet visible; the next pull fetches the rest)."""
+    nxt = dict(held)
+    out = []
+    for m in moves:
+        if m.seq == nxt.get(m.box, 0) + 1:
+            out.append(m)
+            nxt[m.box] = m.seq
+    return out
+
+
+class SiteSync:
+    """Sync of one box's ``store`` with the site database described by ``site``.
+
+    ``clock`` gives the time written into the sync state (timezone-aware; tests may fix it). Not
+    thread-safe: one thread runs :meth:`sync_once` or :meth:`run`.
+
+    Raises :class:`SiteError` if the store's box id is not ``site.box`` (open the store with
+    ``Store(path, box=site.box)``).
+    """
+
+    def __init__(self, store: Store, site: SiteSettings, *, clock: Callable[[], datetime] = _utc_now) -> None:
+        if store.box != site.box:
+            raise SiteError(f"site.box is {site.box!r} but the store {store.path} belongs to box {store.box!r}; "
+                            f"fix: open the store with box={site.box!r}")
+        self.store = store
+        self.site = site
+        self._clock = clock
+        self._conn: psycopg.Connection | None = None
+
+    # -- connection and state -----------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the database connection (the next sync reconnects). Idempotent."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def _connection(self) -> psycopg.Connection:
+        if self._conn is None or self._conn.closed:
+            conn = connect(self.site)
+            try:
+                require_schema(conn)
+                conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
+            except BaseException:
+                conn.close()
+                raise
+            self._conn = conn
+        return self._conn
+
+    def _now(self) -> str:
+        return self._clock().astimezone(timezone.utc).isoformat(timespec="seconds")
+
+    def _mark_online(self, moved: int) -> None:
+        if self.store.meta("site_state") != "online" or moved:
+            self.store.set_meta(site_state="online", site_last_sync=self._now(), site_error="")
+
+    def _mark_offline(self, state: str, error: str) -> None:
+        if self.store.meta("site_state") == state and self.store.meta("site_error") == error:
+            return
+        since = self.store.meta("site_offline_since") if self.store.meta("site_state") in ("offline", "error") else None
+        self.store.set_meta(site_state=state, site_offline_since=since or self._now(), site_error=error)
+
+    # -- one round ----------------------------------------------------------------------------
+
+    def push(self) -> int:
+        """Send this box's records the server lacks, in ``seq`` order; returns how many were sent.
+
+        Raises :class:`SiteOffline` when the connection fails, :class:`SiteError` when the server
+        holds records of this box that the store does not (two boxes share ``site.box``).
+        """
+        conn, box, sent = self._connection(), self.store.box, 0
+        mine = self.store.cursors().get(box, 0)
+        while True:
+            with conn.transaction():
+                # one pusher per box at a time, so the box's rows on the server are always 1..n
+                conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"edge-box:{box}",))
+                done = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM edge_movements WHERE box = %s",
+                                    (box,)).fetchone()[0]
+                if done > mine:
+                    raise SiteError(f"the site holds records up to number {done} of box {box!r}, this store only "
+                                    f"up to {mine}; fix: two boxes use site.box {box!r} (give each its own), or "
+                                    "this store was replaced (give it a new site.box)")
+                moves = self.store.movements(box, after_seq=done, limit=self.site.batch)
+                with conn.cursor() as cur:
+                    cur.executemany(_INSERT, [(m.gid, m.box, m.seq, m.time, m.sku, m.delta, m.utterance,
+                                               m.turn_id, m.undoes) for m in moves])
+            acked = moves[-1].seq if moves else done
+            if acked != int(self.store.meta("pushed_seq", "0") or 0):
+                self.store.set_meta(pushed_seq=str(acked))
+            sent += len(moves)
+            if len(moves) < self.site.batch:
+                return sent
+
+    def pull(self) -> int:
+        """Add the other boxes' records the store lacks, per box in ``seq`` order; returns how many.
+
+        Raises :class:`SiteOffline` when the connection fails, :class:`SiteError` when a record
+        cannot be added (e.g. its SKU is unknown here: import the site's inventory CSV).
+        """
+        conn, got = self._connection(), 0
+        while True:
+            held = self.store.cursors()
+            boxes = sorted(held)
+            rows = conn.execute(_PULL, (boxes, [held[b] for b in boxes], self.store.box, self.site.batch)).fetchall()
+            moves = _contiguous([Movement(*r) for r in rows], held)
+            try:
+                got += self.store.apply(moves)
+            except StoreError as e:
+                raise SiteError(f"pull from the site stopped: {e}") from e
+            if len(rows) < self.site.batch or not moves:
+                return got
+
+    def sync_once(self) -> tuple[int, int]:
+        """Push, then pull; returns (records sent, records received) and records the state.
+
+        Raises :class:`SiteOffline` (state "offline") when the server cannot be reached and
+        :class:`SiteError` (state "error") when it refuses the data; the store is unchanged by
+        a failed round except for what earlier committed batches added.
+        """
+        try:
+            sent, got = self.push(), self.pull()
+        except psycopg.OperationalError as e:
+            self.close()
+            err = SiteOffline(f"site.dsn: lost the site database ({' '.join(str(e).split())}); "
+                              "the box keeps working offline and catches up on reconnect")
+            self._mark_offline("offline", str(err))
+            raise err from e
+        except SiteOffline as e:
+            self.close()
+            self._mark_offline("offline", str(e))
+            raise
+        except (SiteError, psycopg.Error) as e:
+            self.close()
+            self._mark_offline("error", " ".join(str(e).split()))
+            raise e if isinstance(e, SiteError) else SiteError(f"site sync failed: {e}") from e
+        self._mark_online(sent + got)
+        return sent, got
+
+    # -- the loop -----------------------------------------------------------------------------
+
+    def _woken(self, timeout_s: float) -> bool:
+        """Wait up to ``timeout_s`` s for a NOTIFY from the server; True if one came."""
+        conn = self._connection()
+        try:
+            return any(True for _ in conn.notifies(timeout=timeout_s, stop_after=1))
+        except psycopg.OperationalError as e:
+            self.close()
+            raise SiteOffline(f"site.dsn: lost the site database ({' '.join(str(e).split())})") from e
+
+    def run(self, stop: threading.Event, on_error: Callable[[SiteError], None] | None = None) -> None:
+        """Sync until ``stop`` is set: at once, then on every NOTIFY, on new local records (looked
+        for every ``site.poll_ms`` ms) and every ``site.pull_every_s`` s. Failures are recorded in
+        the store's state, passed to ``on_error`` and retried after a delay doubling from 0.5 s up
+        to ``site.retry_max_s`` s; they never end the loop."""
+        delay, last_pull, full = 0.5, 0.0, True
+        while not stop.is_set():
+            try:
+                if full or time.monotonic() - last_pull >= self.site.pull_every_s:
+                    self.sync_once()
+                    last_pull, full = time.monotonic(), False
+                woke = self._woken(self.site.poll_ms / 1000.0)
+                if woke or waiting(self.store) > 0:
+                    self.sync_once()
+                    last_pull = time.monotonic() if woke else last_pull
+                delay = 0.5
+            except SiteError as e:
+                full = True
+                self._mark_offline("offline" if isinstance(e, SiteOffline) else "error", " ".join(str(e).split()))
+                if on_error is not None:
+                    on_error(e)
+                stop.wait(delay)
+                delay = min(delay * 2, self.site.retry_max_s)
+        self.close()

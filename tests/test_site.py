@@ -1,0 +1,342 @@
+"""Site sync (edge.site) against a real PostgreSQL 15 started by the test (tests/pgserver.py).
+
+Every box is a store file of its own, written by this test process (as the voice service would),
+and synced by its own ``edge site sync`` process. Faults: the server killed mid-push and
+restarted, a box's sync SIGKILLed mid-pull, a box offline for hundreds of records. After every
+fault the invariants hold: no record lost, none doubled, every box holds the same history and
+reports the same stock for every SKU, the server's history equals the union of the boxes'.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+import pytest
+import yaml
+
+from edge.config import ConfigError, load_settings
+from edge.site.server import SiteError, SiteOffline, connect, init_schema, read_password
+from edge.site.status import format_site, site_status
+from edge.site.sync import SiteSync, waiting
+from edge.stages.reply import query_reply
+from edge.stages.store import Movement, Store
+from tests import pgserver
+from tests.helpers import INVENTORY, REPO
+from tests.pgserver import PgServer, wait_for
+
+pytestmark = [
+    pytest.mark.skipif(not pgserver.available(), reason="PostgreSQL 15 not installed (apt-get install postgresql)"),
+    pytest.mark.skipif(not INVENTORY.is_file(), reason=f"missing {INVENTORY}"),
+]
+
+HANG_S = 120  # s, bound on every subprocess and every wait
+_dbs = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def server():
+    pg = PgServer()
+    pg.start()
+    yield pg
+    pg.destroy()
+
+
+@pytest.fixture
+def dsn(server: PgServer) -> str:
+    """A fresh database on the module's server, with the site schema."""
+    if not server.running():
+        server.start()
+    name = f"site{next(_dbs)}"
+    with psycopg.connect(server.dsn, autocommit=True) as c:
+        c.execute(f"CREATE DATABASE {name}")
+    d = server.dsn.replace("dbname=edge", f"dbname={name}")
+    with psycopg.connect(d, autocommit=True) as c:
+        init_schema(c)
+    return d
+
+
+class Box:
+    """One box: a store file, its config, and (when started) its ``edge site sync`` process."""
+
+    def __init__(self, root: Path, name: str, dsn: str, **site: object) -> None:
+        self.name = name
+        self.db = root / name / "edge.db"
+        self.config = root / name / "config.yaml"
+        self.db.parent.mkdir(parents=True)
+        self.site = {"box": name, "dsn": dsn, "poll_ms": 20, "pull_every_s": 3600, "retry_max_s": 0.5, **site}
+        self.config.write_text(yaml.safe_dump({"store": {"path": str(self.db)}, "site": self.site}))
+        self.proc: subprocess.Popen | None = None
+        self.turns = itertools.count()
+        with self.store() as s:
+            s.import_csv(INVENTORY)
+
+    def store(self) -> Store:
+        return Store(self.db, box=self.name)
+
+    def settings(self):
+        return load_settings(self.config).site
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", "edge.cli", "site", "sync", "--config", str(self.config)],
+                                     cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        if self.proc is not None:
+            self.proc.send_signal(sig)
+            self.proc.communicate(timeout=HANG_S)
+            self.proc = None
+
+    def log(self, n: int, undo_every: int = 0) -> list[str]:
+        """``n`` turns on this box (every ``undo_every``-th an undo); the gids written."""
+        skus = ["FUS-5A", "SPN-10", "BLT-M8-30", "TIE-CBL-200"]
+        with self.store() as s:
+            for _ in range(n):
+                t = next(self.turns)
+                if undo_every and t % undo_every == undo_every - 1:
+                    s.undo("undo", f"{self.name}-{t}")
+                else:
+                    s.log(skus[t % len(skus)], (-1) ** t * (t % 5 + 1), "a turn", f"{self.name}-{t}")
+            return [m.gid for m in s.movements(self.name)]
+
+    def sync_once(self) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "edge.cli", "site", "sync", "--once", "--json", "--config",
+                               str(self.config)], cwd=REPO, capture_output=True, text=True, timeout=HANG_S)
+
+
+def server_history(dsn: str) -> list[Movement]:
+    with psycopg.connect(dsn) as c:
+        rows = c.execute("SELECT gid, box, seq, time, sku, delta, utterance, turn_id, undoes "
+                         "FROM edge_movements ORDER BY box, seq").fetchall()
+    return [Movement(*r) for r in rows]
+
+
+def converged(dsn: str, boxes: list[Box]) -> bool:
+    """Every box holds exactly the server's history."""
+    try:
+        n = len(server_history(dsn))
+    except psycopg.OperationalError:
+        return False
+    for b in boxes:
+        with b.store() as s:
+            if len(s.movements()) != n or waiting(s):
+                return False
+    return True
+
+
+def check_site(dsn: str, boxes: list[Box], written: dict[str, list[str]]) -> None:
+    """The invariants; ``written``: the gids each box acknowledged to its caller."""
+    history = server_history(dsn)
+    gids = [m.gid for m in history]
+    assert len(gids) == len(set(gids)), "doubled on the server"
+    for box in {m.box for m in history}:
+        assert [m.seq for m in history if m.box == box] == list(range(1, 1 + sum(m.box == box for m in history)))
+    union, stocks = set(), []
+    for b in boxes:
+        with b.store() as s:
+            held = s.movements()
+            assert len(held) == len({m.gid for m in held}), f"doubled on box {b.name}"
+            assert set(held) == set(history), f"box {b.name} differs from the server"
+            union |= {m for m in held if m.box == b.name}
+            stocks.append({i.sku: i.quantity for i in s.items()})
+    assert union == set(history), "the server's history is not the union of the boxes'"
+    assert all(st == stocks[0] for st in stocks), "boxes report different stock"
+    with Store(boxes[0].db) as s:  # stock = imported counts + every box's movements
+        base = {i.sku: i.quantity for i in s.items()}
+    for m in history:
+        base[m.sku] -= m.delta
+    for box, mine in written.items():
+        assert set(mine) <= set(gids), f"records of box {box} lost"
+    fresh = Store(boxes[0].db.parent / "baseline.db")  # a box that only imported the CSV
+    try:
+        fresh.import_csv(INVENTORY)
+        assert base == {i.sku: i.quantity for i in fresh.items()}
+    finally:
+        fresh.close()
+        for p in boxes[0].db.parent.glob("baseline.db*"):
+            p.unlink()
+
+
+def test_init_creates_the_schema_once_and_refuses_a_newer_one(server: PgServer, tmp_path: Path) -> None:
+    with psycopg.connect(server.dsn, autocommit=True) as c:
+        c.execute("CREATE DATABASE initdb_t")
+    d = server.dsn.replace("dbname=edge", "dbname=initdb_t")
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(yaml.safe_dump({"store": {"path": str(tmp_path / "e.db")}, "site": {"box": "a", "dsn": d}}))
+    runs = [subprocess.run([sys.executable, "-m", "edge.cli", "site", "init", "--json", "--config", str(cfg)],
+                           cwd=REPO, capture_output=True, text=True, timeout=HANG_S) for _ in range(2)]
+    assert [json.loads(r.stdout) for r in runs] == [{"before": 0, "after": 1}, {"before": 1, "after": 1}]
+    with psycopg.connect(d, autocommit=True) as c:
+        c.execute("UPDATE edge_site_schema SET version = 99")
+        with pytest.raises(SiteError, match="schema version 99, newer than this program's 1; fix: upgrade edge"):
+            init_schema(c)
+        with pytest.raises(psycopg.Error, match="append-only"):
+            c.execute("INSERT INTO edge_movements (gid, box, seq, time, sku, delta, utterance, turn_id) "
+                      "VALUES ('g', 'a', 1, 't', 's', 1, 'u', 't')")
+            c.execute("DELETE FROM edge_movements")
+
+
+def test_an_unreachable_server_leaves_the_box_working_and_says_so(tmp_path: Path) -> None:
+    box = Box(tmp_path, "goods-in", f"host=127.0.0.1 port={pgserver.free_port()} dbname=edge user=edge")
+    box.log(12)
+    r = box.sync_once()
+    assert r.returncode == 2
+    assert "site.dsn: cannot reach the site database" in r.stderr and "fix:" in r.stderr
+    with box.store() as s:
+        st = site_status(s)
+        assert st["state"] == "offline" and st["waiting"] == 12 and st["offline_since"]
+        assert re.fullmatch(r"site offline since \d\d:\d\d, 12 records waiting", format_site(st)[0])
+        s.log("FUS-5A", 1, "add a fuse", "later")  # still logging
+        assert waiting(s) == 13
+    r = subprocess.run([sys.executable, "-m", "edge.cli", "site", "status", "--json", "--config", str(box.config)],
+                       cwd=REPO, capture_output=True, text=True, timeout=HANG_S)
+    out = json.loads(r.stdout)
+    assert out["waiting"] == 13 and out["server"] is None and "site.dsn" in out["server_error"]
+
+
+def test_the_password_comes_from_a_private_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pw = tmp_path / "db-password"
+    pw.write_text("s3cret\n")
+    pw.chmod(0o644)
+    with pytest.raises(SiteError, match=r"site.password_file: .* may be read by others .*fix: chmod 600"):
+        read_password(pw)
+    pw.chmod(0o600)
+    assert read_password(pw) == "s3cret"
+    monkeypatch.setenv("CREDENTIALS_DIRECTORY", str(tmp_path))  # systemd LoadCredential=
+    assert read_password(Path("db-password")) == "s3cret"
+    with pytest.raises(SiteError, match="cannot read .*missing.*fix:"):
+        read_password(Path("missing"))
+    with pytest.raises(ConfigError, match="site.dsn holds a password.*site.password_file"):
+        load_settings(overrides={"site": {"box": "a", "dsn": "host=x user=edge password=s3cret"}})
+    with pytest.raises(ConfigError, match="site.box"):
+        load_settings(overrides={"site": {"box": "Goods In", "dsn": "host=x"}})
+
+
+def test_three_boxes_share_one_stock(dsn: str, tmp_path: Path) -> None:
+    boxes = [Box(tmp_path, name, dsn) for name in ("goods-in", "crib", "line")]
+    for b in boxes:
+        b.start()
+    try:
+        written = {}
+        for _ in range(4):  # interleaved turns on all three boxes while they sync
+            for b in boxes:
+                written[b.name] = b.log(10, undo_every=4)
+        assert wait_for(lambda: converged(dsn, boxes), HANG_S)
+        check_site(dsn, boxes, written)
+        # a record at one box reaches the others by NOTIFY alone (pull_every_s is an hour here)
+        gid = boxes[0].log(1)[-1]
+        for b in boxes[1:]:
+            assert wait_for(lambda b=b: gid in {m.gid for m in b.store().movements()}, HANG_S)
+        # undo at the crib undoes the crib's last record, wherever it has been synced
+        with boxes[1].store() as s:
+            assert s.undo("undo", "crib-undo") is not None
+            undo = s.movements("crib")[-1]
+            assert undo.undoes in {m.gid for m in s.movements("crib")}
+        assert wait_for(lambda: converged(dsn, boxes), HANG_S)
+        check_site(dsn, boxes, {**written, "crib": [m.gid for m in boxes[1].store().movements("crib")]})
+    finally:
+        for b in boxes:
+            b.stop()
+
+
+def test_a_box_offline_for_hundreds_of_records_catches_up(server: PgServer, dsn: str, tmp_path: Path) -> None:
+    a, b = Box(tmp_path, "yard", dsn), Box(tmp_path, "crib", dsn)
+    server.stop()
+    for x in (a, b):
+        x.start()
+    try:
+        written = {"yard": a.log(300, undo_every=7), "crib": b.log(5)}
+        assert wait_for(lambda: site_status(a.store())["state"] == "offline", HANG_S)
+        st = site_status(a.store())
+        assert st["waiting"] == 300 and format_site(st)[0].endswith("300 records waiting")
+        server.start()  # the boxes reconnect by themselves
+        assert wait_for(lambda: converged(dsn, [a, b]), HANG_S)
+        check_site(dsn, [a, b], written)
+        assert site_status(a.store())["state"] == "online" and waiting(a.store()) == 0
+    finally:
+        for x in (a, b):
+            x.stop()
+
+
+def test_the_server_killed_mid_push_loses_and_doubles_nothing(server: PgServer, dsn: str, tmp_path: Path) -> None:
+    a, b = Box(tmp_path, "goods-in", dsn, batch=20), Box(tmp_path, "line", dsn, batch=20)
+    written = {"goods-in": a.log(3000, undo_every=9)}
+    a.start()
+    try:
+        def on_server() -> int:
+            try:
+                with psycopg.connect(dsn, connect_timeout=5) as c:
+                    return c.execute("SELECT count(*) FROM edge_movements").fetchone()[0]
+            except psycopg.OperationalError:
+                return 0
+        assert wait_for(lambda: on_server() > 0, HANG_S, step_s=0.005)
+        server.kill()  # a crash: no checkpoint, recovery at the next start
+        with a.store() as s:
+            assert waiting(s) > 0  # the kill landed in the middle of the push
+        written["goods-in"] = a.log(20)  # the box keeps logging meanwhile
+        server.start()
+        b.start()
+        assert wait_for(lambda: converged(dsn, [a, b]), HANG_S)
+        check_site(dsn, [a, b], written)
+    finally:
+        for x in (a, b):
+            x.stop()
+
+
+def test_a_box_killed_mid_pull_resumes_without_doubles(dsn: str, tmp_path: Path) -> None:
+    a, b = Box(tmp_path, "goods-in", dsn), Box(tmp_path, "crib", dsn, batch=10)
+    written = {"goods-in": a.log(2000, undo_every=5), "crib": b.log(30)}
+    assert a.sync_once().returncode == 0
+    b.start()
+    try:
+        assert wait_for(lambda: len(b.store().movements("goods-in")) > 0, HANG_S, step_s=0.005)
+        b.stop(signal.SIGKILL)
+        with b.store() as s:  # the store is whole: every applied batch complete, quantities match
+            held = s.movements("goods-in")
+            assert 0 < len(held) < 2000 and [m.seq for m in held] == list(range(1, len(held) + 1))
+        b.start()
+        assert wait_for(lambda: converged(dsn, [b]), HANG_S)
+        assert a.sync_once().returncode == 0  # a (no sync loop here) pulls the crib's records
+        check_site(dsn, [a, b], written)
+    finally:
+        b.stop()
+
+
+def test_two_boxes_taking_the_last_items_are_both_recorded_and_flagged(dsn: str, tmp_path: Path) -> None:
+    a, b = Box(tmp_path, "goods-in", dsn), Box(tmp_path, "line", dsn)
+    with a.store() as s:
+        have = s.get("SPN-10").quantity
+    for x in (a, b):  # both boxes see `have` spanners and take them all before either syncs
+        with x.store() as s:
+            s.log("SPN-10", -have, f"take {have} spanners", f"{x.name}-last")
+    for x in (a, b, a):
+        assert x.sync_once().returncode == 0
+    check_site(dsn, [a, b], {})
+    for x in (a, b):
+        with x.store() as s:
+            item = s.get("SPN-10")
+            assert item.quantity == -have
+            assert query_reply(item) == f"The records say -{have} 10 mm spanners on shelf E; please count them."
+            st = site_status(s)
+            assert st["negative"] == [{"sku": "SPN-10", "item": item.item, "location": item.location,
+                                       "quantity": -have}]
+            assert any(f"the records say -{have}; please count them" in line for line in format_site(st))
+
+
+def test_sync_refuses_a_store_of_another_box_and_a_shared_box_id(dsn: str, tmp_path: Path) -> None:
+    a = Box(tmp_path, "crib", dsn)
+    a.log(3)
+    assert a.sync_once().returncode == 0
+    twin = Box(tmp_path / "twin", "crib", dsn)  # a second box configured with the same site.box
+    twin.log(1)
+    r = twin.sync_once()
+    assert r.returncode == 2 and "two boxes use site.box 'crib'" in r.stderr
+    with Store(tmp_path / "other.db", box="line") as s, pytest.raises(SiteError, match="belongs to box 'line'"):
+        SiteSync(s, a.settings())
+    with pytest.raises(SiteOffline, match="site.dsn"):
+        connect(a.settings().model_copy(update={"dsn": f"host=127.0.0.1 port={pgserver.free_port()} dbname=x"}))
