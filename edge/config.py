@@ -259,6 +259,8 @@ class SiteSettings(_Frozen):
     password_file: Path | None = Field(None, description="file holding the database password, mode 600 or 400; "
                                        "relative: in $CREDENTIALS_DIRECTORY (systemd LoadCredential=)")
     connect_timeout_s: int = Field(3, ge=1, le=60, description="s to wait for the database to answer a connection")
+    io_timeout_s: float = Field(10.0, gt=0.0, le=600.0, description="s one push or pull transaction may take before "
+                                "the connection counts as stalled and is cut (a switch that drops packets)")
     poll_ms: int = Field(200, ge=10, le=60000, description="ms between looks for new local records to push")
     pull_every_s: float = Field(10.0, gt=0.0, le=3600.0, description="s between pulls without a NOTIFY wake-up")
     retry_max_s: float = Field(30.0, gt=0.0, le=3600.0, description="s, cap of the doubling reconnect delay when offline")

@@ -14,6 +14,7 @@ import re
 import signal
 import subprocess
 import sys
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import psycopg
@@ -24,10 +25,13 @@ from edge.config import ConfigError, load_settings
 from edge.site.server import SiteError, SiteOffline, connect, init_schema, read_password
 from edge.site.status import format_site, site_status
 from edge.site.sync import SiteSync, waiting
+from edge.stages.dialog import act
+from edge.stages.nlu.types import Intent
 from edge.stages.reply import query_reply
 from edge.stages.store import Movement, Store
 from tests import pgserver
 from tests.helpers import INVENTORY, REPO
+from tests.netproxy import Proxy
 from tests.pgserver import PgServer, wait_for
 
 pytestmark = [
@@ -64,8 +68,9 @@ def dsn(server: PgServer) -> str:
 class Box:
     """One box: a store file, its config, and (when started) its ``edge site sync`` process."""
 
-    def __init__(self, root: Path, name: str, dsn: str, **site: object) -> None:
+    def __init__(self, root: Path, name: str, dsn: str, clock=None, **site: object) -> None:
         self.name = name
+        self.clock = clock
         self.db = root / name / "edge.db"
         self.config = root / name / "config.yaml"
         self.db.parent.mkdir(parents=True)
@@ -77,7 +82,7 @@ class Box:
             s.import_csv(INVENTORY)
 
     def store(self) -> Store:
-        return Store(self.db, box=self.name)
+        return Store(self.db, box=self.name, **({"clock": self.clock} if self.clock else {}))
 
     def settings(self):
         return load_settings(self.config).site
@@ -114,6 +119,15 @@ def server_history(dsn: str) -> list[Movement]:
         rows = c.execute("SELECT gid, box, seq, time, sku, delta, utterance, turn_id, undoes "
                          "FROM edge_movements ORDER BY box, seq").fetchall()
     return [Movement(*r) for r in rows]
+
+
+def on_server(dsn: str) -> int:
+    """Records on the server; 0 while it cannot be reached."""
+    try:
+        with psycopg.connect(dsn, connect_timeout=5) as c:
+            return c.execute("SELECT count(*) FROM edge_movements").fetchone()[0]
+    except psycopg.OperationalError:
+        return 0
 
 
 def converged(dsn: str, boxes: list[Box]) -> bool:
@@ -193,10 +207,20 @@ def test_an_unreachable_server_leaves_the_box_working_and_says_so(tmp_path: Path
         assert re.fullmatch(r"site offline since \d\d:\d\d, 12 records waiting", format_site(st)[0])
         s.log("FUS-5A", 1, "add a fuse", "later")  # still logging
         assert waiting(s) == 13
+        # answers come from the local view, and say so
+        asked = act(Intent("query_stock", sku="FUS-5A"), s, "how many fuses", "q1")
+        assert re.search(r"\. \(Site offline since \d\d:\d\d, 13 records waiting; other boxes' latest records "
+                         r"may be missing\.\)$", asked.text)
+        logged = act(Intent("log_record", sku="FUS-5A", quantity=2, direction="in"), s, "add two fuses", "q2")
+        assert logged.record is not None and "14 records waiting" in logged.text
+    r = subprocess.run([sys.executable, "-m", "edge.cli", "status", "--interval", "0", "--config", str(box.config)],
+                       cwd=REPO, capture_output=True, text=True, timeout=HANG_S)
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"^site offline since \d\d:\d\d, 14 records waiting$", r.stdout, re.M), r.stdout
     r = subprocess.run([sys.executable, "-m", "edge.cli", "site", "status", "--json", "--config", str(box.config)],
                        cwd=REPO, capture_output=True, text=True, timeout=HANG_S)
     out = json.loads(r.stdout)
-    assert out["waiting"] == 13 and out["server"] is None and "site.dsn" in out["server_error"]
+    assert out["waiting"] == 14 and out["server"] is None and "site.dsn" in out["server_error"]
 
 
 def test_the_password_comes_from_a_private_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -268,13 +292,7 @@ def test_the_server_killed_mid_push_loses_and_doubles_nothing(server: PgServer, 
     written = {"goods-in": a.log(3000, undo_every=9)}
     a.start()
     try:
-        def on_server() -> int:
-            try:
-                with psycopg.connect(dsn, connect_timeout=5) as c:
-                    return c.execute("SELECT count(*) FROM edge_movements").fetchone()[0]
-            except psycopg.OperationalError:
-                return 0
-        assert wait_for(lambda: on_server() > 0, HANG_S, step_s=0.005)
+        assert wait_for(lambda: on_server(dsn) > 0, HANG_S, step_s=0.005)
         server.kill()  # a crash: no checkpoint, recovery at the next start
         with a.store() as s:
             assert waiting(s) > 0  # the kill landed in the middle of the push
@@ -286,6 +304,54 @@ def test_the_server_killed_mid_push_loses_and_doubles_nothing(server: PgServer, 
     finally:
         for x in (a, b):
             x.stop()
+
+
+@pytest.mark.parametrize("fault", ["stall", "drop"])
+def test_a_network_cut_mid_push_is_survived(server: PgServer, dsn: str, tmp_path: Path, fault: str) -> None:
+    proxy = Proxy(server.port)  # box a reaches the server through it, box b directly
+    a = Box(tmp_path, "goods-in", dsn.replace(f"port={server.port}", f"port={proxy.port}"), batch=20,
+            io_timeout_s=1.0, connect_timeout_s=1)
+    b = Box(tmp_path, "line", dsn)
+    try:
+        written = {"goods-in": a.log(1500, undo_every=6)}
+        a.start()
+        b.start()
+        assert wait_for(lambda: on_server(dsn) > 0, HANG_S, step_s=0.005)
+        proxy.set(fault)
+        with a.store() as s:
+            assert waiting(s) > 0  # cut in the middle of the push
+        assert wait_for(lambda: site_status(a.store())["state"] == "offline", HANG_S)
+        written["goods-in"] = a.log(50)
+        written["line"] = b.log(30)
+        proxy.set("pass")
+        assert wait_for(lambda: converged(dsn, [a, b]), HANG_S)
+        check_site(dsn, [a, b], written)
+        assert site_status(a.store())["state"] == "online"
+    finally:
+        for x in (a, b):
+            x.stop()
+        proxy.close()
+
+
+def test_a_box_clock_two_hours_off_changes_nothing(dsn: str, tmp_path: Path) -> None:
+    a = Box(tmp_path, "goods-in", dsn)
+    b = Box(tmp_path, "line", dsn, clock=lambda: datetime.now(timezone.utc) - timedelta(hours=2))
+    written = {}
+    for _ in range(3):
+        written = {"goods-in": a.log(7, undo_every=3), "line": b.log(7, undo_every=3)}
+        for x in (a, b):
+            assert x.sync_once().returncode == 0
+    assert a.sync_once().returncode == 0
+    check_site(dsn, [a, b], written)
+    with b.store() as s:  # the line's records are two hours "older", yet in their own order
+        line = s.movements("line")
+        assert [m.seq for m in line] == list(range(1, len(line) + 1))
+        assert max(m.time for m in line) < min(m.time for m in s.movements("goods-in"))
+        before = {i.sku: i.quantity for i in s.items()}
+        undone, item = s.undo("undo", "late-undo")  # the line's own last record, whatever the clocks say
+        mine = [m for m in line if m.undoes is None and m.gid not in {u.undoes for u in line}]
+        assert s.movements("line")[-1].undoes == mine[-1].gid
+        assert item.quantity == before[item.sku] - mine[-1].delta
 
 
 def test_a_box_killed_mid_pull_resumes_without_doubles(dsn: str, tmp_path: Path) -> None:

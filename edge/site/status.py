@@ -7,25 +7,15 @@ last successful sync, the last error, per-box cursors, and the items whose stock
 """
 from __future__ import annotations
 
-from datetime import datetime
 from typing import TYPE_CHECKING
 
 from edge.site.sync import waiting
+from edge.stages.reply import clock_time
 
 if TYPE_CHECKING:
     from edge.stages.store import Store
 
-__all__ = ["site_status", "format_site", "clock_time"]
-
-
-def clock_time(iso: str | None) -> str:
-    """``HH:MM`` in the box's local time zone for an ISO 8601 time; ``"?"`` for none."""
-    if not iso:
-        return "?"
-    try:
-        return datetime.fromisoformat(iso).astimezone().strftime("%H:%M")
-    except ValueError:
-        return "?"
+__all__ = ["site_status", "format_site"]
 
 
 def site_status(store: Store) -> dict:

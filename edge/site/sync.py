@@ -16,8 +16,12 @@ doubling delay and writes the state into the store's ``meta`` table, which ``edg
 """
 from __future__ import annotations
 
+import contextlib
+import os
+import socket
 import threading
 import time
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Callable
 
@@ -45,7 +49,7 @@ def _utc_now() -> datetime:
 
 def waiting(store: Store) -> int:
     """How many of this box's records the site has not acknowledged yet (a count of records)."""
-    return store.cursors().get(store.box, 0) - int(store.meta("pushed_seq", "0") or 0)
+    return store.unpushed()
 
 
 def _contiguous(moves: list[Movement], held: dict[str, int]) -> list[Movement]:
@@ -90,12 +94,18 @@ class SiteSync:
     def _connection(self) -> psycopg.Connection:
         if self._conn is None or self._conn.closed:
             conn = connect(self.site)
+            timer = self._watch(conn)
             try:
                 require_schema(conn)
                 conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
+            except psycopg.OperationalError as e:
+                conn.close()
+                raise SiteOffline(f"site.dsn: the site database stopped answering ({' '.join(str(e).split())})") from e
             except BaseException:
                 conn.close()
                 raise
+            finally:
+                timer.cancel()
             self._conn = conn
         return self._conn
 
@@ -112,6 +122,34 @@ class SiteSync:
         since = self.store.meta("site_offline_since") if self.store.meta("site_state") in ("offline", "error") else None
         self.store.set_meta(site_state=state, site_offline_since=since or self._now(), site_error=error)
 
+    @contextlib.contextmanager
+    def _deadline(self) -> Iterator[psycopg.Connection]:
+        """The connection, cut if the block takes longer than ``site.io_timeout_s`` s.
+
+        A stalled network (packets dropped, a proxy that stops forwarding) leaves a query waiting
+        forever: TCP keepalives are answered by whatever holds the socket. Shutting the socket
+        down from a timer wakes the waiting call with an OperationalError (= offline)."""
+        conn = self._connection()
+        timer = self._watch(conn)
+        try:
+            yield conn
+        finally:
+            timer.cancel()
+
+    def _watch(self, conn: psycopg.Connection) -> threading.Timer:
+        fd = conn.pgconn.socket
+
+        def cut() -> None:
+            with contextlib.suppress(OSError):
+                s = socket.socket(fileno=os.dup(fd))
+                s.shutdown(socket.SHUT_RDWR)
+                s.close()
+
+        timer = threading.Timer(self.site.io_timeout_s, cut)
+        timer.daemon = True
+        timer.start()
+        return timer
+
     # -- one round ----------------------------------------------------------------------------
 
     def push(self) -> int:
@@ -120,10 +158,10 @@ class SiteSync:
         Raises :class:`SiteOffline` when the connection fails, :class:`SiteError` when the server
         holds records of this box that the store does not (two boxes share ``site.box``).
         """
-        conn, box, sent = self._connection(), self.store.box, 0
+        box, sent = self.store.box, 0
         mine = self.store.cursors().get(box, 0)
         while True:
-            with conn.transaction():
+            with self._deadline() as conn, conn.transaction():
                 # one pusher per box at a time, so the box's rows on the server are always 1..n
                 conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"edge-box:{box}",))
                 done = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM edge_movements WHERE box = %s",
@@ -149,11 +187,13 @@ class SiteSync:
         Raises :class:`SiteOffline` when the connection fails, :class:`SiteError` when a record
         cannot be added (e.g. its SKU is unknown here: import the site's inventory CSV).
         """
-        conn, got = self._connection(), 0
+        got = 0
         while True:
             held = self.store.cursors()
             boxes = sorted(held)
-            rows = conn.execute(_PULL, (boxes, [held[b] for b in boxes], self.store.box, self.site.batch)).fetchall()
+            with self._deadline() as conn:
+                rows = conn.execute(_PULL, (boxes, [held[b] for b in boxes], self.store.box,
+                                            self.site.batch)).fetchall()
             moves = _contiguous([Movement(*r) for r in rows], held)
             try:
                 got += self.store.apply(moves)

@@ -8,6 +8,7 @@ number before the word ("12号料箱", "B号货架"): "12号料箱有140个M8螺
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 from edge.stages.store import Item, Record
 
@@ -62,6 +63,23 @@ def log_reply(record: Record, item: Item, language: str = "en") -> str:
     if item.quantity < 0:
         return f"Logged {amount(item, q)} {did}. {negative_reply(item)}"
     return f"Logged {amount(item, q)} {did}. Now {item.quantity} {place(item.location)}."
+
+
+def clock_time(iso: str | None) -> str:
+    """``HH:MM`` in the box's local time zone for an ISO 8601 time; ``"?"`` for none."""
+    try:
+        return datetime.fromisoformat(iso).astimezone().strftime("%H:%M") if iso else "?"
+    except ValueError:
+        return "?"
+
+
+def offline_note(since: str, waiting: int, language: str = "en") -> str:
+    """Said after an answer while the site is unreachable: the answer is this box's view only.
+    ``since``: ISO 8601 time the site went offline; ``waiting``: this box's unsent records."""
+    if language == "zh":
+        return f"（站点自{clock_time(since)}起离线，{waiting}条记录待同步。）"
+    return (f"(Site offline since {clock_time(since)}, {waiting} record{'' if waiting == 1 else 's'} waiting; "
+            "other boxes' latest records may be missing.)")
 
 
 def negative_reply(item: Item, language: str = "en") -> str:

@@ -587,6 +587,18 @@ class Store:
         conn.execute("UPDATE items SET quantity = quantity + ? WHERE sku = ?", (m.delta, m.sku))
         return 1
 
+    def unpushed(self) -> int:
+        """How many of this box's records the site has not acknowledged yet (a count of records;
+        the sync writes the acknowledged ``seq`` as ``pushed_seq`` in the ``meta`` table)."""
+        return self.cursors().get(self.box, 0) - int(self.meta("pushed_seq", "0") or 0)
+
+    def site_offline(self) -> tuple[str, int] | None:
+        """``(since, records waiting)`` while the site sync reports the site unreachable or failing
+        (``since``: ISO 8601 UTC), ``None`` when online or not on a site."""
+        if self.meta("site_state") not in ("offline", "error"):
+            return None
+        return self.meta("site_offline_since") or "", self.unpushed()
+
     def negatives(self) -> list[Item]:
         """Items whose quantity is below zero (more left than the records had: count them), by SKU."""
         return [i for i in self.items() if i.quantity < 0]
