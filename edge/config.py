@@ -243,6 +243,27 @@ class ServiceSettings(_Frozen):
 SITE_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,31}$"
 
 
+class MqttSettings(_Frozen):
+    """The site's MQTT broker (Mosquitto) for live events and Home Assistant (edge.site.mqtt).
+
+    Topics: ``edge/<site>/<box>/status`` (retained ``online``/``offline``, the last will),
+    ``edge/<site>/<box>/movement`` (one JSON message per record, QoS 1: consumers drop duplicates
+    by ``gid``), ``edge/<site>/<box>/stock/<sku>`` (retained JSON stock state as this box sees it),
+    ``edge/<site>/<box>/alert`` (negative stock).
+    """
+
+    host: str = Field(min_length=1, description="broker host name or address")
+    port: int = Field(1883, ge=1, le=65535, description="TCP port (8883 is usual with TLS)")
+    username: str | None = Field(None, description="broker user; its password in password_file")
+    password_file: Path | None = Field(None, description="file with the broker password, mode 600; "
+                                       "relative: in $CREDENTIALS_DIRECTORY (systemd LoadCredential=)")
+    tls_ca_file: Path | None = Field(None, description="CA certificate (PEM) to verify the broker; null = no TLS")
+    keepalive_s: int = Field(30, ge=5, le=3600, description="s between MQTT pings; the last will fires after 1.5x this")
+    discovery: bool = Field(False, description="publish Home Assistant MQTT discovery for stock and low-stock sensors")
+    discovery_prefix: str = Field("homeassistant", min_length=1, description="Home Assistant's discovery topic prefix")
+    low_stock_at: int = Field(0, ge=0, description="the low-stock binary sensor is on at or below this quantity")
+
+
 class SiteSettings(_Frozen):
     """A site of several boxes sharing one stock through the site's PostgreSQL (edge.site).
 
@@ -265,6 +286,7 @@ class SiteSettings(_Frozen):
     pull_every_s: float = Field(10.0, gt=0.0, le=3600.0, description="s between pulls without a NOTIFY wake-up")
     retry_max_s: float = Field(30.0, gt=0.0, le=3600.0, description="s, cap of the doubling reconnect delay when offline")
     batch: int = Field(500, ge=1, le=100000, description="records per push or pull transaction")
+    mqtt: MqttSettings | None = Field(None, description="the site's MQTT broker; null = no MQTT events")
 
     @model_validator(mode="after")
     def _no_password_in_dsn(self):

@@ -12,6 +12,7 @@ import sys
 import threading
 
 from edge.config import ConfigError, Settings, load_settings
+from edge.site.mqtt import MqttEvents
 from edge.site.server import SiteError, connect, init_schema, require_schema
 from edge.site.status import format_site, site_status
 from edge.site.sync import SiteSync
@@ -49,19 +50,24 @@ def cmd_sync(args) -> int:
     settings = _settings(args)
     site = site_settings(settings)
     with Store(settings.store.path, box=site.box) as store:
-        sync = SiteSync(store, site)
-        if args.once:
-            try:
+        events = MqttEvents(store, site) if site.mqtt is not None else None
+        sync = SiteSync(store, site, listener=events)
+        try:
+            if args.once:
+                if events is not None:
+                    events.connected.wait(site.mqtt.keepalive_s)  # bounded: the events may wait for the broker
                 sent, got = sync.sync_once()
-            finally:
-                sync.close()
-            _print(args, {"sent": sent, "received": got, **site_status(store)},
-                   [f"sent {sent}, received {got}", *format_site(site_status(store))])
-            return 0
-        stop = threading.Event()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(sig, lambda *_: stop.set())
-        sync.run(stop, on_error=lambda e: print(f"edge site sync: {e}", file=sys.stderr, flush=True))
+                _print(args, {"sent": sent, "received": got, **site_status(store)},
+                       [f"sent {sent}, received {got}", *format_site(site_status(store))])
+                return 0
+            stop = threading.Event()
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                signal.signal(sig, lambda *_: stop.set())
+            sync.run(stop, on_error=lambda e: print(f"edge site sync: {e}", file=sys.stderr, flush=True))
+        finally:
+            sync.close()
+            if events is not None:
+                events.close()
     return 0
 
 

@@ -83,11 +83,11 @@ class SiteOffline(SiteError):
     """The site database cannot be reached (the box keeps working from its local store)."""
 
 
-def read_password(path: Path | None) -> str | None:
+def read_password(path: Path | None, key: str = "site.password_file") -> str | None:
     """The password in ``path`` (first line, without the newline), or ``None`` without a file.
 
     A relative ``path`` is looked up in ``$CREDENTIALS_DIRECTORY`` (systemd ``LoadCredential=``)
-    when that is set. Raises :class:`SiteError` naming ``site.password_file`` if the file cannot
+    when that is set. Raises :class:`SiteError` naming the settings ``key`` if the file cannot
     be read or group or others may read or write it.
     """
     if path is None:
@@ -97,11 +97,11 @@ def read_password(path: Path | None) -> str | None:
     try:
         st = full.stat()
         if st.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
-            raise SiteError(f"site.password_file: {full} may be read by others (mode {stat.filemode(st.st_mode)}); "
+            raise SiteError(f"{key}: {full} may be read by others (mode {stat.filemode(st.st_mode)}); "
                             f"fix: chmod 600 {full} and chown it to the service user")
         text = full.read_text(encoding="utf-8")
     except OSError as e:
-        raise SiteError(f"site.password_file: cannot read {full}: {e.strerror or e}; fix: create it holding "
+        raise SiteError(f"{key}: cannot read {full}: {e.strerror or e}; fix: create it holding "
                         "only the database password, mode 600, owned by the service user") from e
     return text.splitlines()[0] if text else ""
 

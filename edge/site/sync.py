@@ -23,7 +23,7 @@ import threading
 import time
 from collections.abc import Iterator
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Protocol
 
 import psycopg
 
@@ -34,13 +34,20 @@ if TYPE_CHECKING:
     from edge.config import SiteSettings
     from edge.stages.store import Store
 
-__all__ = ["SiteSync", "waiting"]
+__all__ = ["SiteSync", "SyncListener", "waiting"]
 
 _INSERT = ("INSERT INTO edge_movements (gid, box, seq, time, sku, delta, utterance, turn_id, undoes) "
            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (gid) DO NOTHING")
 _PULL = ("SELECT m.gid, m.box, m.seq, m.time, m.sku, m.delta, m.utterance, m.turn_id, m.undoes "
          "FROM edge_movements AS m LEFT JOIN unnest(%s::text[], %s::bigint[]) AS c(box, seq) ON c.box = m.box "
          "WHERE m.box <> %s AND m.seq > COALESCE(c.seq, 0) ORDER BY m.box, m.seq LIMIT %s")
+
+
+class SyncListener(Protocol):
+    """Told after every successful round (e.g. :class:`edge.site.mqtt.MqttEvents`)."""
+
+    def movements(self, pushed: list[Movement], pulled: list[Movement]) -> None:
+        """``pushed``: this box's records the site now holds; ``pulled``: other boxes' records added."""
 
 
 def _utc_now() -> datetime:
@@ -67,20 +74,23 @@ def _contiguous(moves: list[Movement], held: dict[str, int]) -> list[Movement]:
 class SiteSync:
     """Sync of one box's ``store`` with the site database described by ``site``.
 
-    ``clock`` gives the time written into the sync state (timezone-aware; tests may fix it). Not
-    thread-safe: one thread runs :meth:`sync_once` or :meth:`run`.
+    ``clock`` gives the time written into the sync state (timezone-aware; tests may fix it).
+    ``listener`` is told what each round moved (MQTT events). Not thread-safe: one thread runs
+    :meth:`sync_once` or :meth:`run`.
 
     Raises :class:`SiteError` if the store's box id is not ``site.box`` (open the store with
     ``Store(path, box=site.box)``).
     """
 
-    def __init__(self, store: Store, site: SiteSettings, *, clock: Callable[[], datetime] = _utc_now) -> None:
+    def __init__(self, store: Store, site: SiteSettings, *, clock: Callable[[], datetime] = _utc_now,
+                 listener: SyncListener | None = None) -> None:
         if store.box != site.box:
             raise SiteError(f"site.box is {site.box!r} but the store {store.path} belongs to box {store.box!r}; "
                             f"fix: open the store with box={site.box!r}")
         self.store = store
         self.site = site
         self._clock = clock
+        self.listener = listener
         self._conn: psycopg.Connection | None = None
 
     # -- connection and state -----------------------------------------------------------------
@@ -152,13 +162,13 @@ class SiteSync:
 
     # -- one round ----------------------------------------------------------------------------
 
-    def push(self) -> int:
-        """Send this box's records the server lacks, in ``seq`` order; returns how many were sent.
+    def push(self) -> list[Movement]:
+        """Send this box's records the server lacks, in ``seq`` order; returns those sent.
 
         Raises :class:`SiteOffline` when the connection fails, :class:`SiteError` when the server
         holds records of this box that the store does not (two boxes share ``site.box``).
         """
-        box, sent = self.store.box, 0
+        box, sent = self.store.box, []
         mine = self.store.cursors().get(box, 0)
         while True:
             with self._deadline() as conn, conn.transaction():
@@ -177,17 +187,17 @@ class SiteSync:
             acked = moves[-1].seq if moves else done
             if acked != int(self.store.meta("pushed_seq", "0") or 0):
                 self.store.set_meta(pushed_seq=str(acked))
-            sent += len(moves)
+            sent += moves
             if len(moves) < self.site.batch:
                 return sent
 
-    def pull(self) -> int:
-        """Add the other boxes' records the store lacks, per box in ``seq`` order; returns how many.
+    def pull(self) -> list[Movement]:
+        """Add the other boxes' records the store lacks, per box in ``seq`` order; returns those added.
 
         Raises :class:`SiteOffline` when the connection fails, :class:`SiteError` when a record
         cannot be added (e.g. its SKU is unknown here: import the site's inventory CSV).
         """
-        got = 0
+        got: list[Movement] = []
         while True:
             held = self.store.cursors()
             boxes = sorted(held)
@@ -196,7 +206,8 @@ class SiteSync:
                                             self.site.batch)).fetchall()
             moves = _contiguous([Movement(*r) for r in rows], held)
             try:
-                got += self.store.apply(moves)
+                self.store.apply(moves)
+                got += moves
             except StoreError as e:
                 raise SiteError(f"pull from the site stopped: {e}") from e
             if len(rows) < self.site.batch or not moves:
@@ -225,8 +236,10 @@ class SiteSync:
             self.close()
             self._mark_offline("error", " ".join(str(e).split()))
             raise e if isinstance(e, SiteError) else SiteError(f"site sync failed: {e}") from e
-        self._mark_online(sent + got)
-        return sent, got
+        self._mark_online(len(sent) + len(got))
+        if self.listener is not None and (sent or got):
+            self.listener.movements(sent, got)
+        return len(sent), len(got)
 
     # -- the loop -----------------------------------------------------------------------------
 
