@@ -272,3 +272,43 @@ def test_sync_refuses_a_store_of_another_box_and_a_shared_box_id(dsn: str, tmp_p
         SiteSync(s, a.settings())
     with pytest.raises(SiteOffline, match="site.dsn"):
         connect(a.settings().model_copy(update={"dsn": f"host=127.0.0.1 port={pgserver.free_port()} dbname=x"}))
+
+
+def test_a_lost_store_is_restored_by_resync_and_status_shows_each_box(dsn: str, tmp_path: Path) -> None:
+    a, b = Box(tmp_path, "crib", dsn), Box(tmp_path, "line", dsn)
+    written = {"crib": a.log(40, undo_every=6), "line": b.log(12)}
+    for x in (a, b, a):
+        assert x.sync_once().returncode == 0
+    for p in a.db.parent.glob("edge.db*"):  # the crib's SD card dies: a new store, the same CSV
+        p.unlink()
+    with a.store() as s:
+        s.import_csv(INVENTORY)
+    r = a.sync_once()
+    assert r.returncode == 2 and "holds records up to number" in r.stderr and "edge site resync" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "edge.cli", "site", "resync", "--json", "--config", str(a.config)],
+                       cwd=REPO, capture_output=True, text=True, timeout=HANG_S)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == {"restored": 40, "pushed": 0, "pulled": 12, "site_lacks": 0}
+    written["crib"] = a.log(5)  # the sequence carries on after the restored records
+    with a.store() as s:
+        assert [m.seq for m in s.movements("crib")] == list(range(1, 46))
+    for x in (a, b):
+        assert x.sync_once().returncode == 0
+    check_site(dsn, [a, b], written)
+    r = subprocess.run([sys.executable, "-m", "edge.cli", "site", "status", "--json", "--config", str(b.config)],
+                       cwd=REPO, capture_output=True, text=True, timeout=HANG_S)
+    st = json.loads(r.stdout)
+    assert st["state"] == "online" and st["waiting"] == 0 and st["boxes"] == {"crib": 45, "line": 12}
+    assert {k: (v["seq"], v["lag"]) for k, v in st["server"].items()} == {"crib": (45, 0), "line": (12, 0)}
+    # a replaced store that was used before resync is refused, nothing changed
+    for p in b.db.parent.glob("edge.db*"):
+        p.unlink()
+    with b.store() as s:
+        s.import_csv(INVENTORY)
+        s.log("FUS-5A", 1, "add a fuse", "after-loss")
+        before = s.movements()
+    r = subprocess.run([sys.executable, "-m", "edge.cli", "site", "resync", "--config", str(b.config)],
+                       cwd=REPO, capture_output=True, text=True, timeout=HANG_S)
+    assert r.returncode == 2 and "are not the site's" in r.stderr and "fix: move the store file" in r.stderr
+    with b.store() as s:
+        assert s.movements() == before

@@ -2,6 +2,7 @@
 
     edge site init [--json]            create or migrate the server schema (once per site)
     edge site sync [--once] [--json]   push and pull until stopped (SIGTERM/SIGINT), or one round
+    edge site resync [--json]          rebuild this box's view from the site (a lost or replaced store)
     edge site status [--json]          local state, and per box lag when the server answers
 """
 from __future__ import annotations
@@ -71,6 +72,20 @@ def cmd_sync(args) -> int:
     return 0
 
 
+def cmd_resync(args) -> int:
+    settings = _settings(args)
+    site = site_settings(settings)
+    with Store(settings.store.path, box=site.box) as store:
+        sync = SiteSync(store, site)
+        try:
+            out = sync.resync()
+        finally:
+            sync.close()
+    _print(args, out, [f"restored {out['restored']} of this box's records from the site, pushed {out['pushed']}, "
+                       f"pulled {out['pulled']}; {out['site_lacks']} records here that the site lacks"])
+    return 0
+
+
 def server_status(conn, store: Store) -> dict:
     """Per box on the server: ``{box: {"seq": highest seq, "last_received": ISO time, "lag": records
     the store lacks}}``; raises :class:`SiteError` when the schema is not this program's."""
@@ -114,6 +129,10 @@ def register(sub, common) -> None:
     q.add_argument("--once", action="store_true", help="one push and pull, then exit")
     q.add_argument("--json", action="store_true")
     q.set_defaults(func=cmd_sync)
+    q = ssub.add_parser("resync", help="rebuild this box's view from the site (restores a lost store's records)")
+    common(q)
+    q.add_argument("--json", action="store_true")
+    q.set_defaults(func=cmd_resync)
     q = ssub.add_parser("status", help="online/offline, records waiting, last sync, per box lag")
     common(q)
     q.add_argument("--json", action="store_true")

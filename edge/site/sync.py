@@ -50,6 +50,10 @@ class SyncListener(Protocol):
         """``pushed``: this box's records the site now holds; ``pulled``: other boxes' records added."""
 
 
+_OWN = ("SELECT gid, box, seq, time, sku, delta, utterance, turn_id, undoes FROM edge_movements "
+        "WHERE box = %s AND seq > %s ORDER BY seq LIMIT %s")
+
+
 def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
@@ -178,8 +182,9 @@ class SiteSync:
                                     (box,)).fetchone()[0]
                 if done > mine:
                     raise SiteError(f"the site holds records up to number {done} of box {box!r}, this store only "
-                                    f"up to {mine}; fix: two boxes use site.box {box!r} (give each its own), or "
-                                    "this store was replaced (give it a new site.box)")
+                                    f"up to {mine}; fix: if this box's store was lost or replaced, run 'edge site "
+                                    f"resync' to restore its records from the site; if two boxes use site.box "
+                                    f"{box!r}, give each its own")
                 moves = self.store.movements(box, after_seq=done, limit=self.site.batch)
                 with conn.cursor() as cur:
                     cur.executemany(_INSERT, [(m.gid, m.box, m.seq, m.time, m.sku, m.delta, m.utterance,
@@ -212,6 +217,55 @@ class SiteSync:
                 raise SiteError(f"pull from the site stopped: {e}") from e
             if len(rows) < self.site.batch or not moves:
                 return got
+
+    def resync(self) -> dict:
+        """Rebuild this box's view from the site: restore this box's own records the store lacks
+        (a lost or replaced store), push what only the store holds, pull everything else, then
+        compare both histories.
+
+        Returns ``{"restored", "pushed", "pulled"}`` (counts of records) and ``"site_lacks"``
+        (records here that the site does not hold: their boxes push them again, e.g. after the
+        site database was restored from an older backup). Raises :class:`SiteOffline` when the
+        site is unreachable and :class:`SiteError` when this store's own records are not the
+        site's (nothing is changed then).
+        """
+        box = self.store.box
+        try:
+            restored = self._restore_own(box)
+            pushed, pulled = self.sync_once()
+            with self._deadline() as conn:
+                on_site = {r[0] for r in conn.execute("SELECT gid FROM edge_movements")}
+        except psycopg.OperationalError as e:
+            self.close()
+            raise SiteOffline(f"site.dsn: lost the site database during resync ({' '.join(str(e).split())}); "
+                              "run it again when the site is back") from e
+        lacks = sum(1 for m in self.store.movements() if m.gid not in on_site)
+        return {"restored": restored, "pushed": pushed, "pulled": pulled, "site_lacks": lacks}
+
+    def _restore_own(self, box: str) -> int:
+        held = [m.gid for m in self.store.movements(box)]
+        with self._deadline() as conn:
+            site = [r[0] for r in conn.execute("SELECT gid FROM edge_movements WHERE box = %s AND seq <= %s "
+                                               "ORDER BY seq", (box, len(held)))]
+        if site != held[:len(site)]:
+            raise SiteError(f"this store's records of box {box!r} are not the site's (it was replaced and used "
+                            "before a resync); nothing was changed; fix: move the store file (store.path) aside, "
+                            "import the inventory CSV into a new one, run 'edge site resync', then log again "
+                            "what was logged here since")
+        restored = 0
+        while True:  # the site's records of this box after the store's, in batches
+            mine = self.store.cursors().get(box, 0)
+            with self._deadline() as conn:
+                rows = conn.execute(_OWN, (box, mine, self.site.batch)).fetchall()
+            try:
+                self.store.apply([Movement(*r) for r in rows], restore=True)
+            except StoreError as e:
+                raise SiteError(f"resync stopped: {e}") from e
+            restored += len(rows)
+            if rows:
+                self.store.set_meta(pushed_seq=str(rows[-1][2]))
+            if len(rows) < self.site.batch:
+                return restored
 
     def sync_once(self) -> tuple[int, int]:
         """Push, then pull; returns (records sent, records received) and records the state.

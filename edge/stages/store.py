@@ -546,26 +546,27 @@ class Store:
         with self._lock:
             return {b: int(n) for b, n in self._db().execute("SELECT box, MAX(seq) FROM records GROUP BY box")}
 
-    def apply(self, movements: list[Movement]) -> int:
+    def apply(self, movements: list[Movement], *, restore: bool = False) -> int:
         """Add other boxes' movements (pulled from the site) and their deltas to the quantities,
         all in one committed transaction; returns how many were new.
 
         Idempotent on ``gid``: a movement already held is skipped. Each box's movements must come
-        in ``seq`` order without gaps, after those already held.
+        in ``seq`` order without gaps, after those already held. ``restore=True`` also takes this
+        box's own movements (a lost store rebuilt from the site, ``edge site resync``).
 
-        Raises :class:`StoreError` (nothing applied) for a movement of this box, a gap in a box's
-        sequence, an unknown SKU (fix: import the site's inventory CSV on this box) or an undo of
-        a record this file does not hold.
+        Raises :class:`StoreError` (nothing applied) for a movement of this box (unless
+        ``restore``), a gap in a box's sequence, an unknown SKU (fix: import the site's inventory
+        CSV on this box) or an undo of a record this file does not hold.
         """
         with self._lock:
             conn = self._db()
             with _Tx(conn):
-                return sum(self._apply_one(conn, m) for m in movements)
+                return sum(self._apply_one(conn, m, restore) for m in movements)
 
-    def _apply_one(self, conn: sqlite3.Connection, m: Movement) -> int:
+    def _apply_one(self, conn: sqlite3.Connection, m: Movement, restore: bool) -> int:
         if conn.execute("SELECT 1 FROM records WHERE gid = ?", (m.gid,)).fetchone() is not None:
             return 0
-        if m.box == self.box:
+        if m.box == self.box and not restore:
             raise StoreError(f"movement {m.gid} claims to be from this box ({self.box}) but this store "
                              "does not hold it; fix: two boxes share site.box: give each its own")
         held = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM records WHERE box = ?", (m.box,)).fetchone()[0]
