@@ -95,6 +95,7 @@ class SiteSync:
         self.site = site
         self._clock = clock
         self.listener = listener
+        self._noted = float("-inf")  # monotonic s of the last site_last_sync write
         self._conn: psycopg.Connection | None = None
 
     # -- connection and state -----------------------------------------------------------------
@@ -127,8 +128,10 @@ class SiteSync:
         return self._clock().astimezone(timezone.utc).isoformat(timespec="seconds")
 
     def _mark_online(self, moved: int) -> None:
-        if self.store.meta("site_state") != "online" or moved:
+        # last_sync is written on a state change and then at most every 5 s: each write is an fsync
+        if self.store.meta("site_state") != "online" or (moved and time.monotonic() - self._noted >= 5.0):
             self.store.set_meta(site_state="online", site_last_sync=self._now(), site_error="")
+            self._noted = time.monotonic()
 
     def _mark_offline(self, state: str, error: str) -> None:
         if self.store.meta("site_state") == state and self.store.meta("site_error") == error:
