@@ -16,11 +16,15 @@ import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import httpx
 import psycopg
 import pytest
 import yaml
+from prometheus_client.parser import text_string_to_metric_families
 
-from edge.config import ConfigError, load_settings
+from edge.config import ApiSettings, ConfigError, load_settings
+from edge.llm.chain import EngineChain, StepSpec
+from edge.service.api.app import ServerThread, create_app
 from edge.site.server import SiteError, SiteOffline, connect, init_schema, read_password
 from edge.site.status import format_site, site_status
 from edge.site.sync import SiteSync, waiting
@@ -258,6 +262,20 @@ def test_two_boxes_taking_the_last_items_are_both_recorded_and_flagged(dsn: str,
             assert st["negative"] == [{"sku": "SPN-10", "item": item.item, "location": item.location,
                                        "quantity": -have}]
             assert any(f"the records say -{have}; please count them" in line for line in format_site(st))
+    # and on /metrics of the box's API (read from the store at every scrape)
+    engine = EngineChain([StepSpec("grammar")]).start()
+    api = ServerThread(create_app(engine, ApiSettings(), site_store=a.db), "127.0.0.1", 0).start()
+    try:
+        text = httpx.get(f"{api.url}/metrics", timeout=HANG_S).text
+    finally:
+        api.stop()
+        engine.close()
+    got = {(x.name, tuple(sorted(x.labels.items()))): x.value
+           for f in text_string_to_metric_families(text) for x in f.samples}
+    assert got[("edge_stock_negative_items", ())] == 1.0
+    assert got[("edge_stock_negative", (("location", "shelf E"), ("sku", "SPN-10")))] == -have
+    assert got[("edge_site_online", ())] == 1.0 and got[("edge_site_records_waiting", ())] == 0.0
+    assert got[("edge_site_records", (("box", "line"),))] == 1.0
 
 
 def test_sync_refuses_a_store_of_another_box_and_a_shared_box_id(dsn: str, tmp_path: Path) -> None:
