@@ -121,8 +121,9 @@ def converged(dsn: str, boxes: list[Box]) -> bool:
     return True
 
 
-def check_site(dsn: str, boxes: list[Box], written: dict[str, list[str]]) -> None:
-    """The invariants; ``written``: the gids each box acknowledged to its caller."""
+def check_site(dsn: str, boxes: list[Box], written: dict[str, list[str]], extra_items: dict | None = None) -> None:
+    """The invariants; ``written``: the gids each box acknowledged to its caller; ``extra_items``:
+    {sku: imported count} of items imported besides the shared inventory CSV."""
     history = server_history(dsn)
     gids = [m.gid for m in history]
     assert len(gids) == len(set(gids)), "doubled on the server"
@@ -147,7 +148,7 @@ def check_site(dsn: str, boxes: list[Box], written: dict[str, list[str]]) -> Non
     fresh = Store(boxes[0].db.parent / "baseline.db")  # a box that only imported the CSV
     try:
         fresh.import_csv(INVENTORY)
-        assert base == {i.sku: i.quantity for i in fresh.items()}
+        assert base == {**{i.sku: i.quantity for i in fresh.items()}, **(extra_items or {})}
     finally:
         fresh.close()
         for p in boxes[0].db.parent.glob("baseline.db*"):

@@ -330,3 +330,35 @@ def test_a_lost_store_is_restored_by_resync_and_status_shows_each_box(dsn: str, 
     assert r.returncode == 2 and "are not the site's" in r.stderr and "fix: move the store file" in r.stderr
     with b.store() as s:
         assert s.movements() == before
+
+
+def test_a_sku_one_box_lacks_holds_back_only_that_boxs_records(dsn: str, tmp_path: Path) -> None:
+    wider = tmp_path / "inventory-plus.csv"  # the tool crib has one more item than the others
+    # only the new row: importing the whole CSV again would be a stock count of every item
+    wider.write_text("sku,item,location,quantity,unit,aliases\nWDG-1,widget,bin 99,5,pcs,widgets\n", encoding="utf-8")
+    a, b, c = Box(tmp_path, "goods-in", dsn), Box(tmp_path, "line", dsn), Box(tmp_path, "crib", dsn)
+    with c.store() as s:
+        s.import_csv(wider)
+        s.log("WDG-1", -2, "take two widgets", "w1")
+    written = {"crib": c.log(3), "line": b.log(4), "goods-in": a.log(2)}
+    for x in (b, c):
+        assert x.sync_once().returncode == 0
+    a.start()
+    try:
+        # the line's records arrive; the crib's wait, and the state says why and how to fix it
+        assert wait_for(lambda: len(a.store().movements("line")) == 4, HANG_S)
+        assert wait_for(lambda: site_status(a.store())["state"] == "error", HANG_S)
+        st = site_status(a.store())
+        assert "box crib" in st["error"] and "'WDG-1'" in st["error"] and "fix: add the item" in st["error"]
+        assert a.store().movements("crib") == [] and st["waiting"] == 0
+        with a.store() as s:
+            s.import_csv(wider)
+        assert wait_for(lambda: len(a.store().movements("crib")) == 4, HANG_S)  # on the next round
+        assert wait_for(lambda: site_status(a.store())["state"] == "online", HANG_S)
+    finally:
+        a.stop()
+    with b.store() as s:  # the line adds the item too (the crib must not: for it the row is a stock count)
+        s.import_csv(wider)
+    for x in (b, c, a):
+        assert x.sync_once().returncode == 0
+    check_site(dsn, [a, b, c], written, extra_items={"WDG-1": 5})

@@ -117,7 +117,7 @@ def test_a_bad_movement_is_refused_and_nothing_of_its_batch_is_applied(tmp_path:
         s.import_csv(INVENTORY)
         before = s.items()
         unknown = replace(theirs[1], sku="NOPE-1")
-        with pytest.raises(StoreError, match="SKU 'NOPE-1'.*fix: import the site's inventory CSV"):
+        with pytest.raises(StoreError, match="SKU 'NOPE-1'.*fix: add the item on this box"):
             s.apply([theirs[0], unknown])
         with pytest.raises(StoreError, match="two boxes share site.box"):
             s.apply([replace(theirs[0], box="goods-in", seq=1)])

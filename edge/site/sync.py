@@ -34,13 +34,23 @@ if TYPE_CHECKING:
     from edge.config import SiteSettings
     from edge.stages.store import Store
 
-__all__ = ["SiteSync", "SyncListener", "waiting"]
+__all__ = ["SiteSync", "SyncListener", "PullHeldBack", "waiting"]
 
 _INSERT = ("INSERT INTO edge_movements (gid, box, seq, time, sku, delta, utterance, turn_id, undoes) "
            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (gid) DO NOTHING")
 _PULL = ("SELECT m.gid, m.box, m.seq, m.time, m.sku, m.delta, m.utterance, m.turn_id, m.undoes "
          "FROM edge_movements AS m LEFT JOIN unnest(%s::text[], %s::bigint[]) AS c(box, seq) ON c.box = m.box "
-         "WHERE m.box <> %s AND m.seq > COALESCE(c.seq, 0) ORDER BY m.box, m.seq LIMIT %s")
+         "WHERE m.box <> %s AND m.box <> ALL(%s::text[]) AND m.seq > COALESCE(c.seq, 0) "
+         "ORDER BY m.box, m.seq LIMIT %s")
+
+
+class PullHeldBack(SiteError):
+    """Some box's records could not be added (e.g. an SKU this box does not know); every other
+    box's records were. ``pulled``: the records that were added."""
+
+    def __init__(self, message: str, pulled: list[Movement]) -> None:
+        super().__init__(message)
+        self.pulled = pulled
 
 
 class SyncListener(Protocol):
@@ -202,24 +212,35 @@ class SiteSync:
     def pull(self) -> list[Movement]:
         """Add the other boxes' records the store lacks, per box in ``seq`` order; returns those added.
 
-        Raises :class:`SiteOffline` when the connection fails, :class:`SiteError` when a record
-        cannot be added (e.g. its SKU is unknown here: import the site's inventory CSV).
+        Each box's records go in their own transaction, so one box whose record cannot be added
+        (e.g. its SKU is unknown here) holds back only that box's records, not the others'.
+
+        Raises :class:`SiteOffline` when the connection fails, :class:`PullHeldBack` (after adding
+        everything else) when a box's records cannot be added: the message names the record and
+        the fix (e.g. import the site's inventory CSV).
         """
         got: list[Movement] = []
+        blocked: dict[str, str] = {}
         while True:
             held = self.store.cursors()
             boxes = sorted(held)
             with self._deadline() as conn:
-                rows = conn.execute(_PULL, (boxes, [held[b] for b in boxes], self.store.box,
+                rows = conn.execute(_PULL, (boxes, [held[b] for b in boxes], self.store.box, sorted(blocked),
                                             self.site.batch)).fetchall()
             moves = _contiguous([Movement(*r) for r in rows], held)
-            try:
-                self.store.apply(moves)
-                got += moves
-            except StoreError as e:
-                raise SiteError(f"pull from the site stopped: {e}") from e
+            for box in sorted({m.box for m in moves}):
+                mine = [m for m in moves if m.box == box]
+                try:
+                    self.store.apply(mine)
+                    got += mine
+                except StoreError as e:
+                    blocked[box] = str(e)
             if len(rows) < self.site.batch or not moves:
-                return got
+                break
+        if blocked:
+            raise PullHeldBack("pull from the site held back: " + "; ".join(
+                f"box {b}: {e}" for b, e in blocked.items()), got)
+        return got
 
     def resync(self) -> dict:
         """Rebuild this box's view from the site: restore this box's own records the store lacks
@@ -273,12 +294,20 @@ class SiteSync:
     def sync_once(self) -> tuple[int, int]:
         """Push, then pull; returns (records sent, records received) and records the state.
 
-        Raises :class:`SiteOffline` (state "offline") when the server cannot be reached and
-        :class:`SiteError` (state "error") when it refuses the data; the store is unchanged by
-        a failed round except for what earlier committed batches added.
+        Raises :class:`SiteOffline` (state "offline") when the server cannot be reached,
+        :class:`PullHeldBack` (state "error") when some box's records could not be added (all
+        others were), and :class:`SiteError` (state "error") when the server refuses the data; the
+        store is unchanged by a failed round except for what earlier committed batches added.
         """
+        sent: list[Movement] = []
         try:
-            sent, got = self.push(), self.pull()
+            sent = self.push()
+            got = self.pull()
+        except PullHeldBack as e:
+            self._mark_offline("error", " ".join(str(e).split()))
+            if self.listener is not None and (sent or e.pulled):
+                self.listener.movements(sent, e.pulled)
+            raise
         except psycopg.OperationalError as e:
             self.close()
             err = SiteOffline(f"site.dsn: lost the site database ({' '.join(str(e).split())}); "
@@ -313,20 +342,28 @@ class SiteSync:
         """Sync until ``stop`` is set: at once, then on every NOTIFY, on new local records (looked
         for every ``site.poll_ms`` ms) and every ``site.pull_every_s`` s. Failures are recorded in
         the store's state, passed to ``on_error`` and retried after a delay doubling from 0.5 s up
-        to ``site.retry_max_s`` s; they never end the loop."""
-        delay, last_pull, full = 0.5, 0.0, True
+        to ``site.retry_max_s`` s; they never end the loop. Records held back (an unknown SKU) are
+        retried on the same doubling delay while everything else syncs on."""
+        delay, next_full, last_held = 0.5, 0.0, ""  # next_full: monotonic s of the next full round
         while not stop.is_set():
             try:
-                if full or time.monotonic() - last_pull >= self.site.pull_every_s:
+                if time.monotonic() >= next_full:
                     self.sync_once()
-                    last_pull, full = time.monotonic(), False
+                    next_full = time.monotonic() + self.site.pull_every_s
                 woke = self._woken(self.site.poll_ms / 1000.0)
                 if woke or waiting(self.store) > 0:
                     self.sync_once()
-                    last_pull = time.monotonic() if woke else last_pull
+                    next_full = time.monotonic() + self.site.pull_every_s if woke else next_full
                 delay = 0.5
+            except PullHeldBack as e:
+                # the connection is fine: keep syncing the rest at full speed, retry the held-back
+                # box's records after the doubling delay (the item may have been added meanwhile)
+                if on_error is not None and str(e) != last_held:
+                    on_error(e)
+                last_held, next_full = str(e), time.monotonic() + delay
+                delay = min(delay * 2, self.site.retry_max_s)
             except SiteError as e:
-                full = True
+                next_full = 0.0
                 self._mark_offline("offline" if isinstance(e, SiteOffline) else "error", " ".join(str(e).split()))
                 if on_error is not None:
                     on_error(e)

@@ -575,7 +575,8 @@ class Store:
                              f"up to {held}; movements must be applied in order")
         if conn.execute("SELECT 1 FROM items WHERE sku = ?", (m.sku,)).fetchone() is None:
             raise StoreError(f"movement {m.gid} of box {m.box} is for SKU {m.sku!r}, which this box does not know; "
-                             "fix: import the site's inventory CSV on this box (edge inventory import FILE)")
+                             "fix: add the item on this box with 'edge inventory import FILE', FILE a CSV "
+                             "holding its row (only new rows: a row of a known item is a stock count)")
         undoes = None
         if m.undoes is not None:
             row = conn.execute("SELECT id FROM records WHERE gid = ?", (m.undoes,)).fetchone()
