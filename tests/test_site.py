@@ -138,16 +138,16 @@ def test_three_boxes_share_one_stock(dsn: str, tmp_path: Path) -> None:
             b.stop()
 
 
-def test_a_box_offline_for_hundreds_of_records_catches_up(server: PgServer, dsn: str, tmp_path: Path) -> None:
+def test_a_box_offline_for_10000_records_catches_up(server: PgServer, dsn: str, tmp_path: Path) -> None:
     a, b = Box(tmp_path, "yard", dsn), Box(tmp_path, "crib", dsn)
     server.stop()
     for x in (a, b):
         x.start()
     try:
-        written = {"yard": a.log(300, undo_every=7), "crib": b.log(5)}
+        written = {"yard": a.log(10_000, undo_every=7), "crib": b.log(5)}
         assert wait_for(lambda: site_status(a.store())["state"] == "offline", HANG_S)
         st = site_status(a.store())
-        assert st["waiting"] == 300 and format_site(st)[0].endswith("300 records waiting")
+        assert st["waiting"] == 10_000 and format_site(st)[0].endswith("10000 records waiting")
         server.start()  # the boxes reconnect by themselves
         assert wait_for(lambda: converged(dsn, [a, b]), HANG_S)
         check_site(dsn, [a, b], written)
@@ -222,6 +222,24 @@ def test_a_box_clock_two_hours_off_changes_nothing(dsn: str, tmp_path: Path) -> 
         mine = [m for m in line if m.undoes is None and m.gid not in {u.undoes for u in line}]
         assert s.movements("line")[-1].undoes == mine[-1].gid
         assert item.quantity == before[item.sku] - mine[-1].delta
+
+
+def test_a_box_killed_mid_push_resumes_without_doubles(dsn: str, tmp_path: Path) -> None:
+    a, b = Box(tmp_path, "goods-in", dsn, batch=10), Box(tmp_path, "crib", dsn)
+    written = {"goods-in": a.log(2000, undo_every=5)}
+    a.start()
+    try:
+        assert wait_for(lambda: on_server(dsn) > 0, HANG_S, step_s=0.005)
+        a.stop(signal.SIGKILL)
+        assert 0 < on_server(dsn) < 2000  # killed in the middle of its push
+        written["goods-in"] = a.log(10)
+        a.start()
+        b.start()
+        assert wait_for(lambda: converged(dsn, [a, b]), HANG_S)
+        check_site(dsn, [a, b], written)
+    finally:
+        for x in (a, b):
+            x.stop()
 
 
 def test_a_box_killed_mid_pull_resumes_without_doubles(dsn: str, tmp_path: Path) -> None:

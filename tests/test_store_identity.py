@@ -146,3 +146,15 @@ def test_negative_stock_is_kept_and_listed(tmp_path: Path) -> None:
         have = s.get("SPN-10").quantity
         s.log("SPN-10", -(have + 2), "take the spanners", "t1")
         assert [(i.sku, i.quantity) for i in s.negatives()] == [("SPN-10", -2)]
+
+
+def test_a_box_id_already_held_by_pulled_records_is_not_taken(tmp_path: Path) -> None:
+    theirs = _other_box(tmp_path, "line")
+    db = tmp_path / "crib.db"
+    with Store(db, box="crib") as s:
+        s.import_csv(INVENTORY)
+        s.apply(theirs)
+    with pytest.raises(StoreError, match="holds records of another box 'line'"):
+        Store(db, box="line")
+    with Store(db) as s:
+        assert s.box == "crib" and {m.box for m in s.movements()} == {"line"}

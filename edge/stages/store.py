@@ -272,15 +272,20 @@ class Store:
 
     def _claim_box(self, box: str | None) -> str:
         conn = self._db()
+        current = conn.execute("SELECT value FROM meta WHERE key = 'box'").fetchone()[0]
+        if box is None or box == current:  # the usual case: no write transaction
+            return current
         with _Tx(conn):
             current = conn.execute("SELECT value FROM meta WHERE key = 'box'").fetchone()[0]
             if box is None or box == current:
                 return current
-            if self._meta_get(conn, "pushed_seq", "0") != "0":
+            taken = conn.execute("SELECT 1 FROM records WHERE box = ? LIMIT 1", (box,)).fetchone() is not None
+            if self._meta_get(conn, "pushed_seq", "0") != "0" or taken:
                 raise StoreError(
-                    f"store {self.path} belongs to box {current!r}, whose records are already on the site, "
-                    f"but site.box is {box!r}; fix: set site.box: {current}, or give box {box!r} a new "
-                    "store file (store.path)")
+                    f"store {self.path} belongs to box {current!r} "
+                    f"({f'it holds records of another box {box!r}' if taken else 'its records are on the site'}), "
+                    f"but site.box is {box!r}; fix: set site.box: {current}, or give box {box!r} a new store "
+                    "file (store.path)")
             # nothing has left this box yet: its records simply become the new box's
             conn.execute("DROP TRIGGER records_no_update")
             conn.execute("UPDATE records SET box = ? WHERE box = ?", (box, current))
@@ -592,7 +597,9 @@ class Store:
     def unpushed(self) -> int:
         """How many of this box's records the site has not acknowledged yet (a count of records;
         the sync writes the acknowledged ``seq`` as ``pushed_seq`` in the ``meta`` table)."""
-        return self.cursors().get(self.box, 0) - int(self.meta("pushed_seq", "0") or 0)
+        with self._lock:  # one index lookup: the sync loop asks every few hundred ms
+            mine = self._db().execute("SELECT COALESCE(MAX(seq), 0) FROM records WHERE box = ?", (self.box,)).fetchone()[0]
+        return int(mine) - int(self.meta("pushed_seq", "0") or 0)
 
     def site_offline(self) -> tuple[str, int] | None:
         """``(since, records waiting)`` while the site sync reports the site unreachable or failing
