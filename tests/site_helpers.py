@@ -6,6 +6,7 @@ import itertools
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import psycopg
@@ -66,13 +67,20 @@ class Box:
         return load_settings(self.config).site
 
     def start(self) -> None:
+        """Start ``edge site sync``; its stderr lines (the reported failures) collect in :attr:`errors`."""
         self.proc = subprocess.Popen([sys.executable, "-m", "edge.cli", "site", "sync", "--config", str(self.config)],
-                                     cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                     cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.errors: list[str] = []
+        self._reader = threading.Thread(target=lambda p=self.proc: self.errors.extend(iter(p.stderr.readline, "")),
+                                        daemon=True)
+        self._reader.start()
 
     def stop(self, sig: int = signal.SIGTERM) -> None:
         if self.proc is not None:
             self.proc.send_signal(sig)
-            self.proc.communicate(timeout=HANG_S)
+            self.proc.wait(timeout=HANG_S)
+            self._reader.join(timeout=HANG_S)
+            self.proc.stderr.close()
             self.proc = None
 
     def log(self, n: int, undo_every: int = 0) -> list[str]:

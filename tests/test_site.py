@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
@@ -380,3 +381,26 @@ def test_a_sku_one_box_lacks_holds_back_only_that_boxs_records(dsn: str, tmp_pat
     for x in (b, c, a):
         assert x.sync_once().returncode == 0
     check_site(dsn, [a, b, c], written, extra_items={"WDG-1": 5})
+
+
+def test_the_sync_loop_survives_a_store_locked_past_its_busy_timeout(dsn: str, tmp_path: Path) -> None:
+    a, b = Box(tmp_path, "crib", dsn), Box(tmp_path, "line", dsn)
+    a.start()
+    try:
+        assert wait_for(lambda: site_status(a.store())["state"] == "online", HANG_S)
+        lock = sqlite3.connect(a.db, isolation_level=None)
+        try:
+            lock.execute("BEGIN IMMEDIATE")  # another writer holds the crib's store for a long time
+            written = {"line": b.log(3)}
+            assert b.sync_once().returncode == 0  # NOTIFY: the crib's sync tries to add them and must wait
+            assert wait_for(lambda: any("database is locked" in line for line in a.errors), HANG_S)
+            assert a.proc.poll() is None  # reported, not fatal
+        finally:
+            lock.execute("ROLLBACK")
+            lock.close()
+        written["crib"] = a.log(2)
+        assert wait_for(lambda: converged(dsn, [a]), HANG_S)
+        assert b.sync_once().returncode == 0  # the line (no sync loop here) pulls the crib's records
+        check_site(dsn, [a, b], written)
+    finally:
+        a.stop()

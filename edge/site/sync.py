@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 import socket
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator
@@ -142,6 +143,12 @@ class SiteSync:
         if self.store.meta("site_state") != "online" or (moved and time.monotonic() - self._noted >= 5.0):
             self.store.set_meta(site_state="online", site_last_sync=self._now(), site_error="")
             self._noted = time.monotonic()
+
+    def _note_failure(self, e: SiteError) -> None:
+        try:
+            self._mark_offline("offline" if isinstance(e, SiteOffline) else "error", " ".join(str(e).split()))
+        except (StoreError, sqlite3.Error):
+            pass  # the store is busy: the state is written on the next failure or success
 
     def _mark_offline(self, state: str, error: str) -> None:
         if self.store.meta("site_state") == state and self.store.meta("site_error") == error:
@@ -362,9 +369,12 @@ class SiteSync:
                     on_error(e)
                 last_held, next_full = str(e), time.monotonic() + delay
                 delay = min(delay * 2, self.site.retry_max_s)
-            except SiteError as e:
+            except (SiteError, StoreError, sqlite3.Error) as e:
                 next_full = 0.0
-                self._mark_offline("offline" if isinstance(e, SiteOffline) else "error", " ".join(str(e).split()))
+                if isinstance(e, SiteError):
+                    self._note_failure(e)
+                else:  # the store busy past its timeout (another writer) or failing: retry, never die
+                    e = SiteError(f"store {self.store.path}: {e}")
                 if on_error is not None:
                     on_error(e)
                 stop.wait(delay)
