@@ -3,7 +3,8 @@ directory, its own loopback port and socket folder, started and stopped by the t
 
 initdb and postgres refuse to run as root: as root they run as the ``postgres`` system user the
 package creates (``runuser -u postgres``), with the folder owned by that user; otherwise as the
-current user. Trust authentication on 127.0.0.1 only, user ``edge``, database ``edge``.
+current user. Trust authentication on 127.0.0.1 only, user ``edge``, database ``edge``; the role
+:data:`PASSWORD_ROLE` (when a test creates it) must give its password.
 """
 from __future__ import annotations
 
@@ -17,6 +18,10 @@ import time
 from pathlib import Path
 
 PG_BIN = Path(os.environ.get("EDGE_PG_BIN", "/usr/lib/postgresql/15/bin"))
+
+
+#: A role that pg_hba.conf makes log in with a password (scram-sha-256); every other role is trusted.
+PASSWORD_ROLE = "edge_pw"
 
 
 def available() -> bool:
@@ -50,6 +55,8 @@ class PgServer:
                 os.chown(p, pw.pw_uid, pw.pw_gid)
         self._run(PG_BIN / "initdb", "-D", str(self.data), "-A", "trust", "-U", "edge", "--no-sync",
                   "-E", "UTF8", "--locale=C")
+        hba = self.data / "pg_hba.conf"  # the role PASSWORD_ROLE must log in with a password (first match wins)
+        hba.write_text(f"host all {PASSWORD_ROLE} 127.0.0.1/32 scram-sha-256\n" + hba.read_text())
 
     @property
     def dsn(self) -> str:

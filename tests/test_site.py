@@ -37,7 +37,16 @@ from tests import pgserver
 from tests.helpers import INVENTORY, REPO
 from tests.netproxy import Proxy
 from tests.pgserver import PgServer, wait_for
-from tests.site_helpers import HANG_S, Box, check_site, converged, new_site_db, on_server, run_server
+from tests.site_helpers import (
+    HANG_S,
+    Box,
+    check_site,
+    converged,
+    new_site_db,
+    on_server,
+    run_server,
+    server_history,
+)
 
 server = pytest.fixture(scope="module")(run_server)
 dsn = pytest.fixture(new_site_db)
@@ -404,3 +413,22 @@ def test_the_sync_loop_survives_a_store_locked_past_its_busy_timeout(dsn: str, t
         check_site(dsn, [a, b], written)
     finally:
         a.stop()
+
+
+def test_a_password_login_reads_the_password_file(dsn: str, tmp_path: Path) -> None:
+    role = pgserver.PASSWORD_ROLE
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute(f"CREATE ROLE {role} LOGIN PASSWORD 'db-s3cret'")
+        c.execute(f"GRANT SELECT, INSERT ON edge_movements, edge_site_schema TO {role}")
+    pw = tmp_path / "site-db-password"
+    pw.write_text("db-s3cret\n")
+    pw.chmod(0o600)
+    a = Box(tmp_path, "crib", dsn.replace("user=edge", f"user={role}"), password_file=str(pw))
+    gids = a.log(3)
+    r = a.sync_once()
+    assert r.returncode == 0, r.stderr
+    assert {m.gid for m in server_history(dsn)} == set(gids)
+    pw.write_text("wrong\n")
+    r = a.sync_once()
+    assert r.returncode == 2 and "site.dsn: cannot reach the site database" in r.stderr
+    assert "password authentication failed" in r.stderr and "site.password_file" in r.stderr
