@@ -394,12 +394,11 @@ def test_a_sku_one_box_lacks_holds_back_only_that_boxs_records(dsn: str, tmp_pat
 
 def test_the_sync_loop_survives_a_store_locked_past_its_busy_timeout(dsn: str, tmp_path: Path) -> None:
     a, b = Box(tmp_path, "crib", dsn), Box(tmp_path, "line", dsn)
-    a.start()
+    lock = sqlite3.connect(a.db, isolation_level=None)
     try:
-        assert wait_for(lambda: site_status(a.store())["state"] == "online", HANG_S)
-        lock = sqlite3.connect(a.db, isolation_level=None)
         try:
-            lock.execute("BEGIN IMMEDIATE")  # another writer holds the crib's store for a long time
+            lock.execute("BEGIN IMMEDIATE")  # another writer holds the crib's store for a long time ...
+            a.start()  # ... from before its sync starts: opening the store needs no write lock
             written = {"line": b.log(3)}
             assert b.sync_once().returncode == 0  # NOTIFY: the crib's sync tries to add them and must wait
             assert wait_for(lambda: any("database is locked" in line for line in a.errors), HANG_S)

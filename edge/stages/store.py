@@ -249,6 +249,8 @@ class Store:
 
     def _migrate(self, box: str) -> None:
         conn = self._db()
+        if int(conn.execute("PRAGMA user_version").fetchone()[0]) == SCHEMA_VERSION:
+            return  # the usual case: no write transaction, so opening never waits for another writer
         with _Tx(conn):
             version = int(conn.execute("PRAGMA user_version").fetchone()[0])
             if version > SCHEMA_VERSION:
