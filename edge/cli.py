@@ -10,6 +10,7 @@
     edge doctor|install|uninstall, edge models bundle|install   (edge/ops/cli.py)
     edge bench [--model NAME] [--runs N] [--json] [--out DIR] [--no-loop]   (edge/ops/bench/)
     edge status [--json] [--interval S]
+    edge site init|sync|status [--json]   (edge/site/cli.py)
 
 A :class:`edge.errors.UserError` (bad input, settings, files, devices) is printed as one
 ``edge: <message>`` on stderr, exit status 2. Any other exception is a bug: its traceback is shown,
@@ -37,7 +38,7 @@ def _settings(args, overrides=None):
 def _store(settings):
     from edge.stages.store import Store
 
-    return Store(settings.store.path)
+    return Store(settings.store.path, box=settings.site.box if settings.site else None)
 
 
 def _output_dir(settings) -> Path:
@@ -250,7 +251,14 @@ def cmd_status(args) -> int:
     finally:
         lg.setLevel(level)
     st["service"] = read_state(state_path(settings))  # the running daemon's capture counters and turns
-    text = "\n".join([format_status(st), *format_service(st["service"])])
+    lines = [format_status(st), *format_service(st["service"])]
+    if settings.site is not None and Path(settings.store.path).exists():
+        from edge.site.status import format_site, site_status
+
+        with _store(settings) as store:  # the sync loop's state is in the store: no network needed
+            st["site"] = site_status(store)
+        lines += format_site(st["site"])
+    text = "\n".join(lines)
     print(json.dumps(st, indent=2, ensure_ascii=False) if args.json else text)
     return 0
 
@@ -411,6 +419,10 @@ def main(argv: list[str] | None = None) -> int:
 
     _deploy_commands(sub, msub, common)  # doctor, install, uninstall, models bundle|install
     register_bench(sub, common)  # edge bench (edge/ops/bench/cli.py)
+
+    from edge.site.cli import register as _register_site
+
+    _register_site(sub, common)  # edge site init|sync|status
 
     p = sub.add_parser("serve", help="local HTTP API: Ollama /api/chat, /api/generate; OpenAI /v1/chat/completions")
     common(p)

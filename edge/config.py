@@ -8,6 +8,7 @@ names the file, the key and the allowed values.
 from __future__ import annotations
 
 import ipaddress
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import urlparse
@@ -309,6 +310,64 @@ class ServiceSettings(_Frozen):
     state_interval_s: float = Field(5.0, gt=0.0, le=3600.0, description="s between state file writes from the audio loop")
 
 
+#: What a site or box id may look like (they are parts of MQTT topics and of record identities);
+#: the same rule as edge.stages.store.BOX_ID_PATTERN.
+SITE_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,31}$"
+
+
+class MqttSettings(_Frozen):
+    """The site's MQTT broker (Mosquitto) for live events and Home Assistant (edge.site.mqtt).
+
+    Topics: ``edge/<site>/<box>/status`` (retained ``online``/``offline``, the last will),
+    ``edge/<site>/<box>/movement`` (one JSON message per record, QoS 1: consumers drop duplicates
+    by ``gid``), ``edge/<site>/<box>/stock/<sku>`` (retained JSON stock state as this box sees it),
+    ``edge/<site>/<box>/alert`` (negative stock).
+    """
+
+    host: str = Field(min_length=1, description="broker host name or address")
+    port: int = Field(1883, ge=1, le=65535, description="TCP port (8883 is usual with TLS)")
+    username: str | None = Field(None, description="broker user; its password in password_file")
+    password_file: Path | None = Field(None, description="file with the broker password, mode 600; "
+                                       "relative: in $CREDENTIALS_DIRECTORY (systemd LoadCredential=)")
+    tls_ca_file: Path | None = Field(None, description="CA certificate (PEM) to verify the broker; null = no TLS")
+    keepalive_s: int = Field(30, ge=5, le=3600, description="s between MQTT pings; the last will fires after 1.5x this")
+    discovery: bool = Field(False, description="publish Home Assistant MQTT discovery for stock and low-stock sensors")
+    discovery_prefix: str = Field("homeassistant", min_length=1, description="Home Assistant's discovery topic prefix")
+    low_stock_at: int = Field(0, ge=0, description="the low-stock binary sensor is on at or below this quantity")
+
+
+class SiteSettings(_Frozen):
+    """A site of several boxes sharing one stock through the site's PostgreSQL (edge.site).
+
+    The database password never goes into ``dsn``: it is read from ``password_file`` (a file only
+    the service user may read; a relative name is looked up in ``$CREDENTIALS_DIRECTORY``, where
+    systemd's ``LoadCredential=`` puts it). TLS is libpq's: ``sslmode=verify-full sslrootcert=FILE``
+    in ``dsn``.
+    """
+
+    name: str = Field("site", pattern=SITE_ID_PATTERN, description="the site's id (MQTT topics edge/<site>/<box>/...)")
+    box: str = Field(pattern=SITE_ID_PATTERN, description="this box's id, unique on the site, e.g. goods-in")
+    dsn: str = Field(min_length=1, description="libpq connection string of the site database without the password, "
+                     "e.g. 'host=10.0.0.5 dbname=edge user=edge sslmode=verify-full sslrootcert=/etc/edge/site-ca.pem'")
+    password_file: Path | None = Field(None, description="file holding the database password, mode 600 or 400; "
+                                       "relative: in $CREDENTIALS_DIRECTORY (systemd LoadCredential=)")
+    connect_timeout_s: int = Field(3, ge=1, le=60, description="s to wait for the database to answer a connection")
+    io_timeout_s: float = Field(10.0, gt=0.0, le=600.0, description="s one push or pull transaction may take before "
+                                "the connection counts as stalled and is cut (a switch that drops packets)")
+    poll_ms: int = Field(200, ge=10, le=60000, description="ms between looks for new local records to push")
+    pull_every_s: float = Field(10.0, gt=0.0, le=3600.0, description="s between pulls without a NOTIFY wake-up")
+    retry_max_s: float = Field(30.0, gt=0.0, le=3600.0, description="s, cap of the doubling reconnect delay when offline")
+    batch: int = Field(500, ge=1, le=100000, description="records per push or pull transaction")
+    mqtt: MqttSettings | None = Field(None, description="the site's MQTT broker; null = no MQTT events")
+
+    @model_validator(mode="after")
+    def _no_password_in_dsn(self):
+        if re.search(r"(^|\s)password\s*=|://[^/@:]*:[^/@]*@", self.dsn):
+            raise ValueError("site.dsn holds a password: remove it from the DSN and put it, alone, in a file named "
+                             "by site.password_file (chmod 600, owned by the service user)")
+        return self
+
+
 class Settings(_Frozen):
     language: Literal["en", "zh"] = "en"
     output_dir: Path = Path("out")
@@ -326,6 +385,7 @@ class Settings(_Frozen):
     dialog: DialogSettings = DialogSettings()
     governor: GovernorSettings = GovernorSettings()
     service: ServiceSettings = ServiceSettings()
+    site: SiteSettings | None = None
 
 
 def _merge(base: dict, over: dict) -> dict:

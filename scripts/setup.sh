@@ -15,8 +15,9 @@ say() { printf '[setup] %s\n' "$*" >&2; }
 #    (live-mode tests on machines without a sound card), libsndfile1 (soundfile), gcc/cmake (llama.cpp).
 #    systemd (systemd-analyze, -sysusers, -tmpfiles for `edge install`), libsystemd-dev + pkg-config
 #    (to build systemd-python: sd_notify, journald). chromium: the web console's browser tests
-#    (playwright drives Debian's binary; it cannot download a browser here).
-DEB_PACKAGES=(espeak-ng libespeak-ng1 portaudio19-dev pulseaudio pulseaudio-utils libasound2-plugins libsndfile1 build-essential cmake python3-venv systemd libsystemd-dev pkg-config chromium)
+#    (playwright drives Debian's binary; it cannot download a browser here). postgresql + mosquitto:
+#    the site server's engines (edge/site/), which the site tests start on their own loopback ports.
+DEB_PACKAGES=(espeak-ng libespeak-ng1 portaudio19-dev pulseaudio pulseaudio-utils libasound2-plugins libsndfile1 build-essential cmake python3-venv systemd libsystemd-dev pkg-config chromium postgresql mosquitto)
 missing=()
 for p in "${DEB_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then

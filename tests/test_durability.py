@@ -35,7 +35,8 @@ from pathlib import Path
 
 import pytest
 
-from edge.stages.store import MIGRATIONS, SCHEMA_VERSION, Record, Store, StoreError
+from edge.stages.store import Record, Store, StoreError
+from edge.stages.store_schema import MIGRATIONS, SCHEMA_VERSION
 
 try:  # tests/ is on sys.path in pytest's default (prepend) import mode
     from durability_writer import op, op_number, turn_id
@@ -403,10 +404,11 @@ def test_a_retried_undo_reverts_only_one_record(store: Store) -> None:
 def test_the_idempotency_key_holds_in_the_file_too(store: Store) -> None:
     store.log("GOG-SAF", 1, "add one goggles", "turn-1")
     conn = sqlite3.connect(store.path)
-    try:
+    try:  # the key is per box (two boxes of a site may use the same turn id): same box, new gid and seq
         with pytest.raises(sqlite3.IntegrityError, match="UNIQUE"):
-            conn.execute("INSERT INTO records (time, sku, delta, utterance, turn_id) "
-                         "VALUES ('2025-01-01T00:00:00.000+00:00', 'GOG-SAF', 1, 'x', 'turn-1')")
+            conn.execute("INSERT INTO records (time, sku, delta, utterance, turn_id, box, gid, seq) "
+                         "VALUES ('2025-01-01T00:00:00.000+00:00', 'GOG-SAF', 1, 'x', 'turn-1', ?, "
+                         "'01JAAAAAAAAAAAAAAAAAAAAAAA', 99)", (store.box,))
     finally:
         conn.close()
 

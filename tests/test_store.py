@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from edge.stages.store import SCHEMA_VERSION, Item, Record, Store, StoreError
+from edge.stages.store import Item, Record, Store, StoreError
+from edge.stages.store_schema import SCHEMA_VERSION
 
 INVENTORY = Path(__file__).resolve().parents[2] / "shared/audio/sessions/inventory.csv"
 

@@ -74,7 +74,7 @@ def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed
             return Outcome(ask_back_text(cands, language), Pending("choose_item", intent, cands))
         return Outcome(ask_back_text((), language), Pending("choose_item", intent, ()))
     if intent.intent == "query_stock":
-        return Outcome(reply.query_reply(item, intent.location, language))
+        return Outcome(_with_site_note(reply.query_reply(item, intent.location, language), store, language))
     if not intent.quantity:
         return Outcome(reply.text("no_quantity", language))
     if abs(intent.quantity) > MAX_QUANTITY:
@@ -84,7 +84,13 @@ def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed
     if needs_read_back and not confirmed:
         return Outcome(read_back_text(intent, item, language), Pending("confirm", intent))
     record, item = store.log(item.sku, delta, utterance, turn_id)
-    return Outcome(reply.log_reply(record, item, language), record=record)
+    return Outcome(_with_site_note(reply.log_reply(record, item, language), store, language), record=record)
+
+
+def _with_site_note(text: str, store: Store, language: str) -> str:
+    # on a site, an answer given while the site is unreachable is this box's view only: say so
+    offline = store.site_offline()
+    return text if offline is None else f"{text} {reply.offline_note(*offline, language)}"
 
 
 def follow_up(pending: Pending, text: str, store: Store, turn_id: str, language: str = "en") -> Outcome:

@@ -8,6 +8,7 @@ number before the word ("12号料箱", "B号货架"): "12号料箱有140个M8螺
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 from edge.stages.store import Item, Record
 
@@ -45,6 +46,8 @@ def query_reply(item: Item, asked_location: str | None = None, language: str = "
         return _zh_query(item, asked_location)
     if asked_location and asked_location.lower() != item.location.lower():
         return f"I have no {item.item} {place(asked_location)}; there are {amount(item, item.quantity)} {place(item.location)}."
+    if item.quantity < 0:
+        return negative_reply(item)
     if item.quantity <= 0:
         return f"We are out of {item.item}; none left {place(item.location)}."
     verb = "is" if item.quantity == 1 else "are"
@@ -57,7 +60,34 @@ def log_reply(record: Record, item: Item, language: str = "en") -> str:
         did = "收到" if record.delta > 0 else "用了"
         return f"已记录：{did}{zh_amount(item, q)}。{zh_place(item.location)}现在有{zh_amount(item, item.quantity)}。"
     did = "received" if record.delta > 0 else "used"
+    if item.quantity < 0:
+        return f"Logged {amount(item, q)} {did}. {negative_reply(item)}"
     return f"Logged {amount(item, q)} {did}. Now {item.quantity} {place(item.location)}."
+
+
+def clock_time(iso: str | None) -> str:
+    """``HH:MM`` in the box's local time zone for an ISO 8601 time; ``"?"`` for none."""
+    try:
+        return datetime.fromisoformat(iso).astimezone().strftime("%H:%M") if iso else "?"
+    except ValueError:
+        return "?"
+
+
+def offline_note(since: str, waiting: int, language: str = "en") -> str:
+    """Said after an answer while the site is unreachable: the answer is this box's view only.
+    ``since``: ISO 8601 time the site went offline; ``waiting``: this box's unsent records."""
+    if language == "zh":
+        return f"（站点自{clock_time(since)}起离线，{waiting}条记录待同步。）"
+    return (f"(Site offline since {clock_time(since)}, {waiting} record{'' if waiting == 1 else 's'} waiting; "
+            "other boxes' latest records may be missing.)")
+
+
+def negative_reply(item: Item, language: str = "en") -> str:
+    """The honest answer for stock below zero (more was taken than the records had, e.g. two boxes
+    of a site took the last ones at once): the number as recorded and a request to count."""
+    if language == "zh":
+        return f"记录显示{zh_place(item.location)}有{item.quantity}{ZH_MEASURE.get(item.unit.lower(), item.unit)}{zh_name(item)}；请清点一下。"
+    return f"The records say {amount(item, item.quantity)} {place(item.location)}; please count them."
 
 
 def undo_reply(result: tuple[Record, Item] | None, language: str = "en") -> str:
@@ -150,6 +180,8 @@ def _zh_query(item: Item, asked_location: str | None) -> str:
     here = zh_place(item.location)
     if asked_location and asked_location.lower() != item.location.lower():
         return f"{zh_place(asked_location)}没有{zh_name(item)}；{here}有{zh_amount(item, item.quantity)}。"
+    if item.quantity < 0:
+        return negative_reply(item, "zh")
     if item.quantity <= 0:
         return f"{zh_name(item)}用完了，{here}一{ZH_MEASURE.get(item.unit.lower(), '个')}也没有了。"
     return f"{here}有{zh_amount(item, item.quantity)}。"

@@ -21,8 +21,15 @@ checkpoint and the latest commits can be lost on power failure). This holds as l
 storage honours fsync. :meth:`Store.log` and :meth:`Store.undo` return only after COMMIT, so a
 record they return has been written to stable storage.
 
-The schema version is kept in ``PRAGMA user_version``; :data:`MIGRATIONS` lists the steps (index
-``i`` brings the file from version ``i`` to ``i + 1``). To change the schema, append a step.
+Global identity (schema version 3, for a site of several boxes, see :mod:`edge.site`): every
+record also carries ``box`` (the id of the box that wrote it), ``gid`` (a ULID: 26 characters,
+time-ordered, unique across boxes) and ``seq`` (1, 2, 3, ... per box, no gaps). The file's own box
+id is in the ``meta`` table. Records written by other boxes are added by :meth:`Store.apply` as
+they are pulled from the site; a quantity is always the imported count plus the sum of every
+box's records, so merging boxes is adding rows, never overwriting a number.
+
+The schema version is kept in ``PRAGMA user_version``; :mod:`edge.stages.store_schema` lists the
+migration steps. To change the schema, append a step there.
 
 All failures the caller can act on are raised as :class:`StoreError`.
 """
@@ -30,6 +37,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import sqlite3
 import threading
 from dataclasses import dataclass
@@ -38,11 +46,21 @@ from os import PathLike
 from pathlib import Path
 from typing import Callable, Iterator, TextIO
 
+from ulid import ULID
+
 from edge.errors import UserError
 from edge.stages import csvfile
+from edge.stages.store_schema import MIGRATIONS, NO_UPDATE_TRIGGER, SCHEMA_VERSION
 from edge.stages.storefaults import diagnose
 
-__all__ = ["Item", "Record", "Store", "StoreError", "MIGRATIONS", "SCHEMA_VERSION", "CSV_COLUMNS"]
+__all__ = ["Item", "Record", "Movement", "Store", "StoreError", "CSV_COLUMNS", "LOCAL_BOX", "BOX_ID_PATTERN",
+           "check_box_id"]
+
+#: The box id of a store that has never been given one (a box not on a site).
+LOCAL_BOX = "local"
+
+#: What a box id may look like: it is part of MQTT topics and of every record's identity.
+BOX_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,31}$"
 
 #: Columns an inventory CSV must have (in any order; extra columns are ignored).
 CSV_COLUMNS = ("sku", "item", "location", "quantity", "unit", "aliases")
@@ -53,58 +71,6 @@ IMPORT_TURN_PREFIX = "import:"
 #: Columns written by :meth:`Store.export_csv`, in order.
 EXPORT_COLUMNS = ("id", "time", "sku", "delta", "utterance", "turn_id", "undoes")
 
-#: Schema migrations. ``MIGRATIONS[i]`` is the list of statements taking the database from
-#: ``user_version == i`` to ``i + 1``. Never edit a released step; append a new one.
-MIGRATIONS: list[list[str]] = [
-    # version 1: initial schema
-    [
-        """
-        CREATE TABLE items (
-            sku      TEXT PRIMARY KEY NOT NULL,
-            item     TEXT NOT NULL,
-            location TEXT NOT NULL,
-            quantity INTEGER NOT NULL,
-            unit     TEXT NOT NULL,
-            aliases  TEXT NOT NULL DEFAULT ''
-        )
-        """,
-        """
-        CREATE TABLE records (
-            id        INTEGER PRIMARY KEY AUTOINCREMENT,
-            time      TEXT NOT NULL,
-            sku       TEXT NOT NULL REFERENCES items(sku),
-            delta     INTEGER NOT NULL,
-            utterance TEXT NOT NULL,
-            turn_id   TEXT NOT NULL,
-            undoes    INTEGER NULL REFERENCES records(id)
-        )
-        """,
-        # A record can be undone at most once.
-        "CREATE UNIQUE INDEX records_undoes ON records(undoes) WHERE undoes IS NOT NULL",
-        """
-        CREATE TRIGGER records_no_update BEFORE UPDATE ON records
-        BEGIN
-            SELECT RAISE(ABORT, 'records is append-only: UPDATE is not allowed');
-        END
-        """,
-        """
-        CREATE TRIGGER records_no_delete BEFORE DELETE ON records
-        BEGIN
-            SELECT RAISE(ABORT, 'records is append-only: DELETE is not allowed');
-        END
-        """,
-    ],
-    # version 2: the turn id is an idempotency key, so a turn retried after a crash cannot write
-    # its change twice (issue 3, "no acknowledged record is lost, none is doubled"): at most one
-    # change per (turn_id, sku) and at most one undo per turn_id. See Store.log / Store.undo.
-    [
-        "CREATE UNIQUE INDEX records_turn_sku ON records(turn_id, sku) WHERE undoes IS NULL",
-        "CREATE UNIQUE INDEX records_turn_undo ON records(turn_id) WHERE undoes IS NOT NULL",
-    ],
-]
-
-#: The schema version this code writes and expects.
-SCHEMA_VERSION = len(MIGRATIONS)
 
 
 class StoreError(UserError):
@@ -173,6 +139,27 @@ class Record:
     undoes: int | None
 
 
+@dataclass(frozen=True)
+class Movement:
+    """One record as the site sees it: global identity instead of the file's row id.
+
+    ``gid``: ULID (26 characters, time-ordered, unique across boxes). ``box``: the id of the box
+    that wrote it. ``seq``: its number among that box's records (1, 2, ...). ``time``: ISO 8601,
+    UTC, the writing box's clock. ``delta``: signed change in the item's unit. ``undoes``: the
+    ``gid`` of the record it reverts (always the same box's), or ``None``.
+    """
+
+    gid: str
+    box: str
+    seq: int
+    time: str
+    sku: str
+    delta: int
+    utterance: str
+    turn_id: str
+    undoes: str | None
+
+
 def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
@@ -193,6 +180,21 @@ def _record(row: sqlite3.Row | tuple) -> Record:
 
 _ITEM_COLS = "sku, item, location, quantity, unit, aliases"
 _RECORD_COLS = "id, time, sku, delta, utterance, turn_id, undoes"
+_MOVEMENT_SELECT = ("SELECT r.gid, r.box, r.seq, r.time, r.sku, r.delta, r.utterance, r.turn_id, u.gid "
+                    "FROM records AS r LEFT JOIN records AS u ON u.id = r.undoes")
+
+
+def _movement(row: tuple) -> Movement:
+    gid, box, seq, time, sku, delta, utterance, turn_id, undoes = row
+    return Movement(gid, box, int(seq), time, sku, int(delta), utterance, turn_id, undoes)
+
+
+def check_box_id(box: str, key: str = "site.box") -> str:
+    """``box`` if it matches :data:`BOX_ID_PATTERN`; else :class:`StoreError` naming ``key``."""
+    if not isinstance(box, str) or not re.match(BOX_ID_PATTERN, box):
+        raise StoreError(f"{key}: {box!r} is not a box id; fix: 1 to 32 characters of a-z, 0-9, '-' "
+                         "or '_', starting with a letter or digit (e.g. goods-in)")
+    return box
 
 
 class Store:
@@ -205,13 +207,21 @@ class Store:
     ``clock`` returns the current time (timezone-aware); it defaults to UTC now and exists so
     tests can fix record times.
 
-    Raises :class:`StoreError` if the file cannot be opened, WAL mode cannot be enabled, or the
-    file's schema version is newer than this code knows.
+    ``box``: this box's id on a site (:data:`BOX_ID_PATTERN`); ``None`` keeps the file's own id
+    (:data:`LOCAL_BOX` for a new file). A file whose records have never been pushed to a site
+    takes a new id (its records are relabelled); one that has pushed records keeps its id.
+
+    Raises :class:`StoreError` if the file cannot be opened, WAL mode cannot be enabled, the
+    file's schema version is newer than this code knows, or ``box`` is malformed or differs from
+    the id of a file that has already pushed records to a site.
     """
 
-    def __init__(self, path: str | PathLike[str], *, clock: Callable[[], datetime] = _utc_now) -> None:
+    def __init__(self, path: str | PathLike[str], *, clock: Callable[[], datetime] = _utc_now,
+                 box: str | None = None) -> None:
         self.path = Path(path)
         self._clock = clock
+        if box is not None:
+            check_box_id(box)
         self._lock = _Guard(self.path)
         self._conn: sqlite3.Connection | None = None
         if self.path.is_dir():
@@ -238,7 +248,8 @@ class Store:
             conn.execute("PRAGMA synchronous=FULL")
             conn.execute("PRAGMA foreign_keys=ON")
             conn.execute("PRAGMA busy_timeout=5000")
-            self._migrate()
+            self._migrate(box or LOCAL_BOX)
+            self.box = self._claim_box(box)
         except sqlite3.DatabaseError as e:  # e.g. "file is not a database", a full disk, a read-only file
             conn.close()
             self._conn = None
@@ -276,8 +287,10 @@ class Store:
         with self._lock:
             return int(self._db().execute("PRAGMA user_version").fetchone()[0])
 
-    def _migrate(self) -> None:
+    def _migrate(self, box: str) -> None:
         conn = self._db()
+        if int(conn.execute("PRAGMA user_version").fetchone()[0]) == SCHEMA_VERSION:
+            return  # the usual case: no write transaction, so opening never waits for another writer
         with _Tx(conn):
             version = int(conn.execute("PRAGMA user_version").fetchone()[0])
             if version > SCHEMA_VERSION:
@@ -288,7 +301,7 @@ class Store:
             for target in range(version + 1, SCHEMA_VERSION + 1):
                 try:
                     for stmt in MIGRATIONS[target - 1]:
-                        conn.execute(stmt)
+                        stmt(conn, box) if callable(stmt) else conn.execute(stmt)
                 except sqlite3.Error as e:
                     # raised inside the transaction: _Tx rolls back, the file keeps its version
                     raise StoreError(
@@ -298,6 +311,47 @@ class Store:
                         "store file"
                     ) from e
                 conn.execute(f"PRAGMA user_version = {int(target)}")
+
+    def _claim_box(self, box: str | None) -> str:
+        conn = self._db()
+        current = conn.execute("SELECT value FROM meta WHERE key = 'box'").fetchone()[0]
+        if box is None or box == current:  # the usual case: no write transaction
+            return current
+        with _Tx(conn):
+            current = conn.execute("SELECT value FROM meta WHERE key = 'box'").fetchone()[0]
+            if box is None or box == current:
+                return current
+            taken = conn.execute("SELECT 1 FROM records WHERE box = ? LIMIT 1", (box,)).fetchone() is not None
+            if self._meta_get(conn, "pushed_seq", "0") != "0" or taken:
+                raise StoreError(
+                    f"store {self.path} belongs to box {current!r} "
+                    f"({f'it holds records of another box {box!r}' if taken else 'its records are on the site'}), "
+                    f"but site.box is {box!r}; fix: set site.box: {current}, or give box {box!r} a new store "
+                    "file (store.path)")
+            # nothing has left this box yet: its records simply become the new box's
+            conn.execute("DROP TRIGGER records_no_update")
+            conn.execute("UPDATE records SET box = ? WHERE box = ?", (box, current))
+            conn.execute(NO_UPDATE_TRIGGER)
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'box'", (box,))
+            return box
+
+    @staticmethod
+    def _meta_get(conn: sqlite3.Connection, key: str, default: str | None = None) -> str | None:
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return default if row is None else row[0]
+
+    def meta(self, key: str, default: str | None = None) -> str | None:
+        """The value stored under ``key`` in the file's ``meta`` table (site sync state), or ``default``."""
+        with self._lock:
+            return self._meta_get(self._db(), key, default)
+
+    def set_meta(self, **values: str) -> None:
+        """Store ``key=value`` pairs in the ``meta`` table in one committed transaction."""
+        with self._lock:
+            conn = self._db()
+            with _Tx(conn):
+                conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE "
+                                 "SET value = excluded.value", [(k, str(v)) for k, v in values.items()])
 
     # -- items -------------------------------------------------------------------------------
 
@@ -329,10 +383,7 @@ class Store:
                 for sku, _item, _loc, quantity, _unit, _aliases in rows:
                     old = conn.execute("SELECT quantity FROM items WHERE sku = ?", (sku,)).fetchone()
                     if old is not None and int(old[0]) != quantity:
-                        conn.execute(
-                            "INSERT INTO records (time, sku, delta, utterance, turn_id, undoes) VALUES (?, ?, ?, ?, ?, NULL)",
-                            (self._clock().astimezone(timezone.utc).isoformat(timespec="milliseconds"), sku, quantity - int(old[0]),
-                             f"stock count from {path.name}", count_turn))
+                        self._insert(conn, sku, quantity - int(old[0]), f"stock count from {path.name}", count_turn, None)
                 conn.executemany(
                     f"INSERT INTO items ({_ITEM_COLS}) VALUES (?, ?, ?, ?, ?, ?) "
                     "ON CONFLICT(sku) DO UPDATE SET item=excluded.item, location=excluded.location, "
@@ -458,8 +509,8 @@ class Store:
                 if conn.execute("SELECT 1 FROM items WHERE sku = ?", (sku,)).fetchone() is None:
                     raise StoreError(f"unknown sku {sku!r}; import it with import_csv first")
                 row = conn.execute(
-                    f"SELECT {_RECORD_COLS} FROM records WHERE turn_id = ? AND sku = ? AND undoes IS NULL",
-                    (turn_id, sku),
+                    f"SELECT {_RECORD_COLS} FROM records WHERE box = ? AND turn_id = ? AND sku = ? AND undoes IS NULL",
+                    (self.box, turn_id, sku),
                 ).fetchone()
                 if row is not None:
                     done = _record(row)
@@ -473,7 +524,10 @@ class Store:
                 return self._apply(conn, sku, delta, utterance, turn_id, None)
 
     def undo(self, utterance: str, turn_id: str) -> tuple[Record, Item] | None:
-        """Revert the most recent change that is not itself an undo and is not undone yet.
+        """Revert this box's most recent change that is not itself an undo and is not undone yet.
+
+        Only this box's own records are candidates: records pulled from other boxes of the site are
+        theirs to undo.
 
         Writes a compensating record (``delta`` = minus the original's, ``undoes`` = its id) and
         updates the quantity in one committed transaction; the original stays in the history.
@@ -490,16 +544,16 @@ class Store:
             conn = self._db()
             with _Tx(conn):
                 row = conn.execute(
-                    f"SELECT {_RECORD_COLS} FROM records WHERE turn_id = ? AND undoes IS NOT NULL", (turn_id,)
-                ).fetchone()
+                    f"SELECT {_RECORD_COLS} FROM records WHERE box = ? AND turn_id = ? AND undoes IS NOT NULL",
+                    (self.box, turn_id)).fetchone()
                 if row is not None:
                     done = _record(row)
                     return done, self._item_now(conn, done.sku)
                 row = conn.execute(
-                    "SELECT id, sku, delta FROM records AS r WHERE r.undoes IS NULL "
+                    "SELECT id, sku, delta FROM records AS r WHERE r.box = ? AND r.undoes IS NULL "
                     "AND NOT EXISTS (SELECT 1 FROM records AS u WHERE u.undoes = r.id) "
-                    "AND r.id > COALESCE((SELECT MAX(id) FROM records WHERE turn_id LIKE ?), 0) "
-                    "ORDER BY r.id DESC LIMIT 1", (IMPORT_TURN_PREFIX + "%",)
+                    "AND r.seq > COALESCE((SELECT MAX(seq) FROM records WHERE box = ? AND turn_id LIKE ?), 0) "
+                    "ORDER BY r.seq DESC LIMIT 1", (self.box, self.box, IMPORT_TURN_PREFIX + "%")
                 ).fetchone()
                 if row is None:
                     return None
@@ -509,14 +563,22 @@ class Store:
     def _apply(
         self, conn: sqlite3.Connection, sku: str, delta: int, utterance: str, turn_id: str, undoes: int | None
     ) -> tuple[Record, Item]:
-        now = self._clock().astimezone(timezone.utc).isoformat(timespec="milliseconds")
-        cur = conn.execute(
-            "INSERT INTO records (time, sku, delta, utterance, turn_id, undoes) VALUES (?, ?, ?, ?, ?, ?)",
-            (now, sku, delta, utterance, turn_id, undoes),
-        )
-        rid = int(cur.lastrowid)
+        rid, now = self._insert(conn, sku, delta, utterance, turn_id, undoes)
         conn.execute("UPDATE items SET quantity = quantity + ? WHERE sku = ?", (delta, sku))
         return Record(rid, now, sku, delta, utterance, turn_id, undoes), self._item_now(conn, sku)
+
+    def _insert(self, conn: sqlite3.Connection, sku: str, delta: int, utterance: str, turn_id: str,
+                undoes: int | None) -> tuple[int, str]:
+        """Insert one of this box's records with its global identity; (row id, time)."""
+        at = self._clock().astimezone(timezone.utc)
+        now = at.isoformat(timespec="milliseconds")
+        seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM records WHERE box = ?", (self.box,)).fetchone()[0]
+        cur = conn.execute(
+            "INSERT INTO records (time, sku, delta, utterance, turn_id, undoes, box, gid, seq) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (now, sku, delta, utterance, turn_id, undoes, self.box, str(ULID.from_datetime(at)), int(seq)),
+        )
+        return int(cur.lastrowid), now
 
     @staticmethod
     def _item_now(conn: sqlite3.Connection, sku: str) -> Item:
@@ -527,6 +589,86 @@ class Store:
         with self._lock:
             cur = self._db().execute(f"SELECT {_RECORD_COLS} FROM records ORDER BY id")
             return [_record(r) for r in cur.fetchall()]
+
+    # -- site: global identity -------------------------------------------------------------
+
+    def movements(self, box: str | None = None, after_seq: int = 0, limit: int | None = None) -> list[Movement]:
+        """Records as :class:`Movement`: all boxes' in file order (``box=None``), or one box's
+        with ``seq > after_seq`` in ``seq`` order, at most ``limit`` of them."""
+        with self._lock:
+            if box is None:
+                sql, args = f"{_MOVEMENT_SELECT} ORDER BY r.id", ()
+            else:
+                sql, args = f"{_MOVEMENT_SELECT} WHERE r.box = ? AND r.seq > ? ORDER BY r.seq", (box, after_seq)
+            if limit is not None:
+                sql, args = f"{sql} LIMIT ?", (*args, int(limit))
+            return [_movement(r) for r in self._db().execute(sql, args).fetchall()]
+
+    def cursors(self) -> dict[str, int]:
+        """The highest ``seq`` held for every box, this one included: ``{box: seq}``."""
+        with self._lock:
+            return {b: int(n) for b, n in self._db().execute("SELECT box, MAX(seq) FROM records GROUP BY box")}
+
+    def apply(self, movements: list[Movement], *, restore: bool = False) -> int:
+        """Add other boxes' movements (pulled from the site) and their deltas to the quantities,
+        all in one committed transaction; returns how many were new.
+
+        Idempotent on ``gid``: a movement already held is skipped. Each box's movements must come
+        in ``seq`` order without gaps, after those already held. ``restore=True`` also takes this
+        box's own movements (a lost store rebuilt from the site, ``edge site resync``).
+
+        Raises :class:`StoreError` (nothing applied) for a movement of this box (unless
+        ``restore``), a gap in a box's sequence, an unknown SKU (fix: import the site's inventory
+        CSV on this box) or an undo of a record this file does not hold.
+        """
+        with self._lock:
+            conn = self._db()
+            with _Tx(conn):
+                return sum(self._apply_one(conn, m, restore) for m in movements)
+
+    def _apply_one(self, conn: sqlite3.Connection, m: Movement, restore: bool) -> int:
+        if conn.execute("SELECT 1 FROM records WHERE gid = ?", (m.gid,)).fetchone() is not None:
+            return 0
+        if m.box == self.box and not restore:
+            raise StoreError(f"movement {m.gid} claims to be from this box ({self.box}) but this store "
+                             "does not hold it; fix: two boxes share site.box: give each its own")
+        held = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM records WHERE box = ?", (m.box,)).fetchone()[0]
+        if m.seq != held + 1:
+            raise StoreError(f"movement {m.gid} is number {m.seq} of box {m.box}, but this store holds "
+                             f"up to {held}; movements must be applied in order")
+        if conn.execute("SELECT 1 FROM items WHERE sku = ?", (m.sku,)).fetchone() is None:
+            raise StoreError(f"movement {m.gid} of box {m.box} is for SKU {m.sku!r}, which this box does not know; "
+                             "fix: add the item on this box with 'edge inventory import FILE', FILE a CSV "
+                             "holding its row (only new rows: a row of a known item is a stock count)")
+        undoes = None
+        if m.undoes is not None:
+            row = conn.execute("SELECT id FROM records WHERE gid = ?", (m.undoes,)).fetchone()
+            if row is None:
+                raise StoreError(f"movement {m.gid} of box {m.box} undoes {m.undoes}, which this store does not hold")
+            undoes = int(row[0])
+        conn.execute("INSERT INTO records (time, sku, delta, utterance, turn_id, undoes, box, gid, seq) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     (m.time, m.sku, m.delta, m.utterance, m.turn_id, undoes, m.box, m.gid, m.seq))
+        conn.execute("UPDATE items SET quantity = quantity + ? WHERE sku = ?", (m.delta, m.sku))
+        return 1
+
+    def unpushed(self) -> int:
+        """How many of this box's records the site has not acknowledged yet (a count of records;
+        the sync writes the acknowledged ``seq`` as ``pushed_seq`` in the ``meta`` table)."""
+        with self._lock:  # one index lookup: the sync loop asks every few hundred ms
+            mine = self._db().execute("SELECT COALESCE(MAX(seq), 0) FROM records WHERE box = ?", (self.box,)).fetchone()[0]
+        return int(mine) - int(self.meta("pushed_seq", "0") or 0)
+
+    def site_offline(self) -> tuple[str, int] | None:
+        """``(since, records waiting)`` while the site sync reports the site unreachable or failing
+        (``since``: ISO 8601 UTC), ``None`` when online or not on a site."""
+        if self.meta("site_state") not in ("offline", "error"):
+            return None
+        return self.meta("site_offline_since") or "", self.unpushed()
+
+    def negatives(self) -> list[Item]:
+        """Items whose quantity is below zero (more left than the records had: count them), by SKU."""
+        return [i for i in self.items() if i.quantity < 0]
 
     def export_csv(self, fileobj: TextIO) -> int:
         """Write the history as CSV (header :data:`EXPORT_COLUMNS`, ``undoes`` empty when None)

@@ -41,6 +41,7 @@ from edge.service.api.queue import Generator
 from edge.service.console import routes as console_routes
 from edge.service.console.routes import ConsoleContext
 from edge.service.runstate import state_path
+from edge.site.metrics import SiteCollector
 from edge.stages.store import Store
 
 log = logging.getLogger(__name__)
@@ -79,14 +80,17 @@ async def bearer_token(request: Request) -> None:
 # the app
 
 
-def build_context(engine, api_settings, default_temperature: float, governor=None, state_file=None) -> ApiContext:
-    """The metrics (with the governor's and the state file's collectors when given) and the
-    generator thread, started."""
+def build_context(engine, api_settings, default_temperature: float, governor=None, state_file=None,
+                  site_store=None) -> ApiContext:
+    """The metrics (with the governor's, the state file's and the site store's collectors when
+    given) and the generator thread, started."""
     m = Metrics()
     if governor is not None:
         m.registry.register(GovernorCollector(governor))
     if state_file is not None:
         m.registry.register(ServiceStateCollector(state_file))
+    if site_store is not None:
+        m.registry.register(SiteCollector(site_store))
     gen = Generator(engine, api_settings.queue_size, m)
     return ApiContext(engine, api_settings, default_temperature, gen, m)
 
@@ -98,18 +102,19 @@ async def lifespan(app: FastAPI):
 
 
 def create_app(engine, api_settings, default_temperature: float = 0.2, governor=None,
-               state_file=None, console: ConsoleContext | None = None) -> FastAPI:
+               state_file=None, console: ConsoleContext | None = None, site_store=None) -> FastAPI:
     """The FastAPI app serving ``engine`` (an :class:`edge.llm.chain.EngineChain` or any
     :class:`edge.llm.base.Engine`) with :class:`edge.config.ApiSettings`; ``governor`` (an
-    :class:`edge.governor.governor.Governor`) and ``state_file`` (the live service's, a path) add their
-    figures to ``/metrics``. ``app.state.generator``, ``app.state.metrics`` and ``app.state.engine``
+    :class:`edge.governor.governor.Governor`), ``state_file`` (the live service's, a path) and
+    ``site_store`` (the store file of a box on a site: sync state, negative stock) add their figures
+    to ``/metrics``. ``app.state.generator``, ``app.state.metrics`` and ``app.state.engine``
     are exposed for the server's owner (``app.state.api`` is the routes'
     :class:`~edge.service.api.deps.ApiContext`). With ``console`` (a
     :class:`edge.service.console.routes.ConsoleContext`) the web console is served under
     ``/console`` (loopback clients only, no bearer token). Raises ValueError for a non-loopback
     host without a token."""
     refuse_open_host(api_settings)
-    ctx = build_context(engine, api_settings, default_temperature, governor, state_file)
+    ctx = build_context(engine, api_settings, default_temperature, governor, state_file, site_store)
     app = FastAPI(title="edge", version="0.1.0", dependencies=[Depends(bearer_token)], lifespan=lifespan,
                   description="Offline voice assistant LLM API (Ollama- and OpenAI-compatible)")
     app.state.api = ctx
@@ -176,7 +181,8 @@ def serve(settings, engine=None) -> int:
     console = ConsoleContext(Store(settings.store.path), settings=settings,
                              events=(out / "events.jsonl", out / "wyoming-events.jsonl"))
     app = create_app(engine, a, default_temperature=settings.llm.temperature, governor=Governor(settings),
-                     state_file=state_path(settings), console=console)
+                     state_file=state_path(settings), console=console,
+                     site_store=settings.store.path if settings.site is not None else None)
     log.warning("edge API on http://%s:%d (engine %s)%s; console on http://%s:%d/console (loopback clients)",
                 a.host, a.port, active_label(engine), "" if a.token else "; no token: loopback only", a.host, a.port)
     try:

@@ -1,0 +1,158 @@
+"""Site events over MQTT (paho-mqtt; Mosquitto on the site server): live events and Home Assistant.
+
+The database stays the truth; MQTT only tells. Topic tree, ``P = edge/<site>/<box>``:
+
+``P/status``
+    retained ``online`` / ``offline``; ``offline`` is also the last will, so the broker says it
+    when the box vanishes (power cut, SIGKILL) within 1.5 × ``keepalive_s`` s.
+``P/movement``
+    one JSON message per record of this box once the site database holds it (QoS 1, not retained):
+    ``{gid, box, seq, time, sku, delta, utterance, turn_id, undoes}``. QoS 1 means "at least
+    once": consumers drop duplicates by ``gid``.
+``P/stock/<sku>``
+    retained JSON stock state as this box sees it: ``{sku, item, location, quantity, unit,
+    negative}``, sent for every SKU at (re)connect and for each SKU a push or pull changed.
+``P/alert``
+    ``{kind: "negative_stock", sku, location, quantity, text}`` when a SKU's stock is below zero.
+
+With ``discovery: true`` each SKU also gets Home Assistant MQTT discovery configs (retained):
+``<prefix>/sensor/edge_<site>_<box>/<sku>/config`` (the quantity) and
+``<prefix>/binary_sensor/edge_<site>_<box>/<sku>_low/config`` (on at or below ``low_stock_at``).
+"""
+from __future__ import annotations
+
+import json
+import re
+import threading
+from typing import TYPE_CHECKING
+
+import paho.mqtt.client as paho
+from paho.mqtt.enums import CallbackAPIVersion
+
+from edge.site.server import SiteError, read_password
+
+if TYPE_CHECKING:
+    from edge.config import SiteSettings
+    from edge.stages.store import Item, Movement, Store
+
+__all__ = ["MqttEvents", "topic_prefix", "stock_state", "discovery_configs"]
+
+
+def topic_prefix(site: SiteSettings) -> str:
+    """``edge/<site>/<box>``: the root of this box's topics."""
+    return f"edge/{site.name}/{site.box}"
+
+
+def _slug(sku: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]", "_", sku)
+
+
+def stock_state(item: Item) -> dict:
+    """The retained stock message for ``item`` (quantity in the item's unit)."""
+    return {"sku": item.sku, "item": item.item, "location": item.location, "quantity": item.quantity,
+            "unit": item.unit, "negative": item.quantity < 0}
+
+
+def discovery_configs(site: SiteSettings, item: Item) -> dict[str, dict]:
+    """Home Assistant discovery ``{topic: config}`` for ``item``: a stock sensor and a low-stock
+    binary sensor (on at or below ``site.mqtt.low_stock_at``), both unavailable when the box is."""
+    m, prefix, node = site.mqtt, topic_prefix(site), f"edge_{site.name}_{site.box}"
+    common = {
+        "state_topic": f"{prefix}/stock/{item.sku}",
+        "availability_topic": f"{prefix}/status", "payload_available": "online", "payload_not_available": "offline",
+        "device": {"identifiers": [node], "name": f"edge {site.box}", "manufacturer": "edge",
+                   "model": "voice inventory box", "suggested_area": site.box},
+    }
+    slug = _slug(item.sku)
+    return {
+        f"{m.discovery_prefix}/sensor/{node}/{slug}/config": {
+            **common, "name": f"{item.item} ({item.location})", "unique_id": f"{node}_{slug}_stock",
+            "value_template": "{{ value_json.quantity }}", "unit_of_measurement": item.unit,
+            "state_class": "measurement"},
+        f"{m.discovery_prefix}/binary_sensor/{node}/{slug}_low/config": {
+            **common, "name": f"{item.item} low", "unique_id": f"{node}_{slug}_low", "device_class": "problem",
+            "value_template": f"{{{{ 'ON' if value_json.quantity <= {m.low_stock_at} else 'OFF' }}}}"},
+    }
+
+
+class MqttEvents:
+    """Publishes this box's site events to ``site.mqtt``; a listener for :class:`edge.site.sync.SiteSync`.
+
+    Connects in the background and reconnects by itself (paho's network thread); QoS 1 messages
+    published while disconnected are queued in memory and sent on reconnect. ``store`` is read
+    from that thread too (the store is thread-safe). Call :meth:`close` to say ``offline`` and stop.
+
+    Raises :class:`SiteError` naming ``site.mqtt.password_file`` or ``site.mqtt.tls_ca_file`` when
+    they cannot be used.
+    """
+
+    def __init__(self, store: Store, site: SiteSettings) -> None:
+        if site.mqtt is None:
+            raise SiteError("site.mqtt: not configured; fix: add site.mqtt.host to the config")
+        self.store, self.site, self.prefix = store, site, topic_prefix(site)
+        m = site.mqtt
+        self.connected = threading.Event()
+        self._last: paho.MQTTMessageInfo | None = None
+        c = paho.Client(CallbackAPIVersion.VERSION2, client_id=f"edge-{site.name}-{site.box}")
+        c.will_set(f"{self.prefix}/status", "offline", qos=1, retain=True)
+        if m.username:
+            c.username_pw_set(m.username, read_password(m.password_file, "site.mqtt.password_file"))
+        if m.tls_ca_file:
+            if not m.tls_ca_file.is_file():
+                raise SiteError(f"site.mqtt.tls_ca_file: no file {m.tls_ca_file}; fix: copy the broker's CA "
+                                "certificate (PEM) there, or set tls_ca_file: null for a plain connection")
+            c.tls_set(ca_certs=str(m.tls_ca_file))
+        c.on_connect = self._on_connect
+        c.on_disconnect = lambda *_: self.connected.clear()
+        c.reconnect_delay_set(min_delay=1, max_delay=30)
+        self.client = c
+        c.connect_async(m.host, m.port, keepalive=m.keepalive_s)
+        c.loop_start()
+
+    def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
+        if reason_code.is_failure:
+            return
+        client.publish(f"{self.prefix}/status", "online", qos=1, retain=True)
+        for item in self.store.items():  # a (re)connect refreshes every retained state
+            self._stock(item)
+        self.connected.set()
+
+    def _publish(self, topic: str, payload: dict, retain: bool = False) -> None:
+        self._last = self.client.publish(topic, json.dumps(payload, ensure_ascii=False, separators=(",", ":")),
+                                         qos=1, retain=retain)
+
+    def _stock(self, item: Item) -> None:
+        if self.site.mqtt.discovery:
+            for topic, config in discovery_configs(self.site, item).items():
+                self._publish(topic, config, retain=True)
+        self._publish(f"{self.prefix}/stock/{item.sku}", stock_state(item), retain=True)
+        if item.quantity < 0:
+            self._publish(f"{self.prefix}/alert", {
+                "kind": "negative_stock", "sku": item.sku, "location": item.location, "quantity": item.quantity,
+                "text": f"the records say {item.quantity}; please count them"})
+
+    def movements(self, pushed: list[Movement], pulled: list[Movement]) -> None:
+        """After a sync round: a message per record of this box now on the site (``pushed``) and
+        the stock state of every SKU that ``pushed`` or ``pulled`` changed."""
+        for m in pushed:
+            self._publish(f"{self.prefix}/movement", {
+                "gid": m.gid, "box": m.box, "seq": m.seq, "time": m.time, "sku": m.sku, "delta": m.delta,
+                "utterance": m.utterance, "turn_id": m.turn_id, "undoes": m.undoes})
+        for sku in sorted({m.sku for m in pushed} | {m.sku for m in pulled}):
+            item = self.store.get(sku)
+            if item is not None:
+                self._stock(item)
+
+    def close(self, timeout_s: float = 5.0) -> None:
+        """Publish ``offline`` (retained) after what is queued, wait up to ``timeout_s`` s for the
+        broker to take them while connected, disconnect, stop the network thread."""
+        info = self.client.publish(f"{self.prefix}/status", "offline", qos=1, retain=True)
+        if self.connected.is_set():
+            for pending in (self._last, info):
+                if pending is not None:
+                    try:
+                        pending.wait_for_publish(timeout=timeout_s)
+                    except (RuntimeError, ValueError):
+                        pass  # the connection went away meanwhile: the last will says offline
+        self.client.disconnect()
+        self.client.loop_stop()

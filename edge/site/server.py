@@ -1,0 +1,167 @@
+"""The site server: connecting to the site's PostgreSQL and its schema.
+
+The server holds one table, ``edge_movements``: every record of every box, keyed by its global id
+(``gid``, a ULID) and unique per ``(box, seq)``. It is append-only (triggers refuse UPDATE and
+DELETE) and every insert statement sends ``NOTIFY edge_movements`` so that listening boxes pull at
+once. The schema version is kept in ``edge_site_schema``; :data:`SERVER_MIGRATIONS` lists the steps,
+run by :func:`init_schema` (``edge site init``) under an advisory lock, so two boxes running it at
+once do no harm.
+"""
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import psycopg
+
+from edge.errors import UserError
+
+if TYPE_CHECKING:
+    from edge.config import SiteSettings
+
+__all__ = ["SiteError", "SiteOffline", "SERVER_MIGRATIONS", "SERVER_SCHEMA_VERSION", "NOTIFY_CHANNEL",
+           "connect", "init_schema", "schema_version", "require_schema", "read_password"]
+
+#: The channel every insert into edge_movements notifies (payload empty).
+NOTIFY_CHANNEL = "edge_movements"
+
+#: ``SERVER_MIGRATIONS[i]`` takes the server schema from version ``i`` to ``i + 1``. Append only.
+SERVER_MIGRATIONS: list[list[str]] = [
+    [
+        """
+        CREATE TABLE edge_movements (
+            gid       text PRIMARY KEY,
+            box       text NOT NULL,
+            seq       bigint NOT NULL CHECK (seq > 0),
+            time      text NOT NULL,
+            sku       text NOT NULL,
+            delta     integer NOT NULL,
+            utterance text NOT NULL,
+            turn_id   text NOT NULL,
+            undoes    text NULL REFERENCES edge_movements(gid),
+            received  timestamptz NOT NULL DEFAULT now(),
+            UNIQUE (box, seq)
+        )
+        """,
+        """
+        CREATE FUNCTION edge_movements_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            RAISE EXCEPTION 'edge_movements is append-only: % is not allowed', TG_OP;
+        END $$
+        """,
+        """
+        CREATE TRIGGER edge_movements_no_change BEFORE UPDATE OR DELETE ON edge_movements
+        FOR EACH ROW EXECUTE FUNCTION edge_movements_append_only()
+        """,
+        f"""
+        CREATE FUNCTION edge_movements_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM pg_notify('{NOTIFY_CHANNEL}', '');
+            RETURN NULL;
+        END $$
+        """,
+        """
+        CREATE TRIGGER edge_movements_notify AFTER INSERT ON edge_movements
+        FOR EACH STATEMENT EXECUTE FUNCTION edge_movements_notify()
+        """,
+    ],
+]
+
+#: The server schema version this code writes and expects.
+SERVER_SCHEMA_VERSION = len(SERVER_MIGRATIONS)
+
+_LOCK_KEY = 0x6564676573697465  # "edgesite": one advisory lock for schema changes
+
+
+class SiteError(UserError):
+    """A site operation failed for a reason the operator can fix; the message names the setting."""
+
+
+class SiteOffline(SiteError):
+    """The site database cannot be reached (the box keeps working from its local store)."""
+
+
+def read_password(path: Path | None, key: str = "site.password_file") -> str | None:
+    """The password in ``path`` (first line, without the newline), or ``None`` without a file.
+
+    A relative ``path`` is looked up in ``$CREDENTIALS_DIRECTORY`` (systemd ``LoadCredential=``)
+    when that is set. Raises :class:`SiteError` naming the settings ``key`` if the file cannot
+    be read or group or others may read or write it.
+    """
+    if path is None:
+        return None
+    creds = os.environ.get("CREDENTIALS_DIRECTORY")
+    full = Path(creds) / path if creds and not path.is_absolute() else path
+    try:
+        st = full.stat()
+        if st.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
+            raise SiteError(f"{key}: {full} may be read by others (mode {stat.filemode(st.st_mode)}); "
+                            f"fix: chmod 600 {full} and chown it to the service user")
+        text = full.read_text(encoding="utf-8")
+    except OSError as e:
+        raise SiteError(f"{key}: cannot read {full}: {e.strerror or e}; fix: create it holding "
+                        "only the database password, mode 600, owned by the service user") from e
+    return text.splitlines()[0] if text else ""
+
+
+def connect(site: SiteSettings) -> psycopg.Connection:
+    """An autocommit connection to the site database (``site.dsn`` + ``site.password_file``).
+
+    Raises :class:`SiteOffline` naming ``site.dsn`` when the server cannot be reached or refuses
+    the login within ``site.connect_timeout_s`` (s), :class:`SiteError` for a bad password file.
+    """
+    password = read_password(site.password_file)
+    extra = {"password": password} if password is not None else {}
+    try:
+        return psycopg.connect(site.dsn, autocommit=True, connect_timeout=site.connect_timeout_s,
+                               application_name=f"edge-{site.box}", **extra)
+    except psycopg.Error as e:
+        reason = " ".join(str(e).split())
+        raise SiteOffline(f"site.dsn: cannot reach the site database ({reason}); fix: check site.dsn "
+                          "(host, port, dbname, user), that PostgreSQL runs and accepts this box in "
+                          "pg_hba.conf, and site.password_file; the box keeps working offline meanwhile") from e
+
+
+def schema_version(conn: psycopg.Connection) -> int:
+    """The server's schema version; 0 for a database ``edge site init`` has not prepared."""
+    row = conn.execute("SELECT to_regclass('edge_site_schema') IS NOT NULL").fetchone()
+    if not row[0]:
+        return 0
+    got = conn.execute("SELECT version FROM edge_site_schema").fetchone()
+    return int(got[0]) if got else 0
+
+
+def init_schema(conn: psycopg.Connection) -> tuple[int, int]:
+    """Create or migrate the server schema; returns (version before, version after).
+
+    All missing steps run in one transaction under an advisory lock. Raises :class:`SiteError`
+    if the server's schema is newer than this code's, or a step fails (nothing is changed then).
+    """
+    try:
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
+            conn.execute("CREATE TABLE IF NOT EXISTS edge_site_schema (version integer NOT NULL)")
+            before = schema_version(conn)
+            if before > SERVER_SCHEMA_VERSION:
+                raise SiteError(f"the site database has schema version {before}, newer than this program's "
+                                f"{SERVER_SCHEMA_VERSION}; fix: upgrade edge on this box")
+            for step in SERVER_MIGRATIONS[before:]:
+                for stmt in step:
+                    conn.execute(stmt)
+            conn.execute("DELETE FROM edge_site_schema")
+            conn.execute("INSERT INTO edge_site_schema (version) VALUES (%s)", (SERVER_SCHEMA_VERSION,))
+    except psycopg.Error as e:
+        raise SiteError(f"edge site init: the schema step failed ({' '.join(str(e).split())}); nothing was changed; "
+                        "fix: the database user needs CREATE on the database (GRANT CREATE ON DATABASE ... TO ...)") from e
+    return before, SERVER_SCHEMA_VERSION
+
+
+def require_schema(conn: psycopg.Connection) -> None:
+    """Raise :class:`SiteError` unless the server schema is exactly this code's version."""
+    version = schema_version(conn)
+    if version != SERVER_SCHEMA_VERSION:
+        fix = "run 'edge site init' once" if version < SERVER_SCHEMA_VERSION else "upgrade edge on this box"
+        raise SiteError(f"the site database has schema version {version}, this program needs "
+                        f"{SERVER_SCHEMA_VERSION}; fix: {fix}")

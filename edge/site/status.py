@@ -1,0 +1,59 @@
+"""What the box knows about its site, from its own store (no network): for ``edge status`` and
+``edge site status``.
+
+The sync loop (:mod:`edge.site.sync`) keeps its state in the store's ``meta`` table, so any
+process can report it: online or offline (and since when), the records waiting to be pushed, the
+last successful sync, the last error, per-box cursors, and the items whose stock is negative.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from edge.site.sync import waiting
+from edge.stages.reply import clock_time
+
+if TYPE_CHECKING:
+    from edge.stages.store import Store
+
+__all__ = ["site_status", "format_site"]
+
+
+def site_status(store: Store) -> dict:
+    """The site state of ``store`` as a JSON-ready dict.
+
+    Keys: ``box``; ``state`` ("online", "offline", "error" or "never" before the first sync);
+    ``offline_since`` and ``last_sync`` (ISO 8601 UTC or None); ``error`` (text or None);
+    ``waiting`` (this box's records not yet on the site, a count); ``boxes`` ({box: highest seq
+    held}); ``negative`` ([{sku, item, location, quantity}] for stock below zero).
+    """
+    state = store.meta("site_state") or "never"
+    return {
+        "box": store.box,
+        "state": state,
+        "offline_since": store.meta("site_offline_since") if state in ("offline", "error") else None,
+        "last_sync": store.meta("site_last_sync"),
+        "error": store.meta("site_error") or None,
+        "waiting": waiting(store),
+        "boxes": store.cursors(),
+        "negative": [{"sku": i.sku, "item": i.item, "location": i.location, "quantity": i.quantity}
+                     for i in store.negatives()],
+    }
+
+
+def format_site(st: dict) -> list[str]:
+    """Human lines for :func:`site_status`'s dict, e.g. ``site offline since 10:42, 12 records waiting``."""
+    n = st["waiting"]
+    records = f"{n} record{'' if n == 1 else 's'} waiting"
+    if st["state"] == "online":
+        lines = [f"site online (box {st['box']}), last sync {clock_time(st['last_sync'])}, {records}"]
+    elif st["state"] in ("offline", "error"):
+        lines = [f"site {'offline' if st['state'] == 'offline' else 'sync failing'} since "
+                 f"{clock_time(st['offline_since'])}, {records}"]
+        if st["error"]:
+            lines.append(f"  last error: {st['error']}")
+    else:
+        lines = [f"site not synced yet (box {st['box']}), {records}"]
+    for neg in st["negative"]:
+        lines.append(f"  negative stock: {neg['sku']} ({neg['item']}, {neg['location']}): the records say "
+                     f"{neg['quantity']}; please count them")
+    return lines
