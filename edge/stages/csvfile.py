@@ -16,11 +16,15 @@ the store adds the file name and raises its own error.
 from __future__ import annotations
 
 import codecs
+import csv
 import re
 import unicodedata
 from pathlib import Path
+from typing import Iterator, TextIO
 
 #: The largest inventory CSV read, bytes (a 10,000-item inventory is about 1 MiB).
+#: Columns an inventory CSV must have (in any order; extra columns are ignored).
+CSV_COLUMNS = ("sku", "item", "location", "quantity", "unit", "aliases")
 MAX_CSV_BYTES = 16 * 2**20
 #: The most item rows one import takes.
 MAX_CSV_ROWS = 100_000
@@ -102,3 +106,81 @@ def safe_cell(value: object) -> object:
     if isinstance(value, str) and value.startswith(FORMULA_START):
         return "'" + value
     return value
+
+
+def split_aliases(text: str) -> tuple[str, ...]:
+    """The ``;``-separated aliases of an inventory row, stripped, empty ones dropped."""
+    return tuple(a.strip() for a in (text or "").split(";") if a.strip())
+
+
+def parse_inventory(f: TextIO) -> list[tuple[str, str, str, int, str, str]]:
+    """The rows of an inventory CSV read from ``f``: ``(sku, item, location, quantity, unit, aliases)``.
+
+    Raises:
+        ValueError: the first problem, starting with its line (and column), with the fix.
+    """
+    reader = csv.reader(f)
+    try:
+        header = next(reader, None)
+    except csv.Error as e:
+        raise ValueError(f"line 1: malformed CSV: {e}") from e
+    if header is None:
+        raise ValueError(
+            f"line 1: file is empty; fix: add the header row {','.join(CSV_COLUMNS)}"
+        )
+    names = [h.strip().lower() for h in header]
+    for col in CSV_COLUMNS:
+        if col not in names:
+            raise ValueError(
+                f"line 1: missing column {col!r} (header is {','.join(header)!r}); "
+                f"fix: the header row must contain {','.join(CSV_COLUMNS)}"
+            )
+    index = {col: names.index(col) for col in CSV_COLUMNS}
+    rows: list[tuple[str, str, str, int, str, str]] = []
+    seen: dict[str, int] = {}
+    for col, name in enumerate(header):
+        check_field(name, f"line 1, column {col + 1}")
+    for fields in _rows(reader):
+        line = reader.line_num
+        if not fields or all(not x.strip() for x in fields):
+            continue  # blank line
+        if len(rows) >= MAX_CSV_ROWS:
+            raise ValueError(f"line {line}: more than {MAX_CSV_ROWS:,} items; fix: split the "
+                             f"file and import the parts one after the other")
+        if len(fields) != len(header):
+            raise ValueError(
+                f"line {line}: {len(fields)} fields but the header has {len(header)}; "
+                "fix: give every row one value per column (quote values containing commas)"
+            )
+        for col, value in enumerate(fields):
+            check_field(value, f"line {line}, column {header[col].strip()!r}")
+        v = {col: fields[i].strip() for col, i in index.items()}
+        if not v["sku"]:
+            raise ValueError(f"line {line}, column 'sku': empty; fix: give the row a SKU")
+        for col in ("item", "location", "unit"):
+            if not v[col]:
+                raise ValueError(f"line {line}, column {col!r}: empty; fix: give {v['sku']} "
+                                 f"{'a name' if col == 'item' else 'a ' + col} (e.g. "
+                                 f"{ {'item': 'M8 bolt', 'location': 'bin 12', 'unit': 'pcs'}[col]!r})")
+        if v["sku"] in seen:
+            raise ValueError(
+                f"line {line}, column 'sku': {v['sku']!r} already appears on line "
+                f"{seen[v['sku']]}; fix: keep one row per SKU"
+            )
+        seen[v["sku"]] = line
+        quantity = parse_quantity(v["quantity"], f"line {line}, column 'quantity'")
+        aliases = ";".join(split_aliases(v["aliases"]))
+        rows.append((v["sku"], v["item"], v["location"], quantity, v["unit"], aliases))
+    return rows
+
+def _rows(reader) -> Iterator[list[str]]:
+    """The rows of ``reader``; a CSV syntax error names its line."""
+    while True:
+        try:
+            fields = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as e:
+            raise ValueError(f"line {reader.line_num}: malformed CSV: {e}; fix: check the "
+                             f"quotes on that line") from e
+        yield fields

@@ -44,12 +44,13 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from os import PathLike
 from pathlib import Path
-from typing import Callable, Iterator, TextIO
+from typing import Callable, TextIO
 
 from ulid import ULID
 
 from edge.errors import UserError
 from edge.stages import csvfile
+from edge.stages.csvfile import CSV_COLUMNS, split_aliases
 from edge.stages.store_schema import MIGRATIONS, NO_UPDATE_TRIGGER, SCHEMA_VERSION
 from edge.stages.storefaults import diagnose
 
@@ -62,8 +63,6 @@ LOCAL_BOX = "local"
 #: What a box id may look like: it is part of MQTT topics and of every record's identity.
 BOX_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,31}$"
 
-#: Columns an inventory CSV must have (in any order; extra columns are ignored).
-CSV_COLUMNS = ("sku", "item", "location", "quantity", "unit", "aliases")
 
 #: Turn ids of stock-count records written by :meth:`Store.import_csv` start with this.
 IMPORT_TURN_PREFIX = "import:"
@@ -164,13 +163,9 @@ def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def _split_aliases(text: str) -> tuple[str, ...]:
-    return tuple(a.strip() for a in (text or "").split(";") if a.strip())
-
-
 def _item(row: sqlite3.Row | tuple) -> Item:
     sku, item, location, quantity, unit, aliases = row
-    return Item(sku, item, location, int(quantity), unit, _split_aliases(aliases))
+    return Item(sku, item, location, int(quantity), unit, split_aliases(aliases))
 
 
 def _record(row: sqlite3.Row | tuple) -> Record:
@@ -395,80 +390,11 @@ class Store:
     @staticmethod
     def _read_csv(path: Path) -> list[tuple[str, str, str, int, str, str]]:
         try:
-            return Store._parse_csv(path, io.StringIO(csvfile.read_text(path), newline=""))
+            return csvfile.parse_inventory(io.StringIO(csvfile.read_text(path), newline=""))
         except OSError as e:
             raise StoreError(f"{path}: cannot read inventory CSV: {e.strerror or e}") from e
         except ValueError as e:  # the csvfile checks: the message starts with the line and column
             raise StoreError(f"{path}: {e}") from e
-
-    @staticmethod
-    def _parse_csv(path: Path, f: TextIO) -> list[tuple[str, str, str, int, str, str]]:
-        reader = csv.reader(f)
-        try:
-            header = next(reader, None)
-        except csv.Error as e:
-            raise StoreError(f"{path}: line 1: malformed CSV: {e}") from e
-        if header is None:
-            raise StoreError(
-                f"{path}: line 1: file is empty; fix: add the header row {','.join(CSV_COLUMNS)}"
-            )
-        names = [h.strip().lower() for h in header]
-        for col in CSV_COLUMNS:
-            if col not in names:
-                raise StoreError(
-                    f"{path}: line 1: missing column {col!r} (header is {','.join(header)!r}); "
-                    f"fix: the header row must contain {','.join(CSV_COLUMNS)}"
-                )
-        index = {col: names.index(col) for col in CSV_COLUMNS}
-        rows: list[tuple[str, str, str, int, str, str]] = []
-        seen: dict[str, int] = {}
-        for col, name in enumerate(header):
-            csvfile.check_field(name, f"line 1, column {col + 1}")
-        for fields in Store._rows(path, reader):
-            line = reader.line_num
-            if not fields or all(not x.strip() for x in fields):
-                continue  # blank line
-            if len(rows) >= csvfile.MAX_CSV_ROWS:
-                raise StoreError(f"{path}: line {line}: more than {csvfile.MAX_CSV_ROWS:,} items; fix: split the "
-                                 f"file and import the parts one after the other")
-            if len(fields) != len(header):
-                raise StoreError(
-                    f"{path}: line {line}: {len(fields)} fields but the header has {len(header)}; "
-                    "fix: give every row one value per column (quote values containing commas)"
-                )
-            for col, value in enumerate(fields):
-                csvfile.check_field(value, f"line {line}, column {header[col].strip()!r}")
-            v = {col: fields[i].strip() for col, i in index.items()}
-            if not v["sku"]:
-                raise StoreError(f"{path}: line {line}, column 'sku': empty; fix: give the row a SKU")
-            for col in ("item", "location", "unit"):
-                if not v[col]:
-                    raise StoreError(f"{path}: line {line}, column {col!r}: empty; fix: give {v['sku']} "
-                                     f"{'a name' if col == 'item' else 'a ' + col} (e.g. "
-                                     f"{ {'item': 'M8 bolt', 'location': 'bin 12', 'unit': 'pcs'}[col]!r})")
-            if v["sku"] in seen:
-                raise StoreError(
-                    f"{path}: line {line}, column 'sku': {v['sku']!r} already appears on line "
-                    f"{seen[v['sku']]}; fix: keep one row per SKU"
-                )
-            seen[v["sku"]] = line
-            quantity = csvfile.parse_quantity(v["quantity"], f"line {line}, column 'quantity'")
-            aliases = ";".join(_split_aliases(v["aliases"]))
-            rows.append((v["sku"], v["item"], v["location"], quantity, v["unit"], aliases))
-        return rows
-
-    @staticmethod
-    def _rows(path: Path, reader) -> Iterator[list[str]]:
-        """The rows of ``reader``; a CSV syntax error names its line."""
-        while True:
-            try:
-                fields = next(reader)
-            except StopIteration:
-                return
-            except csv.Error as e:
-                raise StoreError(f"{path}: line {reader.line_num}: malformed CSV: {e}; fix: check the "
-                                 f"quotes on that line") from e
-            yield fields
 
     def items(self) -> list[Item]:
         """All items, ordered by SKU."""
