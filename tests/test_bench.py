@@ -132,10 +132,13 @@ def test_voice_loop_per_stage_for_grammar_and_llm_paths(bench_run):
     assert _positive(w["mean"]) and _positive(w["p95"]) and w["frames"] == sum(s["frames"] for s in loop["sessions"])
     g, l = loop["paths"]["grammar"], loop["paths"]["llm"]
     assert g["turns"] == 1 and l["turns"] == 2  # chitchat_joke + one text turn
-    for stage in ("asr_rtf", "endpoint_to_transcript_ms", "transcript_to_intent_ms", "intent_to_first_audio_ms",
-                  "total_ms"):
-        assert _positive(g[stage]["median"]), ("grammar", stage)
-        assert _positive(l[stage]["median"]), ("llm", stage)
+    for path, p in (("grammar", g), ("llm", l)):
+        assert _positive(p["asr_rtf"]["median"]) and _positive(p["total_ms"]["median"]), path
+        # semantic endpointing decodes and prepares the reply during the silence, so a part of
+        # the turn measured from the endpoint may be 0 ms, never negative
+        for stage in ("endpoint_to_transcript_ms", "transcript_to_intent_ms", "intent_to_first_audio_ms"):
+            v = p[stage]["median"]
+            assert isinstance(v, (int, float)) and v >= 0, (path, stage, v)
     assert l["transcript_to_intent_ms"]["n"] == 2 and l["total_ms"]["n"] == 1  # the text turn has no audio
     text = [t for t in loop["turns"] if t["origin"] == "text"]
     assert len(text) == 1 and text[0]["source"] == "llm" and text[0]["asr_rtf"] is None

@@ -289,6 +289,9 @@ class LockedOnce:
     def undo(self, utterance, turn_id):
         return self.store.undo(utterance, turn_id)
 
+    def site_offline(self):
+        return self.store.site_offline()
+
 
 @pytest.mark.parametrize("stage", ["asr", "nlu", "store", "tts"])
 def test_the_error_names_the_stage_that_raised_and_the_next_turn_works(store, tmp_path, stage):

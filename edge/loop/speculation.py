@@ -74,6 +74,9 @@ class PreviewInventory:
     def undo(self, utterance: str, turn_id: str) -> tuple[Record, Item] | None:
         raise NotPreviewable("an undo's reply depends on the history")
 
+    def site_offline(self) -> tuple[str, int] | None:
+        return self.store.site_offline()
+
 
 def answer_verdict(pending: Pending, text: str, items: list[Item], language: str = "en") -> str:
     """An answer to the box's question is complete when it already answers it (a yes/no to a

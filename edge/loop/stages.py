@@ -76,6 +76,9 @@ class Inventory(Protocol):
 
     def undo(self, utterance: str, turn_id: str) -> tuple[Record, Item] | None: ...
 
+    def site_offline(self) -> tuple[str, int] | None:
+        """``(since "HH:MM", records waiting)`` when this box is on a site and cannot reach it, else None."""
+
 
 class Synthesizer(Protocol):
     """Text to a WAV file (:class:`edge.stages.tts.engine.WatchdogTts`)."""
