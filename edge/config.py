@@ -504,8 +504,19 @@ def _describe(e: ValidationError, sources: str) -> str:
         msg = err["msg"]
         if err["type"] == "extra_forbidden":
             msg = "unknown key; remove it or check its spelling (see edge/defaults.yaml for all keys)"
-        lines.append(f"  {key}: {msg} (got {err.get('input')!r})")
+        lines.append(f"  {key}: {msg}{_shown(err['loc'], err.get('input'))}")
     return "\n".join(lines)
+
+
+#: Settings whose values are never echoed in an error (they end up on stderr and in the journal).
+SECRET_KEYS = ("token", "password", "dsn", "secret")
+
+
+def _shown(loc: tuple, value: Any) -> str:
+    """`` (got VALUE)`` for an error message, unless the value is a secret or a whole section."""
+    if isinstance(value, (dict, list)) or any(s in str(p).lower() for p in loc for s in SECRET_KEYS):
+        return ""
+    return f" (got {value!r})"
 
 
 def board_path(name: str) -> Path:

@@ -10,6 +10,7 @@ import os
 import signal
 import threading
 
+import pytest
 import soundfile as sf
 
 from edge.stages.tts.engine import TtsError, WatchdogTts
@@ -93,3 +94,13 @@ def test_an_engine_that_stays_frozen_fails_the_reply_only(tmp_path):
     finally:
         stop.set()
         tts.close()
+
+
+def test_a_speech_engine_that_dies_at_start_is_a_tts_error_naming_it(tmp_path, monkeypatch):
+    """The worker's interpreter ends before it says a word (here: a sitecustomize that exits with
+    255, as an interpreter the service user may not run does): a TtsError with the exit code."""
+    (tmp_path / "sitecustomize.py").write_text("import os\nos._exit(255)\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])))
+    with pytest.raises(TtsError, match=r"ended at start \(exit code 255\)"):
+        tts = WatchdogTts(start_timeout_s=30.0)  # the engine starts here
+        tts.synthesize("hello", tmp_path / "x.wav")

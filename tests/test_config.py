@@ -222,3 +222,16 @@ def test_wyoming_uri_must_be_tcp_with_a_port_or_unix(uri):
 
 def test_wyoming_unix_socket_is_local():
     assert load_settings(overrides={"wyoming": {"uri": "unix:///run/edge/wyoming.sock"}}).wyoming.allow_lan is False
+
+
+def test_secrets_and_whole_sections_are_not_echoed_in_errors(tmp_path):
+    p = write(tmp_path, "s.yaml", 'site: {box: goods-in, dsn: "host=10.0.0.5 password=hunter2pw dbname=edge"}\n'
+                                  'api: {token: "sekrit"}\n')
+    msg = config_error(path=p)
+    assert "site.dsn holds a password" in msg and "api.token" in msg  # both errors named ...
+    assert "hunter2pw" not in msg and "sekrit" not in msg  # ... without the secrets
+
+
+def test_a_wrong_plain_value_is_still_echoed(tmp_path):
+    msg = config_error(path=write(tmp_path, "v.yaml", "asr: {engine: kaldi}\n"))
+    assert "asr.engine" in msg and "(got 'kaldi')" in msg

@@ -10,6 +10,7 @@ import io
 import logging
 import multiprocessing as mp
 import os
+import sys
 import threading
 from pathlib import Path
 
@@ -158,7 +159,14 @@ class WatchdogTts:
         if not parent.poll(self.start_timeout_s):
             self._kill()
             raise TtsError(f"the speech engine did not start within {self.start_timeout_s} s")
-        kind, msg = parent.recv()
+        try:
+            kind, msg = parent.recv()
+        except (EOFError, OSError):  # the worker died before it said anything (exit code below)
+            self._proc.join(5)
+            code = self._proc.exitcode
+            self._kill()
+            raise TtsError(f"the speech engine's worker process ended at start (exit code {code}); "
+                           f"check that this user can run {sys.executable} and espeak-ng") from None
         if kind != "ready":
             self._kill()
             raise TtsError(f"the speech engine failed to start: {msg}")
