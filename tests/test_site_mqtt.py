@@ -119,10 +119,13 @@ def test_movements_stock_alerts_discovery_and_last_will(dsn: str, broker: Broker
                     assert wait_for(lambda t=topic, i=item: late.latest(t) is not None
                                     and json.loads(late.latest(t)) == stock_state(i), HANG_S), topic
             node = "edge_site_line"
-            sensor = json.loads(late.latest(f"homeassistant/sensor/{node}/SPN-10/config"))
+            configs = (f"homeassistant/sensor/{node}/SPN-10/config", f"homeassistant/binary_sensor/{node}/SPN-10_low/config")
+            # retained messages of different topics arrive in no set order: wait for the configs too
+            assert wait_for(lambda: all(late.latest(t) is not None for t in configs), HANG_S), configs
+            sensor = json.loads(late.latest(configs[0]))
             assert sensor["state_topic"] == "edge/site/line/stock/SPN-10" and sensor["unique_id"] == f"{node}_SPN-10_stock"
             assert sensor["availability_topic"] == "edge/site/line/status"
-            low = json.loads(late.latest(f"homeassistant/binary_sensor/{node}/SPN-10_low/config"))
+            low = json.loads(late.latest(configs[1]))
             assert low["value_template"] == "{{ 'ON' if value_json.quantity <= 5 else 'OFF' }}"
             assert all(retained for t, _, retained in late.messages if "/stock/" in t or t.endswith("/config"))
         finally:
