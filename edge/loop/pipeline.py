@@ -24,7 +24,7 @@ import logging
 import time
 import uuid
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 import numpy as np
 
@@ -41,6 +41,9 @@ from edge.stages.nlu.types import Intent
 from edge.stages.tts.stream import EarlyReply
 from edge.stages.vad import Endpoint, Endpointer
 from edge.stages.wake import Detection
+
+if TYPE_CHECKING:
+    from edge.governor.thermal import Limits
 
 FRAME_MS = 80
 #: ms of silence before the utterance so far is decoded speculatively: one quiet 80 ms frame is as
@@ -69,6 +72,27 @@ def stage(name: str) -> Iterator[None]:
         raise
     except Exception as e:
         raise StageFailed(name, e) from e
+
+
+def apply_limits(stages: Stages) -> Limits | None:
+    """Read the board's signals and let the thermal level decide what the LLM may do this turn
+    (warm: shorter answers; hot: the grammar path only, with the cooling notice): sets the
+    understanding's ``withheld`` and ``max_tokens``. Returns the limits, or None without a governor
+    or when a signal could not be read (logged: an unreadable signal never stops a turn)."""
+    gov = stages.governor
+    if gov is None:
+        return None
+    try:
+        gov.sample()
+        lim = gov.limits()
+    except Exception as e:  # an unreadable signal never stops a turn
+        log.warning("governor: %s", e)
+        return None
+    u = stages.understanding
+    u.withheld = None if lim.llm_allowed else lim.notice
+    if lim.max_tokens:
+        u.max_tokens = lim.max_tokens
+    return lim
 
 
 def _ms(t0: float, t1: float) -> float:
@@ -346,20 +370,9 @@ class Pipeline:
     def _apply_limits(self) -> None:
         """At each wake word: read the board's signals and let the thermal level decide what the
         LLM may do this turn (warm: shorter answers; hot: grammar path only, with a notice)."""
-        gov = self.s.governor
-        if gov is None:
-            return
-        try:
-            gov.sample()
-            lim = gov.limits()
-        except Exception as e:  # an unreadable signal never stops a turn
-            log.warning("governor: %s", e)
-            return
-        self._partial_cpu_fraction = lim.partial_cpu_fraction
-        u = self.s.understanding
-        u.withheld = None if lim.llm_allowed else lim.notice
-        if lim.max_tokens:
-            u.max_tokens = lim.max_tokens
+        lim = apply_limits(self.s)
+        if lim is not None:
+            self._partial_cpu_fraction = lim.partial_cpu_fraction
 
     def _open_endpointer(self, follow_up: bool = False) -> None:
         e = self.endpoint_settings

@@ -37,6 +37,7 @@ from wyoming.info import (
 
 from edge import __version__
 from edge import events as ev
+from edge.loop.pipeline import apply_limits
 from edge.stages import dialog
 from edge.stages.asr import Recognition, vocabulary
 from edge.stages.store import StoreError
@@ -258,19 +259,7 @@ class Box:
     def _apply_limits(self) -> None:
         """The thermal level decides what the LLM may do this turn, as at a wake word in the voice
         loop (warm: shorter answers; hot: the grammar path only, with the cooling notice)."""
-        gov = self.stages.governor
-        if gov is None:
-            return
-        try:
-            gov.sample()
-            lim = gov.limits()
-        except Exception as e:  # an unreadable signal never stops a turn
-            log.warning("governor: %s", e)
-            return
-        u = self.stages.understanding
-        u.withheld = None if lim.llm_allowed else lim.notice
-        if lim.max_tokens:
-            u.max_tokens = lim.max_tokens
+        apply_limits(self.stages)
 
     def _handle(self, text: str) -> HandleResult:
         turn = uuid.uuid4().hex[:12]
