@@ -66,6 +66,10 @@ class EndpointSettings(_Frozen):
 
     mode: Literal["semantic", "fixed"] = Field("semantic", description="semantic endpointing, or the fixed trailing silence")
     vad_threshold: float = Field(0.5, gt=0.0, lt=1.0, description="Silero VAD speech probability")
+    vad_adaptive: bool = Field(True, description="normalise the level before the VAD (quiet, distant speakers; "
+                               "the noise floor is never lifted above -50 dBFS)")
+    vad_release: float = Field(0.15, ge=0.0, lt=0.5, description="inside an utterance a frame is silence only "
+                               "below vad_threshold minus this (hysteresis; 0: one threshold)")
     trailing_silence_ms: int = Field(700, ge=80, le=10000, description="ms of silence that end an utterance "
                                      "(semantic mode: when the grammar cannot tell whether the command is complete)")
     semantic_silence_ms: int = Field(250, ge=80, le=5000, description="ms of silence after which the latest "
