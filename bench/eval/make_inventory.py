@@ -111,7 +111,7 @@ PINNED: dict[str, tuple[list[tuple[str, int]], int]] = {
 
 #: sku → (item name, unit, aliases) for the hand-named items (sized families are generated).
 NAMED = {
-    "FUS-5A": ("fuse 5 A", "pcs", "fuses;5 amp fuse"),
+    "FUS-5A": ("fuse 5 A", "pcs", "5 amp fuse"),
     "GOG-SAF": ("safety goggles", "pcs", "goggles;safety glasses"),
     "TAPE-DUCT": ("duct tape", "roll", "gaffer tape"),
     "PNT-WHT": ("white paint", "can", "paint"),

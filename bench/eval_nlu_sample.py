@@ -1,6 +1,6 @@
 """Understanding accuracy on the written evaluation set, per path and per model.
 
-    .venv/bin/python bench/eval_nlu.py [--model smollm2-135m-instruct-q4_1 ...] [--threads 2]
+    .venv/bin/python bench/eval_nlu_sample.py [--model smollm2-135m-instruct-q4_1 ...] [--threads 2]
         [--out bench/results/nlu_eval.json] [--markdown] [--limit N]
 
 ``bench/eval/utterances.jsonl``: one utterance a line — ``text``, the expected ``intent``
