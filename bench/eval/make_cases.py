@@ -51,7 +51,8 @@ def spoken_place(place: str, rng: random.Random) -> str:
 
 def plural(name: str) -> str:
     family, size = split_size(name)
-    if not size or f"{family} {size.text}" != name or not family.split()[-1].isalpha():
+    if not size or f"{family} {size.text}" != name or any(ch.isdigit() for ch in family) \
+            or not family.split()[-1].isalpha() or family.split()[-1] == "x":
         return name
     return f"{family if family.endswith('s') else family + 's'} {size.text}"
 
