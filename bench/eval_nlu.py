@@ -24,8 +24,8 @@ Per path (the first intent's ``source``: ``template``, ``paraphrase``, ``llm``, 
 ``none`` when nothing was understood): cases, all-fields accuracy, intent accuracy, wrong records
 with the case ids, median and p95 of the understanding time and of the whole case (ms, this
 machine, shared: compare ratios); per kind; and a confusion table (expected × got intent).
-Writes ``bench/results/eval_nlu.json`` (one entry per configuration, ``no_llm`` or ``llm``; a run
-replaces the earlier one of its configuration) and prints the markdown tables with ``--markdown``.
+Writes ``bench/results/eval_nlu.json`` (one entry per configuration, ``no_llm`` or ``llm``, a partial
+run as e.g. ``no_llm only=fraction``; a run replaces the earlier one of its configuration) and prints the markdown tables with ``--markdown``.
 """
 from __future__ import annotations
 
@@ -251,8 +251,9 @@ def score(cases: list[dict], results: list[dict]) -> dict:
             "by_path": {k: summarize(v) for k, v in sorted(by_path.items())},
             "by_kind": {k: summarize(v) for k, v in sorted(by_kind.items())},
             "confusion": {k: dict(v) for k, v in sorted(confusion.items())},
-            "failures": [{k: r.get(k) for k in ("id", "kind", "intent", "source", "checks", "replies",
-                                                "records", "wrong_records", "missing_records", "error")}
+            "failures": [{**{k: r.get(k) for k in ("id", "kind", "intent", "source", "checks", "records",
+                                                   "wrong_records", "missing_records", "error")},
+                          "replies": [x if len(x) <= 240 else x[:237] + "..." for x in r["replies"]]}
                          for r in results if not r["ok"]]}
 
 
@@ -326,6 +327,8 @@ def main() -> int:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
                             text=True).stdout.strip()
     name = "no_llm" if args.no_llm else "llm"
+    if args.only or args.limit:  # a partial run never replaces the whole set's figures
+        name += "".join(f" {k}={v}" for k, v in (("only", args.only), ("limit", args.limit)) if v)
     result.update(eval_set=str(EVAL.relative_to(REPO)), inventory=str(INVENTORY.relative_to(REPO)), machine=machine())
     result["configs"][name] = {
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "commit": commit,
