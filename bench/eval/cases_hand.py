@@ -427,10 +427,44 @@ def readbacks_and_other() -> list[dict]:
     ]
 
 
+def everyday() -> list[dict]:
+    """Stock questions and logs as people say them on the shop floor."""
+    return [
+        c("paraphrase", Q, "have we got any M8 nuts left", reply=("800",), p=True),
+        c("paraphrase", Q, "are we out of white paint", reply=("white paint",), p=True),
+        c("paraphrase", Q, "how are we doing on the 125 cutting discs", reply=("65",), p=True),
+        c("paraphrase", Q, "do we still have six mil drill bits", reply=("35",), p=True),
+        c("paraphrase", Q, "how many of the 380 zip ties are there", reply=("220",), p=True),
+        c("paraphrase", Q, "what's the stock on hose clamps 40 mm", reply=("35",), p=True),
+        c("paraphrase", Q, "M10 nuts, how many?", reply=("450",), p=True),
+        c("paraphrase", Q, "got any safety goggles?", reply=("8",), p=True),
+        c("paraphrase", Q, "any duct tape left", reply=("14",), p=True),
+        c("paraphrase", Q, "is there any WD-40 in the building", reply=("9",), p=True),
+        c("paraphrase", Q, "tell me how much cutting oil is left", reply=("12",), p=True),
+        c("paraphrase", Q, "how much hydraulic fluid is on the shelf", reply=("60",), p=True),
+        c("paraphrase", Q, "count of FFP2 masks please", reply=("25",), p=True),
+        c("paraphrase", Q, "bearings 6204 2RS, what have we got", reply=("16",), p=True),
+        c("paraphrase", Q, "quick check, spanners 13 mm?", reply=("6",), p=True),
+        c("paraphrase", LG, "I'm taking two rolls of duct tape", [("TAPE-DUCT", -2, "shelf G")], p=True),
+        c("paraphrase", LG, "grabbed a can of WD-40", [("WD-40", -1, "shelf F")], p=True),
+        c("paraphrase", LG, "booked in 40 boxes of FFP2 masks", [("MASK-FFP2", 40, "shelf A")], p=True),
+        c("paraphrase", LG, "the supplier dropped off 500 M10 nuts", [("NUT-M10", 500, "bin 61")], p=True),
+        c("paraphrase", LG, "Dave needs three sanding sheets P120 for the doors", [("SAND-P120", -3, "shelf G")],
+          p=True),
+        c("paraphrase", LG, "use up one bearing 6205 2RS on the conveyor", [("BRG-6205", -1, "drawer 35")], p=True),
+        c("paraphrase", LG, "I've put 200 wood screws 5 x 50 mm back in bin 150", [("WS-5-50", 200, "bin 150")],
+          p=True),
+        c("paraphrase", LG, "signing out the hex key set", [("HEXK-SET", -1, "drawer 31")], p=True),
+        c("paraphrase", LG, "a box of ear plugs for the new starter", [("EAR-PLG", -1, "shelf A")], p=True),
+        c("paraphrase", LG, "we burned through 12 o-rings 20 mm on the pump today", [("OR-20", -12, "drawer 20")],
+          p=True),
+    ]
+
+
 def hand_cases() -> list[dict]:
     out: list[dict] = []
     for section in (stock_per_place, sizes_and_variants, place_contents, transfers, stock_counts, low_stock,
                     cancels, corrections, refusals, numbers, multis_and_unknowns, unicode_names, undos,
-                    readbacks_and_other):
+                    readbacks_and_other, everyday):
         out.extend(section())
     return out
