@@ -15,6 +15,7 @@ import socket
 import httpx
 import pytest
 
+from edge.config import ConfigError, load_settings
 from edge.llm.chain import EngineChain, StepSpec
 from tests.test_api import GUARD_S, MODEL, TOKEN, Server, chat_body, wait_for
 
@@ -138,19 +139,36 @@ def test_10000_messages_are_413_and_the_engine_stays_healthy(open_server, chain)
     assert health["status"] == "ok" and [s["state"] for s in health["chain"]] == ["healthy", "healthy"]
 
 
-def test_10000_messages_when_allowed_are_trimmed_without_the_engine_counted_hung(chain):
-    """The trimming measures the prompt some 15 times (a bisection), not once per message: the
-    chain's watchdog (no token for the step's timeout) does not fire, the answer comes."""
-    s = Server(chain, max_messages=20_000)
+def test_10000_messages_when_allowed_are_trimmed_without_the_engine_counted_hung():
+    """Measuring these 10,000 messages once takes seconds here (chat template and tokenizer over
+    ~110,000 tokens): the trimming measures some 15 times (a bisection), not once per message, so
+    the chain's watchdog (no token for the step's 60 s) does not fire and the answer comes; a
+    client that leaves during the trimming cancels it between two measures."""
+    watched = EngineChain([StepSpec("llamacpp", MODEL, 1024, timeout_s=60.0)]).start()
+    s = Server(watched, max_messages=20_000)
     try:
-        r = s.client.post("/api/chat", json={"messages": many(10_000), "stream": False,
-                                             "options": {"num_predict": 4, "temperature": 0}})
+        body = {"messages": many(10_000), "stream": False, "options": {"num_predict": 4, "temperature": 0}}
+        r = s.client.post("/api/chat", json=body)
         assert r.status_code == 200 and r.json()["done"] is True
-        assert chain.last_stats.trimmed_messages > 9_000
+        assert watched.last_stats.trimmed_messages > 9_000
         health = s.client.get("/healthz").json()
         assert health["status"] == "ok" and health["chain"][0]["state"] == "healthy"
+
+        port, data = s.thread.port, json.dumps(body).encode()
+        sock = socket.create_connection(("127.0.0.1", port), timeout=GUARD_S)
+        sock.sendall((f"POST /api/chat HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+                      f"Content-Length: {len(data)}\r\n\r\n").encode() + data)
+        gen = s.app.state.generator
+        wait_for(lambda: gen.running is not None, "the generation to start")
+        sock.close()
+        wait_for(lambda: gen.running is None, "the generation to stop")
+        stats = watched.last_stats
+        assert stats.finish_reason == "cancelled" and stats.completion_tokens == 0
+        assert stats.trimmed_messages == 0  # stopped while trimming, before any drop was decided
+        assert s.client.get("/healthz").json()["chain"][0]["state"] == "healthy"
     finally:
         s.close()
+        watched.close()
 
 
 # ------------------------------------------------------------------------------- option types
@@ -246,3 +264,15 @@ def test_a_foreign_origin_is_403_and_no_answer_allows_cross_origin(open_server):
     assert own.status_code == 200
     answers += [own, open_server.client.get("/healthz"), open_server.client.get("/api/tags")]
     assert not [r for r in answers if any(k.lower().startswith("access-control-") for k in r.headers)]
+
+
+# ------------------------------------------------------------------------------- the settings
+
+
+@pytest.mark.parametrize("key,value", [("max_body_bytes", 0), ("max_messages", 0), ("max_prompt_chars", -1),
+                                       ("max_predict", "lots"), ("max_messages", 10**9)])
+def test_a_bad_limit_in_the_config_names_the_key(key, value):
+    with pytest.raises(ConfigError, match=rf"api\.{key}"):
+        load_settings(overrides={"api": {key: value}})
+    d = load_settings().api
+    assert (d.max_body_bytes, d.max_messages, d.max_prompt_chars, d.max_predict) == (2 * MIB, 1000, 131_072, 4096)
