@@ -269,6 +269,8 @@ def wyoming_address(uri: str) -> tuple[str, str, int | None]:
 
 class WyomingSettings(_Frozen):
     """The Wyoming protocol server for Home Assistant (``edge wyoming``, edge.service.wyoming).
+    With a ``wyoming:`` section in the config (``wyoming: {}`` for these defaults) the live service
+    (``edge run`` live, ``edge.service``) serves it too, sharing its loaded stages.
 
     Wyoming has no authentication: any client that reaches the address can use the services and
     change stock records through ``handle``, so only loopback is allowed unless ``allow_lan``."""
@@ -388,7 +390,7 @@ class Settings(_Frozen):
     llm: LlmSettings = LlmSettings()
     tts: TtsSettings = TtsSettings()
     api: ApiSettings = ApiSettings()
-    wyoming: WyomingSettings = WyomingSettings()
+    wyoming: WyomingSettings | None = None  # a section (even {}): the live service serves Wyoming too
     models: ModelsSettings = ModelsSettings()
     dialog: DialogSettings = DialogSettings()
     governor: GovernorSettings = GovernorSettings()

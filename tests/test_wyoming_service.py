@@ -1,0 +1,137 @@
+"""Wyoming inside the live service: a real ``edge run`` (live mode, capturing from a private
+PulseAudio server's null sink, tests/pulse.py) with a ``wyoming:`` section serves Wyoming from the
+same process and the same loaded stages. The wyoming package's own client asks ``describe``, logs
+stock with a ``transcript`` (``handled``), and the turn is in the service's event output and its
+store like a voice turn. A Wyoming transcription sent while a spoken turn is under way waits for the
+recognizer's stage lock (the service logs the wait) and is then answered."""
+from __future__ import annotations
+
+import asyncio
+import json
+import queue
+import shutil
+import signal
+import subprocess
+
+import numpy as np
+import pytest
+from wyoming.asr import Transcribe, Transcript
+from wyoming.audio import AudioChunk, AudioStart, AudioStop
+from wyoming.client import AsyncTcpClient
+from wyoming.handle import Handled
+from wyoming.info import Describe, Info
+
+from drivers.audio import SAMPLE_RATE, wav_frames
+from edge.stages.store import Store
+from tests.helpers import SESSIONS
+from tests.live import lines_until, start_edge_run, stop
+from tests.pulse import pulse_server
+
+TIMEOUT_S = 120  # hang detection only, never asserted on
+CHUNK = 1024
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory):
+    """``(process, stdout queue, stderr lines so far + queue, (host, port), env, store path)``."""
+    if shutil.which("pulseaudio") is None:
+        pytest.skip("the 'pulseaudio' binary is not installed (apt-get install pulseaudio)")
+    tmp = tmp_path_factory.mktemp("wyoming-service")
+    cfg = tmp / "live.yaml"
+    cfg.write_text(f"board: x86-dev\nstore: {{path: {tmp / 'edge.db'}}}\nllm: {{engine: none}}\n"
+                   f"wyoming: {{uri: 'tcp://127.0.0.1:0'}}\n")
+    with pulse_server(tmp / "pulse") as penv:
+        env = dict(penv, PYTHONUNBUFFERED="1")
+        proc, out_q, err_q = start_edge_run(cfg, env, tmp / "out")
+        try:
+            err = lines_until(err_q, lambda l: l.startswith("wyoming on "), TIMEOUT_S)
+            uri = next(l for l in err if l.startswith("wyoming on ")).split()[-1]
+            host, port = uri.removeprefix("tcp://").rsplit(":", 1)
+            err += lines_until(err_q, lambda l: l.startswith("listening on"), TIMEOUT_S)
+            yield {"proc": proc, "out": out_q, "err": err, "err_q": err_q, "addr": (host, int(port)), "env": env,
+                   "store": tmp / "edge.db", "out_dir": tmp / "out"}
+        finally:
+            stop(proc, signal.SIGINT)
+
+
+def client(addr) -> AsyncTcpClient:
+    return AsyncTcpClient(addr[0], addr[1], connect_timeout=10, read_timeout=TIMEOUT_S)
+
+
+async def ask(addr, events, until: str):
+    async with client(addr) as c:
+        for e in events:
+            await c.write_event(e.event())
+        while (e := await c.read_event()) is not None:
+            if e.type in (until, "error"):
+                return e
+    raise AssertionError("the connection closed before an answer")
+
+
+def run(coro):
+    return asyncio.run(asyncio.wait_for(coro, TIMEOUT_S))
+
+
+def events_until(out_q: queue.Queue, pred) -> list[dict]:
+    return [json.loads(line) for line in lines_until(out_q, lambda l: pred(json.loads(l)), TIMEOUT_S)]
+
+
+def test_the_service_serves_describe_and_a_handled_log_into_its_own_store_and_events(service):
+    info = Info.from_event(run(ask(service["addr"], [Describe()], "info")))
+    assert info.handle[0].name == "edge-stock" and info.asr[0].name == "edge-whisper"
+    assert info.tts[0].voices and info.wake[0].models
+
+    e = run(ask(service["addr"], [Transcript("log twenty boxes of nitrile gloves received")], "handled"))
+    assert e.type == "handled", e
+    reply = Handled.from_event(e)
+    turn = reply.context["edge_turn_id"]
+    assert "32" in reply.text
+    # the turn is in the service's own event output (stdout and events.jsonl), as a voice turn is
+    mine = [x for x in events_until(service["out"], lambda x: x["type"] == "turn_end" and x["turn_id"] == turn)
+            if x["turn_id"] == turn]
+    assert [x["type"] for x in mine] == ["intent", "reply", "turn_end"]
+    assert mine[0]["intent"] == "log_record" and mine[0]["slots"]["sku"] == "GLV-NIT-L"
+    written = [json.loads(line) for line in (service["out_dir"] / "events.jsonl").read_text().splitlines()]
+    assert [x["type"] for x in written if x["turn_id"] == turn] == ["intent", "reply", "turn_end"]
+    # and in the service's store
+    store = Store(service["store"])
+    try:
+        (rec,) = [r for r in store.records() if r.turn_id == turn]
+        assert (rec.sku, rec.delta) == ("GLV-NIT-L", 20) and store.get("GLV-NIT-L").quantity == 32
+    finally:
+        store.close()
+
+
+def transcribe_events(samples: np.ndarray):
+    raw = samples.astype("<i2").tobytes()
+    step = CHUNK * 2
+    return ([Transcribe(language="en"), AudioStart(SAMPLE_RATE, 2, 1)]
+            + [AudioChunk(SAMPLE_RATE, 2, 1, raw[i:i + step]) for i in range(0, len(raw), step)] + [AudioStop()])
+
+
+def test_a_wyoming_transcription_during_a_voice_turn_waits_for_the_recognizer(service):
+    session = SESSIONS / "query_m8_bolts.wav"
+    samples = np.concatenate(list(wav_frames(session)))
+    play = subprocess.Popen(["paplay", str(session)], env=service["env"])
+    try:
+        # the turn state left listening: the voice turn holds the stage locks from here
+        events_until(service["out"], lambda x: x["type"] == "state" and x["state"] == "awake")
+        got = run(ask(service["addr"], transcribe_events(samples), "transcript"))
+        voice = events_until(service["out"], lambda x: x["type"] == "turn_end")
+    finally:
+        play.wait(60)
+    assert got.type == "transcript", got
+    text = Transcript.from_event(got).text.lower()
+    assert "m8" in text and "12" in text
+    reply = next(x for x in voice if x["type"] == "reply")
+    assert "140" in reply["text"]  # the voice turn was answered, undisturbed
+    err = service["err"]
+    while True:
+        try:
+            line = service["err_q"].get_nowait()
+        except queue.Empty:
+            break
+        if line is not None:
+            err.append(line)
+    # the recognizer's stage lock: the Wyoming request found it held by the voice turn and waited
+    assert any("stage asr: wyoming waits for voice" in line for line in err), "".join(err)
