@@ -12,6 +12,8 @@ import queue
 import shutil
 import signal
 import subprocess
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -20,10 +22,12 @@ from wyoming.audio import AudioChunk, AudioStart, AudioStop
 from wyoming.client import AsyncTcpClient
 from wyoming.handle import Handled
 from wyoming.info import Describe, Info
+from wyoming.wake import Detect, Detection
 
 from drivers.audio import SAMPLE_RATE, wav_frames
+from edge.service.wyoming.locks import StageLocks
 from edge.stages.store import Store
-from tests.helpers import SESSIONS
+from tests.helpers import AUDIO, SESSIONS
 from tests.live import lines_until, start_edge_run, stop
 from tests.pulse import pulse_server
 
@@ -102,11 +106,25 @@ def test_the_service_serves_describe_and_a_handled_log_into_its_own_store_and_ev
         store.close()
 
 
-def transcribe_events(samples: np.ndarray):
+def audio_events(first, samples: np.ndarray):
     raw = samples.astype("<i2").tobytes()
     step = CHUNK * 2
-    return ([Transcribe(language="en"), AudioStart(SAMPLE_RATE, 2, 1)]
+    return ([first, AudioStart(SAMPLE_RATE, 2, 1)]
             + [AudioChunk(SAMPLE_RATE, 2, 1, raw[i:i + step]) for i in range(0, len(raw), step)] + [AudioStop()])
+
+
+def transcribe_events(samples: np.ndarray):
+    return audio_events(Transcribe(language="en"), samples)
+
+
+def test_a_wyoming_wake_stream_gets_its_own_detector_beside_the_voice_loop(service):
+    """The voice loop scores every captured frame with its detector; a Wyoming stream is given
+    another one (built on first need), which finds the wake word in a real recording."""
+    silence = np.zeros(SAMPLE_RATE, np.int16)
+    samples = np.concatenate([silence, *wav_frames(AUDIO / "real" / "hey_mycroft_test.wav"), silence])
+    got = run(ask(service["addr"], audio_events(Detect(), samples), "detection"))
+    assert got.type == "detection", got
+    assert Detection.from_event(got).name == "hey_mycroft"
 
 
 def test_a_wyoming_transcription_during_a_voice_turn_waits_for_the_recognizer(service):
@@ -135,3 +153,33 @@ def test_a_wyoming_transcription_during_a_voice_turn_waits_for_the_recognizer(se
             err.append(line)
     # the recognizer's stage lock: the Wyoming request found it held by the voice turn and waited
     assert any("stage asr: wyoming waits for voice" in line for line in err), "".join(err)
+
+
+def test_stage_locks_make_a_wyoming_call_wait_for_the_voice_turn_in_order():
+    """The lock class itself, across two threads: the voice turn holds every stage; a Wyoming
+    call on the recognizer and the store waits, counted, and takes the locks only after the turn
+    gave them back."""
+    locks = StageLocks()
+    locks.begin_turn("voice")
+    done = threading.Event()
+
+    def wyoming_call():
+        with locks.hold("wyoming", ("store", "asr")):  # any order asked: taken in ORDER
+            done.set()
+
+    t = threading.Thread(target=wyoming_call)
+    t.start()
+    deadline = time.monotonic() + TIMEOUT_S  # hang detection only
+    while locks["asr"].waited == 0:
+        assert time.monotonic() < deadline, "the Wyoming call never tried the recognizer's lock"
+        time.sleep(0.01)
+    assert not done.is_set() and locks["asr"].holder == "voice"  # it waits: the turn holds the recognizer
+    locks.end_turn()
+    t.join(TIMEOUT_S)
+    assert done.is_set()
+    assert list(locks["asr"].history) == [("voice", "takes"), ("wyoming", "waits"), ("voice", "releases"),
+                                          ("wyoming", "takes"), ("wyoming", "releases")]
+    assert [lk.counters() for lk in (locks["asr"], locks["store"], locks["tts"])] == [
+        {"name": "asr", "holder": None, "acquired": 2, "waited": 1},
+        {"name": "store", "holder": None, "acquired": 2, "waited": 0},  # asr first: store was free by then
+        {"name": "tts", "holder": None, "acquired": 1, "waited": 0}]
