@@ -48,7 +48,7 @@ from edge.governor.governor import Governor
 from edge.llm.chain import EngineChain
 from edge.service.api import metrics, ollama, openai
 from edge.service.api.deps import ApiContext
-from edge.service.api.guard import CONSOLE_PREFIX, Guard
+from edge.service.api.guard import CONSOLE_PREFIX, Guard, endpoint_label, is_console
 from edge.service.api.metrics import GovernorCollector, Metrics, ServiceStateCollector, active_label
 from edge.service.api.queue import Generator
 from edge.service.console import routes as console_routes
@@ -82,19 +82,19 @@ def invalid_request(request: Request, exc: RequestValidationError) -> JSONRespon
         loc = [str(p) for p in err.get("loc", ()) if p not in ("body", "query")]
         fields.append(f"{'.'.join(loc) or '(body)'}: {err.get('msg', 'invalid')}")
     path = request.url.path
-    known = path if path in {getattr(r, "path", None) for r in request.app.routes} else "other"
-    return ctx.error(known, 400, "invalid request: " + "; ".join(fields), path.startswith("/v1/"))
+    return ctx.error(endpoint_label(request.app, path), 400, "invalid request: " + "; ".join(fields),
+                     path.startswith("/v1/"))
 
 
 async def http_error(request: Request, exc: HTTPException):
     """An HTTPException of an API route (a refused value, 413 for too many messages) in the path's
     API family's shape, counted; the console's keep FastAPI's (its redirects and pages)."""
     path = request.url.path
-    if path.startswith(CONSOLE_PREFIX):
+    if is_console(path):
         return await http_exception_handler(request, exc)
     ctx: ApiContext = request.app.state.api
-    known = path if path in {getattr(r, "path", None) for r in request.app.routes} else "other"
-    return ctx.error(known, exc.status_code, str(exc.detail), path.startswith("/v1/"), exc.headers)
+    return ctx.error(endpoint_label(request.app, path), exc.status_code, str(exc.detail), path.startswith("/v1/"),
+                     exc.headers)
 
 
 def docs_page(app: FastAPI) -> HTMLResponse:
@@ -168,7 +168,7 @@ def create_app(engine, api_settings, default_temperature: float = 0.2, governor=
         app.include_router(console_routes.router)
         app.mount(f"{CONSOLE_PREFIX}/static", StaticFiles(directory=console_routes.STATIC_DIR), name="console-static")
     names = (api_settings.host, *api_settings.allowed_hosts, *(console.hosts if console is not None else ()))
-    app.add_middleware(Guard, settings=api_settings, names=tuple(dict.fromkeys(names)))
+    app.add_middleware(Guard, ctx=ctx, names=tuple(dict.fromkeys(names)))
     return app
 
 

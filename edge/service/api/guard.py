@@ -19,12 +19,12 @@ from urllib.parse import urlsplit
 
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
-from starlette.responses import JSONResponse
 
 from edge.config import is_loopback
 
 if TYPE_CHECKING:
     from edge.config import ApiSettings
+    from edge.service.api.deps import ApiContext
 
 CONSOLE_PREFIX = "/console"
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -69,13 +69,14 @@ def too_large(limit: int) -> str:
 
 
 class Guard:
-    """The ASGI middleware of the module doc around ``app`` with :class:`edge.config.ApiSettings`
-    ``settings`` and ``names``: the Host names allowed besides loopback. Refusals are counted in
-    ``edge_api_requests_total`` (``app.state.api``) under the route's path, or ``other``."""
+    """The ASGI middleware of the module doc around ``app``, for the API of ``ctx`` (an
+    :class:`edge.service.api.deps.ApiContext`: its settings, and its metrics where refusals are
+    counted under the route's path or ``other``); ``names``: the Host names allowed besides loopback."""
 
-    def __init__(self, app, settings: ApiSettings, names: tuple[str, ...]):
+    def __init__(self, app, ctx: ApiContext, names: tuple[str, ...]):
         self.app = app
-        self.settings = settings
+        self.ctx = ctx
+        self.settings: ApiSettings = ctx.settings
         self.names = names
 
     async def __call__(self, scope, receive, send):
@@ -115,29 +116,38 @@ class Guard:
         """The response refusing this request, or None to let it through."""
         host = headers.get("host", "")
         if not host_allowed(host_name(host), self.names):
-            return self.answer(scope, 400, f"Host header {host_name(host) or host!r} is not one of this box's names: "
+            shown = (host_name(host) or host)[:100]
+            return self.answer(scope, 400, f"Host header {shown!r} is not one of this box's names: "
                                            f"add it to api.allowed_hosts")
         origin = headers.get("origin")
         if origin is not None and not same_origin(origin, host, scope.get("scheme", "http")):
             return self.answer(scope, 403, f"cross-origin request from {origin[:100]!r} refused: the API and the "
                                            f"console answer only their own pages")
         token = self.settings.token
-        if token and not scope["path"].startswith(CONSOLE_PREFIX):
+        if token and not is_console(scope["path"]):
             scheme, _, value = headers.get("authorization", "").partition(" ")
             if scheme.lower() != "bearer" or not secrets.compare_digest(value.strip().encode(), token.encode()):
                 return self.answer(scope, 401, "missing or wrong bearer token (header 'Authorization: Bearer "
                                                "<api.token>')", {"WWW-Authenticate": "Bearer"})
         length = headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.settings.max_body_bytes):
-            return self.answer(scope, 413, too_large(self.settings.max_body_bytes) if length.isdigit() else "Content-Length is not a number")
+        if length is not None and not length.isdigit():
+            return self.answer(scope, 400, "Content-Length is not a number")
+        if length is not None and int(length) > self.settings.max_body_bytes:
+            return self.answer(scope, 413, too_large(self.settings.max_body_bytes))
         return None
 
     def answer(self, scope, code: int, msg: str, headers: dict | None = None):
         """A counted error response in the shape of the path's API family (OpenAI under ``/v1/``)."""
-        app = scope.get("app")
-        ctx = getattr(getattr(app, "state", None), "api", None)
         path = scope["path"]
-        if ctx is None:
-            return JSONResponse({"error": msg}, status_code=code, headers=headers)
-        known = {getattr(r, "path", None) for r in app.routes}
-        return ctx.error(path if path in known else "other", code, msg, path.startswith("/v1/"), headers)
+        return self.ctx.error(endpoint_label(scope["app"], path), code, msg, path.startswith("/v1/"), headers)
+
+
+def endpoint_label(app, path: str) -> str:
+    """``path`` when it is one of ``app``'s routes, else ``other`` (the ``endpoint`` label of
+    ``edge_api_requests_total``: a client's made-up paths must not grow the metric's series)."""
+    return path if path in {getattr(r, "path", None) for r in app.routes} else "other"
+
+
+def is_console(path: str) -> bool:
+    """True for the console's paths (they have their own login instead of the bearer token)."""
+    return path == CONSOLE_PREFIX or path.startswith(CONSOLE_PREFIX + "/")
