@@ -33,10 +33,12 @@ is constrained while it is generated and validated after (case C14).
    the model calls one ``other`` (its answer may hold an invented number) or, for a "how many …"
    question, ``log_record``, it becomes ``query_stock`` with the resolved item (or ``unknown``);
    the model's answer is dropped (kept in ``extra["llm_answer_dropped"]``) and the dialog answers
-   from the store or says it does not know the item.
+   from the store or says it does not know the item. A stock question whose two attempts both
+   failed validation is the same ``query_stock`` (``extra["llm_errors"]``), not "not understood".
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Callable, Iterable
@@ -64,8 +66,6 @@ JSON_OVERHEAD_TOKENS = 64
 ATTEMPTS = 2
 #: most candidate items the prompt lists (the SKU enum of the generation schema is the same set)
 SHORTLIST_MAX = 5
-#: least rapidfuzz score (0..100) of a name filling up the default shortlist
-SHORTLIST_FUZZY_CUTOFF = 60
 
 _INTENT_HELP = (
     "query_stock: the worker asks how many of an item there are, or whether or where it is stocked. "
@@ -134,7 +134,7 @@ def _examples(items: list, language: str) -> list[tuple[str, dict]]:
 def build_system_prompt(items: Iterable, language: str = "en",
                         examples: list[tuple[str, dict]] | None = None) -> str:
     """The system message: the task, the intents, worked examples (sentence → JSON line), and last
-    the candidate items (one line per item: ``SKU: name; aliases; location``).
+    the candidate items (one line per item: ``SKU: name; first alias; location``).
 
     ``items``: the shortlist, listed as given (the parser passes at most :data:`SHORTLIST_MAX`).
     ``examples``: the worked examples; default made from ``items``. Everything before the item
@@ -149,9 +149,8 @@ def build_system_prompt(items: Iterable, language: str = "en",
     if language == "zh":
         lines.append("The worker speaks Mandarin Chinese; answer in Chinese.")
     lines.append("Items the sentence may name (sku: name; other names; location); sku is one of these or null:")
-    for it in items:
-        aliases = ", ".join(it.aliases) or "-"
-        lines.append(f"{it.sku}: {it.item}; {aliases}; {it.location}")
+    for it in items:  # one alias at most: a line's size does not depend on how many names an item has
+        lines.append(f"{it.sku}: {it.item}; {(it.aliases or ('-',))[0]}; {it.location}")
     if not items:
         lines.append("(none: sku is null)")
     return "\n".join(lines)
@@ -310,15 +309,15 @@ class LlmIntentParser:
         self.last_stats: GenerationStats | None = None
 
     def default_shortlist(self, text: str) -> list:
-        """The grammar resolver's item (or candidates) for ``text``, then the inventory names
-        nearest to it (``rapidfuzz`` partial token-set ratio ≥ :data:`SHORTLIST_FUZZY_CUTOFF`), at
-        most :data:`SHORTLIST_MAX` items. Raises nothing."""
+        """The grammar resolver's item (or candidates) for ``text``, filled up with the inventory
+        names nearest to it (``rapidfuzz`` partial token-set ratio): :data:`SHORTLIST_MAX` items
+        (all of a smaller inventory), so the prompt has the same size for any inventory. Raises nothing."""
         match = self.grammar.resolve_item(text)
         skus = [match.sku] if match.sku else list(match.candidates)
         query = normalize_text(text) if not has_cjk(text) else text
         if query and len(skus) < SHORTLIST_MAX:
             for name, _score, _ in process.extract(query, self._name_keys, scorer=fuzz.partial_token_set_ratio,
-                                                   score_cutoff=SHORTLIST_FUZZY_CUTOFF, limit=4 * SHORTLIST_MAX):
+                                                   limit=4 * SHORTLIST_MAX):
                 sku = self._names[name]
                 if sku not in skus:
                     skus.append(sku)
@@ -418,6 +417,11 @@ class LlmIntentParser:
                 continue
             self.attempts.append({"output": output, "errors": [], "stats": stats})
             return self._intent(obj, text, attempt + 1)
+        if self.is_stock_question(text):  # the store can still answer it: nothing of the model's output is used
+            blank = {"intent": "query_stock", "sku": None, "quantity": None, "direction": None, "location": None,
+                     "answer": None}
+            intent = self._intent(blank, text, ATTEMPTS)
+            return dataclasses.replace(intent, extra={**intent.extra, "llm_errors": errors})
         refusal = NOT_UNDERSTOOD_ZH if self.language == "zh" else NOT_UNDERSTOOD
         return Intent("other", source="llm", text=text, answer=refusal,
                       extra={"failed_validation": True, "errors": errors, "attempts": ATTEMPTS})
