@@ -79,6 +79,15 @@ def test_masking_replaces_places_numbers_and_item_words(items):
     assert m.mask("what is running low") == "what is running low"
 
 
+def test_a_new_inventory_changes_only_the_masking(items):
+    p = Paraphraser(Encoder.load(), [])
+    vectors = p.vectors.copy()
+    assert p.prepare("how many fuses are left") == "how many fuses are left"
+    p.set_items(items)
+    assert p.prepare("how many fuses are left") == "how many parts are left"
+    assert (p.vectors == vectors).all()
+
+
 def test_item_words_do_not_decide_the_intent(para):
     # the same command with items of very different names lands on the same intent
     got = {para.match(f"how many {name} have we got")[0] for name in ("fuses", "safety goggles", "copy paper")}

@@ -150,6 +150,11 @@ class Paraphraser:
         self._rows = {name: np.array([i for i, lab in enumerate(self.labels) if lab == name]) for name in self.intents}
         self.vectors = encoder.encode([self.masker.fill(s) for s in self.sentences])  # (m, 384)
 
+    def set_items(self, items: Iterable) -> None:
+        """A new inventory: only the masker's item vocabulary changes (the exemplars' vectors do not
+        depend on the items)."""
+        self.masker = Masker(items, self.masker.fillers)
+
     def prepare(self, text: str) -> str:
         """What is encoded for ``text`` (masked unless ``mask=False``)."""
         return self.masker.mask(text) if self.use_mask else text
