@@ -74,21 +74,36 @@ class Masker:
     numbers (→ ``five``) and runs of item-name words (→ ``parts``).
 
     ``items``: inventory items (``item`` name and ``aliases``); their name words (normalized,
-    singular, not command words, numbers or units) are the item vocabulary. Raises nothing."""
+    singular, not command words, numbers or units) are the item vocabulary, and the last word of
+    each name its head. A run of name words is an item only when it holds a head ("square" of
+    "1.5 square flex cable" alone is not: "the square root of 81" stays as said). Raises nothing."""
 
     def __init__(self, items: Iterable = (), fillers: dict[str, str] | None = None):
         self.fillers = dict(FILLERS if fillers is None else fillers)
         vocab: set[str] = set()
+        heads: set[str] = set()
         for it in items:
             for name in (it.item, *getattr(it, "aliases", ())):
-                for w in normalize_text(name).split():
-                    s = singular(w)
-                    if is_name_word(s) and not s.isdigit():
-                        vocab.add(s)
+                words = [singular(w) for w in normalize_text(name).split()]
+                words = [w for w in words if is_name_word(w) and not w.isdigit()]
+                vocab.update(words)
+                if words:
+                    heads.add(words[-1])
         self.vocab = frozenset(vocab)
+        self.heads = frozenset(heads)
 
     def spans(self, text: str) -> list[tuple[str, str]]:
         """The utterance as ``(kind, word)`` pieces: kind ``place``, ``n``, ``item`` or ``word``."""
+        pieces = self._pieces(text)
+        out: list[tuple[str, str]] = []
+        for kind, w in pieces:  # a run of name words without a head word is not an item
+            if kind == "item" and not any(singular(t) in self.heads for t in w.split()):
+                out.extend(("word", t) for t in w.split())
+            else:
+                out.append((kind, w))
+        return out
+
+    def _pieces(self, text: str) -> list[tuple[str, str]]:
         toks = normalize_text(text).split()
         out: list[tuple[str, str]] = []
         k = 0
