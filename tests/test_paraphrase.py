@@ -79,6 +79,15 @@ def test_masking_replaces_places_numbers_and_item_words(items):
     assert m.mask("what is running low") == "what is running low"
 
 
+def test_a_big_inventory_masks_items_not_common_words():
+    from tests.big_inventory import big_inventory
+
+    m = Masker(big_inventory(2000))
+    assert "square" in m.vocab  # "1.5 square flex cable" makes it a name word...
+    assert m.mask("what's the square root of 81") == "whats the square root of five"  # ...but no item here
+    assert m.mask("we used two red electrical tapes") == "we used five parts"
+
+
 def test_a_new_inventory_changes_only_the_masking(items):
     p = Paraphraser(Encoder.load(), [])
     vectors = p.vectors.copy()
