@@ -142,3 +142,20 @@ def test_a_final_decode_with_too_many_phrases_takes_a_second_pass(whisper, big):
     assert Grammar(big).resolve_item(heard.text).sku == "BLT-M8-30", heard.text
     whisper.transcribe(audio, refine=False)  # a partial transcript: one pass
     assert whisper.second_passes == before + 1
+
+
+def test_items_used_most_come_first_from_the_store(tmp_path):
+    from edge.stages.asr.base import COMMAND_WORDS
+    from edge.stages.asr.bias import used_first
+
+    store = Store(tmp_path / "used.db")
+    store.import_csv(INVENTORY)
+    for k, sku in enumerate(["FUS-5A", "WSH-M8", "FUS-5A", "DRL-BIT-6", "GOG-SAF"]):
+        store.log(sku, -1, "used one", f"t{k}")
+    store.undo("undo that", "t9")  # takes back the goggles: they do not count
+    assert used_first(store.records()) == ["FUS-5A", "DRL-BIT-6", "WSH-M8"]
+    assert used_first(store.records(), limit=1) == ["FUS-5A"]
+    v = vocabulary(store.items(), first=used_first(store.records()))
+    names = [p for p in v if p not in COMMAND_WORDS]
+    assert names[:2] == ["fuse", "fuses"]
+    store.close()

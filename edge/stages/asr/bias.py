@@ -8,7 +8,7 @@ last few dozen names. So the prompt is built to fit, counted with Whisper's own 
 1. :func:`build_prompt`: ``"Stock room commands. Undo that. <command words>. Items and places: "``
    and then the phrases in the order given (item names, aliases, places) as many as fit.
    :func:`edge.stages.asr.base.vocabulary` puts the items this box used most or most recently
-   first (``first=`` SKUs), then the rest of the inventory.
+   first (``first=`` SKUs, e.g. :func:`used_first` of the store's records), then the rest.
 2. When the phrases do not all fit, :func:`focus` re-orders them for a second pass: the phrases
    most of whose words the first pass's transcript has (``rapidfuzz`` per word) go first. :class:`edge.stages.asr.whisper.WhisperRecognizer` then decodes the final utterance a
    second time with that prompt (one more decode, ~0.3 s here; partial transcripts keep one pass).
@@ -39,7 +39,7 @@ FOCUS_SHARE = 0.5
 _GENERIC = frozenset({"bin", "drawer", "shelf", "x", "by", "mm", "millimetre", "the", "a", "of", "and"})
 
 __all__ = ["FOCUS_PHRASES", "HEAD", "PROMPT_TOKENS", "WORD_MATCH", "build_prompt", "focus", "prompt_token_count",
-           "whisper_tokenizer"]
+           "used_first", "whisper_tokenizer"]
 
 
 def whisper_tokenizer(model: str | Path) -> Tokenizer:
@@ -82,6 +82,23 @@ def build_prompt(phrases: Iterable[str], count: Callable[[str], int], budget: in
         else:
             hi = mid - 1
     return _compose(commands, rest[:lo]), lo, len(rest)
+
+
+def used_first(records: Iterable, limit: int = 20, window: int = 200) -> list[str]:
+    """SKUs of the items this box used most in its last ``window`` records (most often first, the
+    more recent first on a tie), at most ``limit``: the ``first=`` of
+    :func:`edge.stages.asr.base.vocabulary`. ``records``: :class:`edge.stages.store.Record` objects,
+    oldest first (``Store.records()``); compensating (undo) records and the records they undid do
+    not count. Raises nothing."""
+    recent = list(records)[-window:]
+    undone = {r.undoes for r in recent if r.undoes is not None}
+    count: dict[str, int] = {}
+    last: dict[str, int] = {}
+    for k, r in enumerate(recent):
+        if r.undoes is None and r.id not in undone:
+            count[r.sku] = count.get(r.sku, 0) + 1
+            last[r.sku] = k
+    return sorted(count, key=lambda sku: (-count[sku], -last[sku]))[:limit]
 
 
 def _words(text: str) -> list[str]:
