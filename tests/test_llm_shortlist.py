@@ -80,6 +80,8 @@ def test_an_empty_shortlist_says_so():
     ("do we have any hammers", True),
     ("is there any white paint left", True),
     ("how many legs does a spider have", False),
+    ("where are the safety goggles", True),
+    ("what is the torque for M8 bolts", False),
     ("what's the capital of France", False),
     ("tell me a joke", False),
 ])

@@ -161,19 +161,21 @@ _QUESTION_START = re.compile(r"^(?:how|do|does|are|is|where|whats|what|which|any
 _COUNT_QUESTION = re.compile(r"^(?:how (?:many|much)|do we (?:still )?have|have we (?:still )?got|is there|are there"
                              r"|any)\b")
 _STOCK_WORDS = re.compile(r"\b(?:stock|stocked|left|remaining|remain|inventory|on hand|in store|available|keep|kept"
-                          r"|do we (?:still )?have|have we (?:still )?got|we got|we have)\b")
+                          r"|do we (?:still )?have|have we (?:still )?got|we got|we (?:still )?have)\b")
 _STOCK_ZH = re.compile(r"多少|还有|库存|在哪|剩")
+_WHERE_OR_COUNT = re.compile(r"\b(?:how (?:many|much)|where|do we|have we|is there|are there|any|got any)\b")
 
 
 def asks_about_stock(text: str, names_item: bool) -> bool:
-    """Whether ``text`` asks about stock (how many, whether, where): a question with stock words
-    ("left", "in stock", "do we have"), or about an item the inventory has (``names_item``: the
-    item resolver found one or several). "How many legs does a spider have" is not. Raises nothing."""
+    """Whether ``text`` asks about stock: a question with stock words ("left", "in stock", "do we
+    have"), or a how-many / where / is-there question about an item the inventory has
+    (``names_item``: the item resolver found one or several). "How many legs does a spider have"
+    and "what is the torque for M8 bolts" are not. Raises nothing."""
     if has_cjk(text):
         return bool(_STOCK_ZH.search(text))
     norm = normalize_text(text)
     asked = bool(_QUESTION_START.match(norm)) or text.rstrip().endswith("?")
-    return asked and (bool(_STOCK_WORDS.search(norm)) or names_item)
+    return asked and (bool(_STOCK_WORDS.search(norm)) or (names_item and bool(_WHERE_OR_COUNT.search(norm))))
 
 
 def counts_question(text: str) -> bool:
