@@ -77,3 +77,85 @@ def test_vocabulary_is_rebuilt_when_the_inventory_changes(tmp_path):
     run_session(stages, settings, SESSIONS / "query_m8_bolts.wav", tmp_path)
     assert "hex keys" in stages.asr.initial_prompt
     assert stages.understanding.grammar.parse("how many allen keys do we have").sku == "HEX-5"
+
+
+# -- a 2,000-item inventory: the prompt within Whisper's budget ------------------------------------
+@pytest.fixture(scope="module")
+def whisper():
+    from edge.stages.asr.whisper import WhisperRecognizer
+
+    return WhisperRecognizer("whisper-tiny-en")
+
+
+@pytest.fixture(scope="module")
+def big():
+    from tests.big_inventory import big_inventory
+
+    return big_inventory(2000)
+
+
+def test_prompt_fits_the_tokens_whisper_keeps(whisper, big):
+    from edge.stages.asr.bias import PROMPT_TOKENS
+
+    whisper.set_vocabulary(vocabulary(big))
+    assert whisper.count_prompt_tokens(whisper.initial_prompt) <= PROMPT_TOKENS
+    assert whisper.initial_prompt.startswith("Stock room commands. Undo that. How many")  # never cut off
+    assert whisper.overflow and 0 < whisper.prompt_phrases
+    # the whole phrase list would be ~170 times the budget: faster-whisper would keep only its end
+    everything = ", ".join(vocabulary(big))
+    assert whisper.count_prompt_tokens(everything) > 100 * PROMPT_TOKENS
+    whisper.set_vocabulary(vocabulary(big[:10]))
+    assert not whisper.overflow and "nitrile gloves" in whisper.initial_prompt
+
+
+def test_items_used_first_get_into_the_prompt(whisper, big):
+    whisper.set_vocabulary(vocabulary(big))
+    assert "M6 x 30 hex bolt" not in whisper.initial_prompt  # item 1,964 of 2,000: no room for it
+    whisper.set_vocabulary(vocabulary(big, first=["HB-M6-30"]))
+    assert "Items and places: M6 x 30 hex bolt, " in whisper.initial_prompt
+
+
+def test_focus_puts_the_heard_item_first(big):
+    from edge.stages.asr.base import COMMAND_WORDS
+    from edge.stages.asr.bias import focus
+
+    phrases = vocabulary(big)
+    got = focus(phrases, "we used four M6 by 30 hex bolts")
+    assert got[:len(COMMAND_WORDS)] == list(COMMAND_WORDS) and sorted(got) == sorted(phrases)
+    front = got[len(COMMAND_WORDS):len(COMMAND_WORDS) + 6]
+    assert "M6 x 30 hex bolt" in front and "M8 x 30 hex bolt" not in front
+    assert focus(phrases, "") == phrases
+
+
+def test_a_final_decode_with_too_many_phrases_takes_a_second_pass(whisper, big):
+    from drivers.audio import read_wav
+    from edge.stages.nlu.grammar import Grammar
+    from tests.helpers import SESSIONS
+    from tests.synth import to16k
+
+    data, rate = read_wav(SESSIONS / "query_m8_bolts.wav")
+    audio = to16k(data, rate)
+    whisper.set_vocabulary(vocabulary(big))
+    before = whisper.second_passes
+    heard = whisper.transcribe(audio)
+    assert whisper.second_passes == before + 1
+    assert Grammar(big).resolve_item(heard.text).sku == "BLT-M8-30", heard.text
+    whisper.transcribe(audio, refine=False)  # a partial transcript: one pass
+    assert whisper.second_passes == before + 1
+
+
+def test_items_used_most_come_first_from_the_store(tmp_path):
+    from edge.stages.asr.base import COMMAND_WORDS
+    from edge.stages.asr.bias import used_first
+
+    store = Store(tmp_path / "used.db")
+    store.import_csv(INVENTORY)
+    for k, sku in enumerate(["FUS-5A", "WSH-M8", "FUS-5A", "DRL-BIT-6", "GOG-SAF"]):
+        store.log(sku, -1, "used one", f"t{k}")
+    store.undo("undo that", "t9")  # takes back the goggles: they do not count
+    assert used_first(store.records()) == ["FUS-5A", "DRL-BIT-6", "WSH-M8"]
+    assert used_first(store.records(), limit=1) == ["FUS-5A"]
+    v = vocabulary(store.items(), first=used_first(store.records()))
+    names = [p for p in v if p not in COMMAND_WORDS]
+    assert names[:2] == ["fuse", "fuses"]
+    store.close()

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from edge.stages.dialog import act as dialog_act
-from edge.stages.nlu.llm_intent import ATTEMPTS, NOT_UNDERSTOOD, LlmIntentParser, build_system_prompt
+from edge.stages.nlu.llm_intent import ATTEMPTS, NOT_UNDERSTOOD, SHORTLIST_MAX, LlmIntentParser, build_system_prompt
 from edge.stages.nlu.schema import (
     INTENT_VALUES,
     IntentJsonError,
@@ -116,11 +116,22 @@ def test_two_failures_are_refused_and_nothing_is_written(case, store):
     assert store.records() == [] and quantities(store) == before
 
 
+def shortlisted(und, *skus):
+    """``und``'s LLM prompt lists these items (the replayed output names one the default shortlist
+    would not offer)."""
+    by_sku = {it.sku: it for it in und.items}
+    und.llm_intent.shortlister = lambda _text: [by_sku[s] for s in skus]
+    return und
+
+
 def test_every_request_is_constrained_and_greedy(store):
     engine = ReplayEngine([BAD_OUTPUTS["prose"], GOOD])
-    Understanding(store.items(), engine).understand("note that three fuses went out to the van")
+    und = Understanding(store.items(), engine)
+    und.understand("note that three fuses went out to the van")
+    skus = und.llm_intent.skus  # the shortlist's SKUs, not the whole inventory
+    assert "FUS-5A" in skus and set(skus) <= set(SKUS) and len(skus) <= SHORTLIST_MAX
     for r in engine.requests:
-        assert r.json_schema == generation_schema(SKUS) and r.temperature == 0.0
+        assert r.json_schema == generation_schema(skus) and r.temperature == 0.0
     # the retry shows the model its output and what was wrong
     retry = engine.requests[1].messages
     assert retry[-2] == {"role": "assistant", "content": BAD_OUTPUTS["prose"] + " "}
@@ -157,7 +168,7 @@ def test_a_quantity_the_sentence_does_not_say_is_refused(store):
 def test_an_item_the_sentence_does_not_name_is_not_logged(store):
     engine = ReplayEngine([js(sku="FUS-5A", quantity=2)])  # valid JSON, but nobody said fuses
     text = "note that two sprocket chains went out to the van"
-    intent = Understanding(store.items(), engine).understand(text)
+    intent = shortlisted(Understanding(store.items(), engine), "FUS-5A").understand(text)
     assert (intent.intent, intent.sku, intent.quantity) == ("log_record", None, 2)
     assert intent.extra["llm_sku"] == "FUS-5A" and intent.extra["unknown_item"]
     before = quantities(store)
@@ -167,7 +178,8 @@ def test_an_item_the_sentence_does_not_name_is_not_logged(store):
 
 def test_the_named_item_wins_over_the_model_pick(store):
     engine = ReplayEngine([js(sku="WSH-M8", quantity=3)])
-    intent = Understanding(store.items(), engine).understand("note that three fuses went out to the van")
+    und = shortlisted(Understanding(store.items(), engine), "WSH-M8", "FUS-5A")
+    intent = und.understand("note that three fuses went out to the van")
     assert intent.sku == "FUS-5A" and intent.extra["llm_sku"] == "WSH-M8"
 
 

@@ -1,6 +1,7 @@
 """The recognizer interface every speech engine implements."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -56,11 +57,18 @@ class Recognizer(Protocol):
 COMMAND_WORDS = ("undo that", "how many", "do we have", "log", "used", "add", "received", "took", "remove")
 
 
-def vocabulary(items) -> list[str]:
+def vocabulary(items, first: Iterable[str] = ()) -> list[str]:
     """Phrases to bias recognition toward, from the inventory (:class:`edge.stages.store.Item` list):
-    item names, aliases and locations, plus the command words of the grammar path."""
+    the command words of the grammar path, then item names, aliases and locations.
+
+    ``first``: SKUs whose phrases come before the rest, in that order (the items this box used most
+    or most recently): a recognizer with a bounded prompt keeps the first phrases
+    (:func:`edge.stages.asr.bias.build_prompt`)."""
+    items = list(items)
+    by_sku = {it.sku: it for it in items}
+    front = [by_sku[s] for s in dict.fromkeys(first) if s in by_sku]
     seen: dict[str, None] = {}
-    for it in items:
+    for it in front + items:
         for p in (it.item, *it.aliases, it.location):
             if p and p.strip():
                 seen.setdefault(p.strip(), None)

@@ -11,7 +11,8 @@ import time
 
 import numpy as np
 
-from edge.stages.asr.base import COMMAND_WORDS, Recognition, model_dir
+from edge.stages.asr.base import Recognition, model_dir
+from edge.stages.asr.bias import build_prompt, focus, prompt_token_count
 
 SAMPLE_RATE = 16_000  # Hz, Whisper's input rate (Whisper paper, §2.2)
 #: ms of digital silence after the audio of a speculative or partial decode. faster-whisper encodes
@@ -46,17 +47,27 @@ class WhisperRecognizer:
         self._next_partial = 0  # samples accepted before the next partial may be decoded
         self._partial = ""
         self._spec: tuple[int, Recognition] | None = None  # (chunks decoded, result) of speculate()
+        #: the biasing phrases (set_vocabulary), how many of the non-command ones the prompt holds,
+        #: and whether a final decode runs a second pass focused on the first pass's transcript
+        self.phrases: list[str] = []
+        self.prompt_phrases = 0
+        self.overflow = False
+        self.second_pass = True
+        self.second_passes = 0  # second decodes run since the recognizer was built
+
+    def count_prompt_tokens(self, prompt: str) -> int:
+        """Tokens of ``prompt`` as this model's decoder is fed them."""
+        return prompt_token_count(self.model.hf_tokenizer, prompt)
 
     def set_vocabulary(self, phrases: list[str]) -> None:
         """Whisper biasing: an initial prompt listing the site's phrases (the decoder conditions on
-        it as if it were preceding text; Whisper paper §2.3 "previous text" conditioning)."""
-        if not phrases:
-            self.initial_prompt = None
-            return
-        commands = [p for p in phrases if p in COMMAND_WORDS and p != "undo that"]
-        rest = [p for p in phrases if p not in COMMAND_WORDS]
-        self.initial_prompt = (f"Stock room commands. Undo that. {', '.join(commands).capitalize()}. "
-                               f"Items and places: {', '.join(rest)}.")
+        it as if it were preceding text; Whisper paper §2.3 "previous text" conditioning), the
+        first phrases that fit :data:`edge.stages.asr.bias.PROMPT_TOKENS` (what faster-whisper
+        keeps). When not all fit, a final decode runs twice: the second with the phrases nearest
+        to the first transcript first (:func:`edge.stages.asr.bias.focus`)."""
+        self.phrases = list(phrases)
+        self.initial_prompt, self.prompt_phrases, names = build_prompt(self.phrases, self.count_prompt_tokens)
+        self.overflow = self.prompt_phrases < names
 
     def set_partials(self, interval_ms: int, cpu_fraction: float) -> None:
         """Re-decode the growing utterance after every ``interval_ms`` of new audio, and later when
@@ -86,7 +97,7 @@ class WhisperRecognizer:
         if not (self.partial_interval_ms and self.partial_cpu_fraction) or self._samples() < self._next_partial:
             return None
         c0 = time.process_time()
-        rec = self._padded(np.concatenate(self._chunks))
+        rec = self._padded(np.concatenate(self._chunks), refine=False)  # a partial: one pass
         cpu_ms = 1000 * (time.process_time() - c0)
         self.partial_cpu_ms += cpu_ms
         self.partials += 1
@@ -109,28 +120,39 @@ class WhisperRecognizer:
             self.speculation_cpu_ms += 1000 * (time.process_time() - c0)
         return self._spec[1]
 
-    def _padded(self, audio: np.ndarray) -> Recognition:
+    def _padded(self, audio: np.ndarray, refine: bool = True) -> Recognition:
         """:meth:`transcribe` of ``audio`` followed by :data:`SPECULATION_PAD_MS` of silence
         (``audio_ms`` is the audio's own length)."""
         pad = np.zeros(self._samples_per_ms(SPECULATION_PAD_MS), np.int16)
-        rec = self.transcribe(np.concatenate([audio, pad]))
+        rec = self.transcribe(np.concatenate([audio, pad]), refine=refine)
         return Recognition(rec.text, rec.confidence, 1000 * len(audio) / SAMPLE_RATE, rec.decode_ms)
 
-    def transcribe(self, audio: np.ndarray) -> Recognition:
+    def transcribe(self, audio: np.ndarray, refine: bool = True) -> Recognition:
         """``(n,)`` int16 16 kHz → :class:`Recognition`; confidence = exp(mean avg_logprob).
 
         Greedy decoding at temperature 0 only: faster-whisper's temperature fallback samples, which
-        would make the same audio give different transcripts run to run."""
+        would make the same audio give different transcripts run to run. With ``refine`` (and
+        :attr:`second_pass`), when the phrases did not all fit the prompt, the audio is decoded a
+        second time with the phrases nearest to the first transcript first; ``decode_ms`` is both."""
         t0 = time.perf_counter()
         x = audio.astype(np.float32) / 32768.0
+        text, conf = self._decode(x, self.initial_prompt)
+        if refine and self.second_pass and self.overflow and text:
+            prompt, _n, _total = build_prompt(focus(self.phrases, text), self.count_prompt_tokens)
+            if prompt != self.initial_prompt:
+                text, conf = self._decode(x, prompt)
+                self.second_passes += 1
+        return Recognition(text, conf, 1000 * len(audio) / SAMPLE_RATE, 1000 * (time.perf_counter() - t0))
+
+    def _decode(self, x: np.ndarray, prompt: str | None) -> tuple[str, float | None]:
         segments, _info = self.model.transcribe(
             x, language=self.language, beam_size=self.beam_size, vad_filter=False,
             condition_on_previous_text=False, without_timestamps=True, temperature=0.0,
-            initial_prompt=self.initial_prompt)
+            initial_prompt=prompt)
         segs = list(segments)
         text = " ".join(s.text.strip() for s in segs).strip()
         conf = math.exp(sum(s.avg_logprob for s in segs) / len(segs)) if segs else None
-        return Recognition(text, conf, 1000 * len(audio) / SAMPLE_RATE, 1000 * (time.perf_counter() - t0))
+        return text, conf
 
     def finish(self) -> Recognition:
         """The final transcript: the speculation (or partial) when it decoded exactly this audio,

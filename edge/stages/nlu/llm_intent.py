@@ -1,10 +1,16 @@
 """The LLM fallback: a sentence the grammar path did not take → :class:`Intent`, through JSON that
 is constrained while it is generated and validated after (case C14).
 
-1. The prompt is built from the inventory (:func:`build_system_prompt`): every item's SKU, name,
-   aliases and location, what each intent means, and worked examples of every intent made from the
-   first items of the inventory, in the configured language.
-2. Generation is constrained to :func:`edge.stages.nlu.schema.generation_schema` through
+1. The prompt never holds the whole inventory (2,000 items overflow a 2,048-token context): it is
+   built per sentence (:func:`build_system_prompt`) from what each intent means, worked examples
+   of every intent made from the first items of the inventory (the same for every sentence, so the
+   engine's KV prefix cache keeps them), and last a **shortlist** of at most
+   :data:`SHORTLIST_MAX` candidate items (SKU, name, aliases, location). The shortlist comes from
+   the caller (``parse(text, shortlist=[...])``) or the parser's ``shortlister(text)``; by default
+   the grammar's item resolver's pick and candidates, filled up with the nearest names by
+   ``rapidfuzz``. The prompt's size does not grow with the inventory (``bench/prompt_size.py``).
+2. Generation is constrained to :func:`edge.stages.nlu.schema.generation_schema` of the shortlist's
+   SKUs through
    ``GenerationRequest.json_schema`` (a llama.cpp grammar), greedy (temperature 0) with the
    engine's fixed seed, so the same sentence gives the same answer.
 3. The text that comes back is parsed strictly (exactly one JSON object) and validated with
@@ -23,12 +29,21 @@ is constrained while it is generated and validated after (case C14).
    (``extra["llm_sku"]`` keeps the model's pick if it differed); several → ``sku=None`` and
    ``extra["candidates"]``; none → ``sku=None`` and ``extra["unknown_item"]``. A small model that
    picks a plausible SKU for an item nobody said cannot make a record that way.
+7. A stock question is answered by the store, never by the model (:func:`asks_about_stock`): when
+   the model calls one ``other`` (its answer may hold an invented number) or, for a "how many …"
+   question, ``log_record``, it becomes ``query_stock`` with the resolved item (or ``unknown``);
+   the model's answer is dropped (kept in ``extra["llm_answer_dropped"]``) and the dialog answers
+   from the store or says it does not know the item. A stock question whose two attempts both
+   failed validation is the same ``query_stock`` (``extra["llm_errors"]``), not "not understood".
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+
+from rapidfuzz import fuzz, process
 
 from edge.llm.base import GenerationRequest, GenerationStats, generate
 from edge.stages.nlu.filler import has_cjk
@@ -49,6 +64,8 @@ NOT_UNDERSTOOD_ZH = "对不起，我没听懂。"
 JSON_OVERHEAD_TOKENS = 64
 #: attempts in all: the first and one retry (issue 3: "one retry, then I didn't understand")
 ATTEMPTS = 2
+#: most candidate items the prompt lists (the SKU enum of the generation schema is the same set)
+SHORTLIST_MAX = 5
 
 _INTENT_HELP = (
     "query_stock: the worker asks how many of an item there are, or whether or where it is stocked. "
@@ -114,22 +131,59 @@ def _examples(items: list, language: str) -> list[tuple[str, dict]]:
     ]
 
 
-def build_system_prompt(items: Iterable, language: str = "en") -> str:
-    """The system message: the task, the inventory (one line per item: ``SKU: name; aliases;
-    location``), the intents, and worked examples (sentence → JSON line). Raises nothing."""
+def build_system_prompt(items: Iterable, language: str = "en",
+                        examples: list[tuple[str, dict]] | None = None) -> str:
+    """The system message: the task, the intents, worked examples (sentence → JSON line), and last
+    the candidate items (one line per item: ``SKU: name; first alias; location``).
+
+    ``items``: the shortlist, listed as given (the parser passes at most :data:`SHORTLIST_MAX`).
+    ``examples``: the worked examples; default made from ``items``. Everything before the item
+    lines depends on the examples only, so a fixed set keeps that prefix the same for every
+    sentence. Raises nothing."""
     items = list(items)
     lines = ["You turn one sentence from a stock-room worker into a JSON object with the fields "
              "intent, sku, quantity, direction, location and answer.",
-             "Inventory (sku: name; other names; location):"]
-    for it in items:
-        aliases = ", ".join(it.aliases) or "-"
-        lines.append(f"{it.sku}: {it.item}; {aliases}; {it.location}")
-    lines += ["Intents:", _INTENT_HELP, "Examples:"]
-    for sentence, obj in _examples(items, language):
+             "Intents:", _INTENT_HELP, "Examples:"]
+    for sentence, obj in (examples if examples is not None else _examples(items, language)):
         lines.append(f"Sentence: {sentence}\nJSON: {_row(obj)}")
     if language == "zh":
         lines.append("The worker speaks Mandarin Chinese; answer in Chinese.")
+    lines.append("Items the sentence may name (sku: name; other names; location); sku is one of these or null:")
+    for it in items:  # one alias at most: a line's size does not depend on how many names an item has
+        lines.append(f"{it.sku}: {it.item}; {(it.aliases or ('-',))[0]}; {it.location}")
+    if not items:
+        lines.append("(none: sku is null)")
     return "\n".join(lines)
+
+
+_QUESTION_START = re.compile(r"^(?:how|do|does|are|is|where|whats|what|which|any|have|has|got|could you (?:check|tell)"
+                             r"|can you (?:check|tell)|tell me|check)\b")
+_COUNT_QUESTION = re.compile(r"^(?:how (?:many|much)|do we (?:still )?have|have we (?:still )?got|is there|are there"
+                             r"|any)\b")
+_STOCK_WORDS = re.compile(r"\b(?:stock|stocked|left|remaining|remain|inventory|on hand|in store|available|keep|kept"
+                          r"|do we (?:still )?have|have we (?:still )?got|we got|we (?:still )?have)\b")
+_STOCK_ZH = re.compile(r"多少|还有|库存|在哪|剩")
+_WHERE_OR_COUNT = re.compile(r"\b(?:how (?:many|much)|where|do we|have we|is there|are there|any|got any)\b")
+
+
+def asks_about_stock(text: str, names_item: bool) -> bool:
+    """Whether ``text`` asks about stock: a question with stock words ("left", "in stock", "do we
+    have"), or a how-many / where / is-there question about an item the inventory has
+    (``names_item``: the item resolver found one or several). "How many legs does a spider have"
+    and "what is the torque for M8 bolts" are not. Raises nothing."""
+    if has_cjk(text):
+        return bool(_STOCK_ZH.search(text))
+    norm = normalize_text(text)
+    asked = bool(_QUESTION_START.match(norm)) or text.rstrip().endswith("?")
+    return asked and (bool(_STOCK_WORDS.search(norm)) or (names_item and bool(_WHERE_OR_COUNT.search(norm))))
+
+
+def counts_question(text: str) -> bool:
+    """Whether ``text`` opens as a "how many / do we have / is there" question (never a command
+    to log). Raises nothing."""
+    if has_cjk(text):
+        return bool(_STOCK_ZH.search(text))
+    return bool(_COUNT_QUESTION.match(normalize_text(text)))
 
 
 def spoken_numbers(text: str) -> set[int]:
@@ -224,32 +278,72 @@ class LlmIntentParser:
         answer_max_tokens: budget for the ``answer`` of ``other``, tokens; the request allows
             :data:`JSON_OVERHEAD_TOKENS` more for the JSON around it.
         grammar: the grammar whose item resolver checks the SKU (built from ``items`` if None).
+        shortlister: ``(text) -> list of items``, the candidates the prompt lists (the first
+            :data:`SHORTLIST_MAX`); default :meth:`default_shortlist`.
     """
 
     def __init__(self, engine, items: Iterable, language: str = "en", answer_max_tokens: int = 48,
-                 grammar: Grammar | None = None):
+                 grammar: Grammar | None = None, shortlister: Callable[[str], list] | None = None):
         self.engine = engine
         self.items = list(items)
         self.language = language
-        self.skus = [it.sku for it in self.items]
-        self.schema = generation_schema(self.skus)
-        self.system_prompt = build_system_prompt(self.items, language)
+        self.grammar = grammar or Grammar(self.items, language=language)
+        self.shortlister = shortlister or self.default_shortlist
+        self._by_sku = {it.sku: it for it in self.items}
+        self._names = {}  # name or alias → sku, for the default shortlist's fuzzy fill
+        for it in self.items:
+            for name in (it.item, *it.aliases):
+                self._names.setdefault(name.lower(), it.sku)
+        self._name_keys = list(self._names)
+        #: the prompt's worked examples, from the first items of the whole inventory (fixed)
+        self.examples = _examples(self.items, language)
         #: the answers of the prompt's examples: a small model sometimes repeats one verbatim for
         #: any small talk (seen with SmolLM2-135M); such an answer counts as no answer
-        self.example_answers = {o["answer"] for _, o in _examples(self.items, language) if o.get("answer")}
+        self.example_answers = {o["answer"] for _, o in self.examples if o.get("answer")}
         self.max_tokens = JSON_OVERHEAD_TOKENS + answer_max_tokens
-        self.grammar = grammar or Grammar(self.items, language=language)
+        #: the shortlist, its SKUs, schema and system prompt of the last :meth:`parse` (or :meth:`messages`)
+        self.shortlist: list = []
+        self.skus: list[str] = []
+        self.schema = generation_schema([])
+        self.system_prompt = build_system_prompt([], language, self.examples)
         #: per attempt of the last :meth:`parse`: ``{"output", "errors", "stats"}``
         self.attempts: list[dict] = []
         self.last_stats: GenerationStats | None = None
 
-    def messages(self, text: str) -> list[dict]:
-        """The first attempt's chat messages for ``text``."""
+    def default_shortlist(self, text: str) -> list:
+        """The grammar resolver's item (or candidates) for ``text``, filled up with the inventory
+        names nearest to it (``rapidfuzz`` partial token-set ratio): :data:`SHORTLIST_MAX` items
+        (all of a smaller inventory), so the prompt has the same size for any inventory. Raises nothing."""
+        match = self.grammar.resolve_item(text)
+        skus = [match.sku] if match.sku else list(match.candidates)
+        query = normalize_text(text) if not has_cjk(text) else text
+        if query and len(skus) < SHORTLIST_MAX:
+            for name, _score, _ in process.extract(query, self._name_keys, scorer=fuzz.partial_token_set_ratio,
+                                                   limit=4 * SHORTLIST_MAX):
+                sku = self._names[name]
+                if sku not in skus:
+                    skus.append(sku)
+                if len(skus) >= SHORTLIST_MAX:
+                    break
+        return [self._by_sku[s] for s in skus[:SHORTLIST_MAX] if s in self._by_sku]
+
+    def use_shortlist(self, shortlist: Iterable) -> None:
+        """Build the prompt and schema for ``shortlist`` (its first :data:`SHORTLIST_MAX` items)."""
+        self.shortlist = list(shortlist)[:SHORTLIST_MAX]
+        self.skus = [it.sku for it in self.shortlist]
+        self.schema = generation_schema(self.skus)
+        self.system_prompt = build_system_prompt(self.shortlist, self.language, self.examples)
+
+    def messages(self, text: str, shortlist: Iterable | None = None) -> list[dict]:
+        """The first attempt's chat messages for ``text`` (the prompt listing ``shortlist``, default
+        ``shortlister(text)``)."""
+        self.use_shortlist(self.shortlister(text) if shortlist is None else shortlist)
         return [{"role": "system", "content": self.system_prompt},
                 {"role": "user", "content": f"Sentence: {text}\nJSON:"}]
 
     def check(self, output: str, text: str) -> dict:
         """Parse, validate and check ``output`` against the sentence ``text``; the JSON object.
+        The SKU must be one of the current shortlist's (or null).
 
         Raises:
             IntentJsonError: not exactly one JSON object, a schema violation, or a logged quantity
@@ -263,6 +357,11 @@ class LlmIntentParser:
                                        f"({', '.join(map(str, sorted(said)))})"])
         return obj
 
+    def is_stock_question(self, text: str) -> bool:
+        """:func:`asks_about_stock` with the grammar's item resolver deciding whether an item is named."""
+        match = self.grammar.resolve_item(text)
+        return asks_about_stock(text, match.sku is not None or bool(match.candidates))
+
     def _valid_prefix(self, obj_text: str) -> bool:
         try:
             parse_and_validate(obj_text, self.skus)
@@ -270,8 +369,9 @@ class LlmIntentParser:
             return False
         return True
 
-    def parse(self, text: str, on_answer=None) -> Intent:
-        """Understand ``text`` with the LLM.
+    def parse(self, text: str, on_answer=None, shortlist: Iterable | None = None) -> Intent:
+        """Understand ``text`` with the LLM; the prompt lists ``shortlist`` (the candidate items,
+        at most :data:`SHORTLIST_MAX` used; default ``shortlister(text)``).
 
         Returns an :class:`Intent` with ``source="llm"``; after two failed attempts, intent
         ``other`` with the refusal answer and ``extra["failed_validation"] = True`` and
@@ -283,7 +383,9 @@ class LlmIntentParser:
         never for a stock command's JSON.
         """
         self.attempts = []
-        messages = self.messages(text)
+        messages = self.messages(text, shortlist)
+        if on_answer is not None and self.is_stock_question(text):
+            on_answer = None  # its answer comes from the store: nothing of the model's is spoken
         max_tokens = self.max_tokens
         errors: list[str] = []
         for attempt in range(ATTEMPTS):
@@ -317,6 +419,11 @@ class LlmIntentParser:
                 continue
             self.attempts.append({"output": output, "errors": [], "stats": stats})
             return self._intent(obj, text, attempt + 1)
+        if self.is_stock_question(text):  # the store can still answer it: nothing of the model's output is used
+            blank = {"intent": "query_stock", "sku": None, "quantity": None, "direction": None, "location": None,
+                     "answer": None}
+            intent = self._intent(blank, text, ATTEMPTS)
+            return dataclasses.replace(intent, extra={**intent.extra, "llm_errors": errors})
         refusal = NOT_UNDERSTOOD_ZH if self.language == "zh" else NOT_UNDERSTOOD
         return Intent("other", source="llm", text=text, answer=refusal,
                       extra={"failed_validation": True, "errors": errors, "attempts": ATTEMPTS})
@@ -327,6 +434,14 @@ class LlmIntentParser:
         extra: dict = {"attempts": attempts}
         if kind == "undo":
             return Intent("undo", source="llm", text=text, extra=extra)
+        match = self.grammar.resolve_item(text)
+        named = match.sku is not None or bool(match.candidates)
+        if (kind == "other" and asks_about_stock(text, named)) or (kind == "log_record" and counts_question(text)):
+            # a stock question: the store answers it (or the dialog says it does not know the item)
+            extra["llm_intent"] = kind
+            if obj.get("answer"):
+                extra["llm_answer_dropped"] = obj["answer"]
+            kind, obj = "query_stock", {**obj, "intent": "query_stock", "answer": None}
         if kind == "other":
             answer = two_sentences(obj.get("answer") or "") or None
             if answer in self.example_answers:
@@ -334,7 +449,6 @@ class LlmIntentParser:
                 answer = None
             return Intent("other", source="llm", text=text, answer=answer, extra=extra)
         sku = obj["sku"]
-        match = self.grammar.resolve_item(text)
         if match.sku is not None:
             if sku != match.sku:
                 extra["llm_sku"] = sku
@@ -352,15 +466,17 @@ class LlmIntentParser:
         location = self._location(text)
         if obj.get("location") and obj["location"] != location:
             extra["llm_location"] = obj["location"]
+        slots = {"candidates": tuple(extra.get("candidates", ())),
+                 "unknown": extra.get("unknown_item") if sku is None and not extra.get("candidates") else None}
         if kind == "query_stock":
-            return Intent("query_stock", sku=sku, location=location, source="llm", text=text, extra=extra)
+            return Intent("query_stock", sku=sku, location=location, source="llm", text=text, extra=extra, **slots)
         direction = obj["direction"]
         said = text_direction(text)
         if said is not None and said != direction:
             extra["llm_direction"] = direction
             direction = said
         return Intent("log_record", sku=sku, quantity=obj["quantity"], direction=direction,
-                      location=location, source="llm", text=text, extra=extra)
+                      location=location, source="llm", text=text, extra=extra, **slots)
 
     @staticmethod
     def _location(text: str) -> str | None:
