@@ -63,13 +63,23 @@ class PreviewInventory:
     def get(self, sku: str) -> Item | None:
         return self.store.get(sku)
 
-    def log(self, sku: str, delta: int, utterance: str, turn_id: str) -> tuple[Record, Item]:
-        """What ``store.log`` would return; raises :class:`NotPreviewable` for an unknown SKU."""
+    def log(self, sku: str, delta: int | float, utterance: str, turn_id: str,
+            location: str | None = None) -> tuple[Record, Item]:
+        """What ``store.log`` would return; raises :class:`NotPreviewable` for an unknown SKU or
+        a place the item is not stored at."""
         item = self.store.get(sku)
-        if item is None:
-            raise NotPreviewable(f"unknown SKU {sku}")
-        return (Record(0, "", sku, delta, utterance, turn_id, None),
-                dataclasses.replace(item, quantity=item.quantity + delta))
+        place = item.place(location) if item is not None and location else item.location if item else None
+        if item is None or place is None:
+            raise NotPreviewable(f"unknown SKU {sku} or place {location}")
+        stock = tuple((p, q + delta if p == place else q) for p, q in item.places())
+        return (Record(0, "", sku, delta, utterance, turn_id, None, place),
+                dataclasses.replace(item, quantity=item.quantity + delta, stock=stock))
+
+    def place_contents(self, location: str, limit: int = 5) -> tuple[list[tuple[Item, int | float]], int]:
+        return self.store.place_contents(location, limit)
+
+    def low_stock(self, limit: int = 5) -> tuple[list[Item], int]:
+        return self.store.low_stock(limit)
 
     def undo(self, utterance: str, turn_id: str) -> tuple[Record, Item] | None:
         raise NotPreviewable("an undo's reply depends on the history")
