@@ -452,12 +452,12 @@ class Store:
         if delta == 0:
             raise StoreError("delta must be non-zero")
         place = places.place_for(conn, sku, location, create=delta > 0)
-        done = self._done(conn, turn_id, sku, place)
+        done = self._done(conn, turn_id, sku, place, "log")
         if done is not None:
-            if done.delta != delta:
+            if (done.delta, done.location) != (delta, place):
                 raise StoreError(
-                    f"turn {turn_id!r} already logged {done.delta:+} for {sku} (record "
-                    f"{done.id}), not {delta:+}; fix: a retry must repeat the same change, "
+                    f"turn {turn_id!r} already logged {done.delta:+} for {sku} at {done.location} (record "
+                    f"{done.id}), not {delta:+} at {place}; fix: a retry must repeat the same change, "
                     "a new change needs a new turn_id")
             return done, self._item_now(conn, sku)
         return self._write(conn, sku, delta, utterance, turn_id, None, place, "log")
@@ -479,7 +479,7 @@ class Store:
                 src = places.place_for(conn, sku, from_location, create=False)
                 if name_key(src) == name_key(to_location):
                     raise StoreError(f"a transfer needs two places; {sku} would move from {src} to itself")
-                done = self._done(conn, turn_id, sku, src)
+                done = self._done(conn, turn_id, sku, src, "transfer")
                 if done is not None and done.op is not None:
                     out, into = self._op_records(conn, done.op)[:2]
                     return out, into, self._item_now(conn, sku)
@@ -506,7 +506,7 @@ class Store:
                 if c < 0:
                     raise StoreError(f"a count cannot be negative ({c})")
                 place = places.place_for(conn, sku, location, create=True)
-                done = self._done(conn, turn_id, sku, place)
+                done = self._done(conn, turn_id, sku, place, "count")
                 if done is not None:
                     return done, self._item_now(conn, sku)
                 now = places.quantity_at(conn, sku, place)
@@ -603,10 +603,11 @@ class Store:
         )
         return int(cur.lastrowid), now, gid
 
-    def _done(self, conn: sqlite3.Connection, turn_id: str, sku: str, place: str) -> Record | None:
+    def _done(self, conn: sqlite3.Connection, turn_id: str, sku: str, place: str, kind: str) -> Record | None:
+        """This turn's record of ``kind`` for ``sku`` (a log at any place: one log per turn and SKU)."""
         row = conn.execute(
-            f"SELECT {_RECORD_COLS} FROM records WHERE box = ? AND turn_id = ? AND sku = ? "
-            "AND COALESCE(location, '') = ? AND undoes IS NULL", (self.box, turn_id, sku, place)).fetchone()
+            f"SELECT {_RECORD_COLS} FROM records WHERE box = ? AND turn_id = ? AND sku = ? AND undoes IS NULL "
+            "AND kind = ? AND (kind = 'log' OR location = ?)", (self.box, turn_id, sku, kind, place)).fetchone()
         return None if row is None else _record(row)
 
     @staticmethod

@@ -179,17 +179,21 @@ def import_rows(conn: sqlite3.Connection, rows: list[InventoryRow],
         "ON CONFLICT(sku) DO UPDATE SET item=excluded.item, location=excluded.location, "
         "unit=excluded.unit, aliases=excluded.aliases, reorder_level=excluded.reorder_level",
         [(r.sku, r.item, r.location, r.unit, r.aliases, r.reorder_level) for r in firsts.values()])
+    keys = {loc: name_key(loc) for loc in {r.location for r in rows}}
     conn.executemany("INSERT INTO stock (sku, location, place_key, quantity, base, pos) VALUES (?, ?, ?, ?, ?, ?)",
-                     [(r.sku, r.location, name_key(r.location), r.quantity, r.quantity, n)
+                     [(r.sku, r.location, keys[r.location], r.quantity, r.quantity, n)
                       for n, r in enumerate(r for r in rows if r.sku not in known)])
+    held = {(sku, key): (loc, clean(q)) for sku, key, loc, q in
+            conn.execute("SELECT sku, place_key, location, quantity FROM stock")} if known else {}
     for r in rows:
         if r.sku not in known:
             continue
-        place = find_place(conn, r.sku, r.location)
-        if place is None:
+        got = held.get((r.sku, keys[r.location]))
+        if got is None:
             add_place(conn, r.sku, r.location, r.quantity)
-        elif quantity_at(conn, r.sku, place) != r.quantity:
-            settle(conn, write_count(r.sku, clean(r.quantity - quantity_at(conn, r.sku, place)), place, r.quantity))
+        elif got[1] != r.quantity:
+            # quantity_at again: an earlier count of this import may have settled the place already
+            settle(conn, write_count(r.sku, clean(r.quantity - quantity_at(conn, r.sku, got[0])), got[0], r.quantity))
     conn.execute("UPDATE items SET quantity = (SELECT COALESCE(SUM(s.quantity), 0) FROM stock AS s "
                  "WHERE s.sku = items.sku) WHERE sku IN (SELECT value FROM json_each(?))",
                  (json.dumps(sorted(firsts)),))

@@ -158,12 +158,14 @@ MIGRATIONS: list[list[MigrationStep]] = [
         "ALTER TABLE records ADD COLUMN counted NUMERIC NULL",
         "ALTER TABLE records ADD COLUMN op TEXT NULL",
         _places_and_kinds,
-        # one change per turn, SKU and place (a transfer is two places); undos of one turn may be
-        # several rows (a transfer undone as one), so the undo key is no longer unique
+        # still one log per turn and SKU; a count or a transfer is one row per turn, SKU and place
+        # (an import counts every place, a transfer has two); undos of one turn may be several rows
+        # (a transfer undone as one), so the undo key is no longer unique
         "DROP INDEX records_turn_sku",
         "DROP INDEX records_turn_undo",
-        "CREATE UNIQUE INDEX records_turn_sku ON records(box, turn_id, sku, COALESCE(location, '')) "
-        "WHERE undoes IS NULL",
+        "CREATE UNIQUE INDEX records_turn_sku ON records(box, turn_id, sku) WHERE undoes IS NULL AND kind = 'log'",
+        "CREATE UNIQUE INDEX records_turn_place ON records(box, turn_id, sku, location) "
+        "WHERE undoes IS NULL AND kind <> 'log'",
         "CREATE INDEX records_turn_undo ON records(box, turn_id) WHERE undoes IS NOT NULL",
         "CREATE INDEX records_place ON records(sku, location)",
         "CREATE INDEX records_op ON records(op) WHERE op IS NOT NULL",
