@@ -20,7 +20,7 @@ import csv
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, TextIO
+from typing import Iterator, Sequence, TextIO
 
 from edge.stages.names import name_key
 
@@ -123,6 +123,15 @@ def safe_cell(value: object) -> object:
     if isinstance(value, str) and value.startswith(FORMULA_START):
         return "'" + value
     return value
+
+
+def write_rows(fileobj: TextIO, header: Sequence[str], rows: list[Sequence[object]]) -> int:
+    """Write ``header`` and ``rows`` as CSV, every cell through :func:`safe_cell`; returns the rows."""
+    writer = csv.writer(fileobj)
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow([safe_cell(v) for v in row])
+    return len(rows)
 
 
 def split_aliases(text: str) -> tuple[str, ...]:

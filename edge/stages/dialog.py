@@ -214,7 +214,9 @@ def _log(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str,
                 text = f"{reply.zh_place(location)}还没有{reply.zh_name(item)}。要记录放入{reply.zh_amount(item, intent.quantity)}吗？请说是或不是。"
             return Outcome(text[0].upper() + text[1:], Pending("confirm", intent))
         return Outcome(read_back_text(intent, item, language, location), Pending("confirm", intent))
-    record, item = store.log(item.sku, delta, utterance, turn_id, location=location)
+    # the place only when it decides something (an Inventory of an older shape takes no place)
+    where = {"location": location} if len(item.places()) > 1 or location != item.location else {}
+    record, item = store.log(item.sku, delta, utterance, turn_id, **where)
     return Outcome(_with_site_note(reply.log_reply(record, item, language), store, language), record=record)
 
 

@@ -23,7 +23,6 @@ migration steps. All failures the caller can act on are raised as :class:`StoreE
 """
 from __future__ import annotations
 
-import csv
 import io
 import re
 import sqlite3
@@ -106,8 +105,7 @@ class Item:
         return self.stock or ((self.location, self.quantity),)
 
     def place(self, location: str | None) -> str | None:
-        """The stored spelling of ``location`` among this item's places (compared by
-        :func:`edge.stages.names.name_key`), or None."""
+        """The stored spelling of ``location`` among this item's places (by name key), or None."""
         if not location:
             return None
         key = name_key(location)
@@ -393,6 +391,12 @@ class Store:
             cur = conn.execute(f"SELECT {_ITEM_COLS} FROM items ORDER BY sku")
             return [self._item(r, tuple(stock.get(r[0], ()))) for r in cur.fetchall()]
 
+    def items_version(self) -> int:
+        """Changes whenever the item list does (an import, a new place): one read tells whether to
+        read :meth:`items` again."""
+        with self._lock:
+            return int(self._meta_get(self._db(), "items_version", "0") or 0)
+
     def get(self, sku: str) -> Item | None:
         """The item with this SKU with its places, or ``None`` (two indexed reads)."""
         with self._lock:
@@ -621,8 +625,7 @@ class Store:
     def records(self) -> list[Record]:
         """The whole history, oldest first (by id)."""
         with self._lock:
-            cur = self._db().execute(f"SELECT {_RECORD_COLS} FROM records ORDER BY id")
-            return [_record(r) for r in cur.fetchall()]
+            return [_record(r) for r in self._db().execute(f"SELECT {_RECORD_COLS} FROM records ORDER BY id")]
 
     def operation(self, op: str) -> list[Record]:
         """The records of the operation ``op`` (a transfer's two rows, or their undo), by id."""
@@ -690,10 +693,6 @@ class Store:
         file object (opened with ``newline=""``); returns the number of records. Text cells a
         spreadsheet would run as a formula get a leading ``'`` (:func:`edge.stages.csvfile.safe_cell`)."""
         records = self.records()
-        writer = csv.writer(fileobj)
-        writer.writerow(EXPORT_COLUMNS)
-        for r in records:
-            writer.writerow([csvfile.safe_cell(v) for v in (
-                r.id, r.time, r.sku, r.delta, r.utterance, r.turn_id, "" if r.undoes is None else r.undoes,
-                r.location or "", r.kind, "" if r.counted is None else r.counted)])
-        return len(records)
+        return csvfile.write_rows(fileobj, EXPORT_COLUMNS, [(
+            r.id, r.time, r.sku, r.delta, r.utterance, r.turn_id, "" if r.undoes is None else r.undoes,
+            r.location or "", r.kind, "" if r.counted is None else r.counted) for r in records])

@@ -25,7 +25,8 @@ from edge.stages.csvfile import InventoryRow, allows_decimals
 from edge.stages.names import name_key
 
 __all__ = ["clean", "find_place", "add_place", "settle", "recompute", "places_of", "MAX_QUANTITY", "Refused",
-           "check_quantity", "unit_of", "place_for", "quantity_at", "import_rows", "apply_movement", "at_place", "low", "clean_or_none"]
+           "check_quantity", "unit_of", "place_for", "quantity_at", "import_rows", "apply_movement", "at_place", "low", "clean_or_none",
+           "bump_items_version"]
 
 #: The largest quantity one record or one place may hold, in the item's unit (10^9, as an import).
 MAX_QUANTITY = 10**9
@@ -69,7 +70,14 @@ def add_place(conn: sqlite3.Connection, sku: str, location: str, quantity: int |
     pos = conn.execute("SELECT COALESCE(MAX(pos), -1) + 1 FROM stock WHERE sku = ?", (sku,)).fetchone()[0]
     conn.execute("INSERT INTO stock (sku, location, place_key, quantity, base, pos) VALUES (?, ?, ?, ?, ?, ?)",
                  (sku, location, name_key(location), quantity, quantity if base is None else base, int(pos)))
+    bump_items_version(conn)
     return location
+
+
+def bump_items_version(conn: sqlite3.Connection) -> None:
+    """Count a change of the item list (names, aliases, places) in ``meta`` (``items_version``)."""
+    conn.execute("INSERT INTO meta (key, value) VALUES ('items_version', '1') ON CONFLICT(key) DO UPDATE "
+                 "SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)")
 
 
 def places_of(conn: sqlite3.Connection, sku: str) -> tuple[tuple[str, int | float], ...]:
@@ -194,6 +202,7 @@ def import_rows(conn: sqlite3.Connection, rows: list[InventoryRow],
         elif got[1] != r.quantity:
             # quantity_at again: an earlier count of this import may have settled the place already
             settle(conn, write_count(r.sku, clean(r.quantity - quantity_at(conn, r.sku, got[0])), got[0], r.quantity))
+    bump_items_version(conn)
     conn.execute("UPDATE items SET quantity = (SELECT COALESCE(SUM(s.quantity), 0) FROM stock AS s "
                  "WHERE s.sku = items.sku) WHERE sku IN (SELECT value FROM json_each(?))",
                  (json.dumps(sorted(firsts)),))
