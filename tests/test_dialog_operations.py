@@ -37,7 +37,7 @@ def test_a_query_names_every_place_with_the_family_and_size(store):
     out = dialog.act(Intent("query_stock", sku="HB-12-80", location="bin 90"), store, "…in bin 90", "t2")
     assert out.text == "There are 40 hex bolts, M12, 80 millimetre, in bin 90."
     zh = dialog.act(Intent("query_stock", sku="HB-12-80"), store, "六角螺栓有多少", "t3", language="zh")
-    assert zh.text == "12号料箱241个六角螺栓，90号料箱40个六角螺栓，共281个。"
+    assert zh.text == "12号料箱有241个六角螺栓，90号料箱有40个六角螺栓，共281个。"
 
 
 def test_a_log_for_an_item_in_two_places_asks_which_and_takes_the_answer(store):
@@ -177,3 +177,19 @@ def test_stock_into_a_new_place_is_read_back(store):
     assert store.records() == []
     done = dialog.follow_up(out.pending, "yes", store, "t1")
     assert done.record.location == "bin 7" and store.get("WSH-3").quantity == 52
+
+
+def test_a_place_the_item_is_not_at_is_never_guessed(store):
+    intent = Intent("log_record", sku="WSH-3", quantity=2, direction="out", location="bin 5", text="two washers from bin 5")
+    out = dialog.act(intent, store, intent.text, "t1")
+    assert out.text == "I have no washers in bin 5; there are 42 washers in bin 3. Bin 3, then? Say yes or no."
+    assert dialog.follow_up(out.pending, "no", store, "t1").record is None and store.records() == []
+    assert dialog.follow_up(out.pending, "yes", store, "t1").record.location == "bin 3"
+    parts = (Intent("log_record", sku="FUS-5", quantity=1, direction="out"),
+             Intent("log_record", sku="WSH-3", quantity=1, direction="out", location="bin 5"))
+    whole = Intent("log_record", parts=parts, text="a fuse and a washer from bin 5")
+    asked = dialog.act(whole, store, whole.text, "t2")
+    assert asked.pending.kind == "confirm" and len(store.records()) == 1
+    done = dialog.follow_up(asked.pending, "yes", store, "t2")
+    assert [(r.sku, r.location) for r in store.records()[1:]] == [("FUS-5", "bin 30"), ("WSH-3", "bin 3")]
+    assert done.text == "Logged 1 fuse used and 1 washer used."

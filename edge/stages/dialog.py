@@ -187,7 +187,12 @@ def _place(intent: Intent, item: Item, slot: str, language: str, part: int | Non
         if held is not None or new_ok:
             return held or said, None
         names = [p for p, _q in stock]
-        return None, Outcome(f"{reply.query_reply(item, said, language)} " + reply.choice_text(names, language),
+        told = reply.query_reply(item, said, language)
+        if len(names) == 1:  # the one place it is at: ask to use it rather than guess
+            ask = f"{reply.zh_place(names[0])}吗？请说是或不是。" if language == "zh" else f"{names[0]}, then? Say yes or no."
+            return None, Outcome(f"{told} {ask[0].upper()}{ask[1:]}",
+                                 Pending("confirm", _fill_part(intent, part, **{slot: names[0]})))
+        return None, Outcome(f"{told} " + reply.choice_text(names, language),
                              Pending("choose_place", intent, places=tuple(names), slot=slot, part=part))
     if len(stock) == 1:
         return stock[0][0], None
@@ -283,17 +288,24 @@ def _for_part(outcome: Outcome, whole: Intent, k: int) -> Outcome:
     """A part's question, pending on the whole sentence (so the answer completes all of it)."""
     if outcome.pending is None:
         return outcome
-    return dataclasses.replace(outcome, pending=dataclasses.replace(outcome.pending, intent=whole, part=k))
+    parts = list(whole.parts)
+    parts[k] = outcome.pending.intent  # the part as asked about (a confirm's carries the place it proposes)
+    whole = dataclasses.replace(whole, parts=tuple(parts))
+    part = None if outcome.pending.kind == "confirm" else k
+    return dataclasses.replace(outcome, pending=dataclasses.replace(outcome.pending, intent=whole, part=part))
 
 
 def _fill(pending: Pending, **slots) -> Intent:
     """The pending Intent with ``slots`` set (on the part asked about, when it is a part)."""
-    if pending.part is None:
-        return dataclasses.replace(pending.intent, **slots)
-    whole = pending.intent
-    parts = list(whole.parts)
-    parts[pending.part] = dataclasses.replace(parts[pending.part], **slots)
-    return dataclasses.replace(whole, parts=tuple(parts))
+    return _fill_part(pending.intent, pending.part, **slots)
+
+
+def _fill_part(intent: Intent, part: int | None, **slots) -> Intent:
+    if part is None or part >= len(intent.parts):
+        return dataclasses.replace(intent, **slots)
+    parts = list(intent.parts)
+    parts[part] = dataclasses.replace(parts[part], **slots)
+    return dataclasses.replace(intent, parts=tuple(parts))
 
 
 def follow_up(pending: Pending, text: str, store: Store, turn_id: str, language: str = "en") -> Outcome:

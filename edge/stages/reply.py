@@ -73,7 +73,7 @@ def where(item: Item, language: str = "en") -> str:
     the rest and the total)."""
     stock = item.places()
     if language == "zh":
-        shown = [f"{zh_place(p)}{zh_amount(item, q)}" for p, q in stock[:MAX_LISTED]]
+        shown = [f"{zh_place(p)}有{zh_amount(item, q)}" for p, q in stock[:MAX_LISTED]]
         rest = f"，另有{len(stock) - MAX_LISTED}处" if len(stock) > MAX_LISTED else ""
         total = f"，共{_zh_q(item, item.quantity)}" if len(stock) > 1 else ""
         return "，".join(shown) + rest + total
@@ -95,7 +95,9 @@ def query_reply(item: Item, asked_location: str | None = None, language: str = "
     here = item.place(asked_location)
     if asked_location and here is None:
         verb = "are" if item.quantity != 1 else "is"
-        return f"I have no {sized(item)[0]} {place(asked_location)}; there {verb} {where(item)}."
+        name = sized(item)[0]
+        name = plural(name) if item.unit.lower() in _COUNT_UNITS and not name.endswith("s") else name
+        return f"I have no {name} {place(asked_location)}; there {verb} {where(item)}."
     if here is not None and len(item.places()) > 1:
         q = item.at(here)
         return f"There {'is' if q == 1 else 'are'} {amount(item, q, True)} {place(here)}."
