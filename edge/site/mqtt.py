@@ -11,7 +11,7 @@ The database stays the truth; MQTT only tells. Topic tree, ``P = edge/<site>/<bo
     once": consumers drop duplicates by ``gid``.
 ``P/stock/<sku>``
     retained JSON stock state as this box sees it: ``{sku, item, location, quantity, unit,
-    negative}``, sent for every SKU at (re)connect and for each SKU a push or pull changed.
+    negative, places, reorder_level}``, sent for every SKU at (re)connect and for each SKU a push or pull changed.
 ``P/alert``
     ``{kind: "negative_stock", sku, location, quantity, text}`` when a SKU's stock is below zero.
 
@@ -48,9 +48,11 @@ def _slug(sku: str) -> str:
 
 
 def stock_state(item: Item) -> dict:
-    """The retained stock message for ``item`` (quantity in the item's unit)."""
+    """The retained stock message for ``item`` (quantities in the item's unit; ``places``:
+    ``{place: quantity}`` per place, ``location`` the first)."""
     return {"sku": item.sku, "item": item.item, "location": item.location, "quantity": item.quantity,
-            "unit": item.unit, "negative": item.quantity < 0}
+            "unit": item.unit, "negative": item.quantity < 0, "places": dict(item.places()),
+            "reorder_level": item.reorder_level}
 
 
 def discovery_configs(site: SiteSettings, item: Item) -> dict[str, dict]:
