@@ -193,3 +193,16 @@ def test_a_place_the_item_is_not_at_is_never_guessed(store):
     done = dialog.follow_up(asked.pending, "yes", store, "t2")
     assert [(r.sku, r.location) for r in store.records()[1:]] == [("FUS-5", "bin 30"), ("WSH-3", "bin 3")]
     assert done.text == "Logged 1 fuse used and 1 washer used."
+
+
+def test_the_nearest_variants_are_offered_when_there_are_many(tmp_path):
+    rows = "".join(f"HB-{n},hex bolt M12 x {n} mm,bin {n},5,pcs,,\n" for n in (20, 30, 40, 50, 80, 100, 120))
+    p = tmp_path / "many.csv"
+    p.write_text("sku,item,location,quantity,unit,aliases,reorder_level\n" + rows, encoding="utf-8")
+    with Store(tmp_path / "many.db") as s:
+        s.import_csv(p)
+        intent = Intent("query_stock", candidates=tuple(f"HB-{n}" for n in (20, 30, 40, 50, 80, 100, 120)),
+                        heard_variant="60")
+        out = dialog.act(intent, s, "hex bolts sixty", "t1")
+        assert out.text == "I don't have hex bolts, 60 millimetre; there are 40, 50 and 80 millimetre. Which one?"
+        assert [c.sku for c in out.pending.candidates] == ["HB-40", "HB-50", "HB-80"]

@@ -139,6 +139,7 @@ def _which_item(intent: Intent, store: Store, language: str) -> Outcome:
     """The question (or the refusal) for an Intent whose item is not one SKU."""
     cands = tuple(i for i in (store.get(s) for s in intent.candidates) if i is not None)
     if intent.heard_variant and cands:
+        cands = _nearest(cands, intent.heard_variant)
         attribute, labels, unit = variant_choices(cands)
         family = split_size(cands[0].item)[0]
         return Outcome(reply.no_variant_reply(family, intent.heard_variant, labels, unit, language),
@@ -156,6 +157,18 @@ def _which_item(intent: Intent, store: Store, language: str) -> Outcome:
     if len(legacy) > 1:
         return Outcome(ask_back_text(legacy, language), Pending("choose_item", intent, legacy))
     return Outcome(ask_back_text((), language), Pending("choose_item", intent, ()))
+
+
+def _nearest(cands: tuple[Item, ...], heard: str, keep: int = 3) -> tuple[Item, ...]:
+    """The ``keep`` variants nearest to the heard one ("60" → 50 and 80 mm before 30), in size order."""
+    attribute, labels, _unit = variant_choices(cands)
+    said = number_answer(heard)
+    if said is None or attribute not in ("millimetre", "thread") or len(cands) <= keep:
+        return cands
+    value = {lab: float(lab.lstrip("M")) for lab in labels if lab.lstrip("M").replace(".", "", 1).isdigit()}
+    ranked = sorted((c for c, lab in zip(cands, labels, strict=True) if lab in value),
+                    key=lambda c: abs(value[labels[cands.index(c)]] - said))[:keep]
+    return tuple(sorted(ranked, key=lambda c: value[labels[cands.index(c)]])) or cands
 
 
 def _check_quantity(intent: Intent, item: Item, language: str, part: int | None = None) -> Outcome | None:
