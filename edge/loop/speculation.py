@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from edge.errors import EdgeError
 from edge.stages.asr.base import Recognition
-from edge.stages.nlu.followup import resolve_choice, yes_no
+from edge.stages.nlu.followup import number_answer, place_choice, resolve_choice, variant_pick, yes_no
 from edge.stages.nlu.grammar import COMPLETE, UNCLEAR
 from edge.stages.store import Record
 
@@ -93,4 +93,10 @@ def answer_verdict(pending: Pending, text: str, items: list[Item], language: str
     read-back, an item that picks one of the choices); else unclear (the plain tail decides)."""
     if pending.kind == "confirm":
         return COMPLETE if yes_no(text, language) is not None else UNCLEAR
+    if pending.kind == "quantity":
+        return COMPLETE if number_answer(text) is not None else UNCLEAR
+    if pending.kind == "choose_place":
+        return COMPLETE if pending.places and place_choice(text, pending.places) is not None else UNCLEAR
+    if pending.variant is not None:
+        return COMPLETE if variant_pick(text, pending.candidates) is not None else UNCLEAR
     return COMPLETE if resolve_choice(text, pending.candidates or tuple(items)) is not None else UNCLEAR
