@@ -206,3 +206,17 @@ def test_the_nearest_variants_are_offered_when_there_are_many(tmp_path):
         out = dialog.act(intent, s, "hex bolts sixty", "t1")
         assert out.text == "I don't have hex bolts, 60 millimetre; there are 40, 50 and 80 millimetre. Which one?"
         assert [c.sku for c in out.pending.candidates] == ["HB-40", "HB-50", "HB-80"]
+
+
+def test_mandarin_answers_pick_variants_places_and_numbers(store):
+    intent = Intent("log_record", quantity=2, direction="out", candidates=FAMILY, variant_missing="length")
+    pending = dialog.act(intent, store, "用了两个六角螺栓", "t1", language="zh").pending
+    assert dialog.follow_up(pending, "五十毫米的", store, "t1", language="zh").record.sku == "HB-12-50"
+    asked = dialog.act(Intent("log_record", sku="HB-12-80", quantity=1, direction="out"), store, "", "t2", language="zh")
+    assert asked.text == "12号料箱还是90号料箱？"
+    done = dialog.follow_up(asked.pending, "九十号", store, "t2", language="zh")
+    assert done.record.location == "bin 90" and done.text == "已记录：从90号料箱取出1个六角螺栓；那里现在有39个。"
+    ranged = dialog.act(Intent("log_record", sku="DRL-6", quantity=3, direction="out", refusal="range"), store, "",
+                        "t3", language="zh")
+    assert ranged.text == "请只说一个数：多少？"
+    assert dialog.follow_up(ranged.pending, "四个", store, "t3", language="zh").record.delta == -4

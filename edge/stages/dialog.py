@@ -205,13 +205,17 @@ def _place(intent: Intent, item: Item, slot: str, language: str, part: int | Non
             ask = f"{reply.zh_place(names[0])}吗？请说是或不是。" if language == "zh" else f"{names[0]}, then? Say yes or no."
             return None, Outcome(f"{told} {ask[0].upper()}{ask[1:]}",
                                  Pending("confirm", _fill_part(intent, part, **{slot: names[0]})))
-        return None, Outcome(f"{told} " + reply.choice_text(names, language),
+        return None, Outcome(f"{told} " + reply.choice_text(_said_places(names, language), language),
                              Pending("choose_place", intent, places=tuple(names), slot=slot, part=part))
     if len(stock) == 1:
         return stock[0][0], None
     names = [p for p, _q in stock]
-    return None, Outcome(reply.choice_text(names[:MAX_PLACES_ASKED], language),
+    return None, Outcome(reply.choice_text(_said_places(names[:MAX_PLACES_ASKED], language), language),
                          Pending("choose_place", intent, places=tuple(names), slot=slot, part=part))
+
+
+def _said_places(names: list[str], language: str) -> list[str]:
+    return [reply.zh_place(n) for n in names] if language == "zh" else names
 
 
 def _log(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str, confirmed: bool,

@@ -14,6 +14,7 @@ from edge.stages.names import name_key
 from edge.stages.nlu.filler import has_cjk
 from edge.stages.nlu.grammar import Grammar
 from edge.stages.nlu.numbers import normalize_numbers
+from edge.stages.nlu.numbers_zh import normalize_numbers_zh
 from edge.stages.sizes import GARMENT_WORDS, GARMENT_ZH, split_size
 
 LANGUAGES = ("en", "zh")
@@ -154,7 +155,7 @@ def ask_back_text(candidates: Sequence, language: str = "en") -> str:
 
 # -- answers about places, variants and numbers -------------------------------------------------------
 
-_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w.])")
+_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(\d+(?:\.\d+)?)(?![A-Za-z0-9_.])")  # "90号" holds 90
 _LENGTH_UNIT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(mm|millimet(?:er|re)s?|mils?|cm|centimet(?:er|re)s?|"
                           r"m|met(?:er|re)s?|毫米|厘米|米)(?![a-z])")
 _UNIT_MM = {"mm": 1.0, "mil": 1.0, "cm": 10.0, "m": 1000.0, "毫米": 1.0, "厘米": 10.0, "米": 1000.0}
@@ -165,8 +166,15 @@ _MOST_ZH = (("最长", 1), ("长", 1), ("最大", 1), ("大", 1), ("最短", -1)
 _GARMENT_ORDER = ("XS", "S", "M", "L", "XL", "XXL")
 
 
+def _spoken(text: str) -> str:
+    """``text`` with spoken numbers as digits, English or Chinese ("fifty", "五十" → "50")."""
+    if has_cjk(text or ""):
+        return normalize_numbers_zh(text)
+    return normalize_numbers(re.sub(r"\bpoint\b", ".", text or "")).replace(" . ", ".")
+
+
 def _numbers(text: str) -> list[float]:
-    return [float(n) for n in _NUMBER.findall(normalize_numbers(re.sub(r"\bpoint\b", ".", text or "")).replace(" . ", "."))]
+    return [float(n) for n in _NUMBER.findall(_spoken(text))]
 
 
 def number_answer(text: str) -> int | float | None:
@@ -186,7 +194,7 @@ def place_choice(text: str, places: Sequence[str]) -> str | None:
     places = list(places)
     if not places:
         return None
-    said = name_key(normalize_numbers(text or ""))
+    said = name_key(_spoken(text))
     named = [p for p in places if name_key(p) and re.search(rf"(?<!\S){re.escape(name_key(p))}(?!\S)", said)]
     if len(named) == 1:
         return named[0]
@@ -254,7 +262,7 @@ def variant_pick(text: str, items: Sequence) -> str | None:
     k = _said_ordinal(text, len(items))
     if k is not None:
         return items[k].sku
-    said = normalize_numbers(text or "").lower()
+    said = _spoken(text).lower()
     pick = _by_value(said, items, attribute, labels)
     if pick is not None:
         return pick
