@@ -40,7 +40,7 @@ from edge.stages import store_places as places
 from edge.stages.csvfile import CSV_COLUMNS, InventoryRow, split_aliases
 from edge.stages.names import name_key
 from edge.stages.sqlite_tx import Guard, Tx
-from edge.stages.store_places import Refused, add_place, clean, clean_or_none, places_of, settle
+from edge.stages.store_places import IMPORT_TURN_PREFIX, Refused, add_place, clean, clean_or_none, places_of, settle
 from edge.stages.store_schema import SCHEMA_VERSION, claim_box, migrate
 from edge.stages.storefaults import diagnose
 
@@ -54,8 +54,6 @@ LOCAL_BOX = "local"
 BOX_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,31}$"
 
 
-#: Turn ids of stock-count records written by :meth:`Store.import_csv` start with this.
-IMPORT_TURN_PREFIX = "import:"
 
 #: Columns written by :meth:`Store.export_csv`, in order.
 EXPORT_COLUMNS = ("id", "time", "sku", "delta", "utterance", "turn_id", "undoes", "location", "kind", "counted")

@@ -24,10 +24,12 @@ from typing import Callable
 from edge.stages.csvfile import InventoryRow, allows_decimals
 from edge.stages.names import name_key
 
-__all__ = ["clean", "find_place", "add_place", "settle", "recompute", "places_of", "MAX_QUANTITY", "Refused",
+__all__ = ["IMPORT_TURN_PREFIX", "clean", "find_place", "add_place", "settle", "recompute", "places_of", "MAX_QUANTITY", "Refused",
            "check_quantity", "unit_of", "place_for", "quantity_at", "import_rows", "apply_movement", "at_place", "low", "clean_or_none",
            "bump_items_version"]
 
+#: Turn ids of stock-count records written by :meth:`edge.stages.store.Store.import_csv` start with this.
+IMPORT_TURN_PREFIX = "import:"
 #: The largest quantity one record or one place may hold, in the item's unit (10^9, as an import).
 MAX_QUANTITY = 10**9
 
@@ -208,6 +210,16 @@ def import_rows(conn: sqlite3.Connection, rows: list[InventoryRow],
                  (json.dumps(sorted(firsts)),))
 
 
+def _kind(m, kinds: tuple[str, ...]) -> str:
+    """A movement's kind; one from a box of an older schema has none: an undo, an import's count
+    (without the counted value: a plain delta) or a log."""
+    if m.kind in kinds and m.kind != "log":
+        return m.kind
+    if m.undoes is not None:
+        return "undo"
+    return "count" if m.turn_id.startswith(IMPORT_TURN_PREFIX) else "log"
+
+
 def apply_movement(conn: sqlite3.Connection, box: str, m, restore: bool, kinds: tuple[str, ...]) -> int:
     """Add one movement ``m`` (:class:`edge.stages.store.Movement`) pulled from the site; 1 if new,
     0 if held. :class:`Refused` as :meth:`edge.stages.store.Store.apply` describes."""
@@ -237,7 +249,7 @@ def apply_movement(conn: sqlite3.Connection, box: str, m, restore: bool, kinds: 
         "INSERT INTO records (time, sku, delta, utterance, turn_id, undoes, box, gid, seq, location, kind, "
         "counted, op) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (m.time, m.sku, clean(m.delta), m.utterance, m.turn_id, undoes, m.box, m.gid, m.seq, place,
-         m.kind if m.kind in kinds else "log", None if m.counted is None else clean(m.counted), m.op))
+         _kind(m, kinds), None if m.counted is None else clean(m.counted), m.op))
     settle(conn, int(cur.lastrowid))
     return 1
 

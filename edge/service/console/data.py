@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from edge.stages.store import IMPORT_TURN_PREFIX, Item, Record, Store
+from edge.stages.store import Item, Record, Store
+from edge.stages.store_places import IMPORT_TURN_PREFIX
 
 #: An item without a reorder level is listed as low stock at or below this many units.
 LOW_STOCK = 10
