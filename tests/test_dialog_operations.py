@@ -92,6 +92,8 @@ def test_a_transfer_is_one_reply_and_one_undo(store):
     assert undone.text == ("Undone: the move of 30 hex bolts, M12, 80 millimetre, from bin 12 to bin 90. "
                            "Now 241 in bin 12 and 40 in bin 90.")
     assert len(store.records()) == 4
+    same = Intent("transfer", sku="HB-12-80", quantity=3, location="bin 12", to_location="Bin 12")
+    assert dialog.act(same, store, "", "t2b").text == "Bin 12 is where they are already; nothing was moved."
     where = dialog.act(Intent("transfer", sku="WSH-3", quantity=2, text="move two washers"), store, "", "t3")
     assert where.text == "Move them where?" and store.get("WSH-3").quantity == 42
     done = dialog.follow_up(where.pending, "to bin four", store, "t3")

@@ -249,6 +249,9 @@ def _transfer(intent: Intent, item: Item, store: Store, utterance: str, turn_id:
         return ask
     if not intent.to_location:
         return Outcome(reply.text("where_to", language), Pending("choose_place", intent, slot="to_location"))
+    if item.place(intent.to_location) == src:
+        return Outcome(f"{src}是同一个位置，没有移动。" if language == "zh" else
+                       f"{src[0].upper()}{src[1:]} is where they are already; nothing was moved.")
     have = item.at(src) or 0
     if have - intent.quantity < 0 and not confirmed:
         text = (f"There {'is' if have == 1 else 'are'} only {have} {reply.place(src)}. Move "
