@@ -102,8 +102,8 @@ class Box:
 
 def server_history(dsn: str) -> list[Movement]:
     with psycopg.connect(dsn) as c:
-        rows = c.execute("SELECT gid, box, seq, time, sku, delta, utterance, turn_id, undoes "
-                         "FROM edge_movements ORDER BY box, seq").fetchall()
+        rows = c.execute("SELECT gid, box, seq, time, sku, delta, utterance, turn_id, undoes, location, kind, "
+                         "counted, op FROM edge_movements ORDER BY box, seq").fetchall()
     return [Movement(*r) for r in rows]
 
 

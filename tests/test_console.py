@@ -216,7 +216,25 @@ def test_a_post_without_the_csrf_token_is_refused(server, store):
         r = c.post("/console/records/undo", data={"id": rec.id, "csrf": token})
         assert r.status_code == 303 and store.get("GLV-NIT-L").quantity == 12  # with it, the same POST works
         r = c.post("/console/records/undo", data={"id": rec.id, "csrf": token})
-        assert r.status_code == 409 and "not the latest change" in r.text  # once only
+        assert r.status_code == 409 and "already undone" in r.text  # once only
+
+
+def test_any_record_can_be_undone_from_the_console_once_and_an_undo_cannot(server, store):
+    older, _ = store.log("GLV-NIT-L", 20, "log twenty boxes", "turn-a")
+    store.log("FUS-5A", -2, "two fuses", "turn-b")  # the latest change; the older one is still undoable
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        page_html = c.get("/console/records").text
+        assert f'href="/console/records/undo?id={older.id}"' in page_html
+        token = csrf_of(c.get(f"/console/records/undo?id={older.id}").text)
+        r = c.post("/console/records/undo", data={"id": older.id, "csrf": token})
+        assert r.status_code == 303
+        assert store.get("GLV-NIT-L").quantity == 12 and store.get("FUS-5A").quantity == 58
+        undo = store.records()[-1]
+        assert undo.undoes == older.id
+        r = c.post("/console/records/undo", data={"id": undo.id, "csrf": token})
+        assert r.status_code == 409 and f"record {undo.id} is itself an undo" in r.text
+        assert c.get("/console/records/undo?id=999").status_code == 404
+        assert len(store.records()) == 3
 
 
 def test_another_host_name_is_refused(server, store):
@@ -237,7 +255,7 @@ def test_records_search_filter_and_csv_export(server, store):
         r = c.get("/console/records.csv")
         assert r.headers["content-type"].startswith("text/csv")
         lines = r.text.splitlines()
-        assert lines[0] == "id,time,sku,delta,utterance,turn_id,undoes" and len(lines) == 3
+        assert lines[0] == "id,time,sku,delta,utterance,turn_id,undoes,location,kind,counted" and len(lines) == 3
         low = c.get("/console/inventory", params={"low": 1}).text
         assert "PNT-WHT" in low and "BLT-M8-30" not in low  # 0 cans of paint; 140 bolts are not low
 

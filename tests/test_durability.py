@@ -541,7 +541,8 @@ def test_records_export_csv_round_trip(tmp_path: Path) -> None:
                        cwd=REPO, capture_output=True, timeout=HANG_S)
     assert r.returncode == 0, r.stderr.decode()
     rows = list(csv.reader(io.StringIO(r.stdout.decode("utf-8"), newline="")))
-    assert rows[0] == ["id", "time", "sku", "delta", "utterance", "turn_id", "undoes"]
-    back = [Record(int(i), t, sku, int(d), u, tid, int(un) if un else None) for i, t, sku, d, u, tid, un in rows[1:]]
+    assert rows[0] == ["id", "time", "sku", "delta", "utterance", "turn_id", "undoes", "location", "kind", "counted"]
+    back = [Record(int(i), t, sku, int(d), u, tid, int(un) if un else None, loc, kind, int(c) if c else None)
+            for i, t, sku, d, u, tid, un, loc, kind, c in rows[1:]]
     assert back == expected
     assert [r.utterance for r in back] == utterances

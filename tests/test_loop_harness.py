@@ -280,11 +280,11 @@ class LockedOnce:
     def get(self, sku):
         return self.store.get(sku)
 
-    def log(self, sku, delta, utterance, turn_id):
+    def log(self, sku, delta, utterance, turn_id, location=None):
         self.writes += 1
         if self.writes == 1:
             raise sqlite3.OperationalError("database is locked")
-        return self.store.log(sku, delta, utterance, turn_id)
+        return self.store.log(sku, delta, utterance, turn_id, location)
 
     def undo(self, utterance, turn_id):
         return self.store.undo(utterance, turn_id)

@@ -64,10 +64,10 @@ def test_init_creates_the_schema_once_and_refuses_a_newer_one(server: PgServer, 
     cfg.write_text(yaml.safe_dump({"store": {"path": str(tmp_path / "e.db")}, "site": {"box": "a", "dsn": d}}))
     runs = [subprocess.run([sys.executable, "-m", "edge.cli", "site", "init", "--json", "--config", str(cfg)],
                            cwd=REPO, capture_output=True, text=True, timeout=HANG_S) for _ in range(2)]
-    assert [json.loads(r.stdout) for r in runs] == [{"before": 0, "after": 1}, {"before": 1, "after": 1}]
+    assert [json.loads(r.stdout) for r in runs] == [{"before": 0, "after": 2}, {"before": 2, "after": 2}]
     with psycopg.connect(d, autocommit=True) as c:
         c.execute("UPDATE edge_site_schema SET version = 99")
-        with pytest.raises(SiteError, match="schema version 99, newer than this program's 1; fix: upgrade edge"):
+        with pytest.raises(SiteError, match="schema version 99, newer than this program's 2; fix: upgrade edge"):
             init_schema(c)
         with pytest.raises(psycopg.Error, match="append-only"):
             c.execute("INSERT INTO edge_movements (gid, box, seq, time, sku, delta, utterance, turn_id) "

@@ -95,7 +95,8 @@ def test_movements_stock_alerts_discovery_and_last_will(dsn: str, broker: Broker
             for gid, msg in _movement_gids(sub, box).items():
                 m = history[gid]
                 assert msg == {"gid": m.gid, "box": m.box, "seq": m.seq, "time": m.time, "sku": m.sku,
-                               "delta": m.delta, "utterance": m.utterance, "turn_id": m.turn_id, "undoes": m.undoes}
+                               "delta": m.delta, "utterance": m.utterance, "turn_id": m.turn_id, "undoes": m.undoes,
+                               "location": m.location, "kind": m.kind, "counted": m.counted, "op": m.op}
 
         # negative stock: both boxes' records stand, the alert goes out, the retained state says so
         with a.store() as s:

@@ -217,9 +217,10 @@ def test_export_csv(db_path: Path) -> None:
     text = buf.getvalue()
     rows = list(csv.reader(io.StringIO(text, newline="")))
     assert rows == [
-        ["id", "time", "sku", "delta", "utterance", "turn_id", "undoes"],
-        ["1", "2025-01-31T09:15:02.123+00:00", "TIE-CBL-200", "-25", 'take 25 cable ties, "urgent"', "t1", ""],
-        ["2", "2025-01-31T09:15:02.123+00:00", "TIE-CBL-200", "25", "undo", "t2", "1"],
+        ["id", "time", "sku", "delta", "utterance", "turn_id", "undoes", "location", "kind", "counted"],
+        ["1", "2025-01-31T09:15:02.123+00:00", "TIE-CBL-200", "-25", 'take 25 cable ties, "urgent"', "t1", "",
+         "drawer 7", "log", ""],
+        ["2", "2025-01-31T09:15:02.123+00:00", "TIE-CBL-200", "25", "undo", "t2", "1", "drawer 7", "undo", ""],
     ]
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from edge.errors import EdgeError
 from edge.stages.asr.base import Recognition
-from edge.stages.nlu.followup import resolve_choice, yes_no
+from edge.stages.nlu.followup import number_answer, place_choice, resolve_choice, variant_pick, yes_no
 from edge.stages.nlu.grammar import COMPLETE, UNCLEAR
 from edge.stages.store import Record
 
@@ -63,13 +63,23 @@ class PreviewInventory:
     def get(self, sku: str) -> Item | None:
         return self.store.get(sku)
 
-    def log(self, sku: str, delta: int, utterance: str, turn_id: str) -> tuple[Record, Item]:
-        """What ``store.log`` would return; raises :class:`NotPreviewable` for an unknown SKU."""
+    def log(self, sku: str, delta: int | float, utterance: str, turn_id: str,
+            location: str | None = None) -> tuple[Record, Item]:
+        """What ``store.log`` would return; raises :class:`NotPreviewable` for an unknown SKU or
+        a place the item is not stored at."""
         item = self.store.get(sku)
-        if item is None:
-            raise NotPreviewable(f"unknown SKU {sku}")
-        return (Record(0, "", sku, delta, utterance, turn_id, None),
-                dataclasses.replace(item, quantity=item.quantity + delta))
+        place = item.place(location) if item is not None and location else item.location if item else None
+        if item is None or place is None:
+            raise NotPreviewable(f"unknown SKU {sku} or place {location}")
+        stock = tuple((p, q + delta if p == place else q) for p, q in item.places())
+        return (Record(0, "", sku, delta, utterance, turn_id, None, place),
+                dataclasses.replace(item, quantity=item.quantity + delta, stock=stock))
+
+    def place_contents(self, location: str, limit: int = 5) -> tuple[list[tuple[Item, int | float]], int]:
+        return self.store.place_contents(location, limit)
+
+    def low_stock(self, limit: int = 5) -> tuple[list[Item], int]:
+        return self.store.low_stock(limit)
 
     def undo(self, utterance: str, turn_id: str) -> tuple[Record, Item] | None:
         raise NotPreviewable("an undo's reply depends on the history")
@@ -83,4 +93,10 @@ def answer_verdict(pending: Pending, text: str, items: list[Item], language: str
     read-back, an item that picks one of the choices); else unclear (the plain tail decides)."""
     if pending.kind == "confirm":
         return COMPLETE if yes_no(text, language) is not None else UNCLEAR
+    if pending.kind == "quantity":
+        return COMPLETE if number_answer(text) is not None else UNCLEAR
+    if pending.kind == "choose_place":
+        return COMPLETE if pending.places and place_choice(text, pending.places) is not None else UNCLEAR
+    if pending.variant is not None:
+        return COMPLETE if variant_pick(text, pending.candidates) is not None else UNCLEAR
     return COMPLETE if resolve_choice(text, pending.candidates or tuple(items)) is not None else UNCLEAR

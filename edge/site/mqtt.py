@@ -7,11 +7,11 @@ The database stays the truth; MQTT only tells. Topic tree, ``P = edge/<site>/<bo
     when the box vanishes (power cut, SIGKILL) within 1.5 × ``keepalive_s`` s.
 ``P/movement``
     one JSON message per record of this box once the site database holds it (QoS 1, not retained):
-    ``{gid, box, seq, time, sku, delta, utterance, turn_id, undoes}``. QoS 1 means "at least
+    ``{gid, box, seq, time, sku, delta, utterance, turn_id, undoes, location, kind, counted, op}``. QoS 1 means "at least
     once": consumers drop duplicates by ``gid``.
 ``P/stock/<sku>``
     retained JSON stock state as this box sees it: ``{sku, item, location, quantity, unit,
-    negative}``, sent for every SKU at (re)connect and for each SKU a push or pull changed.
+    negative, places, reorder_level}``, sent for every SKU at (re)connect and for each SKU a push or pull changed.
 ``P/alert``
     ``{kind: "negative_stock", sku, location, quantity, text}`` when a SKU's stock is below zero.
 
@@ -48,9 +48,11 @@ def _slug(sku: str) -> str:
 
 
 def stock_state(item: Item) -> dict:
-    """The retained stock message for ``item`` (quantity in the item's unit)."""
+    """The retained stock message for ``item`` (quantities in the item's unit; ``places``:
+    ``{place: quantity}`` per place, ``location`` the first)."""
     return {"sku": item.sku, "item": item.item, "location": item.location, "quantity": item.quantity,
-            "unit": item.unit, "negative": item.quantity < 0}
+            "unit": item.unit, "negative": item.quantity < 0, "places": dict(item.places()),
+            "reorder_level": item.reorder_level}
 
 
 def discovery_configs(site: SiteSettings, item: Item) -> dict[str, dict]:
@@ -137,7 +139,8 @@ class MqttEvents:
         for m in pushed:
             self._publish(f"{self.prefix}/movement", {
                 "gid": m.gid, "box": m.box, "seq": m.seq, "time": m.time, "sku": m.sku, "delta": m.delta,
-                "utterance": m.utterance, "turn_id": m.turn_id, "undoes": m.undoes})
+                "utterance": m.utterance, "turn_id": m.turn_id, "undoes": m.undoes, "location": m.location,
+                "kind": m.kind, "counted": m.counted, "op": m.op})
         for sku in sorted({m.sku for m in pushed} | {m.sku for m in pulled}):
             item = self.store.get(sku)
             if item is not None:

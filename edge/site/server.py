@@ -67,6 +67,16 @@ SERVER_MIGRATIONS: list[list[str]] = [
         FOR EACH STATEMENT EXECUTE FUNCTION edge_movements_notify()
         """,
     ],
+    # version 2: stock per place (store schema 4): a movement names its place and kind (log,
+    # transfer, count, undo), a count keeps the value counted, a transfer's rows share ``op``;
+    # decimal quantities for units such as m and kg. Rows of version 1 keep NULL places.
+    [
+        "ALTER TABLE edge_movements ALTER COLUMN delta TYPE double precision",
+        "ALTER TABLE edge_movements ADD COLUMN location text NULL",
+        "ALTER TABLE edge_movements ADD COLUMN kind text NOT NULL DEFAULT 'log'",
+        "ALTER TABLE edge_movements ADD COLUMN counted double precision NULL",
+        "ALTER TABLE edge_movements ADD COLUMN op text NULL",
+    ],
 ]
 
 #: The server schema version this code writes and expects.

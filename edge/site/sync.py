@@ -17,6 +17,7 @@ doubling delay and writes the state into the store's ``meta`` table, which ``edg
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import socket
 import sqlite3
@@ -30,6 +31,7 @@ import psycopg
 
 from edge.site.server import NOTIFY_CHANNEL, SiteError, SiteOffline, connect, require_schema
 from edge.stages.store import Movement, StoreError
+from edge.stages.store_places import clean, clean_or_none
 
 if TYPE_CHECKING:
     from edge.config import SiteSettings
@@ -37,9 +39,12 @@ if TYPE_CHECKING:
 
 __all__ = ["SiteSync", "SyncListener", "PullHeldBack", "waiting"]
 
-_INSERT = ("INSERT INTO edge_movements (gid, box, seq, time, sku, delta, utterance, turn_id, undoes) "
-           "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (gid) DO NOTHING")
-_PULL = ("SELECT m.gid, m.box, m.seq, m.time, m.sku, m.delta, m.utterance, m.turn_id, m.undoes "
+#: The columns of a movement, in :class:`edge.stages.store.Movement` order.
+_COLS = "gid, box, seq, time, sku, delta, utterance, turn_id, undoes, location, kind, counted, op"
+_INSERT = (f"INSERT INTO edge_movements ({_COLS}) "
+           "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (gid) DO NOTHING")
+_PULL = ("SELECT m.gid, m.box, m.seq, m.time, m.sku, m.delta, m.utterance, m.turn_id, m.undoes, m.location, "
+         "m.kind, m.counted, m.op "
          "FROM edge_movements AS m LEFT JOIN unnest(%s::text[], %s::bigint[]) AS c(box, seq) ON c.box = m.box "
          "WHERE m.box <> %s AND m.box <> ALL(%s::text[]) AND m.seq > COALESCE(c.seq, 0) "
          "ORDER BY m.box, m.seq LIMIT %s")
@@ -61,8 +66,14 @@ class SyncListener(Protocol):
         """``pushed``: this box's records the site now holds; ``pulled``: other boxes' records added."""
 
 
-_OWN = ("SELECT gid, box, seq, time, sku, delta, utterance, turn_id, undoes FROM edge_movements "
+_OWN = (f"SELECT {_COLS} FROM edge_movements "
         "WHERE box = %s AND seq > %s ORDER BY seq LIMIT %s")
+
+
+def _moved(row: tuple) -> Movement:
+    """A server row as a :class:`Movement` (the server's double precision back to the store's numbers)."""
+    m = Movement(*row)
+    return dataclasses.replace(m, delta=clean(m.delta), counted=clean_or_none(m.counted))
 
 
 def _utc_now() -> datetime:
@@ -208,7 +219,8 @@ class SiteSync:
                 moves = self.store.movements(box, after_seq=done, limit=self.site.batch)
                 with conn.cursor() as cur:
                     cur.executemany(_INSERT, [(m.gid, m.box, m.seq, m.time, m.sku, m.delta, m.utterance,
-                                               m.turn_id, m.undoes) for m in moves])
+                                               m.turn_id, m.undoes, m.location, m.kind, m.counted, m.op)
+                                              for m in moves])
             acked = moves[-1].seq if moves else done
             if acked != int(self.store.meta("pushed_seq", "0") or 0):
                 self.store.set_meta(pushed_seq=str(acked))
@@ -234,7 +246,7 @@ class SiteSync:
             with self._deadline() as conn:
                 rows = conn.execute(_PULL, (boxes, [held[b] for b in boxes], self.store.box, sorted(blocked),
                                             self.site.batch)).fetchall()
-            moves = _contiguous([Movement(*r) for r in rows], held)
+            moves = _contiguous([_moved(r) for r in rows], held)
             for box in sorted({m.box for m in moves}):
                 mine = [m for m in moves if m.box == box]
                 try:
@@ -289,7 +301,7 @@ class SiteSync:
             with self._deadline() as conn:
                 rows = conn.execute(_OWN, (box, mine, self.site.batch)).fetchall()
             try:
-                self.store.apply([Movement(*r) for r in rows], restore=True)
+                self.store.apply([_moved(r) for r in rows], restore=True)
             except StoreError as e:
                 raise SiteError(f"resync stopped: {e}") from e
             restored += len(rows)

@@ -18,13 +18,20 @@ from __future__ import annotations
 import codecs
 import csv
 import re
-import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, TextIO
+from typing import Iterator, Sequence, TextIO
 
-#: The largest inventory CSV read, bytes (a 10,000-item inventory is about 1 MiB).
+from edge.stages.names import name_key
+
 #: Columns an inventory CSV must have (in any order; extra columns are ignored).
 CSV_COLUMNS = ("sku", "item", "location", "quantity", "unit", "aliases")
+#: Columns an inventory CSV may have: ``reorder_level`` (low stock at or below it; empty = none).
+OPTIONAL_COLUMNS = ("reorder_level",)
+#: Units whose quantities may have decimals (metres, kilograms, grams, litres, millilitres); every
+#: other unit is counted in whole units and refuses a fraction.
+DECIMAL_UNITS = frozenset({"m", "kg", "g", "l", "ml"})
+#: The largest inventory CSV read, bytes (a 10,000-item inventory is about 1 MiB).
 MAX_CSV_BYTES = 16 * 2**20
 #: The most item rows one import takes.
 MAX_CSV_ROWS = 100_000
@@ -37,6 +44,9 @@ MAX_IMPORT_QUANTITY = 10**9
 _BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF8, "utf-8-sig"),
          (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
 _DIGITS = re.compile(r"[0-9]+")
+#: Unicode category Cc (the C0 and C1 control characters and DEL)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]{1,6})?")
 #: the first characters that make a spreadsheet evaluate a cell
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -79,21 +89,28 @@ def check_field(value: str, where: str) -> str:
     ``where`` (``line 3, column 'item'``) starts the ``ValueError`` otherwise."""
     if len(value) > MAX_FIELD_CHARS:
         raise ValueError(f"{where}: {len(value)} characters, more than {MAX_FIELD_CHARS}; fix: shorten it")
-    for i, ch in enumerate(value):
-        if unicodedata.category(ch) == "Cc":
-            name = "a NUL byte" if ch == "\0" else f"control character U+{ord(ch):04X}"
-            raise ValueError(f"{where}: {name} at character {i + 1}; fix: remove it (a line break inside a "
-                             f"quoted value counts too)")
+    bad = _CONTROL.search(value)  # the Unicode category Cc, found at C speed
+    if bad is not None:
+        ch, i = bad.group(), bad.start()
+        name = "a NUL byte" if ch == "\0" else f"control character U+{ord(ch):04X}"
+        raise ValueError(f"{where}: {name} at character {i + 1}; fix: remove it (a line break inside a "
+                         f"quoted value counts too)")
     return value
 
 
-def parse_quantity(value: str, where: str) -> int:
-    """The whole number ``value`` (ASCII digits, 0 … :data:`MAX_IMPORT_QUANTITY`), or ``ValueError``."""
+def parse_quantity(value: str, where: str, decimals: bool = False) -> int | float:
+    """The whole number ``value`` (ASCII digits, 0 … :data:`MAX_IMPORT_QUANTITY`), or ``ValueError``;
+    with ``decimals`` (a unit of :data:`DECIMAL_UNITS`) also ``12.5`` (a float, at most 6 decimals)."""
     v = value.strip()
-    if not _DIGITS.fullmatch(v):
+    if decimals and _DECIMAL.fullmatch(v) and len(v) <= 20:
+        q: int | float = float(v) if "." in v else int(v)
+        if isinstance(q, float) and q.is_integer():
+            q = int(q)
+    elif not _DIGITS.fullmatch(v):
         raise ValueError(f"{where}: {value[:40]!r} is not a non-negative integer; fix: write a whole number "
-                         f"such as 12")
-    q = int(v) if len(v) <= 20 else MAX_IMPORT_QUANTITY + 1
+                         f"such as 12{' or a decimal such as 2.5' if decimals else ''}")
+    else:
+        q = int(v) if len(v) <= 20 else MAX_IMPORT_QUANTITY + 1
     if q > MAX_IMPORT_QUANTITY:
         raise ValueError(f"{where}: {v[:40]} is more than {MAX_IMPORT_QUANTITY:,}, the largest quantity the store takes; "
                          f"fix: check the cell (a spreadsheet may have filled it), or count in a larger unit")
@@ -108,13 +125,47 @@ def safe_cell(value: object) -> object:
     return value
 
 
+def write_rows(fileobj: TextIO, header: Sequence[str], rows: list[Sequence[object]]) -> int:
+    """Write ``header`` and ``rows`` as CSV, every cell through :func:`safe_cell`; returns the rows."""
+    writer = csv.writer(fileobj)
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow([safe_cell(v) for v in row])
+    return len(rows)
+
+
 def split_aliases(text: str) -> tuple[str, ...]:
     """The ``;``-separated aliases of an inventory row, stripped, empty ones dropped."""
     return tuple(a.strip() for a in (text or "").split(";") if a.strip())
 
 
-def parse_inventory(f: TextIO) -> list[tuple[str, str, str, int, str, str]]:
-    """The rows of an inventory CSV read from ``f``: ``(sku, item, location, quantity, unit, aliases)``.
+@dataclass(frozen=True)
+class InventoryRow:
+    """One row of an inventory CSV: one SKU at one place. ``quantity``: int, or float for a unit of
+    :data:`DECIMAL_UNITS`; ``aliases``: ``;``-joined; ``reorder_level``: None when the cell is empty
+    or the column absent; ``line``: the row's line in the file."""
+
+    sku: str
+    item: str
+    location: str
+    quantity: int | float
+    unit: str
+    aliases: str
+    reorder_level: int | float | None
+    line: int
+
+
+def allows_decimals(unit: str) -> bool:
+    """Whether quantities in ``unit`` may have decimals (:data:`DECIMAL_UNITS`: ``m``, ``kg`` …)."""
+    return unit.strip().lower() in DECIMAL_UNITS
+
+
+def parse_inventory(f: TextIO) -> list[InventoryRow]:
+    """The rows of an inventory CSV read from ``f`` (:class:`InventoryRow`, in file order).
+
+    One row per SKU and place: a SKU on several rows is stored in several places; its rows must
+    agree on ``item`` and ``unit``, and a place may appear once per SKU. The optional column
+    ``reorder_level`` (empty = none) is a quantity at or below which the item is low on stock.
 
     Raises:
         ValueError: the first problem, starting with its line (and column), with the fix.
@@ -135,9 +186,11 @@ def parse_inventory(f: TextIO) -> list[tuple[str, str, str, int, str, str]]:
                 f"line 1: missing column {col!r} (header is {','.join(header)!r}); "
                 f"fix: the header row must contain {','.join(CSV_COLUMNS)}"
             )
-    index = {col: names.index(col) for col in CSV_COLUMNS}
-    rows: list[tuple[str, str, str, int, str, str]] = []
-    seen: dict[str, int] = {}
+    index = {col: names.index(col) for col in (*CSV_COLUMNS, *OPTIONAL_COLUMNS) if col in names}
+    rows: list[InventoryRow] = []
+    first: dict[str, InventoryRow] = {}
+    places: dict[tuple[str, str], int] = {}
+    keys: dict[str, str] = {}  # place → name key: a few hundred places serve thousands of rows
     for col, name in enumerate(header):
         check_field(name, f"line 1, column {col + 1}")
     for fields in _rows(reader):
@@ -145,33 +198,79 @@ def parse_inventory(f: TextIO) -> list[tuple[str, str, str, int, str, str]]:
         if not fields or all(not x.strip() for x in fields):
             continue  # blank line
         if len(rows) >= MAX_CSV_ROWS:
-            raise ValueError(f"line {line}: more than {MAX_CSV_ROWS:,} items; fix: split the "
+            raise ValueError(f"line {line}: more than {MAX_CSV_ROWS:,} rows; fix: split the "
                              f"file and import the parts one after the other")
-        if len(fields) != len(header):
-            raise ValueError(
-                f"line {line}: {len(fields)} fields but the header has {len(header)}; "
-                "fix: give every row one value per column (quote values containing commas)"
-            )
-        for col, value in enumerate(fields):
-            check_field(value, f"line {line}, column {header[col].strip()!r}")
-        v = {col: fields[i].strip() for col, i in index.items()}
-        if not v["sku"]:
-            raise ValueError(f"line {line}, column 'sku': empty; fix: give the row a SKU")
-        for col in ("item", "location", "unit"):
-            if not v[col]:
-                raise ValueError(f"line {line}, column {col!r}: empty; fix: give {v['sku']} "
-                                 f"{'a name' if col == 'item' else 'a ' + col} (e.g. "
-                                 f"{ {'item': 'M8 bolt', 'location': 'bin 12', 'unit': 'pcs'}[col]!r})")
-        if v["sku"] in seen:
-            raise ValueError(
-                f"line {line}, column 'sku': {v['sku']!r} already appears on line "
-                f"{seen[v['sku']]}; fix: keep one row per SKU"
-            )
-        seen[v["sku"]] = line
-        quantity = parse_quantity(v["quantity"], f"line {line}, column 'quantity'")
-        aliases = ";".join(split_aliases(v["aliases"]))
-        rows.append((v["sku"], v["item"], v["location"], quantity, v["unit"], aliases))
+        row = _row(fields, header, index, line)
+        seen = first.get(row.sku)
+        if seen is not None:
+            _same_item(seen, row)
+        key = keys.get(row.location)
+        if key is None:
+            key = keys[row.location] = name_key(row.location)
+        place = (row.sku, key)
+        if place in places:
+            raise ValueError(f"line {line}, column 'location': {row.sku} is already listed at {row.location!r} "
+                             f"on line {places[place]}; fix: one row per SKU and place")
+        places[place] = line
+        first.setdefault(row.sku, row)
+        rows.append(row)
     return rows
+
+
+def _row(fields: list[str], header: list[str], index: dict[str, int], line: int) -> InventoryRow:
+    if len(fields) != len(header):
+        raise ValueError(
+            f"line {line}: {len(fields)} fields but the header has {len(header)}; "
+            "fix: give every row one value per column (quote values containing commas)"
+        )
+    for col, value in enumerate(fields):
+        check_field(value, f"line {line}, column {header[col].strip()!r}")
+    v = {col: fields[i].strip() for col, i in index.items()}
+    if not v["sku"]:
+        raise ValueError(f"line {line}, column 'sku': empty; fix: give the row a SKU")
+    for col in ("item", "location", "unit"):
+        if not v[col]:
+            raise ValueError(f"line {line}, column {col!r}: empty; fix: give {v['sku']} "
+                             f"{'a name' if col == 'item' else 'a ' + col} (e.g. "
+                             f"{ {'item': 'M8 bolt', 'location': 'bin 12', 'unit': 'pcs'}[col]!r})")
+    decimals = allows_decimals(v["unit"])
+    quantity = parse_quantity(v["quantity"], f"line {line}, column 'quantity'", decimals)
+    level = v.get("reorder_level", "")
+    reorder = parse_quantity(level, f"line {line}, column 'reorder_level'", decimals) if level else None
+    return InventoryRow(v["sku"], v["item"], v["location"], quantity, v["unit"], ";".join(split_aliases(v["aliases"])),
+                        reorder, line)
+
+
+def _same_item(seen: InventoryRow, row: InventoryRow) -> None:
+    """A SKU's second row (another place) must name the same item in the same unit."""
+    for col in ("item", "unit"):
+        if getattr(seen, col) != getattr(row, col):
+            raise ValueError(f"line {row.line}, column {col!r}: {row.sku} is {getattr(row, col)!r} here but "
+                             f"{getattr(seen, col)!r} on line {seen.line}; fix: a SKU on several rows (several "
+                             f"places) keeps one {'name' if col == 'item' else col}")
+
+
+def check_names(rows: list[InventoryRow], held: dict[str, tuple[str, str]] | None = None) -> None:
+    """Refuse names and aliases of different SKUs that compare equal under
+    :func:`edge.stages.names.name_key`. ``held``: compare keys of items already stored and not
+    in ``rows`` (``{key: (sku, name)}``).
+
+    Raises:
+        ValueError: naming both lines (or the stored item) and both names.
+    """
+    owner: dict[str, tuple[str, str, str]] = {k: (sku, name, "the store") for k, (sku, name) in (held or {}).items()}
+    for row in rows:
+        for name in (row.item, *split_aliases(row.aliases)):
+            k = name_key(name)
+            if not k:
+                continue
+            got = owner.get(k)
+            if got is None:
+                owner[k] = (row.sku, name, f"line {row.line}")
+            elif got[0] != row.sku:
+                raise ValueError(f"line {row.line}: {row.sku} {name!r} and {got[0]} {got[1]!r} ({got[2]}) are the "
+                                 "same name when spoken or compared; fix: rename one or drop the alias")
+
 
 def _rows(reader) -> Iterator[list[str]]:
     """The rows of ``reader``; a CSV syntax error names its line."""

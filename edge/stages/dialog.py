@@ -1,36 +1,66 @@
 """What the box does with an understood intent, including the short exchanges that need a second
 utterance without a new wake word:
 
-- **ask-back**: the item is ambiguous ("M8 bolts or washers?") or unknown ("Which item?"); the
+- **ask-back**: the item is ambiguous ("M8 bolts or washers?"), only its variant is missing
+  ("30, 50 or 80 millimetre?"), a variant said is not stocked (the nearest ones are named), the
+  item is in several places ("Bin 12 or bin 90?"), or one number is needed ("three or four"); the
   answer is taken within the follow-up window and the command completed.
-- **read-back**: a log whose quantity was recognised with low confidence, or that would take stock
-  below zero, is read back and written only after "yes".
+- **read-back**: a log whose quantity was recognised with low confidence, that would take stock
+  below zero, or that puts stock into a place the item is not stored at yet, is read back and
+  written only after "yes".
+- **refusals**: an Intent with ``refusal`` set, a negative quantity, a fraction of a whole unit or
+  an implausible number writes nothing and says why; ``cancel`` ends the turn and says so.
 
 :func:`act` and :func:`follow_up` return an :class:`Outcome`: the reply text, and a
 :class:`Pending` question when the box waits for an answer. A record is committed to SQLite
-before any text that says it was logged is returned.
+before any text that says it was logged is returned. Each turn reads the store by SKU or place
+(indexed); nothing here reads the whole inventory except the old "Which item?" question.
 """
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
 from edge.stages import reply
-from edge.stages.nlu.followup import ask_back_text, resolve_choice, yes_no
+from edge.stages.csvfile import allows_decimals
+from edge.stages.nlu.followup import (
+    ask_back_text,
+    number_answer,
+    place_choice,
+    resolve_choice,
+    variant_choices,
+    variant_pick,
+    yes_no,
+)
+from edge.stages.nlu.numbers import normalize_numbers
 from edge.stages.nlu.types import Intent
+from edge.stages.sizes import split_size
 from edge.stages.store import Item, Record, Store
 
 MAX_QUANTITY = 1_000_000  # one spoken log above this is a mishearing, not a delivery (and keeps SQLite's 64-bit INTEGER safe)
+#: Intents that act on one item.
+ITEM_INTENTS = ("query_stock", "log_record", "transfer", "stock_count")
+#: Places read out in a "which place?" question.
+MAX_PLACES_ASKED = 4
+
 
 @dataclass(frozen=True)
 class Pending:
-    """A question the box asked; ``kind``: ``choose_item`` (``candidates`` are the items offered;
-    empty = any inventory item) or ``confirm`` (``intent`` is written after a yes)."""
+    """A question the box asked. ``kind``: ``choose_item`` (``candidates`` are the items offered;
+    empty = any inventory item; ``variant``: the attribute they differ by when the question named
+    variants), ``choose_place`` (``places`` offered for the slot ``slot``, ``location`` or
+    ``to_location``; empty = any place), ``quantity`` (one number is needed) or ``confirm``
+    (``intent`` is written after a yes). ``part``: the index into ``intent.parts`` asked about."""
 
-    kind: Literal["choose_item", "confirm"]
+    kind: Literal["choose_item", "confirm", "choose_place", "quantity"]
     intent: Intent
     candidates: tuple[Item, ...] = ()
+    places: tuple[str, ...] = ()
+    slot: str = "location"
+    part: int | None = None
+    variant: str | None = None
 
 
 @dataclass(frozen=True)
@@ -40,51 +70,63 @@ class Outcome:
     record: Record | None = None
 
 
-def read_back_text(intent: Intent, item: Item, language: str = "en") -> str:
+def read_back_text(intent: Intent, item: Item, language: str = "en", location: str | None = None) -> str:
     q = intent.quantity or 0
     did = "used" if intent.direction == "out" else "received"
     delta = -q if intent.direction == "out" else q
+    have = item.at(location) if location and item.at(location) is not None else item.quantity
+    where = location or item.location
     if language == "zh":
         did = "用了" if intent.direction == "out" else "收到"
-        if item.quantity + delta < 0:
-            return (f"这样{reply.zh_name(item)}会低于零：{reply.zh_place(item.location)}只有"
-                    f"{reply.zh_amount(item, item.quantity)}。还是记录{did}{reply.zh_amount(item, q)}吗？请说是或不是。")
+        if have + delta < 0:
+            return (f"这样{reply.zh_name(item)}会低于零：{reply.zh_place(where)}只有"
+                    f"{reply.zh_amount(item, have)}。还是记录{did}{reply.zh_amount(item, q)}吗？请说是或不是。")
         return f"你是说{did}{reply.zh_amount(item, q)}吗？说“是”就记录。"
-    if item.quantity + delta < 0:
-        return (f"That would take {item.item} below zero: there {'is' if item.quantity == 1 else 'are'} only "
-                f"{item.quantity} {reply.place(item.location)}. Log {reply.amount(item, q)} {did} anyway? Say yes or no.")
+    if have + delta < 0:
+        return (f"That would take {item.item} below zero: there {'is' if have == 1 else 'are'} only "
+                f"{have} {reply.place(where)}. Log {reply.amount(item, q)} {did} anyway? Say yes or no.")
     return f"Did you say {reply.amount(item, q)} {did}? Say yes to log it."
 
 
 def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed: bool = False,
-        language: str = "en") -> Outcome:
-    """Carry out ``intent`` on ``store``.
+        language: str = "en", docs: Callable[[str], str] | None = None) -> Outcome:
+    """Carry out ``intent`` on ``store``. ``docs``: answers an ``ask_docs`` question (the
+    documents room); None: no documents are indexed.
 
     Raises:
         edge.stages.store.StoreError: the store refused the write (nothing was logged).
     """
-    if intent.intent == "undo":
-        return Outcome(reply.undo_reply(store.undo(utterance, turn_id), language))
-    if intent.intent not in ("query_stock", "log_record"):
+    kind = intent.intent
+    if kind == "cancel":
+        return Outcome(reply.text("cancelled", language))
+    if intent.parts:
+        return _parts(intent, store, utterance, turn_id, confirmed, language)
+    if kind == "undo":
+        return _undo(store, utterance, turn_id, language)
+    if kind == "ask_docs":
+        return Outcome(docs(intent.text or utterance) if docs is not None else reply.text("no_docs", language))
+    if kind == "low_stock":
+        return Outcome(reply.low_stock_reply(*store.low_stock(reply.MAX_LISTED), language))
+    if kind == "place_contents":
+        if not intent.location:
+            return Outcome(reply.text("no_place", language))
+        rows, total = store.place_contents(intent.location, reply.MAX_LISTED)
+        return Outcome(reply.place_reply(intent.location, rows, total, language))
+    if kind not in ITEM_INTENTS:
         return Outcome(intent.answer or reply.text("not_understood", language))
     item = store.get(intent.sku) if intent.sku else None
     if item is None:
-        cands = tuple(i for i in (store.get(s) for s in intent.extra.get("candidates", ())) if i is not None)
-        if len(cands) > 1:
-            return Outcome(ask_back_text(cands, language), Pending("choose_item", intent, cands))
-        return Outcome(ask_back_text((), language), Pending("choose_item", intent, ()))
-    if intent.intent == "query_stock":
+        return _which_item(intent, store, language)
+    if kind == "query_stock":
         return Outcome(_with_site_note(reply.query_reply(item, intent.location, language), store, language))
-    if not intent.quantity:
-        return Outcome(reply.text("no_quantity", language))
-    if abs(intent.quantity) > MAX_QUANTITY:
-        return Outcome(reply.text("too_many", language, q=intent.quantity))
-    delta = -intent.quantity if intent.direction == "out" else intent.quantity
-    needs_read_back = intent.extra.get("low_confidence_quantity") or item.quantity + delta < 0
-    if needs_read_back and not confirmed:
-        return Outcome(read_back_text(intent, item, language), Pending("confirm", intent))
-    record, item = store.log(item.sku, delta, utterance, turn_id)
-    return Outcome(_with_site_note(reply.log_reply(record, item, language), store, language), record=record)
+    problem = _check_quantity(intent, item, language)
+    if problem is not None:
+        return problem
+    if kind == "transfer":
+        return _transfer(intent, item, store, utterance, turn_id, confirmed, language)
+    if kind == "stock_count":
+        return _count(intent, item, store, utterance, turn_id, language)
+    return _log(intent, item, store, utterance, turn_id, confirmed, language)
 
 
 def _with_site_note(text: str, store: Store, language: str) -> str:
@@ -93,14 +135,226 @@ def _with_site_note(text: str, store: Store, language: str) -> str:
     return text if offline is None else f"{text} {reply.offline_note(*offline, language)}"
 
 
+def _which_item(intent: Intent, store: Store, language: str) -> Outcome:
+    """The question (or the refusal) for an Intent whose item is not one SKU."""
+    cands = tuple(i for i in (store.get(s) for s in intent.candidates) if i is not None)
+    if intent.heard_variant and cands:
+        cands = _nearest(cands, intent.heard_variant)
+        attribute, labels, unit = variant_choices(cands)
+        family = split_size(cands[0].item)[0]
+        return Outcome(reply.no_variant_reply(family, intent.heard_variant, labels, unit, language),
+                       Pending("choose_item", intent, cands, variant=attribute))
+    if intent.variant_missing and len(cands) > 1:
+        attribute, labels, unit = variant_choices(cands)
+        if attribute != "name":
+            return Outcome(reply.choice_text(labels, language, unit if language == "en" else "毫米" if unit else ""),
+                           Pending("choose_item", intent, cands, variant=attribute))
+    if len(cands) > 1:
+        return Outcome(ask_back_text(cands, language), Pending("choose_item", intent, cands))
+    if intent.unknown:
+        return Outcome(reply.unknown_reply(intent.unknown, language))
+    legacy = tuple(i for i in (store.get(s) for s in intent.extra.get("candidates", ())) if i is not None)
+    if len(legacy) > 1:
+        return Outcome(ask_back_text(legacy, language), Pending("choose_item", intent, legacy))
+    return Outcome(ask_back_text((), language), Pending("choose_item", intent, ()))
+
+
+def _nearest(cands: tuple[Item, ...], heard: str, keep: int = 3) -> tuple[Item, ...]:
+    """The ``keep`` variants nearest to the heard one ("60" → 50 and 80 mm before 30), in size order."""
+    attribute, labels, _unit = variant_choices(cands)
+    said = number_answer(heard)
+    if said is None or attribute not in ("millimetre", "thread") or len(cands) <= keep:
+        return cands
+    value = {lab: float(lab.lstrip("M")) for lab in labels if lab.lstrip("M").replace(".", "", 1).isdigit()}
+    ranked = sorted((c for c, lab in zip(cands, labels, strict=True) if lab in value),
+                    key=lambda c: abs(value[labels[cands.index(c)]] - said))[:keep]
+    return tuple(sorted(ranked, key=lambda c: value[labels[cands.index(c)]])) or cands
+
+
+def _check_quantity(intent: Intent, item: Item, language: str, part: int | None = None) -> Outcome | None:
+    """The refusal or question for a quantity that must not be written as heard, else None."""
+    q = intent.quantity
+    if intent.refusal in ("range", "correction", "fraction"):
+        return Outcome(reply.refusal_reply(intent.refusal, item, q, language), Pending("quantity", intent, part=part))
+    if intent.refusal:
+        return Outcome(reply.refusal_reply(intent.refusal, item, q, language))
+    if q is None or (not q and intent.intent != "stock_count"):
+        return Outcome(reply.text("no_quantity", language), Pending("quantity", intent, part=part))
+    if q < 0:
+        return Outcome(reply.refusal_reply("negative", item, q, language))
+    if abs(q) > MAX_QUANTITY:
+        return Outcome(reply.text("too_many", language, q=q))
+    if isinstance(q, float) and not q.is_integer() and not allows_decimals(item.unit):
+        # defence in depth: the understanding should have set refusal=fraction already
+        return Outcome(reply.refusal_reply("fraction", item, q, language), Pending("quantity", intent, part=part))
+    return None
+
+
+def _place(intent: Intent, item: Item, slot: str, language: str, part: int | None = None,
+           new_ok: bool = False) -> tuple[str | None, Outcome | None]:
+    """The item's stored place the Intent's ``slot`` names (or its only place), or the question."""
+    said = getattr(intent, slot)
+    stock = item.places()
+    if said:
+        held = item.place(said)
+        if held is not None or new_ok:
+            return held or said, None
+        names = [p for p, _q in stock]
+        told = reply.query_reply(item, said, language)
+        if len(names) == 1:  # the one place it is at: ask to use it rather than guess
+            ask = f"{reply.zh_place(names[0])}吗？请说是或不是。" if language == "zh" else f"{names[0]}, then? Say yes or no."
+            return None, Outcome(f"{told} {ask[0].upper()}{ask[1:]}",
+                                 Pending("confirm", _fill_part(intent, part, **{slot: names[0]})))
+        return None, Outcome(f"{told} " + reply.choice_text(_said_places(names, language), language),
+                             Pending("choose_place", intent, places=tuple(names), slot=slot, part=part))
+    if len(stock) == 1:
+        return stock[0][0], None
+    names = [p for p, _q in stock]
+    return None, Outcome(reply.choice_text(_said_places(names[:MAX_PLACES_ASKED], language), language),
+                         Pending("choose_place", intent, places=tuple(names), slot=slot, part=part))
+
+
+def _said_places(names: list[str], language: str) -> list[str]:
+    return [reply.zh_place(n) for n in names] if language == "zh" else names
+
+
+def _log(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str, confirmed: bool,
+         language: str) -> Outcome:
+    out = intent.direction == "out"
+    location, ask = _place(intent, item, "location", language, new_ok=not out)
+    if ask is not None:
+        return ask
+    delta = -intent.quantity if out else intent.quantity
+    have = item.at(location)
+    needs_read_back = intent.extra.get("low_confidence_quantity") or (have is not None and have + delta < 0) \
+        or have is None
+    if needs_read_back and not confirmed:
+        if have is None:  # stock into a place the item is not stored at yet: a misheard place must not make one
+            text = (f"{reply.plural(reply.sized(item)[0])} are not stored {reply.place(location)} yet. "
+                    f"Log {reply.amount(item, intent.quantity)} into {location}? Say yes or no.")
+            if language == "zh":
+                text = f"{reply.zh_place(location)}还没有{reply.zh_name(item)}。要记录放入{reply.zh_amount(item, intent.quantity)}吗？请说是或不是。"
+            return Outcome(text[0].upper() + text[1:], Pending("confirm", intent))
+        return Outcome(read_back_text(intent, item, language, location), Pending("confirm", intent))
+    # the place only when it decides something (an Inventory of an older shape takes no place)
+    where = {"location": location} if len(item.places()) > 1 or location != item.location else {}
+    record, item = store.log(item.sku, delta, utterance, turn_id, **where)
+    return Outcome(_with_site_note(reply.log_reply(record, item, language), store, language), record=record)
+
+
+def _transfer(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str, confirmed: bool,
+              language: str) -> Outcome:
+    src, ask = _place(intent, item, "location", language)
+    if ask is not None:
+        return ask
+    if not intent.to_location:
+        return Outcome(reply.text("where_to", language), Pending("choose_place", intent, slot="to_location"))
+    if item.place(intent.to_location) == src:
+        return Outcome(f"{src}是同一个位置，没有移动。" if language == "zh" else
+                       f"{src[0].upper()}{src[1:]} is where they are already; nothing was moved.")
+    have = item.at(src) or 0
+    if have - intent.quantity < 0 and not confirmed:
+        text = (f"There {'is' if have == 1 else 'are'} only {have} {reply.place(src)}. Move "
+                f"{reply.amount(item, intent.quantity)} to {intent.to_location} anyway? Say yes or no.")
+        if language == "zh":
+            text = (f"{reply.zh_place(src)}只有{reply.zh_amount(item, have)}。还是移动"
+                    f"{reply.zh_amount(item, intent.quantity)}吗？请说是或不是。")
+        return Outcome(text, Pending("confirm", dataclasses.replace(intent, location=src)))
+    out, into, item = store.transfer(item.sku, intent.quantity, src, intent.to_location, utterance, turn_id)
+    return Outcome(_with_site_note(reply.transfer_reply(out, into, item, language), store, language), record=out)
+
+
+def _count(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str, language: str) -> Outcome:
+    location, ask = _place(intent, item, "location", language, new_ok=True)
+    if ask is not None:
+        return ask
+    record, item = store.count(item.sku, intent.quantity, utterance, turn_id, location=location)
+    return Outcome(_with_site_note(reply.count_reply(record, item, language), store, language), record=record)
+
+
+def _undo(store: Store, utterance: str, turn_id: str, language: str) -> Outcome:
+    result = store.undo(utterance, turn_id)
+    if result is not None and result[0].op:
+        rows = store.operation(result[0].op)
+        if len(rows) > 1:
+            return Outcome(reply.undo_transfer_reply(rows, result[1], language), record=result[0])
+    return Outcome(reply.undo_reply(result, language), record=result[0] if result else None)
+
+
+def _parts(intent: Intent, store: Store, utterance: str, turn_id: str, confirmed: bool, language: str) -> Outcome:
+    """Several logs in one sentence: every part resolved and checked first (the first one that is
+    not is asked about, nothing written), then all written in one transaction."""
+    changes: list[tuple[str, int | float, str | None]] = []
+    for k, part in enumerate(intent.parts):
+        item = store.get(part.sku) if part.sku else None
+        if item is None:
+            return _for_part(_which_item(part, store, language), intent, k)
+        problem = _check_quantity(part, item, language, part=k)
+        if problem is not None:
+            return _for_part(problem, intent, k)
+        location, ask = _place(part, item, "location", language, part=k)
+        if ask is not None:
+            return _for_part(ask, intent, k)
+        have = item.at(location) or 0
+        delta = -part.quantity if part.direction == "out" else part.quantity
+        if (have + delta < 0 or part.extra.get("low_confidence_quantity")) and not confirmed:
+            return Outcome(read_back_text(part, item, language, location), Pending("confirm", intent))
+        changes.append((item.sku, delta, location))
+    done = store.log_many(changes, utterance, turn_id)
+    return Outcome(_with_site_note(reply.parts_reply(done, language), store, language), record=done[0][0])
+
+
+def _for_part(outcome: Outcome, whole: Intent, k: int) -> Outcome:
+    """A part's question, pending on the whole sentence (so the answer completes all of it)."""
+    if outcome.pending is None:
+        return outcome
+    parts = list(whole.parts)
+    parts[k] = outcome.pending.intent  # the part as asked about (a confirm's carries the place it proposes)
+    whole = dataclasses.replace(whole, parts=tuple(parts))
+    part = None if outcome.pending.kind == "confirm" else k
+    return dataclasses.replace(outcome, pending=dataclasses.replace(outcome.pending, intent=whole, part=part))
+
+
+def _fill(pending: Pending, **slots) -> Intent:
+    """The pending Intent with ``slots`` set (on the part asked about, when it is a part)."""
+    return _fill_part(pending.intent, pending.part, **slots)
+
+
+def _fill_part(intent: Intent, part: int | None, **slots) -> Intent:
+    if part is None or part >= len(intent.parts):
+        return dataclasses.replace(intent, **slots)
+    parts = list(intent.parts)
+    parts[part] = dataclasses.replace(parts[part], **slots)
+    return dataclasses.replace(intent, parts=tuple(parts))
+
+
 def follow_up(pending: Pending, text: str, store: Store, turn_id: str, language: str = "en") -> Outcome:
     """The answer ``text`` to ``pending``: complete, confirm or drop the command."""
+    again = pending.intent.text
     if pending.kind == "confirm":
         yn = yes_no(text, language)
         if yn:
-            return act(pending.intent, store, pending.intent.text, turn_id, confirmed=True, language=language)
+            return act(pending.intent, store, again, turn_id, confirmed=True, language=language)
         return Outcome(reply.text("declined" if yn is False else "no_yes", language))
-    sku = resolve_choice(text, pending.candidates or tuple(store.items()))
+    if pending.kind == "quantity":
+        q = number_answer(text)
+        if q is None:
+            return Outcome(reply.text("no_number", language))
+        return act(_fill(pending, quantity=q, refusal=None), store, again, turn_id, language=language)
+    if pending.kind == "choose_place":
+        if pending.places:
+            where = place_choice(text, pending.places)
+        else:  # "where to?": any place said as a place word and its name ("bin 90")
+            words = [w for w in normalize_numbers(text).lower().split() if w not in ("to", "into", "the", "please")]
+            where = " ".join(words) if len(words) == 2 else None
+        if where is None:
+            return Outcome(reply.text("no_place_choice", language))
+        return act(_fill(pending, **{pending.slot: where}), store, again, turn_id, language=language)
+    if pending.variant is not None:
+        sku = variant_pick(text, pending.candidates)
+    else:
+        sku = resolve_choice(text, pending.candidates or tuple(store.items()))
     if sku is None:
         return Outcome(reply.text("no_choice", language))
-    return act(dataclasses.replace(pending.intent, sku=sku), store, pending.intent.text, turn_id, language=language)
+    return act(_fill(pending, sku=sku, candidates=(), variant_missing=None, heard_variant=None), store, again,
+               turn_id, language=language)

@@ -10,7 +10,12 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from edge.stages.names import name_key
+from edge.stages.sizes import split_size, spoken_size
 from edge.stages.store import Item, Record
+
+#: The most items or places one reply lists before "and N more" (a reply must stay short to speak).
+MAX_LISTED = 3
 
 _PLURAL_UNITS = {"box": "boxes", "pcs": "pcs", "pc": "pcs"}
 _COUNT_UNITS = {"pcs", "pc", "piece", "pieces", "each", "ea", ""}
@@ -28,12 +33,33 @@ def plural(word: str) -> str:
     return f"{head} {last}".strip()
 
 
-def amount(item: Item, quantity: int) -> str:
-    """``quantity`` of ``item`` in words: "140 M8 bolts", "1 box of nitrile gloves", "no white paint"."""
+def sized(item: Item) -> tuple[str, str]:
+    """``(family, spoken size)`` when the item's name is a family followed by a size ("hex bolt
+    M12 x 80 mm" → "hex bolt", "M12, 80 millimetre"); else ``(name, "")`` ("M8 bolt" reads as it is)."""
+    family, size = split_size(item.item)
+    if size and family != item.item and name_key(item.item).startswith(name_key(family)):
+        return family, spoken_size(size)
+    return item.item, ""
+
+
+def amount(item: Item, quantity: int | float, more: bool = False) -> str:
+    """``quantity`` of ``item`` in words: "140 M8 bolts", "1 box of nitrile gloves", "241 hex
+    bolts, M12, 80 millimetre", "12.5 m of copper cable". ``more``: the sentence goes on after it,
+    so a size closes with a comma ("241 hex bolts, M12, 80 millimetre, in bin 12")."""
+    name, size = sized(item)
+    tail = f", {size}{',' if more else ''}" if size else ""
     if item.unit.lower() in _COUNT_UNITS:
-        return f"{quantity} {item.item if quantity == 1 or item.item.endswith('s') else plural(item.item)}"
-    unit = item.unit if quantity == 1 else _PLURAL_UNITS.get(item.unit, plural(item.unit))
-    return f"{quantity} {unit} of {item.item}"
+        return f"{quantity} {name if quantity == 1 or name.endswith('s') else plural(name)}{tail}"
+    unit = item.unit if quantity == 1 or len(item.unit) <= 2 else _PLURAL_UNITS.get(item.unit, plural(item.unit))
+    return f"{quantity} {unit} of {name}{tail}"
+
+
+def _more(n: int, what: str = "item") -> str:
+    return f"{n} more {what}{'' if n == 1 else 's'}"
+
+
+def _and(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def place(location: str) -> str:
@@ -41,28 +67,70 @@ def place(location: str) -> str:
     return f"{'on' if location.split(' ')[0].lower() in ('shelf', 'rack', 'table') else 'in'} {location}"
 
 
+def where(item: Item, language: str = "en") -> str:
+    """Every place of ``item`` with its quantity, the first with the item's name: "241 hex bolts,
+    M12, 80 millimetre, in bin 12, and 40 more in bin 90" (at most :data:`MAX_LISTED` places, then
+    the rest and the total)."""
+    stock = item.places()
+    if language == "zh":
+        shown = [f"{zh_place(p)}有{zh_amount(item, q)}" for p, q in stock[:MAX_LISTED]]
+        rest = f"，另有{len(stock) - MAX_LISTED}处" if len(stock) > MAX_LISTED else ""
+        total = f"，共{_zh_q(item, item.quantity)}" if len(stock) > 1 else ""
+        return "，".join(shown) + rest + total
+    (p0, q0), others = stock[0], stock[1:MAX_LISTED]
+    text = f"{amount(item, q0, True)} {place(p0)}"
+    if not others:
+        return text
+    more = [f"{q} more {place(p)}" for p, q in others]
+    rest = len(stock) - 1 - len(others)
+    if rest:
+        more.append(f"{_more(rest, 'place')}")
+    return f"{text}, and {_and(more)}; {item.quantity} in all" if len(stock) > 2 else f"{text}, and {more[0]}"
+
+
 def query_reply(item: Item, asked_location: str | None = None, language: str = "en") -> str:
+    """The answer to "how many": at the asked place, or at every place (see :func:`where`)."""
     if language == "zh":
         return _zh_query(item, asked_location)
-    if asked_location and asked_location.lower() != item.location.lower():
-        return f"I have no {item.item} {place(asked_location)}; there are {amount(item, item.quantity)} {place(item.location)}."
+    here = item.place(asked_location)
+    if asked_location and here is None:
+        verb = "are" if item.quantity != 1 else "is"
+        name = sized(item)[0]
+        name = plural(name) if item.unit.lower() in _COUNT_UNITS and not name.endswith("s") else name
+        return f"I have no {name} {place(asked_location)}; there {verb} {where(item)}."
+    if here is not None and len(item.places()) > 1:
+        q = item.at(here)
+        return f"There {'is' if q == 1 else 'are'} {amount(item, q, True)} {place(here)}."
+    if len(item.places()) > 1:
+        return f"There {'is' if item.places()[0][1] == 1 else 'are'} {where(item)}."
     if item.quantity < 0:
         return negative_reply(item)
     if item.quantity <= 0:
         return f"We are out of {item.item}; none left {place(item.location)}."
     verb = "is" if item.quantity == 1 else "are"
-    return f"There {verb} {amount(item, item.quantity)} {place(item.location)}."
+    return f"There {verb} {amount(item, item.quantity, True)} {place(item.location)}."
 
 
 def log_reply(record: Record, item: Item, language: str = "en") -> str:
+    """What a log says: the amount, and what is left (at the record's place for an item in
+    several places: "Logged 3 hex bolts, M12, 80 millimetre, out of bin 12; 238 left there.")."""
     q = abs(record.delta)
+    if len(item.places()) > 1 and record.location:
+        left = item.at(record.location)
+        if language == "zh":
+            did = "放入" if record.delta > 0 else "取出"
+            return f"已记录：从{zh_place(record.location)}{did}{zh_amount(item, q)}；那里现在有{_zh_q(item, left)}。" \
+                if record.delta < 0 else f"已记录：{did}{zh_place(record.location)}{zh_amount(item, q)}；那里现在有{_zh_q(item, left)}。"
+        if record.delta < 0:
+            return f"Logged {amount(item, q, True)} out of {record.location}; {left} left there."
+        return f"Logged {amount(item, q, True)} into {record.location}; {left} there now."
     if language == "zh":
         did = "收到" if record.delta > 0 else "用了"
         return f"已记录：{did}{zh_amount(item, q)}。{zh_place(item.location)}现在有{zh_amount(item, item.quantity)}。"
     did = "received" if record.delta > 0 else "used"
     if item.quantity < 0:
-        return f"Logged {amount(item, q)} {did}. {negative_reply(item)}"
-    return f"Logged {amount(item, q)} {did}. Now {item.quantity} {place(item.location)}."
+        return f"Logged {amount(item, q, True)} {did}. {negative_reply(item)}"
+    return f"Logged {amount(item, q, True)} {did}. Now {item.quantity} {place(item.location)}."
 
 
 def clock_time(iso: str | None) -> str:
@@ -108,12 +176,20 @@ TEXTS = {
     "en": {"not_understood": NOT_UNDERSTOOD, "no_quantity": NO_QUANTITY, "unknown_item": UNKNOWN_ITEM,
            "declined": "OK, nothing was logged.", "no_yes": "I didn't hear a yes, so nothing was logged.",
            "no_choice": "Sorry, I still don't know which item, so nothing was done.",
-           "too_many": "{q} is more than I can log at once; nothing was logged."},
+           "too_many": "{q} is more than I can log at once; nothing was logged.",
+           "cancelled": "OK, cancelled. Nothing was logged.", "no_docs": "No documents are indexed on this box.",
+           "no_place": "Which place? Please say it with the item.", "where_to": "Move them where?",
+           "no_place_choice": "Sorry, I still don't know which place, so nothing was done.",
+           "no_number": "I didn't hear one number, so nothing was logged."},
     "zh": {"not_understood": "对不起，我没听懂。", "no_quantity": "多少？请把数量和物品一起说。",
            "unknown_item": "我不认识这个物品。请按货架标签上的名字说。",
            "declined": "好的，没有记录。", "no_yes": "没有听到“是”，所以没有记录。",
            "no_choice": "对不起，我还是不知道是哪个物品，所以什么也没做。",
-           "too_many": "{q}太多了，一次记录不了；没有记录。"},
+           "too_many": "{q}太多了，一次记录不了；没有记录。",
+           "cancelled": "好的，已取消，没有记录。", "no_docs": "这台设备没有索引任何文档。",
+           "no_place": "哪个位置？请和物品一起说。", "where_to": "移到哪里？",
+           "no_place_choice": "对不起，我还是不知道是哪个位置，所以什么也没做。",
+           "no_number": "没有听到一个确定的数，所以没有记录。"},
 }
 
 
@@ -163,9 +239,14 @@ def zh_name(item: Item) -> str:
     return next((a for a in item.aliases if re.search(r"[\u4e00-\u9fff]", a)), item.item)
 
 
-def zh_amount(item: Item, quantity: int) -> str:
-    """"140个M8螺栓", "12盒nitrile gloves"."""
-    return f"{quantity}{ZH_MEASURE.get(item.unit.lower(), item.unit)}{zh_name(item)}"
+def zh_amount(item: Item, quantity: int | float) -> str:
+    """"140个M8螺栓", "12盒nitrile gloves"; a sized item without a Chinese alias adds its size
+    ("241个hex bolt（M12，80毫米）")."""
+    name = zh_name(item)
+    family, size = split_size(item.item)
+    if name == item.item and size and name_key(item.item).startswith(name_key(family)) and family != item.item:
+        name = f"{family}（{spoken_size(size, 'zh')}）"
+    return f"{quantity}{ZH_MEASURE.get(item.unit.lower(), item.unit)}{name}"
 
 
 def zh_place(location: str) -> str:
@@ -176,12 +257,138 @@ def zh_place(location: str) -> str:
     return location
 
 
+def _zh_q(item: Item, quantity: int | float) -> str:
+    return f"{quantity}{ZH_MEASURE.get(item.unit.lower(), item.unit)}"
+
+
 def _zh_query(item: Item, asked_location: str | None) -> str:
     here = zh_place(item.location)
-    if asked_location and asked_location.lower() != item.location.lower():
-        return f"{zh_place(asked_location)}没有{zh_name(item)}；{here}有{zh_amount(item, item.quantity)}。"
+    at = item.place(asked_location)
+    if asked_location and at is None:
+        return f"{zh_place(asked_location)}没有{zh_name(item)}；{where(item, 'zh')}。"
+    if len(item.places()) > 1:
+        if at is not None:
+            return f"{zh_place(at)}有{zh_amount(item, item.at(at))}。"
+        return f"{where(item, 'zh')}。"
     if item.quantity < 0:
         return negative_reply(item, "zh")
     if item.quantity <= 0:
         return f"{zh_name(item)}用完了，{here}一{ZH_MEASURE.get(item.unit.lower(), '个')}也没有了。"
     return f"{here}有{zh_amount(item, item.quantity)}。"
+
+
+# -- the stock room's operations ------------------------------------------------------------------
+
+def parts_reply(done: list[tuple[Record, Item]], language: str = "en") -> str:
+    """Several logs written in one transaction: "Logged 3 drill bits used and 2 fuses received."."""
+    if language == "zh":
+        return "已记录：" + "，".join(f"{'收到' if r.delta > 0 else '用了'}{zh_amount(i, abs(r.delta))}" for r, i in done) + "。"
+    said = [f"{amount(i, abs(r.delta), True)} {'received' if r.delta > 0 else 'used'}" for r, i in done]
+    return f"Logged {_and(said)}."
+
+
+def transfer_reply(out: Record, into: Record, item: Item, language: str = "en") -> str:
+    """"Moved 30 hex bolts, M12, 80 millimetre, from bin 12 to bin 90: 211 left in bin 12, 70 in bin 90."."""
+    a, b = item.at(out.location) or 0, item.at(into.location) or 0
+    if language == "zh":
+        return (f"已把{zh_amount(item, into.delta)}从{zh_place(out.location)}移到{zh_place(into.location)}："
+                f"{zh_place(out.location)}剩{_zh_q(item, a)}，{zh_place(into.location)}有{_zh_q(item, b)}。")
+    return (f"Moved {amount(item, into.delta, True)} from {out.location} to {into.location}: "
+            f"{a} left {place(out.location)}, {b} {place(into.location)}.")
+
+
+def count_reply(record: Record, item: Item, language: str = "en") -> str:
+    """"Counted 40 washers in bin 3: 2 fewer than recorded." (or more, or as recorded)."""
+    d = record.delta
+    if language == "zh":
+        diff = "与记录一致" if d == 0 else f"比记录{'少' if d < 0 else '多'}{_zh_q(item, abs(d))}"
+        return f"已盘点：{zh_place(record.location)}有{zh_amount(item, record.counted)}，{diff}。"
+    diff = "as recorded" if d == 0 else f"{abs(d)} {'fewer' if d < 0 else 'more'} than recorded"
+    return f"Counted {amount(item, record.counted, True)} {place(record.location)}: {diff}."
+
+
+def place_reply(location: str, rows: list[tuple[Item, int | float]], total: int, language: str = "en") -> str:
+    """What is stored at ``location``: the first :data:`MAX_LISTED` items and how many more."""
+    if language == "zh":
+        if not rows:
+            return f"{zh_place(location)}没有记录任何物品。"
+        more = f"，还有{total - len(rows)}种" if total > len(rows) else ""
+        return f"{zh_place(location)}有" + "、".join(zh_amount(i, q) for i, q in rows) + more + "。"
+    if not rows:
+        return f"Nothing is recorded {place(location)}."
+    said = [amount(i, q) for i, q in rows]
+    if total > len(rows):
+        said.append(_more(total - len(rows)))
+    return f"{place(location)[0].upper()}{place(location)[1:]}: {_and(said)}."
+
+
+def low_stock_reply(items: list[Item], total: int, language: str = "en") -> str:
+    """The items at or below their reorder level: the first :data:`MAX_LISTED` and how many more."""
+    if language == "zh":
+        if not items:
+            return "没有物品低于补货线。"
+        more = f"，还有{total - len(items)}种" if total > len(items) else ""
+        return "库存偏低：" + "、".join(zh_amount(i, i.quantity) for i in items) + more + "。"
+    if not items:
+        return "Nothing is at or below its reorder level."
+    said = [f"{amount(i, i.quantity, True)} (reorder at {i.reorder_level})" for i in items]
+    if total > len(items):
+        said.append(_more(total - len(items)))
+    return f"Low on stock: {_and(said)}."
+
+
+def undo_transfer_reply(rows: list[Record], item: Item, language: str = "en") -> str:
+    """The undo of a transfer (its two compensating rows): "Undone: the move of 30 … from bin 12 to
+    bin 90. Now 241 in bin 12 and 40 in bin 90."."""
+    back_out = next(r for r in rows if r.delta < 0)  # the undo of the row into the destination
+    back_in = next(r for r in rows if r.delta > 0)
+    src, dst = back_in.location, back_out.location
+    if language == "zh":
+        return (f"已撤销：从{zh_place(src)}移到{zh_place(dst)}的{zh_amount(item, back_in.delta)}。"
+                f"{zh_place(src)}现在有{_zh_q(item, item.at(src))}，{zh_place(dst)}有{_zh_q(item, item.at(dst))}。")
+    return (f"Undone: the move of {amount(item, back_in.delta, True)} from {src} to {dst}. "
+            f"Now {item.at(src)} {place(src)} and {item.at(dst)} {place(dst)}.")
+
+
+def refusal_reply(refusal: str, item: Item | None, quantity: int | float | None, language: str = "en") -> str:
+    """Why nothing was written for an Intent whose ``refusal`` is set (see
+    :data:`edge.stages.nlu.types.REFUSALS`); for range, correction and fraction a question for one number."""
+    what = amount(item, quantity, True) if item is not None and quantity is not None else "that"
+    name = plural(sized(item)[0]) if item is not None else "items"
+    if language == "zh":
+        zwhat = zh_amount(item, quantity) if item is not None and quantity is not None else "这个"
+        return {"negated": f"没有记录：你说没有用{zwhat}。", "already_done": f"没有再记录：{zwhat}已经记录过了。",
+                "range": "请只说一个数：多少？", "correction": "请再说一次数量：多少？",
+                "fraction": "这个物品按整数计：多少？", "negative": "没有记录：数量不能是负数。",
+                "implausible": f"没有记录：{zwhat}不太可能，请核对数量。"}.get(refusal, "没有记录。")
+    return {"negated": f"Nothing logged: you said you did not use {what}.",
+            "already_done": f"Nothing logged again: {what} {'was' if quantity == 1 else 'were'} already logged.",
+            "range": "Please say one number: how many?",
+            "correction": "Please say the number once more: how many?",
+            "fraction": f"{name[0].upper()}{name[1:]} are counted in whole {item.unit if item else 'units'}: how many?",
+            "negative": "Nothing logged: a quantity cannot be negative.",
+            "implausible": f"Nothing logged: {what} is more than I can believe at once; please check the number."
+            }.get(refusal, "Nothing logged.")
+
+
+def choice_text(options: list[str], language: str = "en", suffix: str = "") -> str:
+    """A spoken either-or question over ``options`` (at most :data:`MAX_LISTED` + 1 read out):
+    "Bin 12 or bin 90?", "30, 50 or 80 millimetre?"; Mandarin "…还是…？"."""
+    shown = options[:MAX_LISTED + 1]
+    if language == "zh":
+        text = ("、".join(shown[:-1]) + "还是" + shown[-1]) if len(shown) > 1 else shown[0]
+        return f"{text}{suffix}？"
+    text = (", ".join(shown[:-1]) + " or " + shown[-1]) if len(shown) > 1 else shown[0]
+    return f"{text[0].upper()}{text[1:]}{(' ' + suffix) if suffix else ''}?"
+
+
+def no_variant_reply(family: str, heard: str, options: list[str], unit: str, language: str = "en") -> str:
+    """A variant that was said but is not stocked, with the nearest ones that are."""
+    if language == "zh":
+        return f"没有{heard}{unit}的{family}；有{'、'.join(options)}{unit}。要哪一个？"
+    return f"I don't have {plural(family)}, {heard} {unit}; there are {_and(options)} {unit}. Which one?"
+
+
+def unknown_reply(words: str, language: str = "en") -> str:
+    """An item that is not in the inventory, named with the words heard."""
+    return f"库存里没有{words}。" if language == "zh" else f"I don't have {words} in the inventory."

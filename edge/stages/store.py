@@ -1,46 +1,32 @@
-"""The local inventory store: one SQLite file holding the items and an append-only change log.
+"""The local inventory store: one SQLite file holding the items, their stock per place and an
+append-only change log.
 
-Two tables:
+Tables: ``items`` (one row per SKU: ``sku``, ``item`` name, ``location`` its first place,
+``quantity`` the total in ``unit``, ``aliases`` ``;``-separated, ``reorder_level``); ``stock`` (one
+row per SKU and place, see :mod:`edge.stages.store_places`); ``records`` (one row per stock change:
+``id``, ``time`` ISO 8601 UTC, ``sku``, ``delta`` signed, ``utterance``, ``turn_id``, ``undoes``,
+``location``, ``kind``, ``counted``, ``op``, and the global identity ``box``, ``gid`` (a ULID),
+``seq`` per box); ``meta`` (the box id, site sync state). ``records`` is append-only: SQLite
+triggers abort any UPDATE or DELETE; an undo is a new, compensating record.
 
-``items``
-    One row per SKU: ``sku`` (primary key), ``item`` (name), ``location`` (e.g. ``"bin 12"``),
-    ``quantity`` (integer count in the item's ``unit``, e.g. ``pcs``, ``box``, ``can``) and
-    ``aliases`` (spoken names, stored ``;``-separated).
-``records``
-    One row per stock change: ``id``, ``time`` (ISO 8601, UTC), ``sku``, ``delta`` (signed integer
-    change in the item's unit: positive = stock in, negative = stock out), ``utterance`` (the
-    transcript that caused it), ``turn_id`` and ``undoes`` (for a compensating record, the ``id``
-    of the record it reverts; otherwise NULL). The table is append-only: SQLite triggers abort any
-    UPDATE or DELETE, so history is never rewritten. An undo is a new, compensating record.
+Durability: ``PRAGMA journal_mode=WAL`` and ``PRAGMA synchronous=FULL``: SQLite syncs the WAL at
+every commit, so a committed transaction survives power loss (SQLite documentation, "PRAGMA
+synchronous"; with ``NORMAL`` the latest commits can be lost) as long as the storage honours fsync.
+Every write method returns only after COMMIT.
 
-Durability: the database runs with ``PRAGMA journal_mode=WAL`` and ``PRAGMA synchronous=FULL``.
-In WAL mode with ``synchronous=FULL`` SQLite syncs the WAL file at every transaction commit,
-which is what makes a committed transaction durable across power loss (SQLite documentation,
-"PRAGMA synchronous"; with the default ``NORMAL`` a WAL commit is only synced at the next
-checkpoint and the latest commits can be lost on power failure). This holds as long as the
-storage honours fsync. :meth:`Store.log` and :meth:`Store.undo` return only after COMMIT, so a
-record they return has been written to stable storage.
+A site of several boxes (:mod:`edge.site`) exchanges records by gid; :meth:`Store.apply` adds the
+other boxes' records. A place's quantity is its base (the imported count) or its latest stock
+count, plus the records after it, so every box that holds the same records holds the same stock.
 
-Global identity (schema version 3, for a site of several boxes, see :mod:`edge.site`): every
-record also carries ``box`` (the id of the box that wrote it), ``gid`` (a ULID: 26 characters,
-time-ordered, unique across boxes) and ``seq`` (1, 2, 3, ... per box, no gaps). The file's own box
-id is in the ``meta`` table. Records written by other boxes are added by :meth:`Store.apply` as
-they are pulled from the site; a quantity is always the imported count plus the sum of every
-box's records, so merging boxes is adding rows, never overwriting a number.
-
-The schema version is kept in ``PRAGMA user_version``; :mod:`edge.stages.store_schema` lists the
-migration steps. To change the schema, append a step there.
-
-All failures the caller can act on are raised as :class:`StoreError`.
+The schema version (4) is ``PRAGMA user_version``; :mod:`edge.stages.store_schema` lists the
+migration steps. All failures the caller can act on are raised as :class:`StoreError`.
 """
 from __future__ import annotations
 
-import csv
 import io
 import re
 import sqlite3
-import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from os import PathLike
 from pathlib import Path
@@ -50,12 +36,16 @@ from ulid import ULID
 
 from edge.errors import UserError
 from edge.stages import csvfile
-from edge.stages.csvfile import CSV_COLUMNS, split_aliases
-from edge.stages.store_schema import MIGRATIONS, NO_UPDATE_TRIGGER, SCHEMA_VERSION
+from edge.stages import store_places as places
+from edge.stages.csvfile import CSV_COLUMNS, InventoryRow, split_aliases
+from edge.stages.names import name_key
+from edge.stages.sqlite_tx import Guard, Tx
+from edge.stages.store_places import IMPORT_TURN_PREFIX, Refused, add_place, clean, clean_or_none, places_of, settle
+from edge.stages.store_schema import SCHEMA_VERSION, claim_box, migrate
 from edge.stages.storefaults import diagnose
 
 __all__ = ["Item", "Record", "Movement", "Store", "StoreError", "CSV_COLUMNS", "LOCAL_BOX", "BOX_ID_PATTERN",
-           "check_box_id"]
+           "RECORD_KINDS", "check_box_id", "check_quantity"]
 
 #: The box id of a store that has never been given one (a box not on a site).
 LOCAL_BOX = "local"
@@ -64,11 +54,9 @@ LOCAL_BOX = "local"
 BOX_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,31}$"
 
 
-#: Turn ids of stock-count records written by :meth:`Store.import_csv` start with this.
-IMPORT_TURN_PREFIX = "import:"
 
 #: Columns written by :meth:`Store.export_csv`, in order.
-EXPORT_COLUMNS = ("id", "time", "sku", "delta", "utterance", "turn_id", "undoes")
+EXPORT_COLUMNS = ("id", "time", "sku", "delta", "utterance", "turn_id", "undoes", "location", "kind", "counted")
 
 
 
@@ -91,33 +79,45 @@ def sqlite_failure(error: sqlite3.Error, path: Path) -> StoreError:
     return StoreError(f"store {path}: nothing was saved: {message}", reason)
 
 
-class _Guard:
-    """The store's lock (re-entrant: one thread at a time) that also turns any ``sqlite3`` error
-    leaving it into a :class:`StoreError` naming the file, so no caller sees a ``sqlite3`` traceback."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._lock = threading.RLock()
-
-    def __enter__(self) -> None:
-        self._lock.acquire()
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        self._lock.release()
-        if isinstance(exc, sqlite3.Error):
-            raise sqlite_failure(exc, self.path) from exc
-
-
 @dataclass(frozen=True)
 class Item:
-    """One inventory item. ``quantity`` is an integer count in ``unit`` (e.g. ``pcs``, ``box``)."""
+    """One inventory item. ``quantity``: the total over its places, in ``unit`` (an int; a float
+    only for a unit of :data:`edge.stages.csvfile.DECIMAL_UNITS`). ``location``: its first place.
+
+    ``stock``: ``((place, quantity), ...)`` per place, in the order the places were added (empty in
+    an item built by hand: then ``location`` holds everything). ``reorder_level``: low stock at or
+    below it, or None. Neither takes part in ``==``.
+    """
 
     sku: str
     item: str
     location: str
-    quantity: int
+    quantity: int | float
     unit: str
     aliases: tuple[str, ...]
+    stock: tuple[tuple[str, int | float], ...] = field(default=(), compare=False)
+    reorder_level: int | float | None = field(default=None, compare=False)
+
+    def places(self) -> tuple[tuple[str, int | float], ...]:
+        """``stock``, or ``((location, quantity),)`` for an item built without it."""
+        return self.stock or ((self.location, self.quantity),)
+
+    def place(self, location: str | None) -> str | None:
+        """The stored spelling of ``location`` among this item's places (by name key), or None."""
+        if not location:
+            return None
+        key = name_key(location)
+        return next((p for p, _q in self.places() if name_key(p) == key), None)
+
+    def at(self, location: str) -> int | float | None:
+        """The quantity at ``location``, or None when the item is not stored there."""
+        key = name_key(location)
+        return next((q for p, q in self.places() if name_key(p) == key), None)
+
+
+#: The kinds of record: a voice or console ``log``, one of a ``transfer``'s two rows, a stock
+#: ``count`` (an import's or a voice count), an ``undo`` (compensating record).
+RECORD_KINDS = ("log", "transfer", "count", "undo")
 
 
 @dataclass(frozen=True)
@@ -125,17 +125,24 @@ class Record:
     """One stock change.
 
     ``time``: ISO 8601 in UTC (e.g. ``2025-01-31T09:15:02.123+00:00``). ``delta``: signed change
-    in the item's unit (positive = in, negative = out). ``undoes``: for a compensating record,
-    the ``id`` of the record it reverts; ``None`` otherwise.
+    in the item's unit (positive = in, negative = out) at ``location``. ``undoes``: for a
+    compensating record, the ``id`` of the record it reverts; ``None`` otherwise. ``kind``: one of
+    :data:`RECORD_KINDS`. ``counted``: for a count, the quantity counted (``delta`` is then counted −
+    recorded). ``op``: the gid of the first row of a multi-row operation (a transfer's two rows, or
+    the undo of one), else None.
     """
 
     id: int
     time: str
     sku: str
-    delta: int
+    delta: int | float
     utterance: str
     turn_id: str
     undoes: int | None
+    location: str | None = None
+    kind: str = "log"
+    counted: int | float | None = None
+    op: str | None = None
 
 
 @dataclass(frozen=True)
@@ -145,7 +152,8 @@ class Movement:
     ``gid``: ULID (26 characters, time-ordered, unique across boxes). ``box``: the id of the box
     that wrote it. ``seq``: its number among that box's records (1, 2, ...). ``time``: ISO 8601,
     UTC, the writing box's clock. ``delta``: signed change in the item's unit. ``undoes``: the
-    ``gid`` of the record it reverts (always the same box's), or ``None``.
+    ``gid`` of the record it reverts (always the same box's), or ``None``. ``location``, ``kind``,
+    ``counted``, ``op``: as :class:`Record`.
     """
 
     gid: str
@@ -153,35 +161,52 @@ class Movement:
     seq: int
     time: str
     sku: str
-    delta: int
+    delta: int | float
     utterance: str
     turn_id: str
     undoes: str | None
+    location: str | None = None
+    kind: str = "log"
+    counted: int | float | None = None
+    op: str | None = None
 
 
 def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def _item(row: sqlite3.Row | tuple) -> Item:
-    sku, item, location, quantity, unit, aliases = row
-    return Item(sku, item, location, int(quantity), unit, split_aliases(aliases))
-
-
 def _record(row: sqlite3.Row | tuple) -> Record:
-    rid, time, sku, delta, utterance, turn_id, undoes = row
-    return Record(int(rid), time, sku, int(delta), utterance, turn_id, None if undoes is None else int(undoes))
+    rid, time, sku, delta, utterance, turn_id, undoes, location, kind, counted, op = row
+    return Record(int(rid), time, sku, clean(delta), utterance, turn_id, None if undoes is None else int(undoes),
+                  location, kind, clean_or_none(counted), op)
 
 
-_ITEM_COLS = "sku, item, location, quantity, unit, aliases"
-_RECORD_COLS = "id, time, sku, delta, utterance, turn_id, undoes"
-_MOVEMENT_SELECT = ("SELECT r.gid, r.box, r.seq, r.time, r.sku, r.delta, r.utterance, r.turn_id, u.gid "
-                    "FROM records AS r LEFT JOIN records AS u ON u.id = r.undoes")
+_ITEM_COLS = "sku, item, location, quantity, unit, aliases, reorder_level"
+_RECORD_COLS = "id, time, sku, delta, utterance, turn_id, undoes, location, kind, counted, op"
+_MOVEMENT_SELECT = ("SELECT r.gid, r.box, r.seq, r.time, r.sku, r.delta, r.utterance, r.turn_id, u.gid, "
+                    "r.location, r.kind, r.counted, r.op FROM records AS r LEFT JOIN records AS u ON u.id = r.undoes")
 
 
 def _movement(row: tuple) -> Movement:
-    gid, box, seq, time, sku, delta, utterance, turn_id, undoes = row
-    return Movement(gid, box, int(seq), time, sku, int(delta), utterance, turn_id, undoes)
+    gid, box, seq, time, sku, delta, utterance, turn_id, undoes, location, kind, counted, op = row
+    return Movement(gid, box, int(seq), time, sku, clean(delta), utterance, turn_id, undoes, location, kind,
+                    clean_or_none(counted), op)
+
+
+class _Refusals:
+    """Raise a :class:`~edge.stages.store_places.Refused` leaving the block as :class:`StoreError`."""
+
+    def __enter__(self) -> None: ...
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if isinstance(exc, Refused):
+            raise StoreError(str(exc)) from exc
+
+
+def check_quantity(value: object, unit: str, what: str = "delta") -> int | float:
+    """:func:`edge.stages.store_places.check_quantity`, raising :class:`StoreError`."""
+    with _Refusals():
+        return places.check_quantity(value, unit, what)
 
 
 def check_box_id(box: str, key: str = "site.box") -> str:
@@ -195,12 +220,8 @@ def check_box_id(box: str, key: str = "site.box") -> str:
 class Store:
     """The SQLite store at ``path`` (created with its parent directories if missing).
 
-    Safe to share between threads for a single writer: the connection is opened with
-    ``check_same_thread=False`` and every method holds an internal lock. Use as a context manager
-    or call :meth:`close`.
-
-    ``clock`` returns the current time (timezone-aware); it defaults to UTC now and exists so
-    tests can fix record times.
+    Safe to share between threads for a single writer (every method holds an internal lock). Use
+    as a context manager or call :meth:`close`. ``clock``: the current time (timezone-aware, for tests).
 
     ``box``: this box's id on a site (:data:`BOX_ID_PATTERN`); ``None`` keeps the file's own id
     (:data:`LOCAL_BOX` for a new file). A file whose records have never been pushed to a site
@@ -217,7 +238,7 @@ class Store:
         self._clock = clock
         if box is not None:
             check_box_id(box)
-        self._lock = _Guard(self.path)
+        self._lock = Guard(self.path, sqlite_failure)
         self._conn: sqlite3.Connection | None = None
         if self.path.is_dir():
             raise StoreError(f"store {self.path} is a folder; point store.path at a file in it, "
@@ -286,49 +307,16 @@ class Store:
         conn = self._db()
         if int(conn.execute("PRAGMA user_version").fetchone()[0]) == SCHEMA_VERSION:
             return  # the usual case: no write transaction, so opening never waits for another writer
-        with _Tx(conn):
-            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-            if version > SCHEMA_VERSION:
-                raise StoreError(
-                    f"store {self.path} has schema version {version}, newer than this program's "
-                    f"{SCHEMA_VERSION}; upgrade edge or use another store file"
-                )
-            for target in range(version + 1, SCHEMA_VERSION + 1):
-                try:
-                    for stmt in MIGRATIONS[target - 1]:
-                        stmt(conn, box) if callable(stmt) else conn.execute(stmt)
-                except sqlite3.Error as e:
-                    # raised inside the transaction: _Tx rolls back, the file keeps its version
-                    raise StoreError(
-                        f"store {self.path}: migration from schema version {target - 1} to {target} "
-                        f"failed: {e}; nothing was changed (the file is still version {version}); "
-                        "fix: back up the file and repair it with the sqlite3 shell, or use another "
-                        "store file"
-                    ) from e
-                conn.execute(f"PRAGMA user_version = {int(target)}")
+        with Tx(conn), _Refusals():  # a failed step rolls back: the file keeps its version
+            migrate(conn, self.path, box)
 
     def _claim_box(self, box: str | None) -> str:
         conn = self._db()
         current = conn.execute("SELECT value FROM meta WHERE key = 'box'").fetchone()[0]
         if box is None or box == current:  # the usual case: no write transaction
             return current
-        with _Tx(conn):
-            current = conn.execute("SELECT value FROM meta WHERE key = 'box'").fetchone()[0]
-            if box is None or box == current:
-                return current
-            taken = conn.execute("SELECT 1 FROM records WHERE box = ? LIMIT 1", (box,)).fetchone() is not None
-            if self._meta_get(conn, "pushed_seq", "0") != "0" or taken:
-                raise StoreError(
-                    f"store {self.path} belongs to box {current!r} "
-                    f"({f'it holds records of another box {box!r}' if taken else 'its records are on the site'}), "
-                    f"but site.box is {box!r}; fix: set site.box: {current}, or give box {box!r} a new store "
-                    "file (store.path)")
-            # nothing has left this box yet: its records simply become the new box's
-            conn.execute("DROP TRIGGER records_no_update")
-            conn.execute("UPDATE records SET box = ? WHERE box = ?", (box, current))
-            conn.execute(NO_UPDATE_TRIGGER)
-            conn.execute("UPDATE meta SET value = ? WHERE key = 'box'", (box,))
-            return box
+        with Tx(conn), _Refusals():
+            return claim_box(conn, self.path, box)
 
     @staticmethod
     def _meta_get(conn: sqlite3.Connection, key: str, default: str | None = None) -> str | None:
@@ -344,51 +332,46 @@ class Store:
         """Store ``key=value`` pairs in the ``meta`` table in one committed transaction."""
         with self._lock:
             conn = self._db()
-            with _Tx(conn):
+            with Tx(conn):
                 conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE "
                                  "SET value = excluded.value", [(k, str(v)) for k, v in values.items()])
 
     # -- items -------------------------------------------------------------------------------
 
     def import_csv(self, path: str | PathLike[str]) -> int:
-        """Insert or update items from an inventory CSV; return the number of rows imported.
+        """Insert or update items from an inventory CSV (:func:`edge.stages.csvfile.parse_inventory`:
+        columns :data:`CSV_COLUMNS`, optional ``reorder_level``, one row per SKU and place, with its
+        bounds); returns the number of rows. Known SKUs are overwritten; where a known place's
+        quantity changes, a stock-count record is written (turn id ``import:<time>``, the counted
+        value kept), which voice ``undo`` never reverts nor reaches past. One transaction, or none.
 
-        The CSV needs a header with the columns :data:`CSV_COLUMNS` (``aliases`` ``;``-separated,
-        ``quantity`` a whole number from 0 to :data:`edge.stages.csvfile.MAX_IMPORT_QUANTITY` in
-        ``unit``), in UTF-8 (UTF-16/32 with a byte-order mark are read too), at most
-        :data:`~edge.stages.csvfile.MAX_CSV_BYTES`, :data:`~edge.stages.csvfile.MAX_CSV_ROWS` rows and
-        :data:`~edge.stages.csvfile.MAX_FIELD_CHARS` characters a field, with no NUL or control character. Existing SKUs are overwritten; where the
-        quantity changes, the difference is written as a stock-count record (turn id
-        ``import:<time>``), which voice ``undo`` never reverts nor reaches past. All rows are
-        imported in one transaction, or none.
-
-        Raises :class:`StoreError` naming the file, line and column, and how to fix it, if the
-        file cannot be read, is too large or not Unicode text, a column is missing, a row has the
-        wrong number of fields, a field is too long or holds a control character, a SKU is empty or
-        repeated, there are too many rows, or a quantity is not an integer in the range above.
+        Raises :class:`StoreError` naming the file, line and column, and the fix, for any refusal of
+        the CSV checks, and for names or aliases of two SKUs that compare equal
+        (:func:`edge.stages.names.name_key`; both lines and names given).
         """
         path = Path(path)
         rows = self._read_csv(path)
         count_turn = f"{IMPORT_TURN_PREFIX}{self._clock().strftime('%Y%m%dT%H%M%S%f')}"
         with self._lock:
             conn = self._db()
-            with _Tx(conn):
-                # a quantity that changes for a known SKU is a stock count: it goes into the
-                # history as a record, so quantity = first import + sum of records stays true
-                for sku, _item, _loc, quantity, _unit, _aliases in rows:
-                    old = conn.execute("SELECT quantity FROM items WHERE sku = ?", (sku,)).fetchone()
-                    if old is not None and int(old[0]) != quantity:
-                        self._insert(conn, sku, quantity - int(old[0]), f"stock count from {path.name}", count_turn, None)
-                conn.executemany(
-                    f"INSERT INTO items ({_ITEM_COLS}) VALUES (?, ?, ?, ?, ?, ?) "
-                    "ON CONFLICT(sku) DO UPDATE SET item=excluded.item, location=excluded.location, "
-                    "quantity=excluded.quantity, unit=excluded.unit, aliases=excluded.aliases",
-                    rows,
-                )
+            skus = {r.sku for r in rows}
+            held = {name_key(n): (sku, n) for sku, item, aliases in conn.execute("SELECT sku, item, aliases FROM items")
+                    if sku not in skus for n in (item, *split_aliases(aliases))}
+            try:
+                csvfile.check_names(rows, held)
+            except ValueError as e:
+                raise StoreError(f"{path}: {e}") from e
+            utterance = f"stock count from {path.name}"
+
+            def write_count(sku: str, delta: int | float, place: str, counted: int | float) -> int:
+                return self._insert(conn, sku, delta, utterance, count_turn, None, place, "count", counted=counted)[0]
+
+            with Tx(conn), _Refusals():
+                places.import_rows(conn, rows, write_count)
         return len(rows)
 
     @staticmethod
-    def _read_csv(path: Path) -> list[tuple[str, str, str, int, str, str]]:
+    def _read_csv(path: Path) -> list[InventoryRow]:
         try:
             return csvfile.parse_inventory(io.StringIO(csvfile.read_text(path), newline=""))
         except OSError as e:
@@ -397,124 +380,255 @@ class Store:
             raise StoreError(f"{path}: {e}") from e
 
     def items(self) -> list[Item]:
-        """All items, ordered by SKU."""
+        """All items with their places, ordered by SKU (a whole-inventory read: not for a turn)."""
         with self._lock:
-            cur = self._db().execute(f"SELECT {_ITEM_COLS} FROM items ORDER BY sku")
-            return [_item(r) for r in cur.fetchall()]
+            conn = self._db()
+            stock: dict[str, list[tuple[str, int | float]]] = {}
+            for sku, loc, q in conn.execute("SELECT sku, location, quantity FROM stock ORDER BY sku, pos, rowid"):
+                stock.setdefault(sku, []).append((loc, clean(q)))
+            cur = conn.execute(f"SELECT {_ITEM_COLS} FROM items ORDER BY sku")
+            return [self._item(r, tuple(stock.get(r[0], ()))) for r in cur.fetchall()]
+
+    def items_version(self) -> int:
+        """Changes whenever the item list does (an import, a new place): one read tells whether to
+        read :meth:`items` again."""
+        with self._lock:
+            return int(self._meta_get(self._db(), "items_version", "0") or 0)
 
     def get(self, sku: str) -> Item | None:
-        """The item with this SKU, or ``None``."""
+        """The item with this SKU with its places, or ``None`` (two indexed reads)."""
         with self._lock:
-            row = self._db().execute(f"SELECT {_ITEM_COLS} FROM items WHERE sku = ?", (sku,)).fetchone()
-            return None if row is None else _item(row)
+            conn = self._db()
+            row = conn.execute(f"SELECT {_ITEM_COLS} FROM items WHERE sku = ?", (sku,)).fetchone()
+            return None if row is None else self._item(row, places_of(conn, sku))
+
+    @staticmethod
+    def _item(row: tuple, stock: tuple[tuple[str, int | float], ...]) -> Item:
+        sku, item, location, quantity, unit, aliases, level = row
+        return Item(sku, item, location, clean(quantity), unit, split_aliases(aliases), stock, clean_or_none(level))
+
+    def place_contents(self, location: str, limit: int = 5) -> tuple[list[tuple[Item, int | float]], int]:
+        """What is stored at ``location`` (compared by name key): up to ``limit`` ``(item, quantity
+        there)`` by SKU, and how many items are there in all. Indexed; never reads the whole inventory."""
+        with self._lock:
+            rows, total = places.at_place(self._db(), location, limit)
+            return [(self.get(sku), q) for sku, q in rows], total
+
+    def low_stock(self, limit: int = 5) -> tuple[list[Item], int]:
+        """Items at or below their reorder level, lowest margin first: up to ``limit`` of them and
+        how many there are in all (an index on quantity − reorder level)."""
+        with self._lock:
+            skus, total = places.low(self._db(), limit)
+            return [self.get(s) for s in skus], total
 
     # -- records -----------------------------------------------------------------------------
 
-    def log(self, sku: str, delta: int, utterance: str, turn_id: str) -> tuple[Record, Item]:
-        """Record a stock change of ``delta`` (units of the item, + in / - out) and apply it.
+    def log(self, sku: str, delta: int | float, utterance: str, turn_id: str,
+            location: str | None = None) -> tuple[Record, Item]:
+        """Record a stock change of ``delta`` (units of the item, + in / - out) at ``location``
+        (one of its places by name key; None for an item in one place; a positive delta may add a
+        new place) in one committed transaction (WAL + synchronous=FULL: synced when this returns).
+        Returns the record and the updated item. Quantities may go below zero (the caller decides).
 
-        The record insert and the quantity update happen in one transaction, committed (and, with
-        WAL + synchronous=FULL, synced to disk) before this returns. Returns the new record and
-        the updated item. The store does not stop quantities going below zero; that is the
-        caller's decision.
+        Idempotent per ``(turn_id, sku, location)``: a retried turn gets the existing record back.
 
-        Idempotent per ``(turn_id, sku)``: if this turn already logged a change for ``sku`` (a
-        retry after a crash or a lost reply), nothing is written and the existing record is
-        returned with the item as it is now, so a retried turn is never counted twice.
-
-        Raises :class:`StoreError` if ``sku`` is unknown, ``delta`` is not a non-zero ``int``,
-        this turn already logged a *different* delta for ``sku``, or the write fails.
+        Raises :class:`StoreError` for an unknown SKU, a zero or invalid ``delta``
+        (:func:`check_quantity`), no place for an item in several, a place the item is not at (for
+        a negative delta), a different delta already logged by this turn there, or a failed write.
         """
-        if isinstance(delta, bool) or not isinstance(delta, int):
-            raise StoreError(f"delta must be an int, got {type(delta).__name__} {delta!r}")
+        return self.log_many([(sku, delta, location)], utterance, turn_id)[0]
+
+    def log_many(self, changes: list[tuple[str, int | float, str | None]], utterance: str,
+                 turn_id: str) -> list[tuple[Record, Item]]:
+        """Several :meth:`log` changes ``(sku, delta, location)`` in one transaction: all are
+        written or none. Returns ``(record, item)`` per change, in order. Raises as :meth:`log`."""
+        with self._lock:
+            conn = self._db()
+            with Tx(conn), _Refusals():  # BEGIN IMMEDIATE: the checks below and the inserts are one write
+                return [self._log_one(conn, sku, delta, location, utterance, turn_id)
+                        for sku, delta, location in changes]
+
+    def _log_one(self, conn: sqlite3.Connection, sku: str, delta: object, location: str | None,
+                 utterance: str, turn_id: str) -> tuple[Record, Item]:
+        delta = places.check_quantity(delta, places.unit_of(conn, sku))
         if delta == 0:
             raise StoreError("delta must be non-zero")
+        place = places.place_for(conn, sku, location, create=delta > 0)
+        done = self._done(conn, turn_id, sku, place, "log")
+        if done is not None:
+            if (done.delta, done.location) != (delta, place):
+                raise StoreError(
+                    f"turn {turn_id!r} already logged {done.delta:+} for {sku} at {done.location} (record "
+                    f"{done.id}), not {delta:+} at {place}; fix: a retry must repeat the same change, "
+                    "a new change needs a new turn_id")
+            return done, self._item_now(conn, sku)
+        return self._write(conn, sku, delta, utterance, turn_id, None, place, "log")
+
+    def transfer(self, sku: str, quantity: int | float, from_location: str, to_location: str,
+                 utterance: str, turn_id: str) -> tuple[Record, Record, Item]:
+        """Move ``quantity`` (> 0) of ``sku`` from one of its places to another (added when new): one
+        operation of two records (kind ``transfer``, sharing ``op``), committed together and undone
+        as one. Returns (the record out of ``from_location``, the record into ``to_location``, the
+        item). Idempotent per turn (a retry returns the records written). Raises
+        :class:`StoreError` for an unknown SKU or place, the same place twice, a quantity that is
+        not positive or not valid (:func:`check_quantity`), or a failed write."""
         with self._lock:
             conn = self._db()
-            with _Tx(conn):  # BEGIN IMMEDIATE: the check below and the insert are one write
-                if conn.execute("SELECT 1 FROM items WHERE sku = ?", (sku,)).fetchone() is None:
-                    raise StoreError(f"unknown sku {sku!r}; import it with import_csv first")
-                row = conn.execute(
-                    f"SELECT {_RECORD_COLS} FROM records WHERE box = ? AND turn_id = ? AND sku = ? AND undoes IS NULL",
-                    (self.box, turn_id, sku),
-                ).fetchone()
-                if row is not None:
-                    done = _record(row)
-                    if done.delta != delta:
-                        raise StoreError(
-                            f"turn {turn_id!r} already logged {done.delta:+d} for {sku} (record "
-                            f"{done.id}), not {delta:+d}; fix: a retry must repeat the same change, "
-                            "a new change needs a new turn_id"
-                        )
+            with Tx(conn), _Refusals():
+                q = places.check_quantity(quantity, places.unit_of(conn, sku), "quantity")
+                if q <= 0:
+                    raise StoreError(f"a transfer moves a positive quantity, not {q}")
+                src = places.place_for(conn, sku, from_location, create=False)
+                if name_key(src) == name_key(to_location):
+                    raise StoreError(f"a transfer needs two places; {sku} would move from {src} to itself")
+                done = self._done(conn, turn_id, sku, src, "transfer")
+                if done is not None and done.op is not None:
+                    out, into = self._op_records(conn, done.op)[:2]
+                    return out, into, self._item_now(conn, sku)
+                dst = add_place(conn, sku, to_location)
+                rid, now, gid = self._insert(conn, sku, -q, utterance, turn_id, None, src, "transfer", op=None,
+                                             own_op=True)
+                settle(conn, rid)
+                out = Record(rid, now, sku, -q, utterance, turn_id, None, src, "transfer", None, gid)
+                into, item = self._write(conn, sku, q, utterance, turn_id, None, dst, "transfer", op=gid)
+                return out, into, item
+
+    def count(self, sku: str, counted: int | float, utterance: str, turn_id: str,
+              location: str | None = None) -> tuple[Record, Item]:
+        """A stock count: ``counted`` of ``sku`` are at ``location`` (None: the item's only place).
+
+        Writes a ``count`` record whose ``delta`` is counted − recorded (zero when they agree) and
+        ``counted`` the value; the place then holds the counted value (on every box of a site,
+        whichever order records arrive in: see :mod:`edge.stages.store_places`). Idempotent per
+        ``(turn_id, sku, location)``. Raises :class:`StoreError` as :meth:`log` (a negative count too)."""
+        with self._lock:
+            conn = self._db()
+            with Tx(conn), _Refusals():
+                c = places.check_quantity(counted, places.unit_of(conn, sku), "counted quantity")
+                if c < 0:
+                    raise StoreError(f"a count cannot be negative ({c})")
+                place = places.place_for(conn, sku, location, create=True)
+                done = self._done(conn, turn_id, sku, place, "count")
+                if done is not None:
                     return done, self._item_now(conn, sku)
-                return self._apply(conn, sku, delta, utterance, turn_id, None)
+                now = places.quantity_at(conn, sku, place)
+                return self._write(conn, sku, clean(c - now), utterance, turn_id, None, place, "count", counted=c)
 
     def undo(self, utterance: str, turn_id: str) -> tuple[Record, Item] | None:
-        """Revert this box's most recent change that is not itself an undo and is not undone yet.
-
-        Only this box's own records are candidates: records pulled from other boxes of the site are
-        theirs to undo.
-
-        Writes a compensating record (``delta`` = minus the original's, ``undoes`` = its id) and
-        updates the quantity in one committed transaction; the original stays in the history.
-        Undos in successive turns walk back through earlier records. Returns the compensating
-        record and the updated item, or ``None`` if there is nothing to undo.
-
-        Idempotent per ``turn_id``: if this turn already wrote an undo (a retry after a crash),
-        nothing more is reverted and that compensating record is returned with the item as it
-        is now. One turn undoes at most one change.
-
-        Raises :class:`StoreError` if the write fails.
+        """Revert this box's most recent change that is neither an undo nor undone (a transfer's
+        two rows as one), never reaching past the latest import's stock count; other boxes' records
+        are theirs to undo. Writes a compensating record per row (``delta`` negated, ``undoes`` its
+        id, kind ``undo``) in one committed transaction. Returns the (first) compensating record and
+        the item, or ``None`` with nothing to undo. Idempotent per ``turn_id`` (one undo per turn: a
+        retry gets that undo back). Raises :class:`StoreError` if the write fails.
         """
         with self._lock:
             conn = self._db()
-            with _Tx(conn):
+            with Tx(conn):
                 row = conn.execute(
-                    f"SELECT {_RECORD_COLS} FROM records WHERE box = ? AND turn_id = ? AND undoes IS NOT NULL",
-                    (self.box, turn_id)).fetchone()
+                    f"SELECT {_RECORD_COLS} FROM records WHERE box = ? AND turn_id = ? AND undoes IS NOT NULL "
+                    "ORDER BY id LIMIT 1", (self.box, turn_id)).fetchone()
                 if row is not None:
                     done = _record(row)
                     return done, self._item_now(conn, done.sku)
                 row = conn.execute(
-                    "SELECT id, sku, delta FROM records AS r WHERE r.box = ? AND r.undoes IS NULL "
+                    f"SELECT {_RECORD_COLS} FROM records AS r WHERE r.box = ? AND r.undoes IS NULL "
                     "AND NOT EXISTS (SELECT 1 FROM records AS u WHERE u.undoes = r.id) "
                     "AND r.seq > COALESCE((SELECT MAX(seq) FROM records WHERE box = ? AND turn_id LIKE ?), 0) "
                     "ORDER BY r.seq DESC LIMIT 1", (self.box, self.box, IMPORT_TURN_PREFIX + "%")
                 ).fetchone()
                 if row is None:
                     return None
-                original_id, sku, delta = row
-                return self._apply(conn, sku, -int(delta), utterance, turn_id, int(original_id))
+                return self._revert(conn, _record(row), utterance, turn_id)
 
-    def _apply(
-        self, conn: sqlite3.Connection, sku: str, delta: int, utterance: str, turn_id: str, undoes: int | None
-    ) -> tuple[Record, Item]:
-        rid, now = self._insert(conn, sku, delta, utterance, turn_id, undoes)
-        conn.execute("UPDATE items SET quantity = quantity + ? WHERE sku = ?", (delta, sku))
-        return Record(rid, now, sku, delta, utterance, turn_id, undoes), self._item_now(conn, sku)
+    def undo_record(self, record_id: int, utterance: str, turn_id: str) -> tuple[Record, Item]:
+        """Revert the record ``record_id`` of this box, whichever it is (the console's undo): a
+        compensating record as :meth:`undo` writes (a transfer's two rows as one). Returns the
+        (first) compensating record and the updated item.
 
-    def _insert(self, conn: sqlite3.Connection, sku: str, delta: int, utterance: str, turn_id: str,
-                undoes: int | None) -> tuple[int, str]:
-        """Insert one of this box's records with its global identity; (row id, time)."""
+        Raises :class:`StoreError` naming why for an unknown record, an undo record, a record
+        already undone (naming the undo), another box's record, or a failed write."""
+        with self._lock:
+            conn = self._db()
+            with Tx(conn):
+                row = conn.execute(f"SELECT {_RECORD_COLS}, box FROM records WHERE id = ?", (int(record_id),)).fetchone()
+                if row is None:
+                    raise StoreError(f"there is no record {record_id}")
+                rec, box = _record(row[:-1]), row[-1]
+                if rec.undoes is not None:
+                    raise StoreError(f"record {rec.id} is itself an undo (of record {rec.undoes}); "
+                                     "fix: log the change again instead")
+                if box != self.box:
+                    raise StoreError(f"record {rec.id} was written by box {box!r}; only that box can undo it")
+                rows = self._op_records(conn, rec.op) if rec.op else [rec]
+                for r in rows:
+                    undone = conn.execute("SELECT id FROM records WHERE undoes = ?", (r.id,)).fetchone()
+                    if undone is not None:
+                        raise StoreError(f"record {r.id} is already undone (by record {undone[0]})")
+                return self._revert(conn, rec, utterance, turn_id)
+
+    def _revert(self, conn: sqlite3.Connection, rec: Record, utterance: str, turn_id: str) -> tuple[Record, Item]:
+        rows = self._op_records(conn, rec.op) if rec.op else [rec]
+        first: tuple[Record, Item] | None = None
+        op = None
+        for r in rows:
+            out = self._write(conn, r.sku, -r.delta, utterance, turn_id, r.id, r.location, "undo", op=op,
+                              own_op=len(rows) > 1 and op is None)
+            if first is None:
+                first, op = out, (out[0].op if len(rows) > 1 else None)
+        assert first is not None
+        return first[0], self._item_now(conn, first[0].sku)
+
+    def _write(self, conn: sqlite3.Connection, sku: str, delta: int | float, utterance: str, turn_id: str,
+               undoes: int | None, location: str | None, kind: str, *, counted: int | float | None = None,
+               op: str | None = None, own_op: bool = False) -> tuple[Record, Item]:
+        rid, now, gid = self._insert(conn, sku, delta, utterance, turn_id, undoes, location, kind,
+                                     counted=counted, op=op, own_op=own_op)
+        settle(conn, rid)
+        return (Record(rid, now, sku, delta, utterance, turn_id, undoes, location, kind, counted,
+                       gid if own_op else op), self._item_now(conn, sku))
+
+    def _insert(self, conn: sqlite3.Connection, sku: str, delta: int | float, utterance: str, turn_id: str,
+                undoes: int | None, location: str | None = None, kind: str = "log", *,
+                counted: int | float | None = None, op: str | None = None, own_op: bool = False) -> tuple[int, str, str]:
+        """Insert one of this box's records with its global identity; (row id, time, gid).
+        ``own_op``: the record starts an operation (its ``op`` is its own gid)."""
         at = self._clock().astimezone(timezone.utc)
         now = at.isoformat(timespec="milliseconds")
+        gid = str(ULID.from_datetime(at))
         seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM records WHERE box = ?", (self.box,)).fetchone()[0]
         cur = conn.execute(
-            "INSERT INTO records (time, sku, delta, utterance, turn_id, undoes, box, gid, seq) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (now, sku, delta, utterance, turn_id, undoes, self.box, str(ULID.from_datetime(at)), int(seq)),
+            "INSERT INTO records (time, sku, delta, utterance, turn_id, undoes, box, gid, seq, location, kind, "
+            "counted, op) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (now, sku, delta, utterance, turn_id, undoes, self.box, gid, int(seq), location, kind, counted,
+             gid if own_op else op),
         )
-        return int(cur.lastrowid), now
+        return int(cur.lastrowid), now, gid
+
+    def _done(self, conn: sqlite3.Connection, turn_id: str, sku: str, place: str, kind: str) -> Record | None:
+        """This turn's record of ``kind`` for ``sku`` (a log at any place: one log per turn and SKU)."""
+        row = conn.execute(
+            f"SELECT {_RECORD_COLS} FROM records WHERE box = ? AND turn_id = ? AND sku = ? AND undoes IS NULL "
+            "AND kind = ? AND (kind = 'log' OR location = ?)", (self.box, turn_id, sku, kind, place)).fetchone()
+        return None if row is None else _record(row)
 
     @staticmethod
-    def _item_now(conn: sqlite3.Connection, sku: str) -> Item:
-        return _item(conn.execute(f"SELECT {_ITEM_COLS} FROM items WHERE sku = ?", (sku,)).fetchone())
+    def _op_records(conn: sqlite3.Connection, op: str) -> list[Record]:
+        return [_record(r) for r in conn.execute(f"SELECT {_RECORD_COLS} FROM records WHERE op = ? ORDER BY id", (op,))]
+
+    def _item_now(self, conn: sqlite3.Connection, sku: str) -> Item:
+        return self._item(conn.execute(f"SELECT {_ITEM_COLS} FROM items WHERE sku = ?", (sku,)).fetchone(),
+                          places_of(conn, sku))
 
     def records(self) -> list[Record]:
         """The whole history, oldest first (by id)."""
         with self._lock:
-            cur = self._db().execute(f"SELECT {_RECORD_COLS} FROM records ORDER BY id")
-            return [_record(r) for r in cur.fetchall()]
+            return [_record(r) for r in self._db().execute(f"SELECT {_RECORD_COLS} FROM records ORDER BY id")]
+
+    def operation(self, op: str) -> list[Record]:
+        """The records of the operation ``op`` (a transfer's two rows, or their undo), by id."""
+        with self._lock:
+            return self._op_records(self._db(), op)
 
     # -- site: global identity -------------------------------------------------------------
 
@@ -549,34 +663,8 @@ class Store:
         """
         with self._lock:
             conn = self._db()
-            with _Tx(conn):
-                return sum(self._apply_one(conn, m, restore) for m in movements)
-
-    def _apply_one(self, conn: sqlite3.Connection, m: Movement, restore: bool) -> int:
-        if conn.execute("SELECT 1 FROM records WHERE gid = ?", (m.gid,)).fetchone() is not None:
-            return 0
-        if m.box == self.box and not restore:
-            raise StoreError(f"movement {m.gid} claims to be from this box ({self.box}) but this store "
-                             "does not hold it; fix: two boxes share site.box: give each its own")
-        held = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM records WHERE box = ?", (m.box,)).fetchone()[0]
-        if m.seq != held + 1:
-            raise StoreError(f"movement {m.gid} is number {m.seq} of box {m.box}, but this store holds "
-                             f"up to {held}; movements must be applied in order")
-        if conn.execute("SELECT 1 FROM items WHERE sku = ?", (m.sku,)).fetchone() is None:
-            raise StoreError(f"movement {m.gid} of box {m.box} is for SKU {m.sku!r}, which this box does not know; "
-                             "fix: add the item on this box with 'edge inventory import FILE', FILE a CSV "
-                             "holding its row (only new rows: a row of a known item is a stock count)")
-        undoes = None
-        if m.undoes is not None:
-            row = conn.execute("SELECT id FROM records WHERE gid = ?", (m.undoes,)).fetchone()
-            if row is None:
-                raise StoreError(f"movement {m.gid} of box {m.box} undoes {m.undoes}, which this store does not hold")
-            undoes = int(row[0])
-        conn.execute("INSERT INTO records (time, sku, delta, utterance, turn_id, undoes, box, gid, seq) "
-                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                     (m.time, m.sku, m.delta, m.utterance, m.turn_id, undoes, m.box, m.gid, m.seq))
-        conn.execute("UPDATE items SET quantity = quantity + ? WHERE sku = ?", (m.delta, m.sku))
-        return 1
+            with Tx(conn), _Refusals():
+                return sum(places.apply_movement(conn, self.box, m, restore, RECORD_KINDS) for m in movements)
 
     def unpushed(self) -> int:
         """How many of this box's records the site has not acknowledged yet (a count of records;
@@ -594,51 +682,15 @@ class Store:
 
     def negatives(self) -> list[Item]:
         """Items whose quantity is below zero (more left than the records had: count them), by SKU."""
-        return [i for i in self.items() if i.quantity < 0]
+        with self._lock:
+            skus = [r[0] for r in self._db().execute("SELECT sku FROM items WHERE quantity < 0 ORDER BY sku")]
+        return [i for i in (self.get(s) for s in skus) if i is not None]
 
     def export_csv(self, fileobj: TextIO) -> int:
-        """Write the history as CSV (header :data:`EXPORT_COLUMNS`, ``undoes`` empty when None)
-        to a text file object (open it with ``newline=""``). Returns the number of records.
-
-        Text cells that a spreadsheet would run as a formula get a leading ``'``
-        (:func:`edge.stages.csvfile.safe_cell`); numbers are written as they are."""
+        """Write the history as CSV (header :data:`EXPORT_COLUMNS`, empty cells for None) to a text
+        file object (opened with ``newline=""``); returns the number of records. Text cells a
+        spreadsheet would run as a formula get a leading ``'`` (:func:`edge.stages.csvfile.safe_cell`)."""
         records = self.records()
-        writer = csv.writer(fileobj)
-        writer.writerow(EXPORT_COLUMNS)
-        for r in records:
-            writer.writerow([csvfile.safe_cell(v) for v in (r.id, r.time, r.sku, r.delta, r.utterance, r.turn_id,
-                                                            "" if r.undoes is None else r.undoes)])
-        return len(records)
-
-
-class _Tx:
-    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on any exception, a failed COMMIT included).
-
-    sqlite3 errors go on as they are: the store's lock (:class:`_Guard`) turns them into a
-    :class:`StoreError` naming the file and the reason.
-    """
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-
-    def __enter__(self) -> sqlite3.Connection:
-        self.conn.execute("BEGIN IMMEDIATE")
-        return self.conn
-
-    def __exit__(self, exc_type, exc, tb) -> bool:
-        if exc_type is None:
-            try:
-                self.conn.execute("COMMIT")
-            except sqlite3.Error:
-                self._rollback()  # a COMMIT that failed on a full disk can leave the transaction open
-                raise
-            return False
-        self._rollback()
-        return False
-
-    def _rollback(self) -> None:
-        if self.conn.in_transaction:
-            try:
-                self.conn.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass
+        return csvfile.write_rows(fileobj, EXPORT_COLUMNS, [(
+            r.id, r.time, r.sku, r.delta, r.utterance, r.turn_id, "" if r.undoes is None else r.undoes,
+            r.location or "", r.kind, "" if r.counted is None else r.counted) for r in records])

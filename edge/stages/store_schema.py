@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import sqlite3
 from datetime import datetime
+from pathlib import Path
 from typing import Callable, Union
 
 from ulid import ULID
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "NO_UPDATE_TRIGGER", "MigrationStep"]
+from edge.stages.names import name_key
+from edge.stages.store_places import Refused
+
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "NO_UPDATE_TRIGGER", "MigrationStep", "migrate", "claim_box"]
 
 #: One step of a migration: an SQL statement, or a function of (connection, box id).
 MigrationStep = Union[str, Callable[[sqlite3.Connection, str], None]]
@@ -42,6 +46,23 @@ def _identify_old_records(conn: sqlite3.Connection, box: str) -> None:
     rows = conn.execute("SELECT id, time FROM records ORDER BY id").fetchall()
     conn.executemany("UPDATE records SET box = ?, gid = ?, seq = ? WHERE id = ?",
                      [(box, _ulid_at(t), n, rid) for n, (rid, t) in enumerate(rows, start=1)])
+    conn.execute(NO_UPDATE_TRIGGER)
+
+
+def _places_and_kinds(conn: sqlite3.Connection, box: str) -> None:
+    """Version 4: every item's one place becomes its first row in ``stock`` (``base`` = the quantity
+    before any record, so quantity = base + records stays true); every old record gets its item's
+    place and a kind (``undo`` for a compensating record, ``count`` for an import's stock count,
+    else ``log``). Ids, gids, seqs, deltas and undo links are not touched."""
+    conn.create_function("edge_name_key", 1, name_key, deterministic=True)
+    conn.execute(
+        "INSERT INTO stock (sku, location, place_key, quantity, base, pos) "
+        "SELECT i.sku, i.location, edge_name_key(i.location), i.quantity, "
+        "i.quantity - COALESCE((SELECT SUM(r.delta) FROM records AS r WHERE r.sku = i.sku), 0), 0 FROM items AS i")
+    conn.execute("DROP TRIGGER records_no_update")
+    conn.execute(
+        "UPDATE records SET location = (SELECT i.location FROM items AS i WHERE i.sku = records.sku), "
+        "kind = CASE WHEN undoes IS NOT NULL THEN 'undo' WHEN turn_id LIKE 'import:%' THEN 'count' ELSE 'log' END")
     conn.execute(NO_UPDATE_TRIGGER)
 
 
@@ -115,7 +136,85 @@ MIGRATIONS: list[list[MigrationStep]] = [
         END
         """,
     ],
+    # version 4: stock per place (one item in several places), a reorder level, and records that
+    # name their place and kind (log, transfer, count, undo); a transfer's two rows share ``op``
+    # (the gid of its first row) and are undone as one; a count keeps the value counted.
+    [
+        "ALTER TABLE items ADD COLUMN reorder_level REAL NULL",
+        """
+        CREATE TABLE stock (
+            sku       TEXT NOT NULL REFERENCES items(sku),
+            location  TEXT NOT NULL,
+            place_key TEXT NOT NULL,
+            quantity  NUMERIC NOT NULL,
+            base      NUMERIC NOT NULL DEFAULT 0,
+            pos       INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (sku, place_key)
+        )
+        """,
+        "CREATE INDEX stock_place ON stock(place_key)",
+        "ALTER TABLE records ADD COLUMN location TEXT NULL",
+        "ALTER TABLE records ADD COLUMN kind TEXT NOT NULL DEFAULT 'log'",
+        "ALTER TABLE records ADD COLUMN counted NUMERIC NULL",
+        "ALTER TABLE records ADD COLUMN op TEXT NULL",
+        _places_and_kinds,
+        # still one log per turn and SKU; a count or a transfer is one row per turn, SKU and place
+        # (an import counts every place, a transfer has two); undos of one turn may be several rows
+        # (a transfer undone as one), so the undo key is no longer unique
+        "DROP INDEX records_turn_sku",
+        "DROP INDEX records_turn_undo",
+        "CREATE UNIQUE INDEX records_turn_sku ON records(box, turn_id, sku) WHERE undoes IS NULL AND kind = 'log'",
+        "CREATE UNIQUE INDEX records_turn_place ON records(box, turn_id, sku, location) "
+        "WHERE undoes IS NULL AND kind <> 'log'",
+        "CREATE INDEX records_turn_undo ON records(box, turn_id) WHERE undoes IS NOT NULL",
+        "CREATE INDEX records_place ON records(sku, location)",
+        "CREATE INDEX records_op ON records(op) WHERE op IS NOT NULL",
+        "CREATE INDEX items_low ON items(quantity - reorder_level) WHERE reorder_level IS NOT NULL",
+    ],
 ]
 
 #: The schema version this code writes and expects.
 SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def migrate(conn: sqlite3.Connection, path: Path, box: str) -> None:
+    """Run the missing steps on ``conn`` (inside the caller's transaction); ``box``: the id for
+    records that have none. :class:`edge.stages.store_places.Refused` for a file newer than this
+    code or a failed step (the caller rolls back: nothing is changed)."""
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    if version > SCHEMA_VERSION:
+        raise Refused(f"store {path} has schema version {version}, newer than this program's "
+                      f"{SCHEMA_VERSION}; upgrade edge or use another store file")
+    for target in range(version + 1, SCHEMA_VERSION + 1):
+        try:
+            for stmt in MIGRATIONS[target - 1]:
+                stmt(conn, box) if callable(stmt) else conn.execute(stmt)
+        except sqlite3.Error as e:
+            raise Refused(f"store {path}: migration from schema version {target - 1} to {target} "
+                          f"failed: {e}; nothing was changed (the file is still version {version}); "
+                          "fix: back up the file and repair it with the sqlite3 shell, or use another "
+                          "store file") from e
+        conn.execute(f"PRAGMA user_version = {int(target)}")
+
+
+def claim_box(conn: sqlite3.Connection, path: Path, box: str) -> str:
+    """Give the file the box id ``box`` (inside the caller's transaction) if none of its records
+    has left it; returns the file's id. :class:`edge.stages.store_places.Refused` when its records
+    are on the site or it holds records of ``box``."""
+    current = conn.execute("SELECT value FROM meta WHERE key = 'box'").fetchone()[0]
+    if box == current:
+        return current
+    taken = conn.execute("SELECT 1 FROM records WHERE box = ? LIMIT 1", (box,)).fetchone() is not None
+    pushed = conn.execute("SELECT value FROM meta WHERE key = 'pushed_seq'").fetchone()
+    if (pushed is not None and pushed[0] != "0") or taken:
+        raise Refused(
+            f"store {path} belongs to box {current!r} "
+            f"({f'it holds records of another box {box!r}' if taken else 'its records are on the site'}), "
+            f"but site.box is {box!r}; fix: set site.box: {current}, or give box {box!r} a new store "
+            "file (store.path)")
+    # nothing has left this box yet: its records simply become the new box's
+    conn.execute("DROP TRIGGER records_no_update")
+    conn.execute("UPDATE records SET box = ? WHERE box = ?", (box, current))
+    conn.execute(NO_UPDATE_TRIGGER)
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'box'", (box,))
+    return box

@@ -6,9 +6,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from edge.stages.store import IMPORT_TURN_PREFIX, Item, Record, Store
+from edge.stages.store import Item, Record, Store
+from edge.stages.store_places import IMPORT_TURN_PREFIX
 
-#: An item at or below this many units is listed as low stock (there is no per-item reorder level yet).
+#: An item without a reorder level is listed as low stock at or below this many units.
 LOW_STOCK = 10
 
 
@@ -20,22 +21,22 @@ def local_time(iso_utc: str) -> str:
         return iso_utc
 
 
-def undo_target(records: list[Record]) -> Record | None:
-    """The record a voice "undo that" (:meth:`Store.undo`) reverts now: the latest change that is
-    neither an undo nor undone, after the last stock-count import; None when there is none."""
+def undoable(records: list[Record]) -> set[int]:
+    """The ids of the records the console offers to undo (:meth:`Store.undo_record`): every record
+    that is neither an undo nor undone (another box's is refused when asked, naming the box)."""
     undone = {r.undoes for r in records if r.undoes is not None}
-    last_import = max((r.id for r in records if r.turn_id.startswith(IMPORT_TURN_PREFIX)), default=0)
-    for r in reversed(records):
-        if r.id <= last_import:
-            return None
-        if r.undoes is None and r.id not in undone:
-            return r
-    return None
+    return {r.id for r in records if r.undoes is None and r.id not in undone}
+
+
+def signed(value: int | float) -> str:
+    """A change with its sign: ``+20``, ``-3``, ``-2.5``."""
+    return f"{value:+g}" if isinstance(value, float) else f"{value:+d}"
 
 
 def filter_records(records: list[Record], items: dict[str, Item], q: str = "", kind: str = "all") -> list[Record]:
     """Newest first; ``q``: words that must all appear in the SKU, item name, utterance or turn id
-    (case-insensitive); ``kind``: ``all``, ``in`` (received), ``out`` (used), ``undo``, ``count`` (import)."""
+    (case-insensitive); ``kind``: ``all``, ``in`` (received), ``out`` (used), ``undo``, ``count``
+    (an import's or a voice stock count), ``transfer``."""
     words = q.lower().split()
     out = []
     for r in reversed(records):
@@ -43,8 +44,8 @@ def filter_records(records: list[Record], items: dict[str, Item], q: str = "", k
         hay = f"{r.sku} {name} {r.utterance} {r.turn_id}".lower()
         if not all(w in hay for w in words):
             continue
-        count = r.turn_id.startswith(IMPORT_TURN_PREFIX)
-        if kind == "undo" and r.undoes is None or kind == "count" and not count:
+        count = r.kind == "count" or r.turn_id.startswith(IMPORT_TURN_PREFIX)
+        if kind == "undo" and r.undoes is None or kind == "count" and not count or kind == "transfer" and r.kind != "transfer":
             continue
         if kind in ("in", "out") and (r.undoes is not None or count or (r.delta > 0) != (kind == "in")):
             continue

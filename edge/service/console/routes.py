@@ -2,11 +2,12 @@
 
     GET  /console/live               turns as they happen (the voice loop's and Wyoming's events)
     GET  /console/live/events        the same as server-sent events (text/event-stream)
-    GET  /console/records            the history, newest first: search (q), filter (kind); the
-                                     record an undo reverts has an Undo button
+    GET  /console/records            the history, newest first: search (q), filter (kind); every
+                                     record that is not an undo and not undone has an Undo button
     GET  /console/records.csv        the history as CSV (Store.export_csv)
     GET  /console/records/undo?id=N  confirm undoing record N
-    POST /console/records/undo       undo it (refused with 409 when it is no longer the latest change)
+    POST /console/records/undo       undo it (Store.undo_record; 409 naming why for an undo record, a
+                                     record already undone or another box's record)
     GET  /console/inventory          items: search (q), low stock only (low=1)
     POST /console/inventory/preview  what an inventory CSV would change, before anything is written
     POST /console/inventory/import   apply it
@@ -44,6 +45,7 @@ HERE = Path(__file__).resolve().parent
 STATIC_DIR = HERE / "static"
 TEMPLATES = Jinja2Templates(directory=str(HERE / "templates"))
 TEMPLATES.env.filters["local_time"] = data.local_time
+TEMPLATES.env.filters["signed"] = data.signed
 MAX_FORM_BYTES = 2 * 1024 * 1024  # bytes of one form (an inventory CSV of some 20 000 rows)
 
 
@@ -138,11 +140,10 @@ async def records(request: Request, ctx: Ctx, q: str = "", kind: str = "all", do
     """The history, newest first, filtered by ``q`` (words) and ``kind``; ``done``: the undo just written."""
     all_records = ctx.store.records()
     items = {i.sku: i for i in ctx.store.items()}
-    target = data.undo_target(all_records)
     shown = data.filter_records(all_records, items, q, kind)
     undone_by = {r.undoes: r.id for r in all_records if r.undoes is not None}
     return page(request, ctx, "records.html", records=shown, items=items, q=q, kind=kind, total=len(all_records),
-                target=target.id if target else None, undone_by=undone_by, done=done)
+                undoable=data.undoable(all_records), undone_by=undone_by, done=done)
 
 
 @router.get("/records.csv")
@@ -155,17 +156,20 @@ async def records_csv(ctx: Ctx):
 
 
 def _target_or_409(ctx: ConsoleContext, record_id: int):
-    target = data.undo_target(ctx.store.records())
-    if target is None or target.id != record_id:
-        latest = f"the latest change is record {target.id}" if target else "nothing can be undone"
-        raise HTTPException(409, f"record {record_id} is not the latest change any more ({latest}); "
-                                 f"only the latest change can be undone, as by voice")
+    records = ctx.store.records()
+    target = next((r for r in records if r.id == record_id), None)
+    if target is None:
+        raise HTTPException(404, f"there is no record {record_id}")
+    if record_id not in data.undoable(records):
+        why = (f"record {record_id} is itself an undo (of record {target.undoes})" if target.undoes is not None
+               else f"record {record_id} is already undone")
+        raise HTTPException(409, f"{why}; nothing was changed")
     return target
 
 
 @router.get("/records/undo", response_class=HTMLResponse)
 async def undo_confirm(request: Request, ctx: Ctx, id: int):
-    """Ask before undoing record ``id`` (409 when it is not the latest change)."""
+    """Ask before undoing record ``id`` (404 for no such record, 409 when it cannot be undone)."""
     target = _target_or_409(ctx, id)
     return page(request, ctx, "undo.html", record=target, item=ctx.store.get(target.sku))
 
@@ -179,8 +183,14 @@ async def undo(request: Request, ctx: Ctx):
     except ValueError:
         raise HTTPException(400, "id: the record number to undo") from None
     _target_or_409(ctx, record_id)
-    result = ctx.store.undo(f"console: undo record {record_id}", f"console-{uuid.uuid4().hex[:12]}")
-    return RedirectResponse(f"/console/records?done={result[0].id if result else ''}", 303)
+    try:
+        undo, _item = ctx.store.undo_record(record_id, f"console: undo record {record_id}",
+                                            f"console-{uuid.uuid4().hex[:12]}")
+    except StoreError as e:  # e.g. another box's record, or undone meanwhile: say why, change nothing
+        if e.reason is not None:
+            raise
+        raise HTTPException(409, f"{e}; nothing was changed") from e
+    return RedirectResponse(f"/console/records?done={undo.id}", 303)
 
 
 @router.get("/inventory", response_class=HTMLResponse)
@@ -189,7 +199,7 @@ async def inventory(request: Request, ctx: Ctx, q: str = "", low: int = 0, impor
     words = q.lower().split()
     items = [i for i in ctx.store.items()
              if all(w in f"{i.sku} {i.item} {i.location} {' '.join(i.aliases)}".lower() for w in words)
-             and (not low or i.quantity <= data.LOW_STOCK)]
+             and (not low or i.quantity <= (data.LOW_STOCK if i.reorder_level is None else i.reorder_level))]
     return page(request, ctx, "inventory.html", items=items, q=q, low=low, low_stock=data.LOW_STOCK,
                 imported=imported)
 

@@ -10,8 +10,12 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
+from edge.stages.names import name_key
 from edge.stages.nlu.filler import has_cjk
 from edge.stages.nlu.grammar import Grammar
+from edge.stages.nlu.numbers import normalize_numbers
+from edge.stages.nlu.numbers_zh import normalize_numbers_zh
+from edge.stages.sizes import GARMENT_WORDS, GARMENT_ZH, split_size
 
 LANGUAGES = ("en", "zh")
 
@@ -147,3 +151,156 @@ def ask_back_text(candidates: Sequence, language: str = "en") -> str:
     if not names:
         return "Which item?"
     return (", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]) + "?"
+
+
+# -- answers about places, variants and numbers -------------------------------------------------------
+
+_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(\d+(?:\.\d+)?)(?![A-Za-z0-9_.])")  # "90号" holds 90
+_LENGTH_UNIT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(mm|millimet(?:er|re)s?|mils?|cm|centimet(?:er|re)s?|"
+                          r"m|met(?:er|re)s?|毫米|厘米|米)(?![a-z])")
+_UNIT_MM = {"mm": 1.0, "mil": 1.0, "cm": 10.0, "m": 1000.0, "毫米": 1.0, "厘米": 10.0, "米": 1000.0}
+_MOST = {"long": 1, "longest": 1, "longer": 1, "big": 1, "biggest": 1, "bigger": 1, "large": 1, "largest": 1,
+         "larger": 1, "thick": 1, "thickest": 1, "short": -1, "shortest": -1, "shorter": -1, "small": -1,
+         "smallest": -1, "smaller": -1, "thin": -1, "thinnest": -1, "little": -1}
+_MOST_ZH = (("最长", 1), ("长", 1), ("最大", 1), ("大", 1), ("最短", -1), ("短", -1), ("最小", -1), ("小", -1))
+_GARMENT_ORDER = ("XS", "S", "M", "L", "XL", "XXL")
+
+
+def _spoken(text: str) -> str:
+    """``text`` with spoken numbers as digits, English or Chinese ("fifty", "五十" → "50")."""
+    if has_cjk(text or ""):
+        return normalize_numbers_zh(text)
+    return normalize_numbers(re.sub(r"\bpoint\b", ".", text or "")).replace(" . ", ".")
+
+
+def _numbers(text: str) -> list[float]:
+    return [float(n) for n in _NUMBER.findall(_spoken(text))]
+
+
+def number_answer(text: str) -> int | float | None:
+    """The one number an answer to "how many?" says ("five", "12", "2.5"), or None for none or
+    several different ones ("three or four")."""
+    got = set(_numbers(text))
+    if len(got) != 1:
+        return None
+    (v,) = got
+    return int(v) if v.is_integer() else v
+
+
+def place_choice(text: str, places: Sequence[str]) -> str | None:
+    """Which of ``places`` (as offered, e.g. ``("bin 12", "bin 90")``) an answer picks: the place
+    named ("bin ninety"), its number alone ("twelve"), or an ordinal ("the second one"); None
+    when it fits none or several."""
+    places = list(places)
+    if not places:
+        return None
+    said = name_key(_spoken(text))
+    named = [p for p in places if name_key(p) and re.search(rf"(?<!\S){re.escape(name_key(p))}(?!\S)", said)]
+    if len(named) == 1:
+        return named[0]
+    k = _said_ordinal(text, len(places))
+    if k is not None:
+        return places[k]
+    nums = set(_numbers(text))
+    by_number = [p for p in places if nums & {float(x) for x in _NUMBER.findall(p)}]
+    if len(by_number) == 1:
+        return by_number[0]
+    k = _ordinal(text, len(places))
+    return None
+
+
+_ORDINAL_WORD = re.compile(r"\b(?:first|second|third|fourth|fifth|last|latter|former|1st|2nd|3rd|4th|5th|number)\b|第")
+
+
+def _said_ordinal(text: str, n: int) -> int | None:
+    """The index an ordinal word in ``text`` points at ("the second one", "第二个"), or None."""
+    if not _ORDINAL_WORD.search((text or "").lower()):
+        return None
+    k = _ordinal(text, n)
+    return k if k is not None and -n <= k < n else None
+
+
+def variant_choices(items: Sequence) -> tuple[str, list[str], str]:
+    """What tells ``items`` (one family, e.g. hex bolts of three lengths) apart, for the question:
+    ``(attribute, one label per item, unit word)``; attribute ``thread`` (labels ``M10``…),
+    ``millimetre`` (``30``, ``50``…; unit ``millimetre``), ``size`` (garment ``large``…) or ``name``
+    (no size differs: the names)."""
+    sizes = [split_size(i.item)[1] for i in items]
+    if len({z.thread for z in sizes}) == len(sizes) and all(z.thread for z in sizes):
+        return "thread", [z.thread for z in sizes], ""
+    if len({z.mm for z in sizes}) == len(sizes) and all(z.mm for z in sizes):
+        k = next(k for k in range(max(len(z.mm) for z in sizes)) if len({z.mm[k:k + 1] for z in sizes}) == len(sizes))
+        return "millimetre", [_num(z.mm[k]) if k < len(z.mm) else "?" for z in sizes], "millimetre"
+    if len({z.garment for z in sizes}) == len(sizes) and all(z.garment for z in sizes):
+        return "size", [GARMENT_WORDS.get(z.garment, z.garment) for z in sizes], ""
+    return "name", [i.item for i in items], ""
+
+
+def _num(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else f"{v:g}"
+
+
+def _magnitude(item, attribute: str) -> float:
+    z = split_size(item.item)[1]
+    if attribute == "thread" and z.thread:
+        return float(z.thread[1:])
+    if attribute == "size" and z.garment in _GARMENT_ORDER:
+        return float(_GARMENT_ORDER.index(z.garment))
+    return z.mm[-1] if z.mm else 0.0
+
+
+def variant_pick(text: str, items: Sequence) -> str | None:
+    """The SKU an answer to a variant question (:func:`variant_choices`) picks among ``items``: a
+    bare number ("fifty" → the 50 mm one), the size said another way ("5 centimetre"), a thread
+    ("M twelve"), a garment size ("large", "大号"), "the long ones" / "the shortest" / "the
+    biggest" (by that attribute), an ordinal ("the second one"), or a name. None when it fits
+    none or several. Never guesses."""
+    items = list(items)
+    if not items:
+        return None
+    attribute, labels, _unit = variant_choices(items)
+    k = _said_ordinal(text, len(items))
+    if k is not None:
+        return items[k].sku
+    said = _spoken(text).lower()
+    pick = _by_value(said, items, attribute, labels)
+    if pick is not None:
+        return pick
+    direction = _extreme(said)
+    if direction and attribute != "name":
+        ranked = sorted(items, key=lambda i: _magnitude(i, attribute))
+        if len({_magnitude(i, attribute) for i in items}) == len(items):
+            return (ranked[-1] if direction > 0 else ranked[0]).sku
+    return resolve_choice(text, items)
+
+
+def _by_value(said: str, items: list, attribute: str, labels: list[str]) -> str | None:
+    if attribute == "millimetre":
+        mm = {float(n) * _UNIT_MM.get(_unit_key(u), 1.0) for n, u in _LENGTH_UNIT.findall(said)}
+        mm = mm or {float(n) for n in _NUMBER.findall(said)}
+        hits = [i for i, lab in zip(items, labels, strict=True) if lab != "?" and float(lab) in mm]
+    elif attribute == "thread":
+        threads = {f"M{_num(float(n))}" for n in re.findall(r"\bm\s*(\d+(?:\.\d+)?)", said)}
+        threads |= {f"M{_num(float(n))}" for n in _NUMBER.findall(said)}
+        hits = [i for i, lab in zip(items, labels, strict=True) if lab in threads]
+    elif attribute == "size":
+        words = {w for w in GARMENT_WORDS.values() if re.search(rf"\b{w}\b", said)}
+        words = {w for w in words if not any(w != o and w in o for o in words)}  # "extra large" over "large"
+        words |= {GARMENT_WORDS[k] for k, zh in GARMENT_ZH.items() if zh in said}
+        hits = [i for i, lab in zip(items, labels, strict=True) if lab in words]
+    else:
+        return None
+    return hits[0].sku if len(hits) == 1 else None
+
+
+def _unit_key(u: str) -> str:
+    u = u.lower()
+    if u in _UNIT_MM:
+        return u
+    return "mm" if u.startswith(("milli", "mil")) else "cm" if u.startswith("centi") else "m"
+
+
+def _extreme(said: str) -> int:
+    if has_cjk(said):
+        return next((d for w, d in _MOST_ZH if w in said), 0)
+    return next((_MOST[w] for w in _words(said) if w in _MOST), 0)

@@ -1,0 +1,59 @@
+"""A store written by the code before schema 4 (tests/fixtures/store_schema3.sql, dumped from a file
+that commit 0e83104's store wrote: an import, logs, an undo, another box's movements, a stock-count
+import) opens, migrates to schema 4 and keeps every record as it was."""
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from edge.stages.store import Store
+from edge.stages.store_schema import SCHEMA_VERSION
+
+DUMP = Path(__file__).parent / "fixtures" / "store_schema3.sql"
+OLD_COLS = "id, time, sku, delta, utterance, turn_id, undoes, box, gid, seq"
+
+
+def _old_file(path: Path) -> list[tuple]:
+    conn = sqlite3.connect(path)
+    conn.executescript(DUMP.read_text(encoding="utf-8"))
+    rows = conn.execute(f"SELECT {OLD_COLS} FROM records ORDER BY id").fetchall()
+    items = conn.execute("SELECT sku, location, quantity FROM items ORDER BY sku").fetchall()
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+    conn.close()
+    return rows, items
+
+
+def test_a_schema_3_store_migrates_and_keeps_every_record(tmp_path):
+    path = tmp_path / "old.db"
+    before, items = _old_file(path)
+    assert len(before) == 10 and any(r[6] is not None for r in before)  # undo links are in the dump
+    with Store(path) as s:
+        assert s.schema_version == SCHEMA_VERSION == 4
+        assert s.box == "crib"
+        conn = sqlite3.connect(path)
+        after = conn.execute(f"SELECT {OLD_COLS} FROM records ORDER BY id").fetchall()
+        conn.close()
+        assert after == before  # ids, times, deltas, undo links, boxes, gids, seqs
+        for sku, location, quantity in items:
+            item = s.get(sku)
+            assert item.quantity == quantity and item.location == location
+            assert item.stock == ((location, quantity),)
+        records = s.records()
+        assert [r.kind for r in records] == ["log", "log", "undo", "log", "log", "undo", "count", "count", "count",
+                                             "log"]
+        assert all(r.location == s.get(r.sku).location for r in records)
+        # the migrated store keeps working: a log, an undo that walks back past nothing imported
+        rec, bolt = s.log("BLT-M8-30", -1, "one bolt", "new-1")
+        assert rec.location == "bin 12" and bolt.quantity == dict(((k, q) for k, _l, q in items))["BLT-M8-30"] - 1
+        undone = s.undo("undo that", "new-2")
+        assert undone[0].undoes == rec.id and undone[0].kind == "undo"
+        assert s.meta("pushed_seq") == "2"
+
+
+def test_migrating_twice_changes_nothing(tmp_path):
+    path = tmp_path / "old.db"
+    _old_file(path)
+    with Store(path) as s:
+        first = s.records()
+    with Store(path) as s:
+        assert s.records() == first and s.schema_version == 4
