@@ -47,7 +47,7 @@ from edge.stages.nlu.lexicon import (
     singular,
 )
 from edge.stages.nlu.resolve import ItemIndex
-from edge.stages.nlu.slots import WRITES, SlotFiller, locations
+from edge.stages.nlu.slots import CONTAINERS, WRITES, SlotFiller, locations
 from edge.stages.nlu.templates import TemplateMatch, Templates
 from edge.stages.nlu.types import Intent, ItemMatch
 from edge.stages.nlu.zh import IN_VERBS, OUT_VERBS, ZhGrammar, zh_fill, zh_match_text
@@ -62,8 +62,6 @@ COMPLETE, INCOMPLETE, UNCLEAR = "complete", "incomplete", "unclear"
 DANGLING_WORDS = frozenset("of and or from to into in on at for with by the a an some about".split()) | LOCATION_WORDS
 #: hesitations ending a partial transcript: the speaker is still thinking
 HESITATIONS = frozenset("uh um umm uhm er erm ah eh hm hmm mm".split())
-#: a count's container without the item yet: "we took twelve boxes …"
-CONTAINERS = frozenset("box pack packet can pair bag roll set piece tin pallet carton case unit pc".split())
 #: the start of a stock command whose item or quantity is still to come ("how many …", "we used …")
 _STOCK_START = re.compile(r"^(?:how (?:many|much)|do we (?:still )?have|have we (?:still )?got)\b")
 

@@ -160,8 +160,16 @@ class ItemIndex:
                 or self._by_fuzzy(toks, skip, size) or self._by_word(toks, skip, size)
                 or self._at_location(toks, skip, location, size))
 
+    def _size_order(self, sku: str) -> tuple:
+        z = self.sizes[sku]
+        thread = float(z.thread[1:]) if z.thread else -1.0
+        garment = list(GARMENT_WORDS).index(z.garment) if z.garment in GARMENT_WORDS else -1
+        return thread, z.mm, garment, sku
+
     def _narrow(self, skus: Iterable[str], size: SpokenSize, span: frozenset[int], via: str) -> Found:
-        cur = sorted(set(skus))
+        """``skus`` narrowed by the size said; candidates in size order (M6 before M10, 20 before
+        100 mm, S before XL)."""
+        cur = sorted(set(skus), key=self._size_order)
         for attr, value, words in size.checks():
             if not any(_has(self.sizes[s], attr) for s in cur):
                 continue  # not a variant of these items ("large" said of an unsized item)
@@ -200,7 +208,10 @@ class ItemIndex:
                     continue
                 fam = tuple(toks[j] for j in idx)
                 if fam in self.families:
-                    return self._narrow(self.families[fam], size, frozenset(idx) | size.tokens, "family")
+                    # a head word alone ("bolts") is every family it heads ("bolt", "hex bolt")
+                    fams = self.heads.get(fam[0], {fam}) if n == 1 else {fam}
+                    skus = [s for f in fams for s in self.families[f]]
+                    return self._narrow(skus, size, frozenset(idx) | size.tokens, "family")
         heads = [(i, self.heads[toks[i]]) for i in free if toks[i] in self.heads and is_name_word(toks[i])]
         if not heads:
             return None

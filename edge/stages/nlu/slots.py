@@ -23,6 +23,8 @@ from edge.stages.nlu.types import Intent
 DECIMAL_UNITS = frozenset({"m", "kg", "g", "l", "ml"})
 #: intents that would write a record
 WRITES = frozenset({"log_record", "transfer", "stock_count"})
+#: a count's container: "a box of …" is one box
+CONTAINERS = frozenset("box pack packet can pair bag roll set piece tin pallet carton case unit pc".split())
 _NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
 _PARTS = re.compile(r" (?:and|plus|also|as well as) (?=(?:\d+(?:\.\d+)? |an? )\S)")
 #: a stock query whose item is unknown needs one of these, else the text is the LLM's
@@ -66,8 +68,12 @@ def quantity(toks: list[str], skip: set[int], span: frozenset[int], item_known: 
     nums = [_number(t) for i, t in enumerate(toks) if _NUMBER.match(t) and i not in skip and i not in span]
     if nums:
         return nums[0]
-    if span and item_known and min(span) > 0 and toks[min(span) - 1] in ("a", "an"):
-        return 1
+    if span and item_known:
+        k = min(span) - 1
+        if k >= 1 and toks[k] == "of" and singular(toks[k - 1]) in CONTAINERS:  # "a box of gloves"
+            k -= 2
+        if k >= 0 and toks[k] in ("a", "an"):
+            return 1
     return None
 
 
