@@ -111,7 +111,12 @@ class Grammar:
         set and ``explain`` filled. Raises nothing.
         """
         if self._zh is not None and has_cjk(text or ""):
-            return self._parse_zh(text)
+            got = self._parse_zh(text)
+            # an English sentence with a Chinese name in it ("how many 钻头 are left")
+            return got if got is not None or not re.search(r"[a-zA-Z]{2}", text) else self._parse_en(text)
+        return self._parse_en(text)
+
+    def _parse_en(self, text: str) -> Intent | None:
         norm = fractions(normalize_text(strip_leading_fillers(text or "")))
         if not norm:
             return None
@@ -133,6 +138,8 @@ class Grammar:
                 return replace(got, explain={"path": "template", "template": m.sentence, "file": m.file,
                                              "slots": dict(m.slots)})
         got = self._zh.parse(text)
+        if got is not None and got.intent == "log_record" and _ZH_NEGATED.search(zh_match_text(text)):
+            got = replace(got, refusal="negated")
         if got is not None:
             path = {"path": "zh grammar"}
             if m is not None:
@@ -228,6 +235,8 @@ class Grammar:
         return INCOMPLETE, intent
 
 
+#: "did not use", "don't log": a Mandarin log that must not be written
+_ZH_NEGATED = re.compile(r"没有?(?:用|拿|领|收|取|消耗)|不要(?:记|登记|录)|别(?:记|登记|录)|并没有|不是(?:用|拿)")
 _NO_ITEM = frozenset({"undo", "cancel", "low_stock", "place_contents", "ask_docs"})
 _COMMAND_WORDS = re.compile(
     r"^(?:(?:we|i|they|please|just|have|had|ve|did|do|log|logged|record|recorded|enter|entered|used|use|took|"

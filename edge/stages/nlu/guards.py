@@ -31,7 +31,7 @@ _FRACTIONS = [
     (re.compile(rf"\b({_NUM}) and (?:a|one) quarter\b"), lambda m: _plus(m, 0.25)),
     (re.compile(rf"\b({_NUM}) and 3 quarters\b"), lambda m: _plus(m, 0.75)),
     (re.compile(r"\b(\d+) point (\d+)\b"), lambda m: f"{m.group(1)}.{m.group(2)}"),
-    (re.compile(r"\b(?:a half|one half|half an?|half)\b(?! dozen)"), lambda m: "0.5"),
+    (re.compile(r"\b(?!(?:a |one )?half (?:an? )?dozen)(?:a half|one half|half an?|half)\b"), lambda m: "0.5"),
     (re.compile(r"\b(?:a|one) quarter(?: of)?\b"), lambda m: "0.25"),
     (re.compile(r"\b3 quarters(?: of)?\b"), lambda m: "0.75"),
 ]
@@ -47,7 +47,7 @@ _MARKERS = r"(?:no wait|no sorry|wait no|i mean|i meant|make that|make it|or rat
 _STRONG_MARKER = re.compile(r"\b(?:no wait|wait no|i mean|i meant|make that|make it|or rather|correction)\b")
 _GAP_STOP = LOCATION_WORDS | {"to", "from", "in", "into", "on", "at", "and"}
 _CORRECTION = re.compile(rf"\b(?P<a>{_NUM})(?P<mid>(?: [^\s\d]+){{0,3}}?) (?:{_MARKERS} )+(?P<b>{_NUM})\b")
-_RANGE = re.compile(rf"(?:\bbetween )?\b(?P<a>{_NUM}) (?:or|to|and) (?P<b>{_NUM})\b")
+_RANGE = re.compile(rf"\bbetween (?P<a2>{_NUM}) and (?P<b2>{_NUM})\b|\b(?P<a>{_NUM}) (?:or|to) (?P<b>{_NUM})\b")
 _NEGATIVE_RAW = re.compile(r"(?:^|[\s(])[-\u2212]\s?\d|\b(?:minus|negative)\s+\w")
 _NEGATIVE_WORD = re.compile(r"\b(?:minus|negative)\s+")
 _LEADING = re.compile(r"^(?:(?:sorry|actually|oops|wait|no|ok|okay|right)\s+)+")
@@ -107,9 +107,10 @@ def guard(norm: str, raw: str = "") -> Guarded:
         g.notes.append("unresolved correction")
     m = _RANGE.search(g.text)
     if m and not _after_location(g.text, m.start()):
-        g.range = (float(m.group("a")), float(m.group("b")))
+        a, b = (m.group("a"), m.group("b")) if m.group("a") else (m.group("a2"), m.group("b2"))
+        g.range = (float(a), float(b))
         g.refusal = g.refusal or "range"
-        g.notes.append(f"range {m.group('a')}–{m.group('b')}")
+        g.notes.append(f"range {a}–{b}")
     return g
 
 

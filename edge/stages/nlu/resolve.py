@@ -156,7 +156,11 @@ class ItemIndex:
         """The item ``toks`` (normalized, singular) names; ``skip``: token indices of places and
         counts. Raises nothing."""
         size = spoken_size(toks, skip)
-        return (self._by_name(toks, skip, size) or self._by_family(toks, skip, size) or self._by_cjk(toks, skip)
+        by_name, by_family = self._by_name(toks, skip, size), self._by_family(toks, skip, size)
+        if by_name and by_family:  # the longer match wins: "nitrile work gloves" over the alias "gloves"
+            words = [len(f.match.tokens - size.tokens) for f in (by_name, by_family)]
+            return by_family if words[1] > words[0] else by_name
+        return (by_name or by_family or self._by_cjk(toks, skip)
                 or self._by_fuzzy(toks, skip, size) or self._by_word(toks, skip, size)
                 or self._at_location(toks, skip, location, size))
 

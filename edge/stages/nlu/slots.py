@@ -148,7 +148,7 @@ class SlotFiller:
     def log_record(self, text: str, guarded: Guarded | None, base: Intent) -> Intent | None:
         """A log (several parts when the slot says "3 drill bits and 2 fuses")."""
         pieces = [p for p in _PARTS.split(text) if p.strip()]
-        if len(pieces) >= 2:
+        if len(pieces) >= 2 and not (guarded is not None and guarded.range is not None):
             parts = [self.counted("log_record", p, guarded, base) for p in pieces]
             if all(p is not None for p in parts):
                 refusal = next((p.refusal for p in parts if p.refusal), None)
