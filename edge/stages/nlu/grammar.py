@@ -137,9 +137,13 @@ class Grammar:
             if got is not None:
                 return replace(got, explain={"path": "template", "template": m.sentence, "file": m.file,
                                              "slots": dict(m.slots)})
-        got = self._zh.parse(text)
-        if got is not None and got.intent == "log_record" and _ZH_NEGATED.search(zh_match_text(text)):
-            got = replace(got, refusal="negated")
+        negated = _ZH_NEGATED.search(zh_match_text(text))
+        if negated:  # parse the command as if said plainly; the refusal says it must not be written
+            plain = _ZH_NOT_VERB.sub(r"\1了", _ZH_DONT_LOG.sub("登记", text))
+            got = self._zh.parse(plain)
+            got = replace(got, text=text, refusal="negated") if got is not None and got.intent == "log_record" else None
+        else:
+            got = self._zh.parse(text)
         if got is not None:
             path = {"path": "zh grammar"}
             if m is not None:
@@ -237,6 +241,8 @@ class Grammar:
 
 #: "did not use", "don't log": a Mandarin log that must not be written
 _ZH_NEGATED = re.compile(r"没有?(?:用|拿|领|收|取|消耗)|不要(?:记|登记|录)|别(?:记|登记|录)|并没有|不是(?:用|拿)")
+_ZH_NOT_VERB = re.compile(r"(?:并)?没有?(用|拿|领|取|消耗)(?:了)?")
+_ZH_DONT_LOG = re.compile(r"(?:不要|别)(?:记|登记|录)")
 _NO_ITEM = frozenset({"undo", "cancel", "low_stock", "place_contents", "ask_docs"})
 _COMMAND_WORDS = re.compile(
     r"^(?:(?:we|i|they|please|just|have|had|ve|did|do|log|logged|record|recorded|enter|entered|used|use|took|"
