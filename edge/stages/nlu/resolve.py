@@ -127,6 +127,7 @@ class ItemIndex:
         self.families: dict[tuple[str, ...], list[str]] = {}
         self.heads: dict[str, set[tuple[str, ...]]] = {}
         self.by_location: dict[str, list[str]] = {}
+        places: dict[str, str] = {}  # as written → normal form (many items share a place)
         for it in self.items:
             family, size = split_size(it.item)
             self.sizes[it.sku] = size
@@ -135,17 +136,20 @@ class ItemIndex:
                 self.families.setdefault(fam, []).append(it.sku)
                 self.heads.setdefault(fam[-1], set()).add(fam)
             for name in (it.item, *it.aliases):
-                toks = name_tokens(name)
+                norm = normalize_text(name)
+                toks = tuple(singular(t) for t in norm.split())
                 if toks:
                     self.phrases.setdefault(toks, set()).add(it.sku)
                 for t in toks:
                     if is_name_word(t):
                         self.words.setdefault(t, set()).add(it.sku)
-                for run in _CJK_RUN.findall(normalize_text(name)):
+                for run in _CJK_RUN.findall(norm):
                     if len(run) >= 2:
                         self.cjk.setdefault(run, set()).add(it.sku)
             for place in places_of(it):
-                self.by_location.setdefault(normalize_location(place) or place, []).append(it.sku)
+                if place not in places:
+                    places[place] = normalize_location(place) or place
+                self.by_location.setdefault(places[place], []).append(it.sku)
         self.max_phrase = max((len(p) for p in self.phrases), default=1)
         self.max_family = max((len(f) for f in self.families), default=1)
         self.shortlist = Shortlist(self.items)
