@@ -30,6 +30,8 @@ def g() -> Grammar:
     ("we used a box of large nitrile work gloves", "GLV-NTR-L", 1),
     ("took 2 boxes of extra large nitrile work gloves", "GLV-NTR-XL", 2),
     ("we used four o-ring 30 mm", "ORG-30", 4),
+    ("we used two M8 by 30 hex bolts", "HXB-M8-30", 2),
+    ("we've used 4 twelve millimetre drill bits", "DRB-12", 4),   # the unsized sample "drill bit" is not 12 mm
 ])
 def test_a_size_said_picks_the_variant(g, text, sku, quantity):
     got = g.parse(text)

@@ -82,6 +82,13 @@ def spoken_size(toks: list[str], skip: set[int]) -> SpokenSize:
             thread = f"M{_fmt(float(m.group(1)))}"
             used.add(i)
             said["thread"] = thread
+            by = toks[i + 1:i + 3]  # "M10 x 80", "M8 by 30": the length after the thread
+            if (mm is None and len(by) == 2 and by[0] in ("x", "by") and _NUMBER.match(by[1])
+                    and not skip.intersection((i + 1, i + 2))):
+                mm = float(by[1]) * _UNIT_MM.get(toks[i + 3] if i + 3 < len(toks) else "", 1.0)
+                used.update((i + 1, i + 2) if i + 3 >= len(toks) or toks[i + 3] not in _UNIT_MM
+                            else (i + 1, i + 2, i + 3))
+                said["millimetre"] = f"{_fmt(mm)} millimetre"
         elif (_NUMBER.match(t) and i + 1 < len(toks) and toks[i + 1] in _UNIT_MM and mm is None
               and i + 1 not in skip):
             mm = float(t) * _UNIT_MM[toks[i + 1]]
@@ -126,6 +133,7 @@ class ItemIndex:
         self.sizes: dict[str, Size] = {}
         self.families: dict[tuple[str, ...], list[str]] = {}
         self.heads: dict[str, set[tuple[str, ...]]] = {}
+        self.suffixes: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
         self.by_location: dict[str, list[str]] = {}
         places: dict[str, str] = {}  # as written → normal form (many items share a place)
         for it in self.items:
@@ -135,6 +143,8 @@ class ItemIndex:
             if fam:
                 self.families.setdefault(fam, []).append(it.sku)
                 self.heads.setdefault(fam[-1], set()).add(fam)
+                for k in range(1, len(fam) + 1):  # "drill bit" is also said of "HSS drill bit"
+                    self.suffixes.setdefault(fam[-k:], set()).add(fam)
             for name in (it.item, *it.aliases):
                 norm = normalize_text(name)
                 toks = tuple(singular(t) for t in norm.split())
@@ -163,10 +173,21 @@ class ItemIndex:
         by_name, by_family = self._by_name(toks, skip, size), self._by_family(toks, skip, size)
         if by_name and by_family:  # the longer match wins: "nitrile work gloves" over the alias "gloves"
             words = [len(f.match.tokens - size.tokens) for f in (by_name, by_family)]
-            return by_family if words[1] > words[0] else by_name
+            if words[1] > words[0] or self._size_fits_better(by_family, by_name, size):
+                return by_family
+            return by_name
         return (by_name or by_family or self._by_cjk(toks, skip)
                 or self._by_fuzzy(toks, skip, size) or self._by_word(toks, skip, size)
                 or self._at_location(toks, skip, location, size))
+
+    def _size_fits_better(self, family: Found, name: Found, size: SpokenSize) -> bool:
+        """The size said ("12 mm drill bits") fits the family's pick but none of the named item's
+        attributes (the unsized "drill bit"): the family's pick is meant."""
+        if not size.said or name.match.sku is None or family.match.sku is None:
+            return False
+        named, picked = self.sizes[name.match.sku], self.sizes[family.match.sku]
+        return (not any(_has(named, a) for a, _ in size.said)
+                and all(_has(picked, a) for a, _ in size.said))
 
     def _size_order(self, sku: str) -> tuple:
         z = self.sizes[sku]
@@ -216,8 +237,8 @@ class ItemIndex:
                     continue
                 fam = tuple(toks[j] for j in idx)
                 if fam in self.families:
-                    # a head word alone ("bolts") is every family it heads ("bolt", "hex bolt")
-                    fams = self.heads.get(fam[0], {fam}) if n == 1 else {fam}
+                    # "bolts" is every family it ends ("bolt", "hex bolt"); "drill bit" also "HSS drill bit"
+                    fams = self.suffixes.get(fam, {fam})
                     skus = [s for f in fams for s in self.families[f]]
                     return self._narrow(skus, size, frozenset(idx) | size.tokens, "family")
         heads = [(i, self.heads[toks[i]]) for i in free if toks[i] in self.heads and is_name_word(toks[i])]
