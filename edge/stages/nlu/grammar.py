@@ -48,7 +48,7 @@ from edge.stages.nlu.lexicon import (
 )
 from edge.stages.nlu.resolve import ItemIndex
 from edge.stages.nlu.slots import CONTAINERS, WRITES, SlotFiller, locations
-from edge.stages.nlu.templates import TemplateMatch, Templates
+from edge.stages.nlu.templates import TemplateMatch, templates_for
 from edge.stages.nlu.types import Intent, ItemMatch
 from edge.stages.nlu.zh import IN_VERBS, OUT_VERBS, ZhGrammar, zh_fill, zh_match_text
 
@@ -87,9 +87,9 @@ class Grammar:
         self.index = ItemIndex(self.items)
         self.shortlist = self.index.shortlist
         self.filler = SlotFiller(self.index)
-        self.templates = Templates("en", site_dir)
+        self.templates = templates_for("en", site_dir)
         self._zh = ZhGrammar(self.items) if language == "zh" else None
-        self.zh_templates = Templates("zh", site_dir) if language == "zh" else None
+        self.zh_templates = templates_for("zh", site_dir) if language == "zh" else None
 
     def resolve_item(self, text: str) -> ItemMatch:
         """The item ``text`` names (see :class:`ItemMatch`); ``unknown`` holds the spoken words when

@@ -129,3 +129,16 @@ class Templates:
         sentence = result.intent_sentence.text if result.intent_sentence is not None else ""
         meta = result.intent_metadata or {}
         return TemplateMatch(result.intent.name, slots, sentence, str(meta.get("file", "")))
+
+
+@lru_cache(maxsize=4)
+def _package_templates(language: str) -> Templates:
+    return Templates(language)
+
+
+def templates_for(language: str, site_dir: str | Path | None = None) -> Templates:
+    """The :class:`Templates` of ``language`` with the site's files of ``site_dir``; the package's
+    alone are built once per process and shared (they are only read). Raises :class:`TemplateError`."""
+    if site_dir is None or not site_files(site_dir, language):
+        return _package_templates(language)
+    return Templates(language, site_dir)
