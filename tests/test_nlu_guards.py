@@ -134,3 +134,43 @@ def test_guard_and_fraction_functions_on_their_own():
 def test_a_query_is_not_refused(g):
     got = g.parse("how many drill bits are not in use")
     assert got.intent == "query_stock" and got.refusal is None
+
+
+@pytest.fixture(scope="module")
+def zh() -> Grammar:
+    from edge.stages.store import Item
+    from tests.nlu_helpers import ZH_ALIASES, sample_items
+
+    return Grammar(sample_items(ZH_ALIASES) + [Item("CBL-CU", "copper cable", "rack 3", 100, "m", ("电缆",))],
+                   language="zh")
+
+
+@pytest.mark.parametrize("text, sku, quantity, refusal", [
+    ("用了三四个钻头", "DRL-BIT-6", None, "range"),        # "three or four", never 34
+    ("用了两三个钻头", "DRL-BIT-6", None, "range"),        # never 23
+    ("用了三到四个钻头", "DRL-BIT-6", None, "range"),
+    ("用了三个，不对，四个钻头", "DRL-BIT-6", 4, None),
+    ("用了三个钻头，说错了", "DRL-BIT-6", 3, "correction"),
+    ("用了两个半钻头", "DRL-BIT-6", 2.5, "fraction"),       # never 2
+    ("用了二点五米电缆", "CBL-CU", 2.5, None),              # metres may be decimals
+    ("用了两米半电缆", "CBL-CU", 2.5, None),
+    ("别记三个钻头", "DRL-BIT-6", 3, "negated"),
+    ("我们没有用三个钻头", "DRL-BIT-6", 3, "negated"),
+    ("已经登记过了用了三个钻头", "DRL-BIT-6", 3, "already_done"),
+    ("用了负三个钻头", "DRL-BIT-6", -3, "negative"),
+])
+def test_mandarin_guards(zh, text, sku, quantity, refusal):
+    got = zh.parse(text)
+    assert (got.intent, got.sku, got.quantity, got.refusal, got.text) == ("log_record", sku, quantity, refusal, text)
+
+
+def test_mandarin_parts_are_all_kept(zh):
+    got = zh.parse("用了三个钻头和两个保险丝")
+    assert got.sku is None and [(p.sku, p.quantity, p.direction) for p in got.parts] == [
+        ("DRL-BIT-6", 3, "out"), ("FUS-5A", 2, "out")]
+
+
+def test_mandarin_codes_and_places_are_no_range(zh):
+    got = zh.parse("二零二三号箱有多少垫圈")
+    assert (got.intent, got.sku, got.location) == ("query_stock", "WSH-M8", "bin 2023")
+    assert zh.parse("用了十二个钻头").quantity == 12

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from edge.stages.nlu.filler import has_cjk, is_filler, strip_leading_fillers
 from edge.stages.nlu.guards import Guarded, fractions, guard
+from edge.stages.nlu.guards_zh import GuardedZh, guard_zh
 from edge.stages.nlu.lexicon import (
     IN_WORDS,
     LOCATION_WORDS,
@@ -47,7 +48,7 @@ from edge.stages.nlu.lexicon import (
     singular,
 )
 from edge.stages.nlu.resolve import ItemIndex
-from edge.stages.nlu.slots import CONTAINERS, WRITES, SlotFiller, locations
+from edge.stages.nlu.slots import CONTAINERS, WRITES, SlotFiller, locations, quantity_refusal
 from edge.stages.nlu.templates import TemplateMatch, templates_for
 from edge.stages.nlu.types import Intent, ItemMatch
 from edge.stages.nlu.zh import IN_VERBS, OUT_VERBS, ZhGrammar, zh_fill, zh_match_text
@@ -137,19 +138,40 @@ class Grammar:
             if got is not None:
                 return replace(got, explain={"path": "template", "template": m.sentence, "file": m.file,
                                              "slots": dict(m.slots)})
-        negated = _ZH_NEGATED.search(zh_match_text(text))
-        if negated:  # parse the command as if said plainly; the refusal says it must not be written
-            plain = _ZH_NOT_VERB.sub(r"\1了", _ZH_DONT_LOG.sub("登记", text))
-            got = self._zh.parse(plain)
-            got = replace(got, text=text, refusal="negated") if got is not None and got.intent == "log_record" else None
-        else:
-            got = self._zh.parse(text)
+        plain = self._zh.parse(text)
+        if plain is not None and plain.intent == "undo":  # read before the guards rewrite numbers (上一条)
+            return replace(plain, explain={"path": "zh grammar"})
+        zg = guard_zh(text)
+        if zg.parts:
+            parts = [self._zh_guarded(p, zg) for p in zg.parts]
+            if all(p is not None and p.intent == "log_record" for p in parts):
+                return Intent("log_record", direction=parts[0].direction, parts=tuple(parts), source="grammar",
+                              text=text, refusal=next((p.refusal for p in parts if p.refusal), None),
+                              explain={"path": "zh grammar", "guards": zg.notes})
+        got = self._zh_guarded(zg.text, zg)
         if got is not None:
-            path = {"path": "zh grammar"}
+            path = {"path": "zh grammar", **({"guards": zg.notes} if zg.notes else {})}
             if m is not None:
                 path.update(template=m.sentence, file=m.file, slots=dict(m.slots))
-            got = replace(got, explain=path)
+            got = replace(got, text=text, explain=path)
         return got
+
+    def _zh_guarded(self, text: str, zg: GuardedZh) -> Intent | None:
+        """The Mandarin parse of ``text`` with the guards' facts: refusal, decimal, minus, range."""
+        got = self._zh.parse(text)
+        if got is None or got.intent != "log_record":
+            return got
+        q = zg.quantity if zg.quantity is not None and len(zg.parts) < 2 else got.quantity
+        if zg.range is not None:
+            q = None
+        elif zg.negative and q is not None:
+            q = -q
+        item = self.index.by_sku.get(got.sku or "")
+        units = {item.unit.lower()} if item is not None else set()
+        guarded = Guarded(text, refusal=zg.refusal)
+        refusal = quantity_refusal(q, units, guarded if zg.refusal else None)
+        extra = {**got.extra, "range": list(zg.range)} if zg.range is not None else got.extra
+        return replace(got, quantity=q, refusal=refusal, extra=extra)
 
     def _fill(self, m: TemplateMatch, norm: str, text: str, g: Guarded | None) -> Intent | None:
         """The intent of template match ``m`` with its slots resolved."""
@@ -239,10 +261,6 @@ class Grammar:
         return INCOMPLETE, intent
 
 
-#: "did not use", "don't log": a Mandarin log that must not be written
-_ZH_NEGATED = re.compile(r"没有?(?:用|拿|领|收|取|消耗)|不要(?:记|登记|录)|别(?:记|登记|录)|并没有|不是(?:用|拿)")
-_ZH_NOT_VERB = re.compile(r"(?:并)?没有?(用|拿|领|取|消耗)(?:了)?")
-_ZH_DONT_LOG = re.compile(r"(?:不要|别)(?:记|登记|录)")
 _NO_ITEM = frozenset({"undo", "cancel", "low_stock", "place_contents", "ask_docs"})
 _COMMAND_WORDS = re.compile(
     r"^(?:(?:we|i|they|please|just|have|had|ve|did|do|log|logged|record|recorded|enter|entered|used|use|took|"
