@@ -174,3 +174,9 @@ def test_mandarin_codes_and_places_are_no_range(zh):
     got = zh.parse("二零二三号箱有多少垫圈")
     assert (got.intent, got.sku, got.location) == ("query_stock", "WSH-M8", "bin 2023")
     assert zh.parse("用了十二个钻头").quantity == 12
+
+
+def test_a_mandarin_transfer_said_negated_is_refused(zh):
+    got = zh.parse("别把5个钻头从4号抽屉移到B号架")
+    assert (got.intent, got.sku, got.quantity, got.location, got.to_location, got.refusal) == (
+        "transfer", "DRL-BIT-6", 5, "drawer 4", "shelf B", "negated")

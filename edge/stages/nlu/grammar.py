@@ -136,6 +136,9 @@ class Grammar:
         if m is not None and m.intent not in ("query_stock", "log_record", "undo"):
             got = zh_fill(self._zh, m.intent, m.slots, text)
             if got is not None:
+                if got.intent in WRITES:  # a transfer or count said negated, as a range …: refused
+                    zg = guard_zh(text)
+                    got = replace(got, refusal=zg.refusal, quantity=None if zg.range else got.quantity)
                 return replace(got, explain={"path": "template", "template": m.sentence, "file": m.file,
                                              "slots": dict(m.slots)})
         plain = self._zh.parse(text)
@@ -211,7 +214,8 @@ class Grammar:
         the text lacks what the intent needs (a log without a count, a place where nothing is
         stocked). Raises nothing."""
         if self._zh is not None and has_cjk(text or ""):
-            got = zh_fill(self._zh, intent_name, {}, text)
+            parsed = self._parse_zh(text) if intent_name in ("query_stock", "log_record") else None
+            got = parsed if parsed is not None and parsed.intent == intent_name else zh_fill(self._zh, intent_name, {}, text)
             return replace(got, explain={"path": "fill_slots"}) if got is not None else None
         norm = fractions(normalize_text(strip_leading_fillers(text or "")))
         g = guard(norm, text or "") if intent_name in WRITES else None

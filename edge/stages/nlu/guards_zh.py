@@ -8,7 +8,7 @@ Mandarin:
 * **correction** — ``三个，不对，四个`` → 4 (the later number replaces the earlier one); a marker left
   unresolved (``说错了`` without a number after it) is refused;
 * **fraction** — ``两个半`` → 2.5, ``半个`` → 0.5, ``二点五`` → 2.5 (the item's unit decides);
-* **negated** — ``没有用``, ``没用``, ``别记``, ``不要登记``; **already_done** — ``已经登记过了``;
+* **negated** — ``没有用``, ``没用``, ``别记``, ``不要登记``, ``别把…移到…``; **already_done** — ``已经登记过了``;
 * **negative** — ``负三个``;
 * **parts** — ``用了三个钻头和两个保险丝``: one command per part, the verb of the first repeated.
 
@@ -34,6 +34,7 @@ _POINT = re.compile(r"(\d+)点(\d+)")
 _DECIMAL = re.compile(r"(?<![A-Za-z\d.])(\d+\.\d+)")
 _NOT_VERB = re.compile(r"(?:并)?没有?(用|拿|领|取|消耗|收到|入库)(?:了)?")
 _DONT_LOG = re.compile(r"(?:不要|别|不用)(?:记|登记|录|记录)(?:一下)?")
+_DONT = re.compile(r"(?:别|不要|不用|并没有|没有|没)(?=把|从|移|搬|转|挪|调|用|拿|领|盘点|清点)")
 _ALREADY = re.compile(r"(?:已经|早就|之前就?)(?:登记|记录|记|录入|入账)(?:过)?(?:了)?")
 _NEGATIVE = re.compile(r"负(?=\d)")
 _PARTS = re.compile(r"(?:和|还有|以及|跟|外加)(?=\d)")
@@ -66,8 +67,8 @@ def guard_zh(raw: str) -> GuardedZh:
         g.refusal = "range"
         g.notes.append(f"range {m.group(1)}{m.group(2)}")
     g.text = normalize_numbers_zh(g.text)
-    if _NOT_VERB.search(g.text) or _DONT_LOG.search(g.text):
-        g.text = _DONT_LOG.sub("登记", _NOT_VERB.sub(r"\1了", g.text))
+    if _NOT_VERB.search(g.text) or _DONT_LOG.search(g.text) or _DONT.search(g.text):
+        g.text = _DONT.sub("", _DONT_LOG.sub("登记", _NOT_VERB.sub(r"\1了", g.text)))
         g.refusal = g.refusal or "negated"
         g.notes.append("negated")
     if _ALREADY.search(g.text):
