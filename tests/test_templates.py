@@ -62,7 +62,8 @@ def test_stock_questions_in_everyday_phrasings(g, text, sku):
 
 
 @pytest.mark.parametrize("text, location", [("what's in bin 12", "bin 12"), ("What is on shelf B?", "shelf B"),
-                                            ("what do we have in drawer four", "drawer 4")])
+                                            ("what do we have in drawer four", "drawer 4"),
+                                            ("what's left in drawer 4", "drawer 4")])
 def test_place_contents(g, text, location):
     got = g.parse(text)
     assert (got.intent, got.location, got.sku) == ("place_contents", location, None)
@@ -82,6 +83,8 @@ def test_transfer(g, text, sku, quantity, src, dst):
     ("counted forty washers in bin three", "WSH-M8", 40, "bin 3"),
     ("we counted 12 fuses", "FUS-5A", 12, None),
     ("there are exactly 7 spanners on shelf E", "SPN-10", 7, "shelf E"),
+    ("there are 12 fuses in bin 30", "FUS-5A", 12, "bin 30"),
+    ("set the count of fuses to 55", "FUS-5A", 55, None),
 ])
 def test_stock_count(g, text, sku, quantity, location):
     got = g.parse(text)

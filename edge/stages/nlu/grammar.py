@@ -48,7 +48,7 @@ from edge.stages.nlu.lexicon import (
     singular,
 )
 from edge.stages.nlu.resolve import ItemIndex
-from edge.stages.nlu.slots import CONTAINERS, WRITES, SlotFiller, locations, quantity_refusal
+from edge.stages.nlu.slots import CONTAINERS, WRITES, SlotFiller, locations, place, quantity_refusal
 from edge.stages.nlu.templates import TemplateMatch, templates_for
 from edge.stages.nlu.types import Intent, ItemMatch
 from edge.stages.nlu.zh import IN_VERBS, OUT_VERBS, ZhGrammar, zh_fill, zh_match_text
@@ -195,8 +195,7 @@ class Grammar:
         if name == "transfer":
             return self.filler.transfer(slots, norm, g, base)
         if name == "stock_count":
-            got = self.filler.counted("stock_count", item_text, g, base)
-            return got
+            return self.filler.counted("stock_count", item_text, g, base, location=place(slots.get("location")))
         direction = slots.get("direction")
         if direction in (None, "auto"):
             direction = text_direction(norm) or ("in" if direction == "auto" else None)
