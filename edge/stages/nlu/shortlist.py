@@ -13,6 +13,7 @@ lists only the shortlisted items.
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Iterable
 
 from rapidfuzz import fuzz
@@ -33,6 +34,7 @@ class Shortlist:
         self.items = list(items)
         self._by_rowid = {}
         self._db = sqlite3.connect(":memory:", check_same_thread=False)
+        self._lock = threading.Lock()  # the voice loop's speculation and the turn may ask at once
         self._db.execute("CREATE VIRTUAL TABLE f USING fts5(name, aliases, family, size, tokenize='trigram')")
         rows = []
         for n, it in enumerate(self.items, 1):
@@ -58,9 +60,9 @@ class Shortlist:
         if q is None:
             return []
         try:
-            cur = self._db.execute("SELECT rowid FROM f WHERE f MATCH ? ORDER BY bm25(f, 4.0, 2.0, 2.0, 1.0) LIMIT ?",
-                                   (q, pool))
-            return [r[0] for r in cur]
+            with self._lock:
+                return [r[0] for r in self._db.execute(
+                    "SELECT rowid FROM f WHERE f MATCH ? ORDER BY bm25(f, 4.0, 2.0, 2.0, 1.0) LIMIT ?", (q, pool))]
         except sqlite3.OperationalError:
             return []
 
