@@ -122,9 +122,14 @@ def cmd_ask(args) -> int:
         print(f"warning: the store {settings.store.path} has no items; load them with "
               f"'edge inventory import FILE.csv'", file=sys.stderr)
     und = build_understanding(settings, store, build_llm(settings))
+    if args.config and (Path(args.config).parent / "intents").is_dir():  # the site's own phrasings
+        und.site_dir = Path(args.config).parent / "intents"
+        und.rebuild(store.items())
     emit = printer(args.json)
     turn = uuid.uuid4().hex[:12]
     intent = und.understand(args.text)
+    if args.explain:
+        print(json.dumps(_explained(intent), ensure_ascii=False, default=str), file=sys.stdout if args.json else sys.stderr)
     if intent is None:
         emit(ev.NoSpeech(0, turn, 0))
     else:
@@ -132,6 +137,20 @@ def cmd_ask(args) -> int:
         emit(ev.Reply(0, turn, act(intent, store, args.text, turn, language=settings.language).text, None))
     emit(ev.TurnEnd(0, turn, {}))
     return 0
+
+
+def _explained(intent) -> dict:
+    """What ``edge ask --explain`` prints: the path (template, file), the slot texts it cut, the
+    resolved slots and every fact the dialog acts on."""
+    if intent is None:
+        return {"explain": {"path": "filler"}}
+    out = {"intent": intent.intent, "source": intent.source, **intent.explain, "resolved": intent.slots()}
+    for key in ("candidates", "variant_missing", "heard_variant", "unknown", "refusal"):
+        if getattr(intent, key):
+            out[key] = getattr(intent, key)
+    if intent.parts:
+        out["parts"] = [{"resolved": p.slots(), "refusal": p.refusal, "candidates": p.candidates} for p in intent.parts]
+    return {"explain": out}
 
 
 def cmd_inventory_import(args) -> int:
@@ -380,6 +399,8 @@ def main(argv: list[str] | None = None) -> int:
     common(p)
     p.add_argument("text")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--explain", action="store_true",
+                   help="also print which template (or path) matched, its slot texts and the resolved slots")
     p.set_defaults(func=cmd_ask)
 
     p = sub.add_parser("inventory", help="manage the item table")

@@ -44,7 +44,7 @@ def test_run_json_writes_one_event_per_line_and_the_reply_audio(cfg, tmp_path):
     assert endpoint["reason"] == "complete"
     assert wake["wake_word"] == "hey_mycroft" and 0.5 <= wake["score"] <= 1
     assert transcript["engine"] == "whisper" and "drill" in transcript["text"].lower()
-    assert intent == {**intent, "intent": "log_record", "source": "grammar",
+    assert intent == {**intent, "intent": "log_record", "source": "template",
                       "slots": {"sku": "DRL-BIT-6", "quantity": 3, "direction": "out", "location": "drawer 4"}}
     assert (out / reply["audio"].rsplit("/", 1)[-1]).stat().st_size > 1000
     assert set(end["latency_ms"]) >= {"endpoint_to_transcript_ms", "transcript_to_intent_ms",

@@ -38,6 +38,14 @@ def grammar(tmp_path_factory):
     ("what is the capital of", INCOMPLETE, None),  # any sentence ending on "of" goes on
     ("what is the capital of France?", UNCLEAR, None),
     ("what time is it", UNCLEAR, None),
+    ("never mind", COMPLETE, None),
+    ("which items need reordering", COMPLETE, None),
+    ("what's in bin twelve", COMPLETE, None),
+    ("move 5 drill bits from drawer 4 to shelf B", COMPLETE, "DRL-BIT-6"),
+    ("move 5 drill bits from drawer 4 to", INCOMPLETE, None),
+    ("counted forty washers in bin three", COMPLETE, "WSH-M8"),
+    ("we used 3 drill bits and 2 fuses", COMPLETE, None),
+    ("we used 3 drill bits and", INCOMPLETE, None),
 ])
 def test_completeness(grammar, text, verdict, sku):
     got, intent = grammar.completeness(text)

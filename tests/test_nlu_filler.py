@@ -42,7 +42,7 @@ def test_understand_returns_none_for_filler_and_never_asks_the_llm(text):
 ])
 def test_leading_filler_does_not_break_the_command(text, intent, slots):
     got = Understanding(sample_items(), None).understand(text)
-    assert (got.intent, got.slots(), got.source, got.text) == (intent, slots, "grammar", text)
+    assert (got.intent, got.slots(), got.source, got.text) == (intent, slots, "template", text)
 
 
 def test_strip_leading_fillers_keeps_the_rest():

@@ -22,7 +22,6 @@ def zh():
     ("嗯，M8螺栓还有多少", "BLT-M8-30", None),          # a leading hesitation
     ("B号架有多少护目镜", "GOG-SAF", "shelf B"),
     ("货架B上有多少安全眼镜", "GOG-SAF", "shelf B"),
-    ("货架B上有什么", "GOG-SAF", "shelf B"),             # no item: the only one stocked there
     ("护目镜还剩几个", "GOG-SAF", None),
     ("二零二三号箱有多少垫圈", "WSH-M8", "bin 2023"),
     ("扎带有没有", "TIE-CBL-200", None),
@@ -33,6 +32,14 @@ def test_query(zh, text, sku, location):
     assert intent is not None
     assert (intent.intent, intent.sku, intent.location, intent.source, intent.text) == (
         "query_stock", sku, location, "grammar", text)
+
+
+@pytest.mark.parametrize("text, location", [("货架B上有什么", "shelf B"), ("十二号箱里有什么", "bin 12"),
+                                            ("4号抽屉都放了什么", "drawer 4")])
+def test_place_contents(zh, text, location):
+    """A place without an item asks what is stored there (the zh template, resolved by the zh rules)."""
+    intent = zh.parse(text)
+    assert (intent.intent, intent.sku, intent.location, intent.source) == ("place_contents", None, location, "template")
 
 
 @pytest.mark.parametrize("text, sku, quantity, direction, location", [

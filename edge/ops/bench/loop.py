@@ -242,7 +242,9 @@ def measure_loop(settings, sessions_dir: Path, llm_turns: int = DEFAULT_LLM_TURN
         "total_audio_s": round(total_audio, 2), "total_wall_s": round(total_wall, 2),
         "rtf_overall": round(total_wall / total_audio, 3) if total_audio else None,
         "wake_cpu_ms_per_frame": _wake_summary(wake.cpu_s),
-        "paths": {p: _path_summary([t for t in turns if t.get("source") == p]) for p in PATHS},
+        # "grammar": the deterministic path, whose intents say source "template" (Mandarin: "grammar")
+        "paths": {p: _path_summary([t for t in turns if ("llm" if t.get("source") == "llm" else "grammar") == p])
+                  for p in PATHS},
         "peak_rss_mib": rounded(peak / MIB, 1) if peak else None,
         "sessions": sessions,
         "turns": turns,

@@ -1,4 +1,6 @@
-"""Understanding: text → :class:`Intent`. The grammar path first, the LLM for the rest.
+"""Understanding: text → :class:`Intent`. The template path first (hassil templates in
+``templates/*.yaml`` and a site's ``<config dir>/intents/*.yaml``, guards, resolvers by name, family
+and size, a bounded FTS5 shortlist), the LLM for the rest.
 
 Helpers for the follow-up turns (:mod:`edge.stages.nlu.followup`): :func:`yes_no`, :func:`resolve_choice`,
 :func:`ask_back_text`; and :func:`is_filler` (case C09).

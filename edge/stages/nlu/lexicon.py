@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from edge.stages.names import name_key
 from edge.stages.nlu.numbers import normalize_numbers
 
 LOCATION_WORDS = frozenset({"bin", "drawer", "shelf", "rack", "box"})
@@ -35,21 +36,30 @@ NOT_ITEM = STOP_WORDS | IN_WORDS | OUT_WORDS | LOG_WORDS | LOCATION_WORDS | froz
     "where wheres whats there theres here how about tell know need want get got go can could would "
     "will should shall may might must let lets like okay ok yes no not number no num so um uh oh hey "
     "also too again then than thank thanks sorry quick quickly total altogether back off up down".split())
+_DECIMAL = re.compile(r"(?<=\d)\.(?=\d)")
+_ORING = re.compile(r"\bo[\s-]?ring(s?)\b", re.IGNORECASE)
+
 #: length units: part of a name ("10 mm"), never the word that names the item
 UNITS = frozenset({"mm", "cm", "m"})
 
 
 def clean_text(text: str) -> str:
-    """Lowercase, apostrophes dropped, thousands commas joined, other punctuation → spaces."""
-    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text.lower().replace("\u2019", "'").replace("'", ""))
-    return " ".join(re.sub(r"[^a-z0-9]+", " ", text).split())
+    """:func:`edge.stages.names.name_key` of ``text`` (NFKC, case-folded, apostrophes dropped, thousands
+    commas joined, other punctuation → spaces; letters of every script kept), with decimal points
+    kept (``2.5``) and ``o-ring`` as one word (``oring``), so "four o-rings" is never "four o"."""
+    text = _DECIMAL.sub("DECIMALPOINT", text or "")
+    text = _ORING.sub(lambda m: "oring" + (m.group(1) or ""), text)
+    return name_key(text).replace("decimalpoint", ".")
 
 
 def normalize_text(text: str) -> str:
-    """:func:`clean_text`, numbers as digits, ``m 8`` → ``m8``, millimetres → ``mm``."""
+    """:func:`clean_text`, numbers as digits, ``m 8`` → ``m8``, millimetres/``mil`` → ``mm``,
+    centimetres → ``cm``, ``10mm`` → ``10 mm``."""
     text = normalize_numbers(clean_text(text))
     text = re.sub(r"\bmillimet(?:re|er)s?\b", "mm", text)
-    text = re.sub(r"\b(\d+)mm\b", r"\1 mm", text)
+    text = re.sub(r"\bcentimet(?:re|er)s?\b", "cm", text)
+    text = re.sub(r"(?<=\d) mils?\b", " mm", text)
+    text = re.sub(r"\b(\d+(?:\.\d+)?)(mm|cm)\b", r"\1 \2", text)
     return re.sub(r"\bm (\d{1,2})\b", r"m\1", text)
 
 

@@ -16,7 +16,8 @@ Rules (all matching is case-insensitive, on whole word tokens):
 * **Ordinals** count as their cardinal and end the number (``twelfth`` → 12,
   ``twenty first`` → 21). :func:`normalize_numbers` leaves a lone ``first``/``second`` alone.
 * **Codes** read digit by digit: a run of single-digit words (``zero``–``nine``, ``oh``/``o`` as 0,
-  or single digits ``0``–``9``) of length ≥ 2 is concatenated when it follows a location word
+  or single digits ``0``–``9``; ``oh``/``o`` only inside the run, never at its end, so ``four
+  o-rings`` stays 4) of length ≥ 2 is concatenated when it follows a location word
   (bin, drawer, shelf, rack, box; see :data:`CODE_CONTEXT`) or when it starts with a real digit and
   contains ``oh``/``o``/``zero`` (``two oh two three`` → 2023). Otherwise cardinal arithmetic applies.
 """
@@ -62,6 +63,9 @@ def _code(ws: list[str], i: int, context: bool) -> tuple[str, int] | None:
     j = i
     while j < len(ws) and _single_digit(ws[j]) is not None:
         j += 1
+    # "oh"/"o" is zero only inside a digit string: "four o-rings" is 4 o-rings, not 40
+    while j > i and ws[j - 1] in _ZERO_WORDS:
+        j -= 1
     run = ws[i:j]
     if len(run) < 2 or all(w in _ZERO_WORDS for w in run):
         return None

@@ -4,8 +4,8 @@
 
 1. Filler only ("the", "uh", "you", "Thank you.", "Thanks for watching!": what Whisper writes for
    silence or hum, case C09) → **None**: not a command; the pipeline treats it as no speech.
-2. The grammar (built from the inventory's names, aliases and locations, in the configured
-   language) answers in well under a millisecond.
+2. The template path (:mod:`edge.stages.nlu.grammar`: intent templates, guards, resolvers built
+   from the inventory's names, aliases, families, sizes and places) answers in a few milliseconds.
 3. Anything it does not take goes to the LLM as constrained, validated JSON
    (:mod:`edge.stages.nlu.llm_intent`, case C14); for intent ``other`` the model's ``answer`` is the reply
    (at most two short sentences; a free answer is generated if the JSON one is empty).
@@ -83,12 +83,16 @@ class Understanding:
         max_tokens: answer budget for the LLM, in tokens (the JSON path adds its own overhead).
         temperature: for the free answer of ``other`` (the JSON path is always greedy).
         language: ``en`` or ``zh`` (settings ``language``): number and grammar rules, prompt.
+        site_dir: the site's folder of intent template files (``<config dir>/intents``), or None.
     Raises:
         ValueError: unknown ``language``.
+        edge.stages.nlu.templates.TemplateError: a site template file is unreadable or wrong.
     """
 
-    def __init__(self, items, llm=None, max_tokens: int = 48, temperature: float = 0.2, language: str = "en"):
+    def __init__(self, items, llm=None, max_tokens: int = 48, temperature: float = 0.2, language: str = "en",
+                 site_dir=None):
         self.language = language
+        self.site_dir = site_dir
         self.llm = llm
         self.max_tokens = max_tokens
         self.temperature = temperature
@@ -99,10 +103,16 @@ class Understanding:
     def rebuild(self, items) -> None:
         """Rebuild the grammar and the LLM prompt after the inventory changed."""
         self.items = list(items)
-        self.grammar = Grammar(self.items, language=self.language)
+        self.grammar = Grammar(self.items, language=self.language, site_dir=self.site_dir)
+        self.shortlist = self.grammar.shortlist
         self.llm_intent = None
         if self.llm is not None:
             self.llm_intent = LlmIntentParser(self.llm, self.items, self.language, self.max_tokens, self.grammar)
+
+    def fill_slots(self, intent_name: str, text: str, direction: str | None = None) -> Intent | None:
+        """The deterministic resolvers' slots for ``intent_name`` picked elsewhere (the paraphrase
+        matcher): :meth:`edge.stages.nlu.grammar.Grammar.fill_slots`. Raises nothing."""
+        return self.grammar.fill_slots(intent_name, text, direction)
 
     def completeness(self, text: str) -> tuple[str, Intent | None]:
         """Whether the partial transcript ``text`` is a whole command, by the grammar alone (no LLM):

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+from dataclasses import replace
 
 from rapidfuzz import fuzz
 
@@ -222,3 +223,39 @@ class ZhGrammar:
             return None
         return Intent("log_record", sku=found.sku, quantity=nums[0], direction=direction, location=location,
                       source="grammar", text=text, extra=extra)
+
+
+def zh_match_text(text: str) -> str:
+    """A Mandarin transcript as the zh templates see it: fillers dropped, NFKC, numbers as digits,
+    punctuation and spaces removed."""
+    return clean_zh(normalize_numbers_zh(strip_leading_fillers(text or "")))
+
+
+def zh_fill(g: ZhGrammar, intent: str, slots: dict, text: str) -> Intent | None:
+    """The slots of ``intent`` from a Mandarin ``text`` (and the zh template's slot texts
+    ``slots``), by the Mandarin rules of :class:`ZhGrammar`; ``source="template"``. None when the
+    text lacks what the intent needs. Raises nothing."""
+    base = Intent(intent, source="template", text=text)
+    if intent in ("undo", "cancel", "low_stock", "ask_docs", "other"):
+        return base
+    if intent in ("query_stock", "log_record"):
+        got = g.parse(text)
+        return replace(got, source="template") if got is not None and got.intent == intent else None
+    where = slots.get("location")
+    location = find_location_zh(clean_zh(normalize_numbers_zh(where)))[0] if where else None
+    t, first = g._prepare(slots.get("item") or text)
+    location = location or first
+    if intent == "place_contents":
+        return Intent(intent, location=location, source="template", text=text) \
+            if location in g._by_location else None
+    to = slots.get("to_location")
+    to_location = find_location_zh(clean_zh(normalize_numbers_zh(to)))[0] if to else None
+    found, rest = g._find_item(t, location if intent != "transfer" else None)
+    nums = [int(n) for n in _QTY.findall(rest)]
+    if not nums or (found.sku is None and not found.candidates):
+        return None
+    if intent == "transfer" and (location is None or to_location is None):
+        return None
+    extra = {"candidates": list(found.candidates)} if found.candidates else {}
+    return Intent(intent, sku=found.sku, quantity=nums[0], location=location, to_location=to_location,
+                  candidates=tuple(found.candidates), source="template", text=text, extra=extra)

@@ -1,0 +1,131 @@
+"""The guards that keep a heard command from becoming a wrong record (English, normalized text).
+
+They run on text already in the normal form of :func:`edge.stages.nlu.lexicon.normalize_text`
+(numbers as digits, lowercase, no punctuation) and return the text a template should see plus the
+reason it must not be written as heard (:data:`edge.stages.nlu.types.REFUSALS`):
+
+* **negated** — "we did not use 3 drill bits", "don't log 3 drill bits", "we never took …": the
+  negation is removed so the command still matches, and the refusal says it must not be written;
+* **already_done** — "… already logged", "that's already been recorded";
+* **correction** — "3, no wait, 4" → 4 and "three, no, two" → 2 are resolved (the later number
+  replaces the earlier one); a correction marker ("no wait", "I mean", "sorry", "make that") that is
+  left after that is an unresolved correction;
+* **range** — "three or four", "2 to 3": two numbers, neither one the count;
+* **negative** — "minus 3", "-3";
+* fractions are rewritten as decimals first (:func:`fractions`): "two and a half" → 2.5, "half a
+  box" → 0.5 box, "one point five" → 1.5 (whether a decimal may be written is the item's unit's
+  business: :func:`edge.stages.nlu.slots.quantity_refusal`).
+
+A leaf apart from the lexicon's word lists; nothing here looks at the inventory.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from edge.stages.nlu.lexicon import LOCATION_WORDS
+
+_NUM = r"\d+(?:\.\d+)?"
+_FRACTIONS = [
+    (re.compile(rf"\b({_NUM}) and (?:a|one) half\b"), lambda m: _plus(m, 0.5)),
+    (re.compile(rf"\b({_NUM}) and (?:a|one) quarter\b"), lambda m: _plus(m, 0.25)),
+    (re.compile(rf"\b({_NUM}) and 3 quarters\b"), lambda m: _plus(m, 0.75)),
+    (re.compile(r"\b(\d+) point (\d+)\b"), lambda m: f"{m.group(1)}.{m.group(2)}"),
+    (re.compile(r"\b(?!(?:a |one )?half (?:an? )?dozen)(?:a half|one half|half an?|half)\b"), lambda m: "0.5"),
+    (re.compile(r"\b(?:a|one) quarter(?: of)?\b"), lambda m: "0.25"),
+    (re.compile(r"\b3 quarters(?: of)?\b"), lambda m: "0.75"),
+]
+_NEGATION = re.compile(
+    r"\b(?:(?:did|do|does|have|has|had|was|were|should|will|would|could|must) not|didnt|dont|doesnt|"
+    r"havent|hasnt|hadnt|wasnt|werent|shouldnt|wont|wouldnt|couldnt|mustnt|never|not)\b")
+_ALREADY_END = re.compile(
+    r"\s*\b(?:(?:thats|that is|that was|that has|its|it is|it was|it has|they are|theyre|theyve|they were|"
+    r"was|were|is|are|has|have|we have|weve|i have|ive)\s+)?(?:been\s+)?already\s+(?:been\s+)?"
+    r"(?:logged|recorded|entered|booked|done|noted|in|in the system|put in)(?:\s+(?:it|that|them|those))?\s*$")
+_ALREADY = re.compile(r"\balready\s*")
+_MARKERS = r"(?:no wait|no sorry|wait no|i mean|i meant|make that|make it|or rather|rather|actually|correction|sorry|oops|wait|no)"
+_STRONG_MARKER = re.compile(r"\b(?:no wait|wait no|i mean|i meant|make that|make it|or rather|correction)\b")
+_GAP_STOP = LOCATION_WORDS | {"to", "from", "in", "into", "on", "at", "and"}
+_CORRECTION = re.compile(rf"\b(?P<a>{_NUM})(?P<mid>(?: [^\s\d]+){{0,3}}?) (?:{_MARKERS} )+(?P<b>{_NUM})\b")
+_RANGE = re.compile(rf"\bbetween (?P<a2>{_NUM}) and (?P<b2>{_NUM})\b|\b(?P<a>{_NUM}) (?:or|to) (?P<b>{_NUM})\b")
+_NEGATIVE_RAW = re.compile(r"(?:^|[\s(])[-\u2212]\s?\d|\b(?:minus|negative)\s+\w")
+_NEGATIVE_WORD = re.compile(r"\b(?:minus|negative)\s+")
+_LEADING = re.compile(r"^(?:(?:sorry|actually|oops|wait|no|ok|okay|right)\s+)+")
+
+
+@dataclass
+class Guarded:
+    """What the guards made of a text: ``text`` (for the templates), ``refusal`` (one of
+    :data:`edge.stages.nlu.types.REFUSALS` or None), ``negative`` (a minus was said), ``range``
+    (the two numbers of "three or four") and ``notes`` (what was changed, for ``--explain``)."""
+
+    text: str
+    refusal: str | None = None
+    negative: bool = False
+    range: tuple[float, float] | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def _plus(m: re.Match, frac: float) -> str:
+    v = float(m.group(1)) + frac
+    return f"{v:g}"
+
+
+def fractions(norm: str) -> str:
+    """Fractions in normalized text as decimals: ``"2 and a half boxes"`` → ``"2.5 boxes"``,
+    ``"half a box"`` → ``"0.5 box"``, ``"1 point 5"`` → ``"1.5"``; ``half a dozen`` was already 6."""
+    for pattern, repl in _FRACTIONS:
+        norm = pattern.sub(repl, norm)
+    return norm
+
+
+def has_negative(raw: str) -> bool:
+    """True when the raw transcript says a negative count ("-3", "minus three")."""
+    return bool(_NEGATIVE_RAW.search(raw or ""))
+
+
+def guard(norm: str, raw: str = "") -> Guarded:
+    """Apply every guard to the normalized text ``norm`` (``raw``: the transcript as heard, for the
+    minus sign the normal form drops). Raises nothing."""
+    g = Guarded(_LEADING.sub("", norm))
+    if has_negative(raw) or _NEGATIVE_WORD.search(g.text):
+        g.negative = True
+        g.text = _NEGATIVE_WORD.sub("", g.text)
+        g.refusal = "negative"
+        g.notes.append("negative")
+    if _ALREADY_END.search(g.text) or _ALREADY.search(g.text):
+        g.text = _ALREADY.sub("", _ALREADY_END.sub("", g.text)).strip()
+        g.refusal = g.refusal or "already_done"
+        g.notes.append("already done")
+    if _NEGATION.search(g.text):
+        g.text = " ".join(_NEGATION.sub(" ", g.text).split())
+        g.refusal = "negated"
+        g.notes.append("negated")
+    g.text = _corrections(g)
+    if _STRONG_MARKER.search(g.text):
+        g.refusal = g.refusal or "correction"
+        g.notes.append("unresolved correction")
+    m = _RANGE.search(g.text)
+    if m and not _after_location(g.text, m.start()):
+        a, b = (m.group("a"), m.group("b")) if m.group("a") else (m.group("a2"), m.group("b2"))
+        g.range = (float(a), float(b))
+        g.refusal = g.refusal or "range"
+        g.notes.append(f"range {a}–{b}")
+    return g
+
+
+def _after_location(text: str, pos: int) -> bool:
+    before = text[:pos].split()
+    return bool(before) and before[-1] in LOCATION_WORDS | {"number", "no"}
+
+
+def _corrections(g: Guarded) -> str:
+    """The later number of each "A … no wait B" replaces A (the words between are kept)."""
+    text = g.text
+    for _ in range(3):
+        m = _CORRECTION.search(text)
+        if not m or _after_location(text, m.start()) or any(w in _GAP_STOP for w in m.group("mid").split()):
+            break
+        g.notes.append(f"correction {m.group('a')} → {m.group('b')}")
+        text = text[:m.start()] + m.group("b") + m.group("mid") + text[m.end():]
+    return " ".join(text.split())

@@ -1,0 +1,126 @@
+"""The Mandarin guards against a wrong record (``language: zh``), on the transcript as heard.
+
+The same refusals as the English guards (:mod:`edge.stages.nlu.guards`), for how they are said in
+Mandarin:
+
+* **range** — ``三四个`` / ``两三个`` (two neighbouring numerals before a measure word: "three or
+  four", never 34 or 23), ``三到四个``, ``三个或四个``;
+* **correction** — ``三个，不对，四个`` → 4 (the later number replaces the earlier one); a marker left
+  unresolved (``说错了`` without a number after it) is refused;
+* **fraction** — ``两个半`` → 2.5, ``半个`` → 0.5, ``二点五`` → 2.5 (the item's unit decides);
+* **negated** — ``没有用``, ``没用``, ``别记``, ``不要登记``, ``别把…移到…``; **already_done** — ``已经登记过了``;
+* **negative** — ``负三个``;
+* **parts** — ``用了三个钻头和两个保险丝``: one command per part, the verb of the first repeated.
+
+:func:`guard_zh` returns the text to parse (the guard words removed, the command said plainly) and
+the facts the parser's result must carry. A leaf: nothing here looks at the inventory.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from edge.stages.nlu.numbers_zh import normalize_numbers_zh
+
+_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_MEASURE = "个只支把盒箱包卷罐桶张件根条片套对双副瓶袋台块颗粒枚捆托米升斤克十百千"
+_NEIGHBOURS = re.compile(rf"(?<![零〇一二两三四五六七八九十百千万\d])([一二两三四五六七八九])([二三四五六七八九])(?=[{_MEASURE}])")
+_RANGE = re.compile(rf"(\d+)[{_MEASURE}]?(?:到|至|或者?|还是)(\d+)(?=[{_MEASURE}])")
+_CORRECTION = re.compile(rf"(\d+)(?P<m>[{_MEASURE}]?)\W*(?:不对|不是|哦不|说错了|我是说|应该是|更正)\W*(\d+)[{_MEASURE}]?")
+_MARKER = re.compile(r"不对|说错了|我是说|应该是|更正")
+_HALF_AFTER = re.compile(rf"(\d+)([{_MEASURE}])半")
+_HALF = re.compile(rf"半([{_MEASURE}])")
+_POINT = re.compile(r"(\d+)点(\d+)")
+_DECIMAL = re.compile(r"(?<![A-Za-z\d.])(\d+\.\d+)")
+_NOT_VERB = re.compile(r"(?:并)?没有?(用|拿|领|取|消耗|收到|入库)(?:了)?")
+_DONT_LOG = re.compile(r"(?:不要|别|不用)(?:记|登记|录|记录)(?:一下)?")
+_DONT = re.compile(r"(?:别|不要|不用|并没有|没有|没)(?=把|从|移|搬|转|挪|调|用|拿|领|盘点|清点)")
+_ALREADY = re.compile(r"(?:已经|早就|之前就?)(?:登记|记录|记|录入|入账)(?:过)?(?:了)?")
+_NEGATIVE = re.compile(r"负(?=\d)")
+_PARTS = re.compile(r"(?:和|还有|以及|跟|外加)(?=\d)")
+_VERB = re.compile(r"^.*?(用了|用掉|拿了|拿走|领了|领用|出库|消耗了?|收到|入库|补了|加了|放了|放入|新到|到了)")
+
+
+@dataclass
+class GuardedZh:
+    """``text``: what the Mandarin parser should read (numbers as digits). ``refusal``: one of
+    :data:`edge.stages.nlu.types.REFUSALS` or None. ``quantity``: a decimal count the parser cannot
+    read itself (2.5), else None. ``negative``, ``range`` and ``parts`` (texts of several commands)
+    as in :class:`edge.stages.nlu.guards.Guarded`; ``notes`` for ``--explain``."""
+
+    text: str
+    refusal: str | None = None
+    quantity: float | None = None
+    negative: bool = False
+    range: tuple[float, float] | None = None
+    parts: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def guard_zh(raw: str) -> GuardedZh:
+    """Apply every Mandarin guard to the transcript ``raw``. Raises nothing."""
+    g = GuardedZh(raw or "")
+    m = _NEIGHBOURS.search(g.text)
+    if m and _DIGITS[m.group(2)] == _DIGITS[m.group(1)] + 1:
+        g.range = (float(_DIGITS[m.group(1)]), float(_DIGITS[m.group(2)]))
+        g.text = g.text[:m.start()] + m.group(1) + g.text[m.end():]  # parse as one number, then refuse
+        g.refusal = "range"
+        g.notes.append(f"range {m.group(1)}{m.group(2)}")
+    g.text = normalize_numbers_zh(g.text)
+    if _NOT_VERB.search(g.text) or _DONT_LOG.search(g.text) or _DONT.search(g.text):
+        g.text = _DONT.sub("", _DONT_LOG.sub("登记", _NOT_VERB.sub(r"\1了", g.text)))
+        g.refusal = g.refusal or "negated"
+        g.notes.append("negated")
+    if _ALREADY.search(g.text):
+        rest = _ALREADY.sub("", g.text)
+        g.text = rest if re.search(r"\d", rest) else g.text
+        g.refusal = g.refusal or "already_done"
+        g.notes.append("already done")
+    if _NEGATIVE.search(g.text):
+        g.text = _NEGATIVE.sub("", g.text)
+        g.negative = True
+        g.refusal = g.refusal or "negative"
+        g.notes.append("negative")
+    m = _RANGE.search(g.text)
+    if m:
+        g.range = (float(m.group(1)), float(m.group(2)))
+        g.text = g.text[:m.start()] + m.group(1) + g.text[m.end():]
+        g.refusal = g.refusal or "range"
+        g.notes.append(f"range {m.group(1)}–{m.group(2)}")
+    m = _CORRECTION.search(g.text)
+    if m:
+        g.text = g.text[:m.start()] + m.group(3) + m.group("m") + g.text[m.end():]
+        g.notes.append(f"correction {m.group(1)} → {m.group(3)}")
+    elif _MARKER.search(g.text):
+        g.refusal = g.refusal or "correction"
+        g.notes.append("unresolved correction")
+    _decimals(g)
+    if g.quantity is not None:
+        g.notes.append(f"decimal {g.quantity:g}")
+    pieces = [p for p in _PARTS.split(g.text) if p.strip("，,。 ")]
+    if len(pieces) >= 2:
+        verb = _VERB.match(pieces[0])
+        if verb:
+            g.parts = [pieces[0]] + [verb.group(1) + p for p in pieces[1:]]
+            g.notes.append(f"{len(g.parts)} parts")
+    return g
+
+
+def _decimals(g: GuardedZh) -> None:
+    """``两个半`` → 2.5, ``半个`` → 0.5, ``2点5`` → 2.5: the count as a decimal, and the text with a
+    whole number the parser can read."""
+    m = _HALF_AFTER.search(g.text)
+    if m:
+        g.quantity = int(m.group(1)) + 0.5
+        g.text = g.text[:m.start()] + m.group(1) + m.group(2) + g.text[m.end():]
+        return
+    m = _HALF.search(g.text)
+    if m:
+        g.quantity = 0.5
+        g.text = g.text[:m.start()] + "1" + m.group(1) + g.text[m.end():]
+        return
+    g.text = _POINT.sub(r"\1.\2", g.text)
+    m = _DECIMAL.search(g.text)
+    if m:
+        g.quantity = float(m.group(1))
+        g.text = g.text[:m.start()] + str(int(g.quantity)) + g.text[m.end():]

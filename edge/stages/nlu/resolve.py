@@ -1,0 +1,328 @@
+"""Which inventory item the words of a command name: names, aliases, families and sizes.
+
+:class:`ItemIndex` is built once per inventory (dict lookups only, so a lookup costs the same with
+20,000 items as with 20) and :meth:`ItemIndex.find` tries, in order:
+
+1. a whole name or alias (longest n-gram of the tokens; names compared by
+   :func:`edge.stages.names.name_key`, so "Schrauben Ä" and "Schrauben Ö" stay two items and a Chinese
+   name said in an English sentence is found, also inside a longer Chinese token);
+2. a family (the name without its size, :func:`edge.stages.sizes.split_size`: "hex bolt", "drill
+   bit"), by its whole words or its head word ("bolts"), narrowed by the size said ("M10", "80 mm",
+   "six mil" = 6 mm, "5 centimetre" = 50 mm, "large"): one item left → that SKU; several → their SKUs
+   as candidates and ``variant_missing`` the attribute that tells them apart (``thread``,
+   ``millimetre``, ``size``); a said size no item of the family has → ``heard_variant`` with the
+   family (or its nearest part) as candidates. A variant is never guessed;
+3. a fuzzy name from the bounded shortlist (:class:`edge.stages.nlu.shortlist.Shortlist`);
+4. one word of names ("m8" → every M8 item: candidates);
+5. the only item stocked at the place said;
+6. else the content words are an unknown item.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz
+
+from edge.stages.nlu.filler import has_cjk
+from edge.stages.nlu.lexicon import NOT_ITEM, STOP_WORDS, is_name_word, normalize_location, normalize_text, singular
+from edge.stages.nlu.shortlist import Shortlist
+from edge.stages.nlu.types import ItemMatch
+from edge.stages.sizes import GARMENT_WORDS, Size, split_size
+
+#: rapidfuzz ratio an n-gram needs against a shortlisted name to count as that name
+FUZZY_CUTOFF = 85
+_THREAD = re.compile(r"^m(\d+(?:\.\d+)?)$")
+_NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
+_UNIT_MM = {"mm": 1.0, "cm": 10.0}
+_GARMENT_SPOKEN = {"small": "S", "medium": "M", "large": "L", "xs": "XS", "xl": "XL", "xxl": "XXL"}
+_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+
+
+@dataclass(frozen=True)
+class SpokenSize:
+    """The size words of an utterance: ``thread`` (``"M10"``), ``mm`` (millimetres), ``garment``
+    (``"L"``), with their token indices and how each was said (for ``heard_variant``)."""
+
+    thread: str | None = None
+    mm: float | None = None
+    garment: str | None = None
+    tokens: frozenset[int] = frozenset()
+    said: tuple[tuple[str, str], ...] = ()  # (attribute, words) in the order checked
+
+    def checks(self):
+        for attr, words in self.said:
+            yield attr, {"thread": self.thread, "millimetre": self.mm, "size": self.garment}[attr], words
+
+
+@dataclass(frozen=True)
+class Found:
+    """An :class:`ItemMatch` plus the variant facts of :class:`edge.stages.nlu.types.Intent`."""
+
+    match: ItemMatch
+    variant_missing: str | None = None
+    heard_variant: str | None = None
+
+
+def _fmt(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else f"{v:g}"
+
+
+def spoken_size(toks: list[str], skip: set[int]) -> SpokenSize:
+    """The size said in ``toks`` (normalized, singular tokens), outside ``skip``."""
+    thread = mm = garment = None
+    used: set[int] = set()
+    said: dict[str, str] = {}
+    for i, t in enumerate(toks):
+        if i in skip or i in used:
+            continue
+        m = _THREAD.match(t)
+        if m and thread is None:
+            thread = f"M{_fmt(float(m.group(1)))}"
+            used.add(i)
+            said["thread"] = thread
+            by = toks[i + 1:i + 3]  # "M10 x 80", "M8 by 30": the length after the thread
+            if (mm is None and len(by) == 2 and by[0] in ("x", "by") and _NUMBER.match(by[1])
+                    and not skip.intersection((i + 1, i + 2))):
+                mm = float(by[1]) * _UNIT_MM.get(toks[i + 3] if i + 3 < len(toks) else "", 1.0)
+                used.update((i + 1, i + 2) if i + 3 >= len(toks) or toks[i + 3] not in _UNIT_MM
+                            else (i + 1, i + 2, i + 3))
+                said["millimetre"] = f"{_fmt(mm)} millimetre"
+        elif (_NUMBER.match(t) and i + 1 < len(toks) and toks[i + 1] in _UNIT_MM and mm is None
+              and i + 1 not in skip):
+            mm = float(t) * _UNIT_MM[toks[i + 1]]
+            used.update((i, i + 1))
+            said["millimetre"] = f"{_fmt(mm)} millimetre"
+        elif garment is None and t in _GARMENT_SPOKEN:
+            extra = i > 0 and toks[i - 1] == "extra" and i - 1 not in skip
+            garment = ("X" + _GARMENT_SPOKEN[t]) if extra and t in ("small", "large") else _GARMENT_SPOKEN[t]
+            used.update((i - 1, i) if extra else (i,))
+            said["size"] = GARMENT_WORDS.get(garment, garment)
+    order = [a for a in ("thread", "millimetre", "size") if a in said]
+    return SpokenSize(thread, mm, garment, frozenset(used), tuple((a, said[a]) for a in order))
+
+
+def _has(size: Size, attr: str) -> bool:
+    return bool({"thread": size.thread, "millimetre": size.mm, "size": size.garment}[attr])
+
+
+def _fits(size: Size, attr: str, value) -> bool:
+    if attr == "thread":
+        return size.thread == value
+    if attr == "millimetre":
+        return any(abs(v - value) < 1e-6 for v in size.mm)
+    return size.garment == value
+
+
+def name_tokens(name: str) -> tuple[str, ...]:
+    """A name or alias in the resolver's token form (normalized, each word singular)."""
+    return tuple(singular(t) for t in normalize_text(name).split())
+
+
+class ItemIndex:
+    """The lookup tables of one inventory (``items``: ``sku``, ``item``, ``location``, ``aliases``;
+    places from ``stock`` when the items have it)."""
+
+    def __init__(self, items: Iterable):
+        self.items = list(items)
+        self.by_sku = {it.sku: it for it in self.items}
+        self.phrases: dict[tuple[str, ...], set[str]] = {}
+        self.words: dict[str, set[str]] = {}
+        self.cjk: dict[str, set[str]] = {}
+        self.sizes: dict[str, Size] = {}
+        self.families: dict[tuple[str, ...], list[str]] = {}
+        self.heads: dict[str, set[tuple[str, ...]]] = {}
+        self.suffixes: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
+        self.by_location: dict[str, list[str]] = {}
+        places: dict[str, str] = {}  # as written → normal form (many items share a place)
+        for it in self.items:
+            family, size = split_size(it.item)
+            self.sizes[it.sku] = size
+            fam = name_tokens(family)
+            if fam:
+                self.families.setdefault(fam, []).append(it.sku)
+                self.heads.setdefault(fam[-1], set()).add(fam)
+                for k in range(1, len(fam) + 1):  # "drill bit" is also said of "HSS drill bit"
+                    self.suffixes.setdefault(fam[-k:], set()).add(fam)
+            for name in (it.item, *it.aliases):
+                norm = normalize_text(name)
+                toks = tuple(singular(t) for t in norm.split())
+                if toks:
+                    self.phrases.setdefault(toks, set()).add(it.sku)
+                for t in toks:
+                    if is_name_word(t):
+                        self.words.setdefault(t, set()).add(it.sku)
+                for run in _CJK_RUN.findall(norm):
+                    if len(run) >= 2:
+                        self.cjk.setdefault(run, set()).add(it.sku)
+            for place in places_of(it):
+                if place not in places:
+                    places[place] = normalize_location(place) or place
+                self.by_location.setdefault(places[place], []).append(it.sku)
+        self.max_phrase = max((len(p) for p in self.phrases), default=1)
+        self.max_family = max((len(f) for f in self.families), default=1)
+        self.shortlist = Shortlist(self.items)
+
+    # -- the steps -------------------------------------------------------------------------------
+
+    def find(self, toks: list[str], skip: set[int], location: str | None = None) -> Found:
+        """The item ``toks`` (normalized, singular) names; ``skip``: token indices of places and
+        counts. Raises nothing."""
+        size = spoken_size(toks, skip)
+        by_name, by_family = self._by_name(toks, skip, size), self._by_family(toks, skip, size)
+        if by_name and by_family:  # the longer match wins: "nitrile work gloves" over the alias "gloves"
+            words = [len(f.match.tokens - size.tokens) for f in (by_name, by_family)]
+            if words[1] > words[0] or self._size_fits_better(by_family, by_name, size):
+                return by_family
+            return by_name
+        return (by_name or by_family or self._by_cjk(toks, skip)
+                or self._by_fuzzy(toks, skip, size) or self._by_word(toks, skip, size)
+                or self._at_location(toks, skip, location, size))
+
+    def _size_fits_better(self, family: Found, name: Found, size: SpokenSize) -> bool:
+        """The size said ("12 mm drill bits") fits the family's pick but none of the named item's
+        attributes (the unsized "drill bit"): the family's pick is meant."""
+        if not size.said or name.match.sku is None or family.match.sku is None:
+            return False
+        named, picked = self.sizes[name.match.sku], self.sizes[family.match.sku]
+        return (not any(_has(named, a) for a, _ in size.said)
+                and all(_has(picked, a) for a, _ in size.said))
+
+    def _size_order(self, sku: str) -> tuple:
+        z = self.sizes[sku]
+        thread = float(z.thread[1:]) if z.thread else -1.0
+        garment = list(GARMENT_WORDS).index(z.garment) if z.garment in GARMENT_WORDS else -1
+        return thread, z.mm, garment, sku
+
+    def _narrow(self, skus: Iterable[str], size: SpokenSize, span: frozenset[int], via: str) -> Found:
+        """``skus`` narrowed by the size said; candidates in size order (M6 before M10, 20 before
+        100 mm, S before XL)."""
+        cur = sorted(set(skus), key=self._size_order)
+        for attr, value, words in size.checks():
+            if not any(_has(self.sizes[s], attr) for s in cur):
+                continue  # not a variant of these items ("large" said of an unsized item)
+            nxt = [s for s in cur if _fits(self.sizes[s], attr, value)]
+            if not nxt:
+                return Found(ItemMatch(None, span, candidates=tuple(cur), via=via), heard_variant=words)
+            cur = nxt
+        if len(cur) == 1:
+            return Found(ItemMatch(cur[0], span, via=via))
+        missing = None
+        for attr in ("thread", "millimetre", "size"):
+            values = {(self.sizes[s].thread, self.sizes[s].mm[:1], self.sizes[s].garment)[
+                ("thread", "millimetre", "size").index(attr)] for s in cur}
+            if len(values) > 1:
+                missing = attr
+                break
+        return Found(ItemMatch(None, span, candidates=tuple(cur), via=via), variant_missing=missing)
+
+    def _by_name(self, toks: list[str], skip: set[int], size: SpokenSize) -> Found | None:
+        for n in range(min(self.max_phrase, len(toks)), 0, -1):
+            for i in range(len(toks) - n + 1):
+                span = range(i, i + n)
+                if skip.intersection(span):
+                    continue
+                skus = self.phrases.get(tuple(toks[i:i + n]))
+                if skus and not (n == 1 and toks[i] in NOT_ITEM):
+                    return self._narrow(skus, size, frozenset(span) | size.tokens, "name")
+        return None
+
+    def _by_family(self, toks: list[str], skip: set[int], size: SpokenSize) -> Found | None:
+        free = [i for i in range(len(toks)) if i not in skip and i not in size.tokens]
+        for n in range(min(self.max_family, len(free)), 0, -1):
+            for k in range(len(free) - n + 1):
+                idx = free[k:k + n]
+                if idx[-1] - idx[0] != n - 1:
+                    continue
+                fam = tuple(toks[j] for j in idx)
+                if fam in self.families:
+                    # "bolts" is every family it ends ("bolt", "hex bolt"); "drill bit" also "HSS drill bit"
+                    fams = self.suffixes.get(fam, {fam})
+                    skus = [s for f in fams for s in self.families[f]]
+                    return self._narrow(skus, size, frozenset(idx) | size.tokens, "family")
+        heads = [(i, self.heads[toks[i]]) for i in free if toks[i] in self.heads and is_name_word(toks[i])]
+        if not heads:
+            return None
+        i, fams = heads[-1]
+        skus = [s for f in fams for s in self.families[f]]
+        # other words said narrow the families ("hex" of hex bolts and carriage bolts)
+        said = {toks[j] for j in free}
+        narrowed = [f for f in fams if said.intersection(f[:-1])]
+        if narrowed:
+            skus = [s for f in narrowed for s in self.families[f]]
+        return self._narrow(skus, size, frozenset({i}) | size.tokens, "family")
+
+    def _by_cjk(self, toks: list[str], skip: set[int]) -> Found | None:
+        best: tuple[int, set[str], int] | None = None
+        for i, t in enumerate(toks):
+            if i in skip or not has_cjk(t):
+                continue
+            for a in range(len(t)):
+                for b in range(len(t), a + 1, -1):
+                    skus = self.cjk.get(t[a:b])
+                    if skus and (best is None or b - a > best[0]):
+                        best = b - a, skus, i
+        if best is None:
+            return None
+        skus = sorted(best[1])
+        if len(skus) == 1:
+            return Found(ItemMatch(skus[0], frozenset({best[2]}), via="name"))
+        return Found(ItemMatch(None, frozenset({best[2]}), candidates=tuple(skus), via="name"))
+
+    def _by_fuzzy(self, toks: list[str], skip: set[int], size: SpokenSize) -> Found | None:
+        content = [t for i, t in enumerate(toks) if i not in skip and t not in NOT_ITEM and not t.isdigit()]
+        if not content:
+            return None
+        choices: dict[str, set[str]] = {}
+        for it in self.shortlist.shortlist(" ".join(content), 8):
+            for name in (it.item, *it.aliases):
+                choices.setdefault(" ".join(name_tokens(name)), set()).add(it.sku)
+        if not choices:
+            return None
+        best: tuple[float, set[str], range] | None = None
+        for n in range(1, 5):
+            for i in range(len(toks) - n + 1):
+                gram, span = toks[i:i + n], range(i, i + n)
+                if (skip.intersection(span) or gram[0] in STOP_WORDS or gram[-1] in STOP_WORDS
+                        or len(" ".join(gram)) < 5):
+                    continue
+                text = " ".join(gram)
+                for choice, skus in choices.items():
+                    score = fuzz.ratio(text, choice)
+                    if score < FUZZY_CUTOFF:
+                        continue
+                    if best is None or score > best[0]:
+                        best = score, set(skus), span
+                    elif score == best[0] and span == best[2]:
+                        best[1].update(skus)
+        if best is None:
+            return None
+        return self._narrow(best[1], size, frozenset(best[2]) | size.tokens, "fuzzy")
+
+    def _by_word(self, toks: list[str], skip: set[int], size: SpokenSize) -> Found | None:
+        hits = [(i, self.words[t]) for i, t in enumerate(toks) if i not in skip and t in self.words]
+        if not hits:
+            return None
+        common = set.intersection(*(h for _, h in hits))
+        skus = common or set.union(*(h for _, h in hits))
+        return self._narrow(skus, size, frozenset(i for i, _ in hits) | size.tokens, "word")
+
+    def _at_location(self, toks: list[str], skip: set[int], location: str | None, size: SpokenSize) -> Found:
+        at = self.by_location.get(location or "", [])
+        content = [i for i, t in enumerate(toks)
+                   if i not in skip and i not in size.tokens and t not in NOT_ITEM and not t.isdigit()]
+        # only when nothing else was said of the item: "we used 3 sprockets from bin 12" is not bin 12's item
+        if len(at) == 1 and not content:
+            return Found(ItemMatch(at[0], frozenset(), via="location"))
+        if len(at) > 1 and not content:
+            return Found(ItemMatch(None, frozenset(), candidates=tuple(sorted(at)), via="location"))
+        return Found(ItemMatch(None, frozenset(content), via="unknown"))
+
+
+def places_of(item) -> tuple[str, ...]:
+    """The places ``item`` is stocked at: its ``stock`` places when it has them, else its
+    ``location``."""
+    stock = getattr(item, "stock", ()) or ()
+    places = tuple(p for p, _ in stock)
+    return places or ((item.location,) if item.location else ())

@@ -1,0 +1,204 @@
+"""The deterministic resolvers that fill an intent's slots from the words heard (English).
+
+Whatever picked the intent — a template (:mod:`edge.stages.nlu.templates`), the paraphrase matcher or
+a test — the slots come from here: places (:func:`edge.stages.nlu.lexicon.find_location`), the
+count (the first number that is not a place, a size or part of the item's name; a decimal only for
+a unit in :data:`DECIMAL_UNITS`), the item (:class:`edge.stages.nlu.resolve.ItemIndex`: SKU,
+candidates, missing or unknown variant, unknown item) and several parts ("3 drill bits and 2 fuses").
+The refusals the guards found (:mod:`edge.stages.nlu.guards`) are kept on the result; nothing here
+writes.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from edge.stages.nlu.guards import Guarded
+from edge.stages.nlu.lexicon import LOCATION_WORDS, location_at, normalize_location, singular
+from edge.stages.nlu.resolve import Found, ItemIndex
+from edge.stages.nlu.schema import QUANTITY_MAX
+from edge.stages.nlu.types import Intent
+
+#: units whose counts may be decimals ("2.5 m of cable"); every other unit is counted whole
+DECIMAL_UNITS = frozenset({"m", "kg", "g", "l", "ml"})
+#: intents that would write a record
+WRITES = frozenset({"log_record", "transfer", "stock_count"})
+#: a count's container: "a box of …" is one box
+CONTAINERS = frozenset("box pack packet can pair bag roll set piece tin pallet carton case unit pc".split())
+_NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
+_PARTS = re.compile(r" (?:and|plus|also|as well as) (?=(?:\d+(?:\.\d+)? |an? )\S)")
+#: a stock query whose item is unknown needs one of these, else the text is the LLM's
+STOCK_CUE = re.compile(r"\b(?:do we (?:still )?have|have we (?:still )?got|are there|is there|in stock|on hand|"
+                       r"left|remaining|stock of|we got|got any|have any)\b")
+
+
+def locations(toks: list[str]) -> list[tuple[str, set[int]]]:
+    """Every place in ``toks`` (normalized) with the token indices it covers, in order."""
+    out, k = [], 0
+    while k < len(toks):
+        loc = location_at(toks, k)
+        if loc:
+            out.append((loc[0], set(range(k, loc[1]))))
+            k = loc[1]
+        else:
+            k += 1
+    return out
+
+
+def place(text: str | None) -> str | None:
+    """A place slot's text in normal form (``"bin 12"``, ``"shelf B"``), or the words as said when
+    they are no "place word + number" (``"the back room"``); None for no text."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    words = text.split()
+    if words and words[0] == "the":
+        text = " ".join(words[1:])
+    return normalize_location(text) or text
+
+
+def _number(tok: str) -> int | float:
+    v = float(tok)
+    return int(v) if v.is_integer() else v
+
+
+def quantity(toks: list[str], skip: set[int], span: frozenset[int], item_known: bool) -> int | float | None:
+    """The first number outside ``skip`` (places, sizes) and ``span`` (the item's name); 1 for
+    ``a``/``an`` right before a known item's name; None when no count was said."""
+    nums = [_number(t) for i, t in enumerate(toks) if _NUMBER.match(t) and i not in skip and i not in span]
+    if nums:
+        return nums[0]
+    if span and item_known:
+        k = min(span) - 1
+        if k >= 1 and toks[k] == "of" and singular(toks[k - 1]) in CONTAINERS:  # "a box of gloves"
+            k -= 2
+        if k >= 0 and toks[k] in ("a", "an"):
+            return 1
+    return None
+
+
+def quantity_refusal(q: int | float | None, units: set[str], guarded: Guarded | None) -> str | None:
+    """Why the count ``q`` must not be written: the guards' refusal first, then ``fraction`` (a
+    decimal for items counted whole), ``implausible`` (over :data:`QUANTITY_MAX`)."""
+    if guarded is not None and guarded.refusal:
+        return guarded.refusal
+    if q is None:
+        return None
+    if isinstance(q, float) and not (units & DECIMAL_UNITS):
+        return "fraction"
+    if abs(q) > QUANTITY_MAX:
+        return "implausible"
+    return None
+
+
+class SlotFiller:
+    """Fills slots against one inventory's :class:`ItemIndex`."""
+
+    def __init__(self, index: ItemIndex):
+        self.index = index
+
+    def item(self, toks: list[str], skip: set[int], location: str | None) -> Found:
+        return self.index.find([singular(t) for t in toks], skip, location)
+
+    def _units(self, found: Found) -> set[str]:
+        skus = [found.match.sku] if found.match.sku else list(found.match.candidates)
+        return {self.index.by_sku[s].unit.lower() for s in skus if s in self.index.by_sku}
+
+    def with_item(self, intent: Intent, found: Found, toks: list[str]) -> Intent:
+        """``intent`` with the item facts of ``found`` (and the older ``extra`` keys)."""
+        m = found.match
+        extra = dict(intent.extra)
+        unknown = None
+        if m.candidates:
+            extra["candidates"] = list(m.candidates)
+        elif m.sku is None and m.tokens:
+            unknown = " ".join(toks[i] for i in sorted(m.tokens))
+            extra["unknown_item"] = unknown
+        explain = {**intent.explain, "item_via": m.via}
+        return replace(intent, sku=m.sku, candidates=tuple(m.candidates), variant_missing=found.variant_missing,
+                       heard_variant=found.heard_variant, unknown=unknown, extra=extra, explain=explain)
+
+    def counted(self, name: str, text: str, guarded: Guarded | None, base: Intent,
+                location: str | None = None) -> Intent | None:
+        """One command with a count and an item (``log_record``, ``transfer``, ``stock_count``) from
+        the slot ``text``: None when it names neither a count nor an item."""
+        toks = text.split()
+        locs = locations(toks)
+        skip = set().union(*(s for _, s in locs)) if locs else set()
+        if location is None and locs:
+            location = locs[0][0]
+        found = self.item(toks, skip, location)
+        m = found.match
+        size_skip = skip | set(m.tokens)
+        q = quantity(toks, size_skip, m.tokens, item_known=m.sku is not None or bool(m.candidates))
+        if guarded is not None and guarded.range is not None:
+            q = None
+        if q is None and not (guarded is not None and guarded.range is not None):
+            return None
+        if m.sku is None and not m.candidates and not m.tokens:
+            return None
+        if q is not None and guarded is not None and guarded.negative:
+            q = -q
+        refusal = quantity_refusal(q, self._units(found), guarded)
+        intent = replace(base, intent=name, quantity=q, location=location, refusal=refusal)
+        if guarded is not None and guarded.range is not None:
+            intent = replace(intent, extra={**intent.extra, "range": list(guarded.range)})
+        return self.with_item(intent, found, toks)
+
+    def log_record(self, text: str, guarded: Guarded | None, base: Intent) -> Intent | None:
+        """A log (several parts when the slot says "3 drill bits and 2 fuses")."""
+        pieces = [p for p in _PARTS.split(text) if p.strip()]
+        if len(pieces) >= 2 and not (guarded is not None and guarded.range is not None):
+            parts = [self.counted("log_record", p, guarded, base) for p in pieces]
+            if all(p is not None for p in parts):
+                refusal = next((p.refusal for p in parts if p.refusal), None)
+                loc = next((p.location for p in parts if p.location), None)
+                for i, p in enumerate(parts):  # a place said once ("… from drawer 4") is every part's
+                    if p.location is None and loc is not None:
+                        parts[i] = replace(p, location=loc)
+                return replace(base, intent="log_record", parts=tuple(parts), refusal=refusal,
+                               explain={**base.explain, "parts": len(parts)})
+        return self.counted("log_record", text, guarded, base)
+
+    def query(self, text: str, full: str, base: Intent) -> Intent | None:
+        """A stock question: the item (or a place alone) the slot names."""
+        toks = text.split()
+        locs = locations(toks)
+        skip = set().union(*(s for _, s in locs)) if locs else set()
+        location = locs[0][0] if locs else None
+        found = self.item(toks, skip, location)
+        m = found.match
+        if m.sku is None and not m.candidates:
+            if not m.tokens or not STOCK_CUE.search(full):
+                return None
+        return self.with_item(replace(base, intent="query_stock", location=location), found, toks)
+
+    def place_contents(self, slot: str | None, text: str, base: Intent) -> Intent | None:
+        """What is stored at a place; None for a place where nothing is stocked (not a command)."""
+        location = place(slot)
+        if location is None:
+            locs = locations(text.split())
+            location = locs[0][0] if locs else None
+        if location is None or location not in self.index.by_location:
+            return None
+        return replace(base, intent="place_contents", location=location)
+
+    def transfer(self, slots: dict, text: str, guarded: Guarded | None, base: Intent) -> Intent | None:
+        """A move from one place to another; places from the slots or, without them, the words
+        after ``from`` and ``to``."""
+        src, dst = place(slots.get("location")), place(slots.get("to_location"))
+        item_text = slots.get("item") or text
+        if src is None or dst is None:
+            toks = text.split()
+            for loc, idx in locations(toks):
+                before = toks[min(idx) - 1] if min(idx) > 0 else ""
+                if before == "from" and src is None:
+                    src = loc
+                elif before in ("to", "into", "onto", "in", "on") and dst is None:
+                    dst = loc
+            item_text = " ".join(t for i, t in enumerate(toks)
+                                 if not any(i in s for _, s in locations(toks)) and t not in LOCATION_WORDS)
+        if src is None or dst is None:
+            return None
+        got = self.counted("transfer", item_text, guarded, replace(base, to_location=dst), location=src)
+        return replace(got, location=src, to_location=dst) if got is not None else None

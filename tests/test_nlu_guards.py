@@ -1,0 +1,182 @@
+"""The guards against a wrong record (edge.stages.nlu.guards through the template path): negation,
+"already logged", self-corrections, ranges, several parts, fractions, minus, and "oh" as zero only
+inside a digit string — on the shared sample inventory plus a generated stock room."""
+from __future__ import annotations
+
+import pytest
+
+from edge.stages.nlu.grammar import Grammar
+from edge.stages.nlu.guards import fractions, guard
+from edge.stages.nlu.lexicon import normalize_text
+from edge.stages.nlu.numbers import normalize_numbers
+from tests.stockroom import stockroom
+
+
+@pytest.fixture(scope="module")
+def g() -> Grammar:
+    return Grammar(stockroom(2000))
+
+
+@pytest.mark.parametrize("text, sku, quantity, refusal", [
+    ("we did not use 3 drill bits", "DRL-BIT-6", 3, "negated"),
+    ("We didn't use three drill bits.", "DRL-BIT-6", 3, "negated"),
+    ("don't log 3 drill bits", "DRL-BIT-6", 3, "negated"),
+    ("we never took two fuses", "FUS-5A", 2, "negated"),
+    ("we used 3 drill bits, already logged", "DRL-BIT-6", 3, "already_done"),
+    ("I already logged three fuses", "FUS-5A", 3, "already_done"),
+    ("we used two fuses, that's already been recorded", "FUS-5A", 2, "already_done"),
+    ("we used minus 3 fuses", "FUS-5A", -3, "negative"),
+    ("log -3 fuses", "FUS-5A", -3, "negative"),
+    ("we used two hundred thousand fuses", "FUS-5A", 200000, "implausible"),
+])
+def test_a_command_that_must_not_be_written_says_why(g, text, sku, quantity, refusal):
+    got = g.parse(text)
+    assert (got.intent, got.sku, got.quantity, got.refusal, got.source) == ("log_record", sku, quantity, refusal,
+                                                                          "template")
+
+
+@pytest.mark.parametrize("text, quantity", [
+    ("we used 3, no wait, 4 drill bits", 4),
+    ("we used three, no, two drill bits", 2),
+    ("we used three drill bits, sorry, five", 5),
+    ("we used 3 drill bits I mean 4", 4),
+    ("add ten, make that twelve, fuses", 12),
+])
+def test_a_self_correction_takes_the_later_number(g, text, quantity):
+    got = g.parse(text)
+    assert got.intent == "log_record" and got.quantity == quantity and got.refusal is None
+    assert any(n.startswith("correction") for n in got.explain["guards"])
+
+
+def test_an_unresolved_correction_is_refused(g):
+    got = g.parse("we used 3 drill bits, no wait, I mean the fuses")
+    assert got.intent == "log_record" and got.refusal == "correction"
+
+
+@pytest.mark.parametrize("text, low, high", [("we used three or four fuses", 3, 4), ("took 2 to 3 drill bits", 2, 3),
+                                             ("we used between five and six fuses", 5, 6)])
+def test_a_range_is_no_count(g, text, low, high):
+    got = g.parse(text)
+    assert (got.intent, got.quantity, got.refusal, got.extra["range"]) == ("log_record", None, "range", [low, high])
+
+
+def test_a_transfer_between_numbered_places_is_no_range(g):
+    got = g.parse("move 5 drill bits from bin 3 to bin 4")
+    assert (got.intent, got.quantity, got.location, got.to_location, got.refusal) == ("transfer", 5, "bin 3", "bin 4", None)
+
+
+@pytest.mark.parametrize("text, parts", [
+    ("we used 3 drill bits and 2 fuses", [("DRL-BIT-6", 3), ("FUS-5A", 2)]),
+    ("took two fuses and a drill bit", [("FUS-5A", 2), ("DRL-BIT-6", 1)]),
+    ("add 10 washers and 5 fuses and 2 cable ties", [("WSH-M8", 10), ("FUS-5A", 5), ("TIE-CBL-200", 2)]),
+])
+def test_several_items_in_one_sentence_are_all_kept(g, text, parts):
+    got = g.parse(text)
+    assert got.intent == "log_record" and got.sku is None
+    assert [(p.sku, p.quantity) for p in got.parts] == parts
+    assert all(p.direction == got.direction for p in got.parts)
+
+
+def test_a_place_said_once_is_every_parts(g):
+    got = g.parse("we used 3 drill bits and 2 fuses from drawer 4")
+    assert [p.location for p in got.parts] == ["drawer 4", "drawer 4"]
+
+
+def test_one_hundred_and_five_is_one_number_not_two_parts(g):
+    got = g.parse("add one hundred and five washers")
+    assert (got.sku, got.quantity, got.parts) == ("WSH-M8", 105, ())
+
+
+@pytest.mark.parametrize("text, quantity, refusal", [
+    ("we used two and a half boxes of nitrile gloves", 2.5, "fraction"),   # boxes are counted whole
+    ("we used half a box of nitrile gloves", 0.5, "fraction"),
+    ("we used 2.5 metres of copper cable", 2.5, None),                     # unit m allows decimals
+    ("we used two and a half metres of copper cable", 2.5, None),
+    ("we used one point five metres of copper cable", 1.5, None),
+])
+def test_a_fraction_is_never_rounded(g, text, quantity, refusal):
+    got = g.parse(text)
+    assert (got.quantity, got.refusal) == (quantity, refusal)
+
+
+def test_half_a_dozen_is_still_six(g):
+    assert g.parse("put half a dozen fuses in bin thirty").quantity == 6
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("bin two oh four", "bin 204"), ("four o-rings", "4 orings"), ("four o rings", "4 orings"),
+    ("two oh two three", "2023"),
+])
+def test_oh_is_zero_only_inside_a_digit_string(text, expected):
+    assert normalize_text(text) == expected
+
+
+def test_a_trailing_oh_ends_the_digit_string():
+    assert normalize_numbers("four o") == "4 o"
+
+
+def test_o_rings_are_counted_not_read_as_forty(g):
+    got = g.parse("we used four o-ring 30 mm")
+    assert (got.sku, got.quantity) == ("ORG-30", 4)
+    got = g.parse("we used four o-rings")
+    assert got.quantity == 4 and got.sku is None and got.variant_missing == "millimetre"
+    assert got.candidates == ("ORG-10", "ORG-20", "ORG-30", "ORG-40")
+
+
+def test_guard_and_fraction_functions_on_their_own():
+    assert fractions("2 and a half boxes") == "2.5 boxes"
+    assert fractions("half a dozen") == "half a dozen"
+    assert guard("we used 3 no wait 4 fuses").text == "we used 4 fuses"
+    assert guard("we did not use 3 fuses").refusal == "negated"
+    assert guard("we used 3 fuses").refusal is None
+
+
+def test_a_query_is_not_refused(g):
+    got = g.parse("how many drill bits are not in use")
+    assert got.intent == "query_stock" and got.refusal is None
+
+
+@pytest.fixture(scope="module")
+def zh() -> Grammar:
+    from edge.stages.store import Item
+    from tests.nlu_helpers import ZH_ALIASES, sample_items
+
+    return Grammar(sample_items(ZH_ALIASES) + [Item("CBL-CU", "copper cable", "rack 3", 100, "m", ("电缆",))],
+                   language="zh")
+
+
+@pytest.mark.parametrize("text, sku, quantity, refusal", [
+    ("用了三四个钻头", "DRL-BIT-6", None, "range"),        # "three or four", never 34
+    ("用了两三个钻头", "DRL-BIT-6", None, "range"),        # never 23
+    ("用了三到四个钻头", "DRL-BIT-6", None, "range"),
+    ("用了三个，不对，四个钻头", "DRL-BIT-6", 4, None),
+    ("用了三个钻头，说错了", "DRL-BIT-6", 3, "correction"),
+    ("用了两个半钻头", "DRL-BIT-6", 2.5, "fraction"),       # never 2
+    ("用了二点五米电缆", "CBL-CU", 2.5, None),              # metres may be decimals
+    ("用了两米半电缆", "CBL-CU", 2.5, None),
+    ("别记三个钻头", "DRL-BIT-6", 3, "negated"),
+    ("我们没有用三个钻头", "DRL-BIT-6", 3, "negated"),
+    ("已经登记过了用了三个钻头", "DRL-BIT-6", 3, "already_done"),
+    ("用了负三个钻头", "DRL-BIT-6", -3, "negative"),
+])
+def test_mandarin_guards(zh, text, sku, quantity, refusal):
+    got = zh.parse(text)
+    assert (got.intent, got.sku, got.quantity, got.refusal, got.text) == ("log_record", sku, quantity, refusal, text)
+
+
+def test_mandarin_parts_are_all_kept(zh):
+    got = zh.parse("用了三个钻头和两个保险丝")
+    assert got.sku is None and [(p.sku, p.quantity, p.direction) for p in got.parts] == [
+        ("DRL-BIT-6", 3, "out"), ("FUS-5A", 2, "out")]
+
+
+def test_mandarin_codes_and_places_are_no_range(zh):
+    got = zh.parse("二零二三号箱有多少垫圈")
+    assert (got.intent, got.sku, got.location) == ("query_stock", "WSH-M8", "bin 2023")
+    assert zh.parse("用了十二个钻头").quantity == 12
+
+
+def test_a_mandarin_transfer_said_negated_is_refused(zh):
+    got = zh.parse("别把5个钻头从4号抽屉移到B号架")
+    assert (got.intent, got.sku, got.quantity, got.location, got.to_location, got.refusal) == (
+        "transfer", "DRL-BIT-6", 5, "drawer 4", "shelf B", "negated")
