@@ -1,0 +1,308 @@
+"""The documents' index: one SQLite file in the store's folder (``docs.db`` by default).
+
+Tables: ``files`` (path, SHA-256, kind, title, chunks), ``chunks`` (title, section path, page,
+text, and the sentence embedding as a float32 BLOB when an encoder is given), ``chunks_fts``
+(FTS5, porter stemming: title, section, text) and ``meta`` (the encoder's name, a write counter
+that tells readers in other processes to reload the vectors). Adding is incremental: a file whose
+SHA-256 is unchanged is not read again. Vectors are searched with numpy over the BLOBs (this
+Python's sqlite3 cannot load extensions, so sqlite-vec is not used; 10,000 × 384 float32 is
+15 MiB and one matrix product).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from edge.errors import UserError
+from edge.stages.docs.chunk import Chunk, chunk_document
+from edge.stages.docs.parse import DocParseError, kind_of, parse_file
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files(
+  id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, sha256 TEXT NOT NULL, kind TEXT NOT NULL,
+  title TEXT NOT NULL, chunks INTEGER NOT NULL, indexed_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS chunks(
+  id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  ord INTEGER NOT NULL, title TEXT NOT NULL, path TEXT NOT NULL, page INTEGER, text TEXT NOT NULL, vec BLOB);
+CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(title, section, text,
+  tokenize = 'porter unicode61 remove_diacritics 2');
+"""
+#: Chunks embedded per encoder call.
+EMBED_BATCH = 32
+
+
+class DocsIndexError(UserError):
+    """The index file cannot be opened or written; the message names it and the fix."""
+
+
+class TextEncoder(Protocol):
+    """What the index needs of a sentence encoder: ``encode(texts) -> (n, dim) float32``, rows
+    L2-normalised; ``name`` identifies the model (vectors of another model are rebuilt)."""
+
+    def encode(self, texts: list[str]) -> np.ndarray: ...
+
+
+def encoder_name(encoder: TextEncoder | None) -> str:
+    return "" if encoder is None else str(getattr(encoder, "name", type(encoder).__name__))
+
+
+def embed_text(c: Chunk) -> str:
+    """What is embedded for a chunk: its document title and headings give the passage its topic."""
+    return f"{c.title}. {' / '.join(c.path)}. {c.text}"
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+@dataclass
+class AddReport:
+    """What one add or reindex did: files ``added``, ``updated``, ``unchanged``, ``removed``
+    (paths), ``failed`` ``[(path, reason)]``, ``skipped`` (files in a folder no reader fits),
+    ``chunks`` written, ``seconds``."""
+
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    skipped: int = 0
+    chunks: int = 0
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {"added": self.added, "updated": self.updated, "unchanged": len(self.unchanged),
+                "removed": self.removed, "failed": [{"path": p, "reason": r} for p, r in self.failed],
+                "skipped": self.skipped, "chunks": self.chunks, "seconds": round(self.seconds, 2)}
+
+
+@dataclass(frozen=True)
+class StoredChunk:
+    """A chunk as stored: its row ``id``, the file's ``source`` path and ``kind``, and the chunk."""
+
+    id: int
+    source: str
+    kind: str
+    chunk: Chunk
+
+
+def expand(paths: Iterable[str | Path]) -> tuple[list[Path], list[tuple[str, str]], int]:
+    """``(files to read, [(path, reason)] for named paths that cannot be, files skipped in folders)``.
+    A folder is walked recursively; its files that no reader fits are skipped, not failed."""
+    files: list[Path] = []
+    failed: list[tuple[str, str]] = []
+    skipped = 0
+    for p in map(Path, paths):
+        if p.is_dir():
+            for f in sorted(x for x in p.rglob("*") if x.is_file()):
+                if kind_of(f) is None:
+                    skipped += 1
+                else:
+                    files.append(f.resolve())
+        elif p.is_file():
+            if kind_of(p) is None:
+                failed.append((str(p), "not a document kind edge reads (PDF, Markdown, HTML, text, man page)"))
+            else:
+                files.append(p.resolve())
+        else:
+            failed.append((str(p), "no such file or folder"))
+    return list(dict.fromkeys(files)), failed, skipped
+
+
+class DocsIndex:
+    """The index in the SQLite file ``path`` (created with its folder). ``encoder`` (a
+    :class:`TextEncoder`) adds vectors; without it the index is BM25 only. Thread-safe for the
+    HTTP API (one connection behind a lock).
+
+    Raises:
+        DocsIndexError: the file cannot be opened or is not an index.
+    """
+
+    def __init__(self, path: str | Path, encoder: TextEncoder | None = None):
+        self.path = Path(path)
+        self.encoder = encoder
+        self.lock = threading.RLock()
+        self._vectors: tuple[str, np.ndarray, np.ndarray] | None = None  # (write counter, ids, matrix)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(self.path, check_same_thread=False)
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self.db.executescript(SCHEMA)
+        except (sqlite3.Error, OSError) as e:
+            raise DocsIndexError(f"docs index {self.path}: cannot be opened ({e}); fix: set docs.index to a "
+                              f"writable file, or remove a damaged one and run 'edge docs reindex'") from None
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ---------------------------------------------------------------- writing
+
+    def _meta(self, key: str, default: str = "") -> str:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else default
+
+    def _bump(self) -> None:
+        n = int(self._meta("writes", "0")) + 1
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('writes', ?)", (str(n),))
+
+    def _vectors_stale(self) -> bool:
+        """True when the stored vectors are of another encoder (or missing while one is given)."""
+        if self.encoder is None:
+            return False
+        return self._meta("encoder") != encoder_name(self.encoder)
+
+    def _delete_file(self, file_id: int) -> None:
+        self.db.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?)", (file_id,))
+        self.db.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
+        self.db.execute("DELETE FROM files WHERE id = ?", (file_id,))
+
+    def _write(self, path: Path, sha: str, kind: str, title: str, chunks: list[Chunk]) -> None:
+        vecs = None
+        if self.encoder is not None and chunks:
+            texts = [embed_text(c) for c in chunks]
+            vecs = np.concatenate([np.asarray(self.encoder.encode(texts[i:i + EMBED_BATCH]), dtype=np.float32)
+                                   for i in range(0, len(texts), EMBED_BATCH)])
+        with self.db:
+            row = self.db.execute("SELECT id FROM files WHERE path = ?", (str(path),)).fetchone()
+            if row:
+                self._delete_file(row[0])
+            cur = self.db.execute("INSERT INTO files(path, sha256, kind, title, chunks, indexed_at) VALUES (?,?,?,?,?,?)",
+                                  (str(path), sha, kind, title, len(chunks), time.time()))
+            fid = cur.lastrowid
+            for i, c in enumerate(chunks):
+                blob = vecs[i].tobytes() if vecs is not None else None
+                cid = self.db.execute("INSERT INTO chunks(file_id, ord, title, path, page, text, vec) VALUES (?,?,?,?,?,?,?)",
+                                      (fid, i, c.title, json.dumps(list(c.path)), c.page, c.text, blob)).lastrowid
+                self.db.execute("INSERT INTO chunks_fts(rowid, title, section, text) VALUES (?,?,?,?)",
+                                (cid, c.title, " / ".join(c.path), c.text))
+            self._bump()
+
+    def add(self, paths: Iterable[str | Path], progress: Callable[[int, int, str], None] | None = None,
+            force: bool = False) -> AddReport:
+        """Index files and folders; a file whose SHA-256 is already indexed is skipped (unless
+        ``force`` or the vectors are of another encoder). ``progress(done, total, path)`` is called
+        after each file. Files that cannot be parsed are reported in ``failed`` (and a previous
+        version of them is removed from the index: its text no longer matches the file)."""
+        t0 = time.perf_counter()
+        files, failed, skipped = expand(paths)
+        rep = AddReport(failed=failed, skipped=skipped)
+        stale = self._vectors_stale()
+        with self.lock:
+            known = {p: (i, s) for i, p, s in self.db.execute("SELECT id, path, sha256 FROM files")}
+            for n, f in enumerate(files, 1):
+                self._add_one(f, known.get(str(f)), rep, force or stale)
+                if progress:
+                    progress(n, len(files), str(f))
+            if self.encoder is not None:
+                with self.db:
+                    self.db.execute("INSERT OR REPLACE INTO meta VALUES ('encoder', ?)", (encoder_name(self.encoder),))
+        rep.seconds = time.perf_counter() - t0
+        return rep
+
+    def _add_one(self, f: Path, known: tuple[int, str] | None, rep: AddReport, force: bool) -> None:
+        try:
+            sha = file_sha256(f)
+        except OSError as e:
+            rep.failed.append((str(f), f"cannot be read ({e.strerror or e})"))
+            return
+        if known and known[1] == sha and not force:
+            rep.unchanged.append(str(f))
+            return
+        try:
+            doc = parse_file(f)
+        except DocParseError as e:
+            rep.failed.append((str(f), e.reason))
+            if known:
+                with self.db:
+                    self._delete_file(known[0])
+                    self._bump()
+                rep.removed.append(str(f))
+            return
+        chunks = chunk_document(doc)
+        self._write(f, sha, doc.kind, doc.title, chunks)
+        rep.chunks += len(chunks)
+        (rep.updated if known else rep.added).append(str(f))
+
+    def remove(self, paths: Iterable[str | Path]) -> list[str]:
+        """Forget files (a folder: every indexed file under it); the paths removed."""
+        removed: list[str] = []
+        with self.lock, self.db:
+            for p in paths:
+                full = str(Path(p).resolve())
+                rows = self.db.execute("SELECT id, path FROM files WHERE path = ? OR path LIKE ? ESCAPE '\\'",
+                                       (full, full.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+                                        .rstrip("/") + "/%")).fetchall()
+                for fid, fp in rows:
+                    self._delete_file(fid)
+                    removed.append(fp)
+            if removed:
+                self._bump()
+        return removed
+
+    def reindex(self, progress: Callable[[int, int, str], None] | None = None, force: bool = False) -> AddReport:
+        """Check every indexed file again: changed ones are read again, missing ones removed."""
+        with self.lock:
+            paths = [p for (p,) in self.db.execute("SELECT path FROM files ORDER BY path")]
+        gone = [p for p in paths if not Path(p).is_file()]
+        removed = self.remove(gone) if gone else []
+        rep = self.add([p for p in paths if p not in gone], progress, force)
+        rep.removed = removed + rep.removed
+        return rep
+
+    # ---------------------------------------------------------------- reading
+
+    def files(self) -> list[dict]:
+        """The indexed files: ``{path, kind, title, chunks, sha256, indexed_at}``, by path."""
+        with self.lock:
+            rows = self.db.execute("SELECT path, kind, title, chunks, sha256, indexed_at FROM files ORDER BY path").fetchall()
+        return [dict(zip(("path", "kind", "title", "chunks", "sha256", "indexed_at"), r, strict=True)) for r in rows]
+
+    def count(self) -> int:
+        """Chunks in the index."""
+        with self.lock:
+            return self.db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+
+    def chunks(self, ids: list[int]) -> dict[int, StoredChunk]:
+        """The chunks with these row ids."""
+        if not ids:
+            return {}
+        q = ",".join("?" * len(ids))
+        with self.lock:
+            rows = self.db.execute(f"SELECT c.id, f.path, f.kind, c.title, c.path, c.page, c.text FROM chunks c "
+                                   f"JOIN files f ON f.id = c.file_id WHERE c.id IN ({q})", ids).fetchall()
+        return {r[0]: StoredChunk(r[0], r[1], r[2], Chunk(r[3], tuple(json.loads(r[4])), r[5], r[6])) for r in rows}
+
+    def vectors(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(ids (n,) int64, matrix (n, dim) float32)`` of every chunk with a vector; cached
+        until the index is written (by this or another process)."""
+        with self.lock:
+            writes = self._meta("writes", "0")
+            if self._vectors is None or self._vectors[0] != writes:
+                rows = self.db.execute("SELECT id, vec FROM chunks WHERE vec IS NOT NULL ORDER BY id").fetchall()
+                ids = np.array([r[0] for r in rows], dtype=np.int64)
+                mat = (np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+                       if rows else np.zeros((0, 0), np.float32))
+                self._vectors = (writes, ids, mat)
+            return self._vectors[1], self._vectors[2]
