@@ -18,13 +18,16 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from edge.errors import UserError
 from edge.stages.docs.chunk import Chunk, chunk_document
 from edge.stages.docs.parse import DocParseError, kind_of, parse_file
+
+if TYPE_CHECKING:
+    from edge.config import Settings
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -306,3 +309,20 @@ class DocsIndex:
                        if rows else np.zeros((0, 0), np.float32))
                 self._vectors = (writes, ids, mat)
             return self._vectors[1], self._vectors[2]
+
+
+def load_encoder() -> TextEncoder | None:
+    """The shared sentence encoder (all-MiniLM-L6-v2, :mod:`edge.models.embed`), or None when it
+    is not installed here (the index is then BM25 only)."""
+    return None
+
+
+def open_index(settings: Settings, encoder: bool = True) -> DocsIndex:
+    """The index named by ``settings.docs`` (next to the store by default), with the sentence
+    encoder when ``encoder`` and ``docs.embeddings`` are true and it is installed.
+
+    Raises:
+        DocsIndexError: the index file cannot be opened.
+    """
+    enc = load_encoder() if encoder and settings.docs.embeddings else None
+    return DocsIndex(settings.docs.index_path(settings.store.path), enc)
