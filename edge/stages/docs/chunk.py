@@ -41,20 +41,24 @@ def is_label(block: Block) -> bool:
             and not t.endswith((".", "!", "?", ";")))
 
 
-def glue_labels(blocks: list[Block]) -> list[Block]:
-    """Each label block joined to the block that follows it (see :func:`is_label`)."""
-    out: list[Block] = []
-    i = 0
-    while i < len(blocks):
-        b = blocks[i]
-        if is_label(b) and i + 1 < len(blocks) and blocks[i + 1].kind != "row":
-            nxt = blocks[i + 1]
-            sep = " " if b.text.rstrip().endswith(":") else ": "
-            out.append(Block(b.text.rstrip() + sep + nxt.text, nxt.kind, b.page or nxt.page))
-            i += 2
+def glue_labels(blocks: list[Block]) -> list[tuple[str, Block]]:
+    """``[(label, block)]``: each run of label blocks (see :func:`is_label`; "-b", "--blobs")
+    joined to the block that follows it ("-b, --blobs: Include large objects …"); ``label`` is
+    that run's text ("" for a block without one), repeated on the pieces of a long block."""
+    out: list[tuple[str, Block]] = []
+    labels: list[Block] = []
+    for b in blocks:
+        if is_label(b) and b.kind != "row":
+            labels.append(b)
+            continue
+        if labels and b.kind != "row":
+            label = ", ".join(x.text.strip().rstrip(":") for x in labels)
+            out.append((label, Block(f"{label}: {b.text}", b.kind, labels[0].page or b.page)))
         else:
-            out.append(b)
-            i += 1
+            out.extend(("", x) for x in labels)
+            out.append(("", b))
+        labels = []
+    out.extend(("", x) for x in labels)
     return out
 
 
@@ -89,8 +93,10 @@ def chunk_section(title: str, section: Section, limit: int = MAX_WORDS) -> list[
     cur: list[str] = []
     page: int | None = None
     n = 0
-    for block in glue_labels(section.blocks):
-        for piece in split_long(block.text, limit):
+    for label, block in glue_labels(section.blocks):
+        for i, piece in enumerate(split_long(block.text, limit)):
+            if i and label:  # the continuation of a long option text keeps the option's name
+                piece = f"{label} (continued): {piece}"
             words = len(piece.split())
             if n and n + words > limit:
                 chunks.append(Chunk(title, section.path, page, "\n".join(cur)))

@@ -141,8 +141,15 @@ def parse_file(path: str | Path) -> Document:
     return doc
 
 
+_GENERIC_NAMES = re.compile(r"^(readme|news|install|faq|changes|todo|copying)", re.I)
+
+
 def default_title(path: Path) -> str:
+    """A title from the file name; a generic name (README, NEWS …) is prefixed with its folder's
+    name, which under /usr/share/doc is the package ("mosquitto README.Debian")."""
     name = path.name
+    if _GENERIC_NAMES.match(name):
+        return f"{path.parent.name} {name.removesuffix('.gz')}"
     for suffix in (".gz", ".md", ".markdown", ".html", ".htm", ".txt", ".pdf"):
         if name.lower().endswith(suffix):
             name = name[: -len(suffix)]
@@ -395,23 +402,26 @@ def text_heading(para: list[str]) -> tuple[int, str] | None:
 
 def parse_text(path: Path, text: str) -> Document:
     """Plain text: paragraphs at blank lines; headings are underlined, numbered or upper-case
-    one-line paragraphs (:func:`text_heading`); the first line is the title unless it is a heading."""
+    one-line paragraphs (:func:`text_heading`); a level-1 heading that opens the file is the title,
+    else :func:`default_title`."""
     out = _Sections()
     blocks = re.split(r"\n[ \t]*\n", text.replace("\r\n", "\n").replace("\f", "\n\n"))
     title = ""
+    first_seen = False  # a level-1 heading that opens the file is its title
     for raw in blocks:
         lines = [ln for ln in raw.split("\n") if ln.strip()]
         if not lines:
             continue
         h = text_heading(lines[:2])
         if h:
-            title = title or h[1]
+            if not title and not first_seen and h[0] == 1:
+                title = h[1]
+            first_seen = True
             out.heading(*h)
             lines = lines[2:] if len(lines) > 1 and re.fullmatch(r"[=~*-]+", lines[1].strip()) else lines[1:]
             if not lines:
                 continue
-        if not title and len(lines) == 1 and len(lines[0]) < 80:
-            title = lines[0].strip()
+        first_seen = True
         item = _LIST_ITEM.match(lines[0])
         if item and all(_LIST_ITEM.match(ln) or ln.startswith((" ", "\t")) for ln in lines):
             items: list[str] = []

@@ -63,7 +63,8 @@ def unescape(text: str) -> str:
 
 def split_args(rest: str) -> list[str]:
     """A request's arguments: space-separated, double quotes group."""
-    return [a if a is not None else b for a, b in re.findall(r'"((?:[^"]|"")*)"|(\S+)', rest)]
+    return [m.group(1) if m.group(1) is not None else m.group(2)
+            for m in re.finditer(r'"((?:[^"]|"")*)"|(\S+)', rest)]
 
 
 def _text_of_request(name: str, rest: str) -> str | None:
