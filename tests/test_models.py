@@ -56,7 +56,7 @@ def test_manifest_lists_every_model_once(manifest):
     assert manifest.ids == [
         "wake-alexa", "wake-hey-jarvis", "wake-hey-mycroft", "wake-hey-rhasspy",
         "oww-melspectrogram", "oww-embedding", "silero-vad",
-        "whisper-tiny-en", "vosk-ko", GGUF_ID,
+        "whisper-tiny-en", "vosk-ko", GGUF_ID, "all-minilm-l6-v2",
     ]
     for m in manifest.models:
         assert m.kind in models.KINDS

@@ -61,11 +61,11 @@ __all__ = [
     "verify_or_raise",
 ]
 
-KINDS = ("wake_word", "feature", "vad", "asr", "llm")
+KINDS = ("wake_word", "feature", "vad", "asr", "llm", "embedding")
 #: The checks :func:`verify` performs on each file, in order. A failing ``Check.check`` is one of these.
 CHECKS = ("missing", "lfs-pointer", "html", "magic", "size", "sha256")
 #: File formats with a magic-number rule (see :func:`_check_magic`).
-FORMATS = ("gguf", "onnx", "ctranslate2", "openfst", "kaldi-binary", "json", "text")
+FORMATS = ("gguf", "onnx", "ctranslate2", "openfst", "kaldi-binary", "json", "zip", "text")
 
 CHUNK_BYTES = 1024 * 1024  # sha256 is streamed in 1 MiB reads
 HEAD_BYTES = 1024  # bytes read from the start of a file for the lfs-pointer / html / magic checks
@@ -379,6 +379,8 @@ def _check_magic(fmt: str, head: bytes) -> tuple[bool, str, str]:
         return head[:2] == _KALDI_BINARY_MAGIC, _MAGIC_EXPECTED[fmt], shown
     if fmt == "json":
         return head.lstrip()[:1] in (b"{", b"["), _MAGIC_EXPECTED[fmt], shown
+    if fmt == "zip":
+        return head[:4] == b"PK\x03\x04", _MAGIC_EXPECTED[fmt], shown
     return True, "a non-empty file", shown  # text: non-empty is all
 
 
@@ -389,6 +391,7 @@ _MAGIC_EXPECTED = {
     "openfst": "OpenFst magic b'\\xd6\\xfd\\xb2\\x7e'",
     "kaldi-binary": "Kaldi binary marker b'\\x00B'",
     "json": "JSON starting with '{' or '['",
+    "zip": "a zip archive (first bytes b'PK\\x03\\x04')",
 }
 
 
@@ -498,6 +501,7 @@ _SUFFIX_FORMATS = {
     ".onnx": "onnx",
     ".fst": "openfst",
     ".json": "json",
+    ".zip": "zip",
 }
 
 
