@@ -11,7 +11,7 @@
     edge bench [--model NAME] [--runs N] [--json] [--out DIR] [--no-loop]   (edge/ops/bench/)
     edge status [--json] [--interval S]
     edge site init|sync|status [--json]   (edge/site/cli.py)
-    edge docs add|list|remove|reindex   (edge/stages/docs/cli.py)
+    edge docs add|list|remove|reindex   (edge/stages/docs/cli.py, commands.py)
 
 A :class:`edge.errors.UserError` (bad input, settings, files, devices) is printed as one
 ``edge: <message>`` on stderr, exit status 2. Any other exception is a bug: its traceback is shown,
@@ -113,7 +113,7 @@ def cmd_ask(args) -> int:
     from edge.llm.loader import build_llm
     from edge.loop.build import build_understanding, printer
     from edge.stages.dialog import act
-    from edge.stages.docs.cli import ask_turn
+    from edge.stages.docs.commands import ask_turn
 
     args.text = argument_text(args.text)
     if not args.text.strip():
@@ -279,6 +279,17 @@ def _deploy(name: str):
     return handler
 
 
+def _docs(name: str):
+    """The handler ``edge.stages.docs.commands.<name>``, imported when its command runs (it loads
+    numpy, pypdf and the sentence encoder, about 0.8 s)."""
+    def handler(args) -> int:
+        from edge.stages.docs import commands
+
+        return getattr(commands, name)(args)
+
+    return handler
+
+
 def _deploy_commands(sub, msub, common) -> None:
     """``doctor``, ``install``, ``uninstall`` on ``sub``; ``bundle``, ``install`` on ``msub`` (the
     ``models`` sub-commands); handled in :mod:`edge.ops.cli`."""
@@ -431,7 +442,7 @@ def main(argv: list[str] | None = None) -> int:
     _register_site(sub, common)  # edge site init|sync|status
     from edge.stages.docs.cli import register as _register_docs
 
-    _register_docs(sub, common)  # edge docs add|list|remove|reindex
+    _register_docs(sub, common, _docs)  # edge docs add|list|remove|reindex
 
     p = sub.add_parser("serve", help="local HTTP API: Ollama /api/chat, /api/generate; OpenAI /v1/chat/completions")
     common(p)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from edge.errors import UserError
+from edge.models.embed import EmbedError, Encoder
 from edge.stages.docs.chunk import Chunk, chunk_document
 from edge.stages.docs.parse import DocParseError, kind_of, parse_file
 
@@ -57,7 +59,10 @@ class TextEncoder(Protocol):
 
 
 def encoder_name(encoder: TextEncoder | None) -> str:
-    return "" if encoder is None else str(getattr(encoder, "name", type(encoder).__name__))
+    """What identifies the encoder's vectors: its ``name``, else its class ("edge.models.embed.Encoder")."""
+    if encoder is None:
+        return ""
+    return str(getattr(encoder, "name", "") or f"{type(encoder).__module__}.{type(encoder).__name__}")
 
 
 def embed_text(c: Chunk) -> str:
@@ -313,8 +318,12 @@ class DocsIndex:
 
 def load_encoder() -> TextEncoder | None:
     """The shared sentence encoder (all-MiniLM-L6-v2, :mod:`edge.models.embed`), or None when it
-    is not installed here (the index is then BM25 only)."""
-    return None
+    is not installed here (the index is then BM25 only; a warning on stderr says so)."""
+    try:
+        return Encoder.load()
+    except EmbedError as e:
+        print(f"edge docs: BM25 only, no sentence embeddings: {e}", file=sys.stderr)
+        return None
 
 
 def open_index(settings: Settings, encoder: bool = True) -> DocsIndex:
