@@ -197,6 +197,15 @@ def generated(question: str, hits: list[Hit], engine: Engine, temperature: float
     return text
 
 
+def answer_order(hits: list[Hit], judged: int = 3) -> list[Hit]:
+    """``hits`` with the one an answer is taken from first: the most confident of the first
+    ``judged`` (ties: the better fused rank); the others keep their fused order."""
+    if not hits:
+        return []
+    best = max(hits[:judged], key=lambda h: (h.confidence, h.fused))
+    return [best] + [h for h in hits if h is not best]
+
+
 def answer_question(text: str, retriever: Retriever, settings: DocsSettings | None = None,
                     llm: Engine | None = None, language: str = "en") -> DocsAnswer:
     """Answer ``text`` from the documents behind ``retriever``.
@@ -214,7 +223,7 @@ def answer_question(text: str, retriever: Retriever, settings: DocsSettings | No
     not_found = NOT_FOUND.get(language, NOT_FOUND["en"])
     if not hits or hits[0].confidence < threshold:
         return DocsAnswer(not_found, False, [], passages, "declined")
-    best = max(hits[: min(3, len(hits))], key=lambda h: (h.confidence, h.fused))
+    best = answer_order(hits)[0]
     kind = best.stored.kind
     use_llm = llm is not None and generates(mode, str(getattr(llm, "model", "") or ""))
     if use_llm:

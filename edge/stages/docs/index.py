@@ -26,7 +26,7 @@ import numpy as np
 from edge.errors import UserError
 from edge.models.embed import EmbedError, Encoder
 from edge.stages.docs.chunk import Chunk, chunk_document
-from edge.stages.docs.parse import DocParseError, kind_of, parse_file
+from edge.stages.docs.parse import DocParseError, Document, kind_of, parse_file
 
 if TYPE_CHECKING:
     from edge.config import Settings
@@ -65,9 +65,10 @@ def encoder_name(encoder: TextEncoder | None) -> str:
     return str(getattr(encoder, "name", "") or f"{type(encoder).__module__}.{type(encoder).__name__}")
 
 
-def embed_text(c: Chunk) -> str:
-    """What is embedded for a chunk: its document title and headings give the passage its topic."""
-    return f"{c.title}. {' / '.join(c.path)}. {c.text}"
+def embed_text(c: Chunk, summary: str = "") -> str:
+    """What is embedded for a chunk: its document's title (and summary) and headings give the
+    passage its topic."""
+    return f"{summary or c.title}. {' / '.join(c.path)}. {c.text}"
 
 
 def file_sha256(path: Path) -> str:
@@ -186,10 +187,10 @@ class DocsIndex:
         self.db.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
         self.db.execute("DELETE FROM files WHERE id = ?", (file_id,))
 
-    def _write(self, path: Path, sha: str, kind: str, title: str, chunks: list[Chunk]) -> None:
+    def _write(self, path: Path, sha: str, doc: Document, chunks: list[Chunk]) -> None:
         vecs = None
         if self.encoder is not None and chunks:
-            texts = [embed_text(c) for c in chunks]
+            texts = [embed_text(c, doc.summary) for c in chunks]
             vecs = np.concatenate([np.asarray(self.encoder.encode(texts[i:i + EMBED_BATCH]), dtype=np.float32)
                                    for i in range(0, len(texts), EMBED_BATCH)])
         with self.db:
@@ -197,14 +198,14 @@ class DocsIndex:
             if row:
                 self._delete_file(row[0])
             cur = self.db.execute("INSERT INTO files(path, sha256, kind, title, chunks, indexed_at) VALUES (?,?,?,?,?,?)",
-                                  (str(path), sha, kind, title, len(chunks), time.time()))
+                                  (str(path), sha, doc.kind, doc.title, len(chunks), time.time()))
             fid = cur.lastrowid
             for i, c in enumerate(chunks):
                 blob = vecs[i].tobytes() if vecs is not None else None
                 cid = self.db.execute("INSERT INTO chunks(file_id, ord, title, path, page, text, vec) VALUES (?,?,?,?,?,?,?)",
                                       (fid, i, c.title, json.dumps(list(c.path)), c.page, c.text, blob)).lastrowid
                 self.db.execute("INSERT INTO chunks_fts(rowid, title, section, text) VALUES (?,?,?,?)",
-                                (cid, c.title, " / ".join(c.path), c.text))
+                                (cid, f"{c.title} {doc.summary}".strip(), " / ".join(c.path), c.text))
             self._bump()
 
     def add(self, paths: Iterable[str | Path], progress: Callable[[int, int, str], None] | None = None,
@@ -249,7 +250,7 @@ class DocsIndex:
                 rep.removed.append(str(f))
             return
         chunks = chunk_document(doc)
-        self._write(f, sha, doc.kind, doc.title, chunks)
+        self._write(f, sha, doc, chunks)
         rep.chunks += len(chunks)
         (rep.updated if known else rep.added).append(str(f))
 

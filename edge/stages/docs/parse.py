@@ -62,12 +62,14 @@ class Section:
 
 @dataclass
 class Document:
-    """A parsed file: ``kind`` (pdf, markdown, html, man, text), ``title`` and its sections."""
+    """A parsed file: ``kind`` (pdf, markdown, html, man, text), ``title``, its sections and a
+    one-line ``summary`` (a man page's NAME line; "" for the others)."""
 
     path: str
     kind: str
     title: str
     sections: list[Section]
+    summary: str = ""
 
 
 def kind_of(path: str | Path) -> str | None:
@@ -377,7 +379,7 @@ def parse_man(path: Path, text: str) -> Document:
     page = read_roff(text)
     title = page.title or MAN_SUFFIX.sub("", default_title(path))
     sections = [Section(p, [Block(t, "row" if " | " in t else "para") for t in paras]) for p, paras in page.sections]
-    return Document(str(path), "man", title, sections)
+    return Document(str(path), "man", title, sections, page.name_line)
 
 
 _NUMBERED = re.compile(r"^(\d+(?:\.\d+)*\.?|[A-Z]\.|[IVX]+\.)\s+[A-Z][^\n]{1,70}$")
