@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -62,6 +62,14 @@ def pad_to(index: DocsIndex, pages: list[str], target: int, step: int = 40) -> i
         index.add(pages[used:used + n])
         used += n
     return used
+
+
+def copy_index(index: DocsIndex, path: Path) -> None:
+    """A consistent copy of an open index (SQLite's backup: the WAL's pages included)."""
+    dst = sqlite3.connect(path)
+    with index.lock:
+        index.db.backup(dst)
+    dst.close()
 
 
 def fill_random_vectors(index: DocsIndex, dim: int, seed: int = 7) -> int:
@@ -206,13 +214,14 @@ def main(argv=None) -> int:
     pages = padding_pages(set(files))
     with tempfile.TemporaryDirectory() as tmp:
         p1k = Path(tmp) / "1k.db"
-        shutil.copy(cache, p1k)
+        copy_index(index, p1k)
         with DocsIndex(p1k, encoder) as ix:
             used = pad_to(ix, pages, 1000)
             result["latency_1k"] = latency(Retriever(ix), texts, settings.top_k)
         if not args.skip_10k:
             p10k = Path(tmp) / "10k.db"
-            shutil.copy(p1k, p10k)
+            with DocsIndex(p1k) as src:
+                copy_index(src, p10k)
             with DocsIndex(p10k, encoder if args.embed_all else None) as ix:
                 t0 = time.perf_counter()
                 pad_to(ix, pages[used:], 10000, step=100)

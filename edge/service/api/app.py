@@ -34,7 +34,7 @@ from fastapi.staticfiles import StaticFiles
 from edge.config import is_loopback
 from edge.governor.governor import Governor
 from edge.llm.chain import EngineChain
-from edge.service.api import metrics, ollama, openai
+from edge.service.api import docs, metrics, ollama, openai
 from edge.service.api.deps import ApiContext
 from edge.service.api.metrics import GovernorCollector, Metrics, ServiceStateCollector, active_label
 from edge.service.api.queue import Generator
@@ -47,7 +47,7 @@ from edge.stages.store import Store
 log = logging.getLogger(__name__)
 
 #: The routers, in the order they are mounted.
-ROUTERS = (ollama.router, openai.router, metrics.router)
+ROUTERS = (ollama.router, openai.router, metrics.router, docs.router)
 CONSOLE_PREFIX = "/console"
 
 

@@ -183,14 +183,8 @@ def fit_passages(question: str, hits: list[Hit], engine: Engine, max_tokens: int
     raise ContextOverflow(used, engine.n_ctx, max_tokens)
 
 
-def generated(question: str, hits: list[Hit], engine: Engine, temperature: float = 0.0) -> str | None:
-    """The LLM's answer from the passages, two sentences at most; None when it says the passages
-    do not answer, the prompt cannot fit or the engine fails."""
-    try:
-        messages = fit_passages(question, hits, engine, ANSWER_TOKENS)
-        text, _ = generate(engine, GenerationRequest(messages, max_tokens=ANSWER_TOKENS, temperature=temperature))
-    except (ContextOverflow, EngineError):
-        return None
+def llm_body(text: str) -> str | None:
+    """A generated answer cut to two sentences; None when the LLM said the passages do not answer."""
     text = two_sentences(text.strip())
     if not text or "NOT FOUND" in text.upper():
         return None
@@ -206,31 +200,60 @@ def answer_order(hits: list[Hit], judged: int = 3) -> list[Hit]:
     return [best] + [h for h in hits if h is not best]
 
 
+@dataclass
+class Prepared:
+    """An answer before any LLM: the extractive (or declined) :class:`DocsAnswer` and the hits,
+    in :func:`answer_order`, that a generated answer may use (those at or above the threshold)."""
+
+    answer: DocsAnswer
+    hits: list[Hit]
+    kind: str = ""
+
+
+def prepare(text: str, retriever: Retriever, settings: DocsSettings | None = None, language: str = "en") -> Prepared:
+    """Retrieve for ``text`` and build the extractive answer, or the decline below
+    ``settings.threshold`` (see :func:`answer_question`)."""
+    threshold = settings.threshold if settings else 0.5
+    top_k = settings.top_k if settings else 3
+    hits = answer_order(retriever.search(text, k=max(top_k, 1)))
+    passages = [Passage(h.stored.chunk.text, source_of(h), h.confidence, h.fused) for h in hits]
+    if not hits or hits[0].confidence < threshold:
+        return Prepared(DocsAnswer(NOT_FOUND.get(language, NOT_FOUND["en"]), False, [], passages, "declined"), [])
+    best = hits[0]
+    src = source_of(best)
+    body = best_sentences(text, best.stored.chunk)
+    answer = DocsAnswer(f"{source_phrase(src, best.stored.kind)}: {body}", True, [src], passages, "extractive")
+    return Prepared(answer, [h for h in hits if h.confidence >= threshold], best.stored.kind)
+
+
+def with_generated(prep: Prepared, llm_text: str | None) -> DocsAnswer:
+    """The generated answer from the LLM's text, with the best passage's source; the extractive
+    answer when there is no usable text (the LLM failed, the prompt did not fit, or it said the
+    passages do not answer: a quote of the documents is safer than a guess)."""
+    body = llm_body(llm_text) if llm_text else None
+    if body is None or not prep.answer.found:
+        return prep.answer
+    src = prep.answer.sources[0]
+    return DocsAnswer(f"{source_phrase(src, prep.kind)}: {body}", True, [src], prep.answer.passages, "generated")
+
+
 def answer_question(text: str, retriever: Retriever, settings: DocsSettings | None = None,
                     llm: Engine | None = None, language: str = "en") -> DocsAnswer:
     """Answer ``text`` from the documents behind ``retriever``.
 
     ``settings`` (an :class:`edge.config.DocsSettings`; defaults when None) give the threshold,
-    the passages kept and the answer mode; ``llm`` is used for a generated answer (see module
-    docstring). Never raises for a question the documents cannot answer: ``found`` is False and
+    the passages kept and the answer mode; ``llm`` is used for a generated answer when the mode
+    calls for it (see module docstring), from the passages that fit its ``n_ctx`` with the answer
+    budget. Never raises for a question the documents cannot answer: ``found`` is False and
     ``text`` says so.
     """
-    threshold = settings.threshold if settings else 0.5
-    top_k = settings.top_k if settings else 3
+    prep = prepare(text, retriever, settings, language)
     mode = settings.answer if settings else "auto"
-    hits = retriever.search(text, k=max(top_k, 1))
-    passages = [Passage(h.stored.chunk.text, source_of(h), h.confidence, h.fused) for h in hits]
-    not_found = NOT_FOUND.get(language, NOT_FOUND["en"])
-    if not hits or hits[0].confidence < threshold:
-        return DocsAnswer(not_found, False, [], passages, "declined")
-    best = answer_order(hits)[0]
-    kind = best.stored.kind
-    use_llm = llm is not None and generates(mode, str(getattr(llm, "model", "") or ""))
-    if use_llm:
-        body = generated(text, [best] + [h for h in hits if h is not best and h.confidence >= threshold], llm)
-        if body is not None:
-            src = source_of(best)
-            return DocsAnswer(f"{source_phrase(src, kind)}: {body}", True, [src], passages, "generated")
-    body = best_sentences(text, best.stored.chunk)
-    src = source_of(best)
-    return DocsAnswer(f"{source_phrase(src, kind)}: {body}", True, [src], passages, "extractive")
+    if llm is None or not prep.answer.found or not generates(mode, str(getattr(llm, "model", "") or "")):
+        return prep.answer
+    try:
+        messages = fit_passages(text, prep.hits, llm, ANSWER_TOKENS)
+        out, _ = generate(llm, GenerationRequest(messages, max_tokens=ANSWER_TOKENS, temperature=0.0))
+    except (ContextOverflow, EngineError):
+        out = None
+    return with_generated(prep, out)
