@@ -1,9 +1,10 @@
 """The documents' index: one SQLite file in the store's folder (``docs.db`` by default).
 
-Tables: ``files`` (path, SHA-256, kind, title, chunks), ``chunks`` (title, section path, page,
+Tables: ``files`` (path, SHA-256, kind, title, chunks, the
+:data:`FORMAT` and encoder it was read with), ``chunks`` (title, section path, page,
 text, and the sentence embedding as a float32 BLOB when an encoder is given), ``chunks_fts``
-(FTS5, porter stemming: title, section, text) and ``meta`` (the encoder's name, a write counter
-that tells readers in other processes to reload the vectors). Adding is incremental: a file whose
+(FTS5, porter stemming: title, section, text) and ``meta`` (a write counter that tells readers
+in other processes to reload the vectors). Adding is incremental: a file whose
 SHA-256 is unchanged is not read again. Vectors are searched with numpy over the BLOBs (this
 Python's sqlite3 cannot load extensions, so sqlite-vec is not used; 10,000 × 384 float32 is
 15 MiB and one matrix product).
@@ -35,7 +36,8 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files(
   id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, sha256 TEXT NOT NULL, kind TEXT NOT NULL,
-  title TEXT NOT NULL, chunks INTEGER NOT NULL, indexed_at REAL NOT NULL);
+  title TEXT NOT NULL, chunks INTEGER NOT NULL, indexed_at REAL NOT NULL,
+  format TEXT NOT NULL, encoder TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS chunks(
   id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
   ord INTEGER NOT NULL, title TEXT NOT NULL, path TEXT NOT NULL, page INTEGER, text TEXT NOT NULL, vec BLOB);
@@ -45,6 +47,8 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(title, section, text,
 """
 #: Chunks embedded per encoder call.
 EMBED_BATCH = 32
+#: The parsers' and chunker's version: a file indexed by another version is read again.
+FORMAT = "1"
 
 
 class DocsIndexError(UserError):
@@ -176,12 +180,6 @@ class DocsIndex:
         n = int(self._meta("writes", "0")) + 1
         self.db.execute("INSERT OR REPLACE INTO meta VALUES ('writes', ?)", (str(n),))
 
-    def _vectors_stale(self) -> bool:
-        """True when the stored vectors are of another encoder (or missing while one is given)."""
-        if self.encoder is None:
-            return False
-        return self._meta("encoder") != encoder_name(self.encoder)
-
     def _delete_file(self, file_id: int) -> None:
         self.db.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?)", (file_id,))
         self.db.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
@@ -197,8 +195,9 @@ class DocsIndex:
             row = self.db.execute("SELECT id FROM files WHERE path = ?", (str(path),)).fetchone()
             if row:
                 self._delete_file(row[0])
-            cur = self.db.execute("INSERT INTO files(path, sha256, kind, title, chunks, indexed_at) VALUES (?,?,?,?,?,?)",
-                                  (str(path), sha, doc.kind, doc.title, len(chunks), time.time()))
+            cur = self.db.execute("INSERT INTO files(path, sha256, kind, title, chunks, indexed_at, format, encoder) "
+                                  "VALUES (?,?,?,?,?,?,?,?)", (str(path), sha, doc.kind, doc.title, len(chunks),
+                                                               time.time(), FORMAT, encoder_name(self.encoder)))
             fid = cur.lastrowid
             for i, c in enumerate(chunks):
                 blob = vecs[i].tobytes() if vecs is not None else None
@@ -210,23 +209,22 @@ class DocsIndex:
 
     def add(self, paths: Iterable[str | Path], progress: Callable[[int, int, str], None] | None = None,
             force: bool = False) -> AddReport:
-        """Index files and folders; a file whose SHA-256 is already indexed is skipped (unless
-        ``force`` or the vectors are of another encoder). ``progress(done, total, path)`` is called
-        after each file. Files that cannot be parsed are reported in ``failed`` (and a previous
-        version of them is removed from the index: its text no longer matches the file)."""
+        """Index files and folders; a file whose SHA-256 is already indexed is skipped unless
+        ``force``, it was read by another :data:`FORMAT`, or an encoder is given and its vectors
+        are of another (or no) encoder. ``progress(done, total, path)`` is called after each file.
+        Files that cannot be parsed are reported in ``failed`` (and a previous version of them is
+        removed from the index: its text no longer matches the file)."""
         t0 = time.perf_counter()
         files, failed, skipped = expand(paths)
         rep = AddReport(failed=failed, skipped=skipped)
-        stale = self._vectors_stale()
+        enc = encoder_name(self.encoder)
         with self.lock:
-            known = {p: (i, s) for i, p, s in self.db.execute("SELECT id, path, sha256 FROM files")}
+            known = {p: (i, s if (f == FORMAT and (not enc or e == enc)) else "")
+                     for i, p, s, f, e in self.db.execute("SELECT id, path, sha256, format, encoder FROM files")}
             for n, f in enumerate(files, 1):
-                self._add_one(f, known.get(str(f)), rep, force or stale)
+                self._add_one(f, known.get(str(f)), rep, force)
                 if progress:
                     progress(n, len(files), str(f))
-            if self.encoder is not None:
-                with self.db:
-                    self.db.execute("INSERT OR REPLACE INTO meta VALUES ('encoder', ?)", (encoder_name(self.encoder),))
         rep.seconds = time.perf_counter() - t0
         return rep
 

@@ -164,6 +164,7 @@ def default_title(path: Path) -> str:
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _MD_MARKS = re.compile(r"(\*\*|__|`|<[^>]+>)")
 _LIST_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s+")
+_MD_TOC_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s+\[[^\]]*\]\(#[^)]*\)\s*$")
 
 
 def md_inline(text: str) -> str:
@@ -197,8 +198,20 @@ class _Sections:
             self.sections[-1].blocks.append(Block(text, kind, page))
 
 
+def md_heading(line: str, nxt: str, in_para: bool) -> tuple[int, str, bool] | None:
+    """``(level, text, underlined)`` when ``line`` is an ATX heading, or a setext heading
+    underlined by ``nxt`` (``underlined``: the next line is used up)."""
+    m = re.match(r"^(#{1,6})\s+(.*?)\s*#*\s*$", line)
+    if m:
+        return len(m.group(1)), md_inline(m.group(2)), False
+    if line.strip() and not in_para and re.match(r"^(=+|-+)\s*$", nxt) and not _LIST_ITEM.match(line):
+        return (1 if nxt.startswith("=") else 2), md_inline(line.strip()), True
+    return None
+
+
 def parse_markdown(path: Path, text: str) -> Document:
-    """Markdown (CommonMark's headings, fences, lists; GitHub pipe tables as rows)."""
+    """Markdown (CommonMark's headings, fences, lists; GitHub pipe tables as rows; a table of
+    contents of links into the page and thematic breaks are dropped)."""
     out = _Sections()
     lines = text.replace("\r\n", "\n").split("\n")
     para: list[str] = []
@@ -208,7 +221,8 @@ def parse_markdown(path: Path, text: str) -> Document:
     def flush() -> None:
         if para:
             m = _LIST_ITEM.match(para[0])
-            out.block(md_inline(" ".join(para)), "item" if m else "para")
+            if not (m and _MD_TOC_ITEM.match(" ".join(para))):  # a table of contents repeats the headings
+                out.block(md_inline(" ".join(para)), "item" if m else "para")
             para.clear()
 
     i = 0
@@ -224,22 +238,15 @@ def parse_markdown(path: Path, text: str) -> Document:
             i += 1
             out.block("\n".join(code), "code")
             continue
-        m = re.match(r"^(#{1,6})\s+(.*?)\s*#*\s*$", line)
         nxt = lines[i] if i < len(lines) else ""
-        if not m and line.strip() and not para and re.match(r"^(=+|-+)\s*$", nxt) and not _LIST_ITEM.match(line):
-            m = re.match(r"^()(.*)$", line.strip())  # setext heading
-            level = 1 if nxt.startswith("=") else 2
-            i += 1
-        elif m:
-            level = len(m.group(1))
-        if m:
+        h = md_heading(line, nxt, bool(para))
+        if h:
             flush()
-            heading = md_inline(m.group(2))
-            title = title or (heading if level == 1 else "")
-            out.heading(level, heading)
+            i += h[2]
+            title = title or (h[1] if h[0] == 1 else "")
+            out.heading(h[0], h[1])
             header = None
-            continue
-        if line.strip().startswith("|"):
+        elif line.strip().startswith("|"):
             flush()
             cells = [md_inline(c) for c in line.strip().strip("|").split("|")]
             if all(re.fullmatch(r":?-{2,}:?", c.strip()) for c in cells if c.strip()):
@@ -248,14 +255,12 @@ def parse_markdown(path: Path, text: str) -> Document:
                 header = cells
                 continue
             out.block(table_row(cells, header), "row")
-            continue
-        header = None if not line.strip() else header
-        if not line.strip():
+        elif not line.strip() or re.fullmatch(r"([-*_]\s*){3,}", line.strip()):  # blank line, thematic break
+            header = None
             flush()
-        elif _LIST_ITEM.match(line) and para:
-            flush()
-            para.append(line.strip())
         else:
+            if _LIST_ITEM.match(line) and para:
+                flush()
             para.append(line.strip())
     flush()
     return Document(str(path), "markdown", title or default_title(path), out.sections)
@@ -284,14 +289,19 @@ class _HtmlReader(HTMLParser):
         self.cell: list[str] | None = None
         self.header: list[str] | None = None
         self.pre = False
+        self.anchor: list[str] | None = None  # text of an <a href="#…"> being read
+        self.anchors: list[str] = []  # such link texts of the current block
 
     def flush(self) -> None:
         text = "".join(self.text)
         text = text.strip("\n") if self.pre else " ".join(text.split())
-        self.out.block(text, self.kind)
-        self.text, self.kind = [], "para"
+        if not (self.kind == "item" and text and text == " ".join(" ".join(self.anchors).split())):
+            self.out.block(text, self.kind)  # an item that is only a link into the page: a table of contents
+        self.text, self.kind, self.anchors = [], "para", []
 
     def handle_starttag(self, tag, attrs):
+        if tag == "a" and (dict(attrs).get("href") or "").startswith("#"):
+            self.anchor = []
         if tag in _HTML_SKIP:
             self.skip += 1
         elif tag == "title":
@@ -326,6 +336,9 @@ class _HtmlReader(HTMLParser):
         self.row, self.text = None, []
 
     def handle_endtag(self, tag):
+        if tag == "a" and self.anchor is not None:
+            self.anchors.append("".join(self.anchor))
+            self.anchor = None
         if tag in _HTML_SKIP:
             self.skip = max(0, self.skip - 1)
         elif tag == "title":
@@ -356,6 +369,8 @@ class _HtmlReader(HTMLParser):
             self.cell.append(data)
         else:
             self.text.append(data)
+            if self.anchor is not None:
+                self.anchor.append(data)
 
 
 def parse_html(path: Path, text: str) -> Document:

@@ -88,14 +88,22 @@ class Retriever:
                                          f"ORDER BY bm25(chunks_fts, {w}) LIMIT ?", (fts_query(words), limit)).fetchall()
         return [r[0] for r in rows]
 
-    def vector(self, question: str, limit: int = CANDIDATES) -> tuple[list[int], dict[int, float]]:
-        """Chunk ids by cosine similarity to the question, best first, and their cosines."""
+    def embed(self, question: str) -> np.ndarray | None:
+        """The question's unit vector (384,), None without an encoder."""
+        if self.index.encoder is None:
+            return None
+        return np.asarray(self.index.encoder.encode([question]), dtype=np.float32)[0]
+
+    def vector(self, question: str, limit: int = CANDIDATES,
+               qvec: np.ndarray | None = None) -> tuple[list[int], dict[int, float]]:
+        """Chunk ids by cosine similarity to the question (``qvec``: its vector, if already
+        embedded), best first, and their cosines."""
         if self.index.encoder is None:
             return [], {}
         ids, mat = self.index.vectors()
         if not len(ids):
             return [], {}
-        q = np.asarray(self.index.encoder.encode([question]), dtype=np.float32)[0]
+        q = self.embed(question) if qvec is None else qvec
         sims = mat @ q
         top = np.argsort(-sims)[:limit] if len(sims) > limit else np.argsort(-sims)
         return [int(ids[i]) for i in top], {int(ids[i]): float(sims[i]) for i in top}
@@ -119,12 +127,12 @@ class Retriever:
                     got[cid] += wt
         return {c: v / total for c, v in got.items()}
 
-    def search(self, question: str, k: int = 5, judged: int = 3) -> list[Hit]:
+    def search(self, question: str, k: int = 5, judged: int = 3, qvec: np.ndarray | None = None) -> list[Hit]:
         """The ``k`` best chunks for ``question``, fused ranking; the first ``judged`` carry a
-        :func:`confidence` (the others 0)."""
+        :func:`confidence` (the others 0). ``qvec``: the question's vector when already embedded."""
         words = terms(question)
         lexical = self.bm25(words)
-        semantic, cos = self.vector(question)
+        semantic, cos = self.vector(question, qvec=qvec)
         fused: dict[int, float] = {}
         for ranking in (lexical, semantic):
             for r, cid in enumerate(ranking, 1):
