@@ -14,6 +14,7 @@ import pypdf
 import pytest
 
 from edge.config import ConfigError, DocsSettings, load_settings
+from edge.llm.base import ContextOverflow
 from edge.stages.docs.answer import (
     NOT_FOUND,
     answer_question,
@@ -21,6 +22,9 @@ from edge.stages.docs.answer import (
     generates,
     looks_like_docs_question,
     model_billions,
+    prepare,
+    source_phrase,
+    with_generated,
 )
 from edge.stages.docs.chunk import MAX_WORDS, chunk_document
 from edge.stages.docs.index import DocsIndex
@@ -239,21 +243,31 @@ def test_vectors_are_stored_and_fused(tmp_path):
 def small_llm():
     from edge.llm.llamacpp import LlamaCppEngine
 
-    e = LlamaCppEngine("smollm2-135m-instruct-q4_1", n_ctx=512, threads=2)
+    e = LlamaCppEngine("smollm2-135m-instruct-q4_1", n_ctx=256, threads=1)  # its tokenizer; nothing generated
     yield e
     e.close()
 
 
-def test_prompt_fits_n_ctx_and_falls_back(bm25_index, small_llm):
+def test_prompt_fits_n_ctx_or_answer_stays_extractive(bm25_index, small_llm):
     r = Retriever(bm25_index)
     hits = r.search("pg_ctl stop shutdown modes smart fast immediate", k=8)
-    messages = fit_passages("which shutdown modes?", hits, small_llm, 96)
+    short = [h for h in hits if len(h.stored.chunk.text.split()) < 40]
+    messages = fit_passages("which shutdown modes?", short, small_llm, 64)
     used = sum(small_llm.count_tokens(m["content"]) for m in messages)
-    assert used + 96 <= small_llm.n_ctx
-    assert messages[1]["content"].count("\n[") < len(hits)  # some passages had to stay out
-    settings = DocsSettings(answer="generated", top_k=8)
-    ans = answer_question("Which shutdown modes can pg_ctl stop use?", r, settings, small_llm)
-    assert ans.found and ans.mode in {"generated", "extractive"} and ans.text.startswith("From the pg_ctl manual page")
+    assert used + 64 <= small_llm.n_ctx
+    with pytest.raises(ContextOverflow):  # not even the best passage fits 256 tokens with a 200-token answer
+        fit_passages("which shutdown modes?", hits, small_llm, 200)
+    # a prompt that cannot fit is never sent: the answer is the extractive one, with its source
+    ans = answer_question("Which shutdown modes can pg_ctl stop use?", r, DocsSettings(answer="generated"), small_llm)
+    assert ans.found and ans.mode == "extractive" and ans.text.startswith("From the pg_ctl manual page")
+
+
+def test_generated_text_gets_the_source_or_falls_back(bm25_index):
+    prep = prepare("Which shutdown modes can pg_ctl stop use?", Retriever(bm25_index))
+    gen = with_generated(prep, "Smart, fast and immediate. Fast is the default. It also says more")
+    assert gen.mode == "generated" and gen.text == (f"{source_phrase(prep.answer.sources[0], 'man')}: "
+                                                    "Smart, fast and immediate. Fast is the default.")
+    assert with_generated(prep, "NOT FOUND") is prep.answer and with_generated(prep, None) is prep.answer
 
 
 def test_cli_add_list_ask_json(tmp_path, broken, capsys):
