@@ -45,6 +45,8 @@ CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(title, section, text,
   tokenize = 'porter unicode61 remove_diacritics 2');
 """
+#: The FTS5 tokenizer of ``chunks_fts`` (English stemming; accents folded).
+TOKENIZER = "porter unicode61 remove_diacritics 2"
 #: Chunks embedded per encoder call.
 EMBED_BATCH = 32
 #: The parsers' and chunker's version: a file indexed by another version is read again.
