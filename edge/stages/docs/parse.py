@@ -388,12 +388,20 @@ def parse_html(path: Path, text: str) -> Document:
 # man pages, plain text
 
 
+#: Man-page sections that hold no instructions: NAME becomes the document's summary (the title
+#: column of every chunk), the others are references, credits and licences.
+MAN_BOILERPLATE = frozenset({"NAME", "SEE ALSO", "AUTHOR", "AUTHORS", "THANKS", "COLOPHON", "COPYRIGHT",
+                             "REPORTING BUGS", "LICENSE", "LICENCE", "HISTORY"})
+
+
 def parse_man(path: Path, text: str) -> Document:
-    """A man page (roff): ``.SH``/``.SS`` as sections, paragraphs and ``.TP`` items as blocks.
+    """A man page (roff): ``.SH``/``.SS`` as sections, paragraphs and ``.TP`` items as blocks;
+    the NAME line is the summary and :data:`MAN_BOILERPLATE` sections are left out.
     Raises ValueError for a page that is only a ``.so`` link or has no text."""
     page = read_roff(text)
     title = page.title or MAN_SUFFIX.sub("", default_title(path))
-    sections = [Section(p, [Block(t, "row" if " | " in t else "para") for t in paras]) for p, paras in page.sections]
+    sections = [Section(p, [Block(t, "row" if " | " in t else "para") for t in paras]) for p, paras in page.sections
+                if not p or p[0].upper() not in MAN_BOILERPLATE]
     return Document(str(path), "man", title, sections, page.name_line)
 
 
