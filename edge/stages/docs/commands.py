@@ -40,7 +40,7 @@ class Progress:
         now = time.monotonic()
         if now - self.last >= self.every_s or (done == total and total > 20):
             self.last = now
-            print(f"edge docs: {done}/{total} files ({path})", file=sys.stderr, flush=True)
+            print(f"edge docs: {done}/{total} files done ({path})", file=sys.stderr, flush=True)
 
 
 def report(args, rep: AddReport, index: DocsIndex) -> int:

@@ -187,12 +187,17 @@ class DocsIndex:
         self.db.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
         self.db.execute("DELETE FROM files WHERE id = ?", (file_id,))
 
-    def _write(self, path: Path, sha: str, doc: Document, chunks: list[Chunk]) -> None:
+    def _write(self, path: Path, sha: str, doc: Document, chunks: list[Chunk],
+               on_batch: Callable[[int, int], None] | None = None) -> None:
         vecs = None
         if self.encoder is not None and chunks:
             texts = [embed_text(c, doc.summary) for c in chunks]
-            vecs = np.concatenate([np.asarray(self.encoder.encode(texts[i:i + EMBED_BATCH]), dtype=np.float32)
-                                   for i in range(0, len(texts), EMBED_BATCH)])
+            parts = []
+            for i in range(0, len(texts), EMBED_BATCH):
+                parts.append(np.asarray(self.encoder.encode(texts[i:i + EMBED_BATCH]), dtype=np.float32))
+                if on_batch:
+                    on_batch(min(i + EMBED_BATCH, len(texts)), len(texts))
+            vecs = np.concatenate(parts)
         with self.db:
             row = self.db.execute("SELECT id FROM files WHERE path = ?", (str(path),)).fetchone()
             if row:
@@ -213,7 +218,8 @@ class DocsIndex:
             force: bool = False) -> AddReport:
         """Index files and folders; a file whose SHA-256 is already indexed is skipped unless
         ``force``, it was read by another :data:`FORMAT`, or an encoder is given and its vectors
-        are of another (or no) encoder. ``progress(done, total, path)`` is called after each file.
+        are of another (or no) encoder. ``progress(done, total, what)`` is called after each file
+        (``what``: its path) and after each batch of embeddings (``what``: "PATH: i/n chunks embedded").
         Files that cannot be parsed are reported in ``failed`` (and a previous version of them is
         removed from the index: its text no longer matches the file)."""
         t0 = time.perf_counter()
@@ -224,13 +230,18 @@ class DocsIndex:
             known = {p: (i, s if (f == FORMAT and (not enc or e == enc)) else "")
                      for i, p, s, f, e in self.db.execute("SELECT id, path, sha256, format, encoder FROM files")}
             for n, f in enumerate(files, 1):
-                self._add_one(f, known.get(str(f)), rep, force)
+                def batch(done: int, total: int, n=n, f=f) -> None:  # embedding a long file takes a while
+                    if progress:
+                        progress(n - 1, len(files), f"{f}: {done}/{total} chunks embedded")
+
+                self._add_one(f, known.get(str(f)), rep, force, batch)
                 if progress:
                     progress(n, len(files), str(f))
         rep.seconds = time.perf_counter() - t0
         return rep
 
-    def _add_one(self, f: Path, known: tuple[int, str] | None, rep: AddReport, force: bool) -> None:
+    def _add_one(self, f: Path, known: tuple[int, str] | None, rep: AddReport, force: bool,
+                 on_batch: Callable[[int, int], None] | None = None) -> None:
         try:
             sha = file_sha256(f)
         except OSError as e:
@@ -250,7 +261,7 @@ class DocsIndex:
                 rep.removed.append(str(f))
             return
         chunks = chunk_document(doc)
-        self._write(f, sha, doc, chunks)
+        self._write(f, sha, doc, chunks, on_batch)
         rep.chunks += len(chunks)
         (rep.updated if known else rep.added).append(str(f))
 
