@@ -1,116 +1,267 @@
-"""Understanding accuracy on the written evaluation set, per path and per model.
+"""The stock-room evaluation: every case of ``bench/eval/nlu.jsonl`` through the product's own turn
+(understanding → dialog → store), each from a fresh store, scored on what the store holds after.
 
-    .venv/bin/python bench/eval_nlu.py [--model smollm2-135m-instruct-q4_1 ...] [--threads 2]
-        [--out bench/results/nlu_eval.json] [--markdown] [--limit N]
+    .venv/bin/python bench/eval_nlu.py [--no-llm] [--limit N] [--only KIND] [--out FILE] [--markdown]
 
-``bench/eval/utterances.jsonl``: one utterance a line — ``text``, the expected ``intent``
-(``query_stock`` | ``log_record`` | ``undo`` | ``other``) and slots ``sku``, ``quantity``,
-``direction``, ``location`` (null when not said), and ``kind``: ``grammar`` (a phrasing the
-grammar path is built for) or ``paraphrase`` (one it is not). Over the sample inventory
-(../shared/audio/sessions/inventory.csv).
+The store is built once from ``bench/eval/inventory.csv`` (``make_inventory.py``: 2,065 items, some in
+2–3 places) and copied per case. Each case runs as ``edge ask`` does: ``Understanding.understand``
+(built by ``edge.loop.build.build_understanding`` with the configured LLM, or none with
+``--no-llm``), then ``edge.stages.dialog.act``; its ``before`` utterances run first as earlier turns;
+while the box asks (``Outcome.pending``), ``answers`` go to ``dialog.follow_up``. A case is right
+(*all fields*) when the first utterance's intent is the expected one, the records written equal
+``expect.records`` (SKU, delta, place, kind; in any order), the box asked iff ``expect.asks`` says
+so, and the replies contain ``expect.reply_contains``. A *wrong record* is a written record that
+matches no expected one (any field wrong, or a record where none should be); a missing record is
+only a failed case.
 
-Paths:
+A store whose records have no ``place`` (the schema before stock per place) gives each record the
+item's location; one that refuses repeated SKUs gets the inventory collapsed to one row per SKU
+(first place, summed quantity), said in the results (``inventory_collapsed``). A record ``kind`` is
+read from ``Record.kind`` when the store has it (synonyms mapped), else ``undo`` for a compensating
+record and ``log`` otherwise.
 
-* ``grammar`` — :meth:`edge.stages.nlu.grammar.Grammar.parse` alone (None counts as ``other``).
-* ``grammar+llm`` — :meth:`edge.stages.nlu.understand.Understanding.understand`, what the box runs.
-* ``llm`` — :meth:`edge.stages.nlu.llm_intent.LlmIntentParser.parse` on every utterance (JSON constrained
-  by the schema, validated, one retry; the SKU still has to be named in the sentence, see
-  :mod:`edge.stages.nlu.llm_intent`).
-
-Scores: ``intent_accuracy`` (intent right), ``slots_accuracy`` (intent and all four slots right),
-each overall and per ``kind``; ``wrong_records``: predicted logs with a SKU and quantity that
-differ from the expected log (what would be written wrongly); ``failed_validation``; ``ms_per_utterance``
-(mean, median, p95 of the wall clock on this machine, which is shared: compare ratios).
-Each model's run replaces the earlier one of the same model in the output file.
+Per path (the first intent's ``source``: ``template``, ``paraphrase``, ``llm``, ``grammar``, or
+``none`` when nothing was understood): cases, all-fields accuracy, intent accuracy, wrong records
+with the case ids, median and p95 of the understanding time and of the whole case (ms, this
+machine, shared: compare ratios); per kind; and a confusion table (expected × got intent).
+Writes ``bench/results/eval_nlu.json`` (one entry per configuration, ``no_llm`` or ``llm``, a partial
+run as e.g. ``no_llm only=fraction``; a run replaces the earlier one of its configuration) and prints the markdown tables with ``--markdown``.
 """
 from __future__ import annotations
 
 import argparse
 import csv
+import inspect
 import json
 import os
 import platform
+import re
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+import traceback
+from collections import Counter, defaultdict
 from datetime import datetime, timezone
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from edge.stages.nlu.grammar import Grammar  # noqa: E402
-from edge.stages.store import Item  # noqa: E402
+from edge.config import load_settings  # noqa: E402
+from edge.llm.loader import build_llm  # noqa: E402
+from edge.loop.build import build_understanding  # noqa: E402
+from edge.stages import dialog  # noqa: E402
+from edge.stages.nlu.types import INTENTS  # noqa: E402
+from edge.stages.store import Store, StoreError  # noqa: E402
 
-EVAL = REPO / "bench" / "eval" / "utterances.jsonl"
-INVENTORY = REPO.parent / "shared" / "audio" / "sessions" / "inventory.csv"
-SLOTS = ("sku", "quantity", "direction", "location")
+EVAL = REPO / "bench" / "eval" / "nlu.jsonl"
+INVENTORY = REPO / "bench" / "eval" / "inventory.csv"
+OUT = REPO / "bench" / "results" / "eval_nlu.json"
+KIND_SYNONYMS = {"log": "log", "move": "log", "movement": "log", "in": "log", "out": "log", "use": "log",
+                 "receive": "log", "transfer": "transfer", "transfer_out": "transfer", "transfer_in": "transfer",
+                 "count": "count", "stock_count": "count", "stocktake": "count", "undo": "undo"}
 
 
-def load_items(path: Path = INVENTORY) -> list[Item]:
-    with path.open(newline="", encoding="utf-8") as f:
-        return [Item(r["sku"], r["item"], r["location"], int(r["quantity"]), r["unit"],
-                     tuple(a.strip() for a in r["aliases"].split(";") if a.strip())) for r in csv.DictReader(f)]
-
-
-def load_eval(path: Path = EVAL) -> list[dict]:
+def load_cases(path: Path = EVAL) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def _pred(intent) -> dict:
-    if intent is None:
-        return {"intent": "other", **{s: None for s in SLOTS}}
-    return {"intent": intent.intent, **intent.slots(), "failed_validation": bool(intent.extra.get("failed_validation"))}
+def collapsed_csv(src: Path, dst: Path) -> None:
+    """One row per SKU: its first place and the summed quantity (for a store without places)."""
+    with src.open(newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    by: dict[str, dict] = {}
+    for r in rows:
+        if r["sku"] in by:
+            by[r["sku"]]["quantity"] = str(int(by[r["sku"]]["quantity"]) + int(r["quantity"]))
+        else:
+            by[r["sku"]] = dict(r)
+    with dst.open("w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, list(rows[0]))
+        w.writeheader()
+        w.writerows(by.values())
 
 
-def score(rows: list[dict], preds: list[dict], ms: list[float]) -> dict:
-    """Accuracy figures for one path (see module doc)."""
-    def acc(idx):
-        n = len(idx)
-        if not n:
-            return {"n": 0}
-        ok_i = sum(preds[i]["intent"] == rows[i]["intent"] for i in idx)
-        ok_s = sum(preds[i]["intent"] == rows[i]["intent"] and all(preds[i][s] == rows[i][s] for s in SLOTS)
-                   for i in idx)
-        return {"n": n, "intent_accuracy": round(ok_i / n, 4), "slots_accuracy": round(ok_s / n, 4)}
+def build_base(work: Path, inventory: Path = INVENTORY) -> tuple[Path, bool]:
+    """The store every case starts from, and whether the inventory had to be collapsed."""
+    db = work / "base.db"
+    with Store(db) as store:
+        try:
+            store.import_csv(inventory)
+            return db, False
+        except StoreError as e:
+            if not any(w in str(e).lower() for w in ("repeat", "duplicate", "already appears", "one row per sku")):
+                raise
+        flat = work / "inventory-one-row-per-sku.csv"
+        collapsed_csv(inventory, flat)
+        store.import_csv(flat)
+    return db, True
 
-    every = range(len(rows))
-    out = {**acc(list(every)),
-           "by_kind": {k: acc([i for i in every if rows[i]["kind"] == k]) for k in ("grammar", "paraphrase")},
-           "by_intent": {k: acc([i for i in every if rows[i]["intent"] == k])
-                         for k in ("query_stock", "log_record", "undo", "other")}}
-    out["wrong_records"] = sum(
-        1 for i in every if preds[i]["intent"] == "log_record" and preds[i]["sku"] and preds[i]["quantity"]
-        and (rows[i]["intent"] != "log_record" or any(preds[i][s] != rows[i][s] for s in ("sku", "quantity", "direction"))))
-    out["failed_validation"] = sum(1 for p in preds if p.get("failed_validation"))
-    if ms:
-        q = sorted(ms)
-        out["ms_per_utterance"] = {"mean": round(statistics.fmean(ms), 1), "median": round(statistics.median(ms), 1),
-                                   "p95": round(q[min(len(q) - 1, int(0.95 * len(q)))], 1)}
-    out["mistakes"] = [{"text": rows[i]["text"], "expected": {k: rows[i][k] for k in ("intent", *SLOTS)},
-                        "got": {k: preds[i][k] for k in ("intent", *SLOTS)}}
-                       for i in every if preds[i]["intent"] != rows[i]["intent"]
-                       or any(preds[i][s] != rows[i][s] for s in SLOTS)]
+
+def first_places(inventory: Path = INVENTORY) -> dict[str, str]:
+    out: dict[str, str] = {}
+    with inventory.open(newline="", encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            out.setdefault(r["sku"], r["location"])
     return out
 
 
-def run_path(name: str, fn, rows: list[dict]) -> dict:
-    preds, ms = [], []
-    for k, r in enumerate(rows):
-        t = time.perf_counter()
-        preds.append(_pred(fn(r["text"])))
-        ms.append(1000 * (time.perf_counter() - t))
-        if name != "grammar" and (k + 1) % 10 == 0:
-            print(f"  {name}: {k + 1}/{len(rows)}", file=sys.stderr, flush=True)
-    return score(rows, preds, ms)
+def norm_place(place) -> str | None:
+    return " ".join(str(place).split()).casefold() if place else None
+
+
+def record_view(r, places: dict[str, str]) -> dict:
+    """A store record as ``{sku, delta, place, kind}`` (see module doc for a store without places)."""
+    place = getattr(r, "place", None) or getattr(r, "location", None)
+    if place is None and not hasattr(r, "place"):
+        place = places.get(r.sku)
+    kind = getattr(r, "kind", None)
+    if kind is None:
+        kind = "undo" if getattr(r, "undoes", None) is not None else "log"
+    kind = KIND_SYNONYMS.get(str(kind).lower(), str(kind).lower())
+    delta = r.delta
+    return {"sku": r.sku, "delta": delta, "place": place, "kind": kind}
+
+
+def same(a: dict, b: dict) -> bool:
+    return (a["sku"] == b["sku"] and abs(float(a["delta"]) - float(b["delta"])) < 1e-9
+            and norm_place(a["place"]) == norm_place(b["place"]) and a["kind"] == b["kind"])
+
+
+def match_records(expected: list[dict], got: list[dict]) -> tuple[list[dict], list[dict]]:
+    """``(wrong, missing)``: written records matching no expected one, expected ones not written."""
+    left = list(expected)
+    wrong = []
+    for g in got:
+        k = next((i for i, e in enumerate(left) if same(e, g)), None)
+        if k is None:
+            wrong.append(g)
+        else:
+            left.pop(k)
+    return wrong, left
+
+
+def contains(replies: list[str], word: str) -> bool:
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", " ".join(replies)).casefold()
+    w = re.sub(r"(?<=\d),(?=\d{3}\b)", "", word).casefold()
+    return re.search(rf"(?<![0-9a-z]){re.escape(w)}(?![0-9a-z])", text) is not None
+
+
+def _call(fn, *args, **kwargs):
+    """``fn`` with the keyword arguments it takes (the dialog's signature grows on other branches)."""
+    params = inspect.signature(fn).parameters
+    if not any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        kwargs = {k: v for k, v in kwargs.items() if k in params}
+    return fn(*args, **kwargs)
+
+
+def turn(und, store: Store, text: str, turn_id: str, confidence=None):
+    """One utterance as ``edge ask`` runs it: ``(intent, outcome, understand_ms)``; None outcome for
+    filler."""
+    t = time.perf_counter()
+    intent = und.understand(text, confidence=confidence) if confidence is not None else und.understand(text)
+    ms = 1000 * (time.perf_counter() - t)
+    if intent is None:
+        return None, None, ms
+    return intent, _call(dialog.act, intent, store, text, turn_id, language="en", understanding=und), ms
+
+
+def asked(outcome) -> bool:
+    return outcome is not None and (outcome.pending is not None or outcome.text.rstrip().endswith("?"))
+
+
+def run_case(case: dict, und, base_db: Path, work: Path, places: dict[str, str]) -> dict:
+    db = work / "case.db"
+    for p in (db, db.with_name("case.db-wal"), db.with_name("case.db-shm")):
+        p.unlink(missing_ok=True)
+    shutil.copyfile(base_db, db)
+    out: dict = {"id": case["id"], "kind": case["kind"], "paraphrase": case["paraphrase"], "replies": []}
+    t0 = time.perf_counter()
+    with Store(db) as store:
+        n0 = len(store.records())
+        try:
+            for k, utt in enumerate(case.get("before", [])):
+                _, o, _ = turn(und, store, utt, f"{case['id']}-b{k}")
+                out["replies"].append(o.text if o else "")
+            tid = f"{case['id']}-t"
+            intent, outcome, ms = turn(und, store, case["text"], tid, case.get("confidence"))
+            out.update(intent=intent.intent if intent else "none", source=(intent.source if intent else "none"),
+                       slots=intent.slots() if intent else None, understand_ms=round(ms, 3), asked=asked(outcome))
+            out["replies"].append(outcome.text if outcome else "")
+            for ans in case.get("answers", []):
+                if outcome is None or outcome.pending is None:
+                    break
+                outcome = _call(dialog.follow_up, outcome.pending, ans, store, tid, language="en", understanding=und)
+                out["replies"].append(outcome.text)
+        except Exception as e:  # a crash is that case's failure, not the run's
+            out["error"] = f"{type(e).__name__}: {e}"
+            out["traceback"] = traceback.format_exc(limit=4)
+            out.setdefault("intent", "error")
+            out.setdefault("source", "error")
+        out["records"] = [record_view(r, places) for r in store.records()[n0:]]
+    out["case_ms"] = round(1000 * (time.perf_counter() - t0), 3)
+    return judge(case, out)
+
+
+def judge(case: dict, out: dict) -> dict:
+    exp = case["expect"]
+    wrong, missing = match_records(exp["records"], out["records"])
+    checks = {"intent": out.get("intent") == exp["intent"], "records": not wrong and not missing,
+              "asks": "asks" not in exp or out.get("asked") == exp["asks"],
+              "reply": all(contains(out["replies"], w) for w in exp.get("reply_contains", []))}
+    out.update(checks=checks, ok=all(checks.values()) and "error" not in out, wrong_records=wrong,
+               missing_records=missing)
+    return out
+
+
+def _pct(q: list[float], f: float) -> float:
+    s = sorted(q)
+    return round(s[min(len(s) - 1, int(f * len(s)))], 2) if s else 0.0
+
+
+def summarize(results: list[dict]) -> dict:
+    n = len(results)
+    if not n:
+        return {"n": 0}
+    und_ms = [r.get("understand_ms", 0.0) for r in results]
+    case_ms = [r["case_ms"] for r in results]
+    wrong_ids = [r["id"] for r in results if r["wrong_records"]]
+    return {"n": n, "all_fields": round(sum(r["ok"] for r in results) / n, 4),
+            "intent": round(sum(r["checks"]["intent"] for r in results) / n, 4),
+            "records": round(sum(r["checks"]["records"] for r in results) / n, 4),
+            "wrong_records": sum(len(r["wrong_records"]) for r in results), "wrong_record_cases": wrong_ids,
+            "errors": sum("error" in r for r in results),
+            "understand_ms": {"median": round(statistics.median(und_ms), 2), "p95": _pct(und_ms, 0.95)},
+            "case_ms": {"median": round(statistics.median(case_ms), 2), "p95": _pct(case_ms, 0.95)}}
+
+
+def score(cases: list[dict], results: list[dict]) -> dict:
+    by_path, by_kind = defaultdict(list), defaultdict(list)
+    for r in results:
+        by_path[r.get("source", "none")].append(r)
+        by_kind[r["kind"]].append(r)
+    confusion: dict[str, Counter] = defaultdict(Counter)
+    for c, r in zip(cases, results, strict=True):
+        confusion[c["expect"]["intent"]][r.get("intent", "none")] += 1
+    return {"overall": summarize(results),
+            "paraphrases": summarize([r for r in results if r["paraphrase"]]),
+            "by_path": {k: summarize(v) for k, v in sorted(by_path.items())},
+            "by_kind": {k: summarize(v) for k, v in sorted(by_kind.items())},
+            "confusion": {k: dict(v) for k, v in sorted(confusion.items())},
+            "failures": [{**{k: r.get(k) for k in ("id", "kind", "intent", "source", "checks", "records",
+                                                   "wrong_records", "missing_records", "error")},
+                          "replies": [x if len(x) <= 240 else x[:237] + "..." for x in r["replies"]]}
+                         for r in results if not r["ok"]]}
 
 
 def machine() -> dict:
     cpu = ""
     try:
-        cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                    if line.startswith("model name")), "")
+        cpu = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
+                    if ln.startswith("model name")), "")
     except OSError:
         pass
     return {"platform": platform.platform(), "machine": platform.machine(), "cpu": cpu, "cores": os.cpu_count(),
@@ -118,73 +269,79 @@ def machine() -> dict:
 
 
 def markdown(result: dict) -> str:
-    lines = ["| model | path | intent acc. | slots acc. | in-grammar intent / slots | paraphrase intent / slots "
-             "| wrong records | failed validation | ms/utt. mean (median) |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    for run in result["runs"]:
-        for path, s in run["paths"].items():
-            g, p = s["by_kind"]["grammar"], s["by_kind"]["paraphrase"]
-            lines.append(
-                f"| {run['model']} | {path} | {s['intent_accuracy']:.1%} | {s['slots_accuracy']:.1%} | "
-                f"{g['intent_accuracy']:.1%} / {g['slots_accuracy']:.1%} | {p['intent_accuracy']:.1%} / "
-                f"{p['slots_accuracy']:.1%} | {s['wrong_records']} | {s['failed_validation']} | "
-                f"{s['ms_per_utterance']['mean']:.0f} ({s['ms_per_utterance']['median']:.0f}) |")
+    lines = ["| config | path | cases | all fields | intent | records | wrong records | understand ms median (p95) "
+             "| case ms median |", "|---|---|---|---|---|---|---|---|---|"]
+    for name, run in sorted(result["configs"].items()):
+        for path, s in [("all", run["scores"]["overall"]), ("paraphrases", run["scores"]["paraphrases"]),
+                        *run["scores"]["by_path"].items()]:
+            if not s.get("n"):
+                continue
+            lines.append(f"| {name} | {path} | {s['n']} | {s['all_fields']:.1%} | {s['intent']:.1%} | "
+                         f"{s['records']:.1%} | {s['wrong_records']} | {s['understand_ms']['median']:.1f} "
+                         f"({s['understand_ms']['p95']:.1f}) | {s['case_ms']['median']:.1f} |")
+    for name, run in sorted(result["configs"].items()):
+        sc = run["scores"]
+        got = sorted({g for row in sc["confusion"].values() for g in row})
+        lines += ["", f"Confusion ({name}; rows expected, columns got):", "",
+                  "| expected \\ got | " + " | ".join(got) + " |", "|---|" + "---|" * len(got)]
+        for exp, row in sc["confusion"].items():
+            lines.append(f"| {exp} | " + " | ".join(str(row.get(g, "")) for g in got) + " |")
+        lines += ["", f"By kind ({name}):", "", "| kind | cases | all fields | wrong records |", "|---|---|---|---|"]
+        for kind, s in sc["by_kind"].items():
+            lines.append(f"| {kind} | {s['n']} | {s['all_fields']:.1%} | {s['wrong_records']} |")
     return "\n".join(lines)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--model", action="append", help="LLM manifest id or .gguf path (repeatable); "
-                    "default smollm2-135m-instruct-q4_1; 'none' = grammar path only")
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--n-ctx", type=int, default=2048)
-    ap.add_argument("--limit", type=int, default=0, help="only the first N utterances (a quick look)")
-    ap.add_argument("--out", default=str(REPO / "bench/results/nlu_eval.json"))
-    ap.add_argument("--markdown", action="store_true", help="print the table for the README")
+    ap.add_argument("--no-llm", action="store_true", help="templates and paraphrase matcher only (llm.engine none)")
+    ap.add_argument("--limit", type=int, default=0, help="only the first N cases (after --only)")
+    ap.add_argument("--only", help="only the cases of this kind (e.g. fraction)")
+    ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--markdown", action="store_true", help="print the tables for the README")
     args = ap.parse_args()
-
-    items = load_items()
-    rows = load_eval()[: args.limit or None]
+    cases = [c for c in load_cases() if not args.only or c["kind"] == args.only][: args.limit or None]
+    assert set(INTENTS) >= {c["expect"]["intent"] for c in cases}, "a case expects an intent types.py lacks"
+    with tempfile.TemporaryDirectory(prefix="eval-nlu-") as d:
+        work = Path(d)
+        overrides = {"store": {"path": str(work / "unused.db")}, "output_dir": str(work)}
+        if args.no_llm:
+            overrides["llm"] = {"engine": "none"}
+        settings = load_settings(board="x86-dev", overrides=overrides)
+        built, collapsed = build_base(work)
+        pristine = work / "pristine.db"  # closed, so one file holds it all: each case copies it
+        shutil.copyfile(built, pristine)
+        t = time.perf_counter()
+        with Store(built) as base:  # open for the run: the understanding may keep reading it
+            und = build_understanding(settings, base, None if args.no_llm else build_llm(settings))
+            build_s = time.perf_counter() - t
+            places = first_places()
+            results = []
+            for k, case in enumerate(cases):
+                results.append(run_case(case, und, pristine, work, places))
+                if (k + 1) % 50 == 0:
+                    print(f"  {k + 1}/{len(cases)}", file=sys.stderr, flush=True)
     out = Path(args.out)
-    result = json.loads(out.read_text()) if out.exists() else {"runs": []}
+    result = json.loads(out.read_text()) if out.exists() else {}
+    result.setdefault("configs", {})
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
                             text=True).stdout.strip()
-    result.update({"machine": machine(), "eval_set": str(EVAL.relative_to(REPO)), "utterances": len(rows),
-                   "inventory": "shared/audio/sessions/inventory.csv"})
-
-    def save(run):
-        result["runs"] = [r for r in result["runs"] if r["model"] != run["model"]] + [run]
-        result["runs"].sort(key=lambda r: (r["model"] != "none", r["model"]))
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
-
-    grammar = Grammar(items)
-    base = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "commit": commit,
-            "load_average_start": os.getloadavg()}
-    save({**base, "model": "none", "paths": {"grammar": run_path("grammar", grammar.parse, rows)}})
-    for model in args.model or ["smollm2-135m-instruct-q4_1"]:
-        if model == "none":
-            continue
-        from edge.llm.llamacpp import LlamaCppEngine
-        from edge.stages.nlu.llm_intent import LlmIntentParser
-        from edge.stages.nlu.understand import Understanding
-
-        print(f"model {model}", file=sys.stderr, flush=True)
-        t = time.perf_counter()
-        engine = LlamaCppEngine(model, n_ctx=args.n_ctx, threads=args.threads, seed=7)
-        run = {**base, "model": model, "model_file": str(engine.path), "load_s": round(time.perf_counter() - t, 2),
-               "threads": args.threads, "n_ctx": args.n_ctx, "paths": {}}
-        und = Understanding(items, engine)
-        run["prompt_tokens"] = engine.count_tokens(und.llm_intent.system_prompt)
-        run["paths"]["grammar+llm"] = run_path("grammar+llm", und.understand, rows)
-        llm = LlmIntentParser(engine, items, grammar=grammar)
-        run["paths"]["llm"] = run_path("llm", llm.parse, rows)
-        run["load_average_end"] = os.getloadavg()
-        engine.close()
-        save(run)
+    name = "no_llm" if args.no_llm else "llm"
+    if args.only or args.limit:  # a partial run never replaces the whole set's figures
+        name += "".join(f" {k}={v}" for k, v in (("only", args.only), ("limit", args.limit)) if v)
+    result.update(eval_set=str(EVAL.relative_to(REPO)), inventory=str(INVENTORY.relative_to(REPO)), machine=machine())
+    result["configs"][name] = {
+        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "commit": commit,
+        "llm": None if args.no_llm else settings.llm.model, "cases": len(cases), "only": args.only,
+        "limit": args.limit or None, "inventory_collapsed": collapsed, "understanding_build_s": round(build_s, 2),
+        "load_average": os.getloadavg(), "scores": score(cases, results)}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+    s = result["configs"][name]["scores"]["overall"]
+    print(f"{name}: {len(cases)} cases, all fields {s['all_fields']:.1%}, wrong records {s['wrong_records']}, "
+          f"understand median {s['understand_ms']['median']} ms; wrote {out}", file=sys.stderr)
     if args.markdown:
         print(markdown(result))
-    print(f"wrote {out}", file=sys.stderr)
     return 0
 
 

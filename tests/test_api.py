@@ -164,8 +164,9 @@ def test_too_long_question_is_400_not_a_crash(server):
     assert server.client.get("/healthz").json()["status"] == "ok"  # the engine is still fine
 
 
-def test_a_malformed_request_is_422(server):
-    assert server.client.post("/api/chat", json={"model": "edge", "messages": []}).status_code == 422
+def test_a_malformed_request_is_400_naming_the_field(server):
+    r = server.client.post("/api/chat", json={"model": "edge", "messages": []})
+    assert r.status_code == 400 and "messages" in r.json()["error"]
 
 
 # -------------------------------------------------------------------------------- health, metrics

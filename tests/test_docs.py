@@ -300,7 +300,7 @@ def test_http_api_answers_with_passages(tmp_path):
     settings = load_settings(overrides={"store": {"path": str(tmp_path / "edge.db")}, "docs": {"embeddings": False}})
     console = ConsoleContext(Store(settings.store.path), settings=settings, events=())
     app = create_app(None, settings.api, console=console)
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://127.0.0.1") as client:  # the guard wants a loopback Host
         r = client.post("/api/docs/ask", json={"question": "How do I append the server log output to a file with pg_ctl?"})
         assert r.status_code == 200
         body = r.json()

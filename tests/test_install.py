@@ -113,3 +113,60 @@ def test_install_into_a_missing_root_is_a_clear_error(tmp_path):
     with pytest.raises(install.InstallError) as e:
         install.install("x86-dev", tmp_path / "nope", exec_path=EXE)
     assert "--root" in str(e.value) and "not a folder" in str(e.value)
+
+
+SITE = 'site: {box: goods-in, dsn: "host=10.0.0.5 dbname=edge user=edge", password_file: site-db-password}\n'
+
+
+def test_a_config_with_a_site_gets_the_site_unit_installed_and_enabled(tmp_path, capsys):
+    root = tmp_path / "root"
+    root.mkdir()
+    install.install("x86-dev", root, exec_path=EXE)
+    site_unit = root / "etc/systemd/system/edge-site.service"
+    site_link = root / "etc/systemd/system/multi-user.target.wants/edge-site.service"
+    assert not site_unit.exists() and not site_link.is_symlink()  # no site: section, no site unit
+    cfg = root / "etc/edge/edge.yaml"
+    cfg.write_text(cfg.read_text() + SITE)
+    assert main(["install", "--board", "x86-dev", "--root", str(root), "--exec", EXE]) == 0
+    out = capsys.readouterr().out
+    (line,) = [x for x in out.splitlines() if x.startswith("site")]
+    assert line.split()[1] == "created" and "edge-site.service" in line and "goods-in" in line
+    assert "/etc/edge/credentials/site-db-password" in line  # the password file is not there yet: said so
+    unit = site_unit.read_text()
+    assert f"ExecStart={EXE} site sync --config /etc/edge/edge.yaml" in unit
+    assert site_link.is_symlink() and os.readlink(site_link) == "/etc/systemd/system/edge-site.service"
+    # a second run changes nothing; with the password in place the hint is gone
+    cred = root / "etc/edge/credentials/site-db-password"
+    cred.parent.mkdir()
+    cred.write_text("hunter2-site-password\n")
+    steps = {s.name: s for s in install.install("x86-dev", root, exec_path=EXE)}
+    assert steps["site"].result == "unchanged" and "credentials" not in steps["site"].detail
+    # the site: section removed: the site unit goes with it
+    cfg.write_text(cfg.read_text().replace(SITE, ""))
+    steps = {s.name: s for s in install.install("x86-dev", root, exec_path=EXE)}
+    assert steps["site"].result == "removed" and not site_unit.exists() and not site_link.is_symlink()
+    assert "site" not in {s.name for s in install.install("x86-dev", root, exec_path=EXE)}
+
+
+def test_uninstall_removes_the_site_unit_too(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    install.install("x86-dev", root, exec_path=EXE)
+    cfg = root / "etc/edge/edge.yaml"
+    cfg.write_text(cfg.read_text() + SITE)
+    install.install("x86-dev", root, exec_path=EXE)
+    assert (root / "etc/systemd/system/edge-site.service").exists()
+    steps = [(s.name, s.result) for s in install.uninstall(root)]
+    assert ("site", "removed") in steps
+    assert not (root / "etc/systemd/system/edge-site.service").exists()
+    assert not (root / "etc/systemd/system/multi-user.target.wants/edge-site.service").is_symlink()
+
+
+def test_an_installed_config_that_does_not_validate_names_the_key(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    install.install("x86-dev", root, exec_path=EXE)
+    cfg = root / "etc/edge/edge.yaml"
+    cfg.write_text(cfg.read_text() + 'site: {box: "not a valid id!", dsn: "host=x"}\n')
+    with pytest.raises(install.InstallError, match=r"site\.box"):
+        install.install("x86-dev", root, exec_path=EXE)

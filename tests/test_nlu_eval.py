@@ -54,7 +54,7 @@ def test_grammar_path_on_its_own_subset():
 def test_results_file_has_the_figures():
     path = REPO / "bench" / "results" / "nlu_eval.json"
     if not path.exists():
-        pytest.skip("bench/eval_nlu.py has not been run here")
+        pytest.skip("bench/eval_nlu_sample.py has not been run here")
     res = json.loads(path.read_text())
     assert res["utterances"] >= 150 and res["machine"]["cores"]
     models = {run["model"]: run for run in res["runs"]}

@@ -144,12 +144,14 @@ class LlamaCppEngine(LlmEngine):
         """Tokens of plain ``text`` (no chat template, no BOS)."""
         return len(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
-    def fit(self, messages: list[dict], max_tokens: int) -> tuple[list[dict], list[int], int]:
-        """Trim the oldest non-system turns until the prompt fits ``n_ctx - max_tokens`` (case C10).
+    def fit(self, messages: list[dict], max_tokens: int,
+            cancel: CancelToken | None = None) -> tuple[list[dict], list[int], int] | None:
+        """Trim the oldest non-system turns until the prompt fits ``n_ctx - max_tokens`` (case C10;
+        :func:`edge.llm.base.fit_messages`, a bisection).
 
         Leading ``system`` messages and the last message are always kept; after a drop, a history
         that would start with an ``assistant`` turn loses that turn too. Returns ``(messages kept,
-        prompt token ids, number of messages dropped)``.
+        prompt token ids, number of messages dropped)``, or None when ``cancel`` was set meanwhile.
 
         Raises:
             ContextOverflow: even the system prompt plus the last message do not fit.
@@ -159,7 +161,10 @@ class LlamaCppEngine(LlmEngine):
             tokens = self.prompt_tokens(msgs)
             return tokens, len(tokens)
 
-        kept, tokens, _n, dropped = fit_messages(messages, self.n_ctx, max_tokens, measure)
+        fitted = fit_messages(messages, self.n_ctx, max_tokens, measure, cancel)
+        if fitted is None:
+            return None
+        kept, tokens, _n, dropped = fitted
         return kept, tokens, dropped
 
     # -- system-prompt state cache ---------------------------------------------------------------
@@ -251,7 +256,11 @@ class LlamaCppEngine(LlmEngine):
         self.last_stats = stats
         if request.max_tokens <= 0:
             raise ValueError(f"max_tokens must be positive, got {request.max_tokens}")
-        messages, tokens, dropped = self.fit(list(request.messages), request.max_tokens)
+        fitted = self.fit(list(request.messages), request.max_tokens, cancel)
+        if fitted is None:  # cancelled while the history was trimmed
+            stats.finish_reason, stats.cancelled = "cancelled", True
+            return
+        messages, tokens, dropped = fitted
         grammar = self._grammar(request.json_schema) if request.json_schema is not None else None
         stats.prompt_tokens = len(tokens)
         stats.trimmed_messages = dropped

@@ -300,7 +300,11 @@ class RkllmEngine(LlmEngine):
         t0 = time.perf_counter()
         stats = GenerationStats()
         self.last_stats = stats
-        _, prompt, n_prompt, dropped = self.fit(list(request.messages), request.max_tokens)
+        fitted = self.fit(list(request.messages), request.max_tokens, cancel)
+        if fitted is None:  # cancelled while the history was trimmed
+            stats.finish_reason, stats.cancelled = "cancelled", True
+            return
+        _, prompt, n_prompt, dropped = fitted
         stats.prompt_tokens = n_prompt
         stats.trimmed_messages = dropped
         got = NPU_JOB_LOCK.acquire(timeout=self.wait_s) if self.wait_s > 0 else NPU_JOB_LOCK.acquire(blocking=False)
@@ -335,13 +339,15 @@ class RkllmEngine(LlmEngine):
         """Tokens of ``messages`` rendered with the chat template (see :meth:`count_tokens`)."""
         return self.count_tokens(self.chat_template.render(messages))
 
-    def fit(self, messages: list[dict], max_tokens: int) -> tuple[list[dict], str, int, int]:
+    def fit(self, messages: list[dict], max_tokens: int,
+            cancel: CancelToken | None = None) -> tuple[list[dict], str, int, int] | None:
         """Trim the oldest non-system turns until the prompt fits ``n_ctx - max_tokens`` (case C10),
         by the rules of the llama.cpp engine: leading ``system`` messages and the last message are
         kept; a history that would start with an ``assistant`` turn loses that turn too.
 
         Returns:
-            ``(messages kept, prompt text, prompt tokens, messages dropped)``.
+            ``(messages kept, prompt text, prompt tokens, messages dropped)``, or None when
+            ``cancel`` was set meanwhile.
         Raises:
             ContextOverflow: even the system prompt plus the last message do not fit.
             ValueError: no messages, or a message without string ``role``/``content``.
@@ -350,7 +356,7 @@ class RkllmEngine(LlmEngine):
             prompt = self.chat_template.render(msgs)
             return prompt, self.count_tokens(prompt)
 
-        return fit_messages(messages, self.n_ctx, max_tokens, measure)
+        return fit_messages(messages, self.n_ctx, max_tokens, measure, cancel)
 
     def _worker(self, job: _Job, inp, infer) -> None:
         try:

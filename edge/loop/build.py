@@ -60,7 +60,7 @@ def build_stages(settings: Settings, store: Store, llm=None, governor=None) -> S
     audio_cpus, turn_cpus = cpu_sets(governor)
     with pinned(audio_cpus):
         wake = WakeWord([(m.name, m.threshold) for m in w.models], w.refractory_ms)
-        vad = SileroVad()
+        vad = SileroVad(normalize=settings.endpoint.vad_adaptive)
     with pinned(turn_cpus):
         asr = asr_mod.create(settings.asr, settings.language)
         if settings.asr.bias:

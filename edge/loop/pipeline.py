@@ -378,7 +378,8 @@ class Pipeline:
         e = self.endpoint_settings
         self._ep = Endpointer(e.vad_threshold, e.trailing_silence_ms, e.max_utterance_ms,
                               self.follow_up_ms if follow_up else e.no_speech_timeout_ms,
-                              after_wake=not follow_up)  # an answer has no wake phrase to let finish
+                              after_wake=not follow_up,  # an answer has no wake phrase to let finish
+                              release=e.vad_release)
         if follow_up:
             self._wake_t = self.t_ms
         self._fed = 0

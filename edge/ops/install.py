@@ -18,12 +18,17 @@ changed nothing):
                ``service.memory_max_mib``), ``LimitNOFILE``, the NPU group and ``DeviceAllow`` for its node.
 6. ``enable``  ``systemctl [--root=DIR] enable edge.service`` (the ``multi-user.target.wants`` symlink);
                on the live system also ``systemctl daemon-reload``.
+7. ``site``    only when the installed config has a ``site:`` section (the box joins a site):
+               ``/etc/systemd/system/edge-site.service`` from ``systemd/edge-site.service`` (``ExecStart``
+               as for the unit), enabled the same way; the output names the credential file the unit
+               loads the database password from when it is not there yet. A later install whose
+               config has no ``site:`` any more disables and removes it.
 
 With ``--root DIR`` every step writes into DIR (a staging root or a mounted image) through the same
 systemd tools with their ``--root`` option; nothing outside DIR changes. On the live system (``/``) the
 tools act on the machine (run as root).
 
-Uninstall disables and removes the unit, its drop-ins, ``/etc/edge``, the sysusers/tmpfiles snippets,
+Uninstall disables and removes the units (``edge-site.service`` too), the drop-ins, ``/etc/edge``, the sysusers/tmpfiles snippets,
 and keeps ``/var/lib/edge`` (the store, models) unless ``purge``. The ``edge`` user is kept (files may
 still be owned by it); ``userdel edge`` removes it.
 """
@@ -38,6 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from edge.boards import BoardSpec, load_board
+from edge.config import ConfigError, load_settings
 from edge.errors import UserError
 from edge.paths import data_dir
 
@@ -50,6 +56,9 @@ TMPFILES = "/etc/tmpfiles.d/edge.conf"
 CONFIG = "/etc/edge/edge.yaml"
 DATA_DIR = "/var/lib/edge"
 WANTS = f"{UNIT_DIR}/multi-user.target.wants/{UNIT_NAME}"
+SITE_UNIT = "edge-site.service"
+SITE_WANTS = f"{UNIT_DIR}/multi-user.target.wants/{SITE_UNIT}"
+SITE_CREDENTIAL = "/etc/edge/credentials/site-db-password"  # LoadCredential= of systemd/edge-site.service
 DEFAULT_EXEC = "/opt/edge/.venv/bin/edge"  # the ExecStart path written in systemd/edge.service
 
 
@@ -128,11 +137,11 @@ def sysusers_text(board: BoardSpec) -> str:
     return base.rstrip("\n") + "\n" + "".join(line + "\n" for line in extra)
 
 
-def unit_text(exec_path: str) -> str:
-    """``systemd/edge.service`` with ``ExecStart`` pointing at ``exec_path``."""
-    text = (REPO_SYSTEMD / UNIT_NAME).read_text(encoding="utf-8")
-    if DEFAULT_EXEC not in text:
-        raise InstallError(f"{REPO_SYSTEMD / UNIT_NAME}: no ExecStart={DEFAULT_EXEC} to rewrite")
+def unit_text(exec_path: str, name: str = UNIT_NAME) -> str:
+    """``systemd/<name>`` (``edge.service`` or ``edge-site.service``) with ``ExecStart`` pointing at ``exec_path``."""
+    text = (REPO_SYSTEMD / name).read_text(encoding="utf-8")
+    if f"ExecStart={DEFAULT_EXEC}" not in text:
+        raise InstallError(f"{REPO_SYSTEMD / name}: no ExecStart={DEFAULT_EXEC} to rewrite")
     return text.replace(f"ExecStart={DEFAULT_EXEC}", f"ExecStart={exec_path}", 1)
 
 
@@ -233,18 +242,68 @@ def _step_dropin(root: Path, board: BoardSpec) -> Step:
                 + (f", group {board.npu.device_group}, {board.npu.device_node})" if board.npu else ")"))
 
 
-def _step_enable(root: Path) -> Step:
-    link = _p(root, WANTS)
-    if link.is_symlink() and os.readlink(link) == f"{UNIT_DIR}/{UNIT_NAME}":
-        return Step("enable", "unchanged", f"{WANTS} -> {UNIT_DIR}/{UNIT_NAME}")
+def _enable(root: Path, name: str, step: str) -> str:
+    """Enable unit ``name`` (WantedBy=multi-user.target) → created | unchanged."""
+    link = _p(root, f"{UNIT_DIR}/multi-user.target.wants/{name}")
+    if link.is_symlink() and os.readlink(link) == f"{UNIT_DIR}/{name}":
+        return "unchanged"
     if shutil.which("systemctl"):
-        _run(["systemctl"] + ([] if _live(root) else [f"--root={root}"]) + ["enable", UNIT_NAME], "enable")
+        _run(["systemctl"] + ([] if _live(root) else [f"--root={root}"]) + ["enable", name], step)
     else:  # what `systemctl enable` does for WantedBy=multi-user.target
         link.parent.mkdir(parents=True, exist_ok=True)
         if link.is_symlink() or link.exists():
             link.unlink()
-        link.symlink_to(f"{UNIT_DIR}/{UNIT_NAME}")
-    return Step("enable", "created", f"{WANTS} -> {UNIT_DIR}/{UNIT_NAME}")
+        link.symlink_to(f"{UNIT_DIR}/{name}")
+    return "created"
+
+
+def _disable(root: Path, name: str, step: str) -> bool:
+    """Disable and remove the link of unit ``name``; False when it was not enabled."""
+    link = _p(root, f"{UNIT_DIR}/multi-user.target.wants/{name}")
+    if not (link.is_symlink() or link.exists()):
+        return False
+    if shutil.which("systemctl") and _p(root, f"{UNIT_DIR}/{name}").exists():
+        _run(["systemctl"] + ([] if _live(root) else [f"--root={root}"]) + ["disable", name], step)
+    if link.is_symlink() or link.exists():
+        link.unlink()
+    return True
+
+
+def _step_enable(root: Path) -> Step:
+    return Step("enable", _enable(root, UNIT_NAME, "enable"), f"{WANTS} -> {UNIT_DIR}/{UNIT_NAME}")
+
+
+def site_of(root: Path):
+    """The ``site:`` section of the installed config (``/etc/edge/edge.yaml`` under ``root``), or None.
+
+    Raises:
+        InstallError: the installed config does not validate (its message names the key).
+    """
+    try:
+        return load_settings(_p(root, CONFIG)).site
+    except ConfigError as e:
+        raise InstallError(f"site: {e}") from None
+
+
+def _step_site(root: Path, exec_path: str) -> Step | None:
+    """The site sync unit when the config has ``site:``; its removal when it has none any more;
+    None when there is neither."""
+    unit = _p(root, f"{UNIT_DIR}/{SITE_UNIT}")
+    site = site_of(root)
+    if site is None:
+        if not (unit.exists() or _p(root, SITE_WANTS).is_symlink()):
+            return None
+        _disable(root, SITE_UNIT, "site")
+        unit.unlink(missing_ok=True)
+        return Step("site", "removed", f"{UNIT_DIR}/{SITE_UNIT} (no site: section in {CONFIG} any more)")
+    wrote = _write(unit, unit_text(exec_path, SITE_UNIT))
+    enabled = _enable(root, SITE_UNIT, "site")
+    result = wrote if wrote != "unchanged" else ("changed" if enabled == "created" else "unchanged")
+    detail = f"{UNIT_DIR}/{SITE_UNIT}, enabled ({CONFIG} has site: box {site.box} of site {site.name})"
+    if not _p(root, SITE_CREDENTIAL).exists():
+        detail += (f"; put the site database password in {SITE_CREDENTIAL} (root-owned, mode 600) "
+                   f"before it starts")
+    return Step("site", result, detail)
 
 
 def _daemon_reload(root: Path) -> None:
@@ -268,6 +327,8 @@ def install(board: str, root: str | os.PathLike = "/", exec_path: str | None = N
     try:
         steps = [_step_users(root, spec), _step_data(root), _step_config(root, spec, force),
                  _step_unit(root, exe), _step_dropin(root, spec), _step_enable(root)]
+        site = _step_site(root, exe)
+        steps += [site] if site is not None else []
     except OSError as e:
         raise _file_error(e, root) from e
     if any(s.result in ("created", "changed") for s in steps):
@@ -303,16 +364,13 @@ def uninstall(root: str | os.PathLike = "/", purge: bool = False) -> list[Step]:
 
 
 def _remove(root: Path, purge: bool) -> list[Step]:
-    steps = []
-    link = _p(root, WANTS)
-    if link.is_symlink() or link.exists():
-        if shutil.which("systemctl") and _p(root, f"{UNIT_DIR}/{UNIT_NAME}").exists():
-            _run(["systemctl"] + ([] if _live(root) else [f"--root={root}"]) + ["disable", UNIT_NAME], "disable")
-        if link.is_symlink() or link.exists():
-            link.unlink()
-        steps.append(Step("enable", "removed", WANTS))
-    else:
-        steps.append(Step("enable", "absent", WANTS))
+    steps = [Step("enable", "removed" if _disable(root, UNIT_NAME, "disable") else "absent", WANTS)]
+    if _disable(root, SITE_UNIT, "disable"):
+        steps.append(Step("site", "removed", SITE_WANTS))
+    site_unit = _p(root, f"{UNIT_DIR}/{SITE_UNIT}")
+    if site_unit.exists():
+        site_unit.unlink()
+        steps.append(Step("site", "removed", f"{UNIT_DIR}/{SITE_UNIT}"))
     for name, rel in (("unit", f"{UNIT_DIR}/{UNIT_NAME}"), ("dropin", f"{UNIT_DIR}/{UNIT_NAME}.d"),
                       ("config", "/etc/edge"), ("users", SYSUSERS), ("data", TMPFILES)):
         p = _p(root, rel)

@@ -18,7 +18,18 @@
    ``follow-up``; then ``; degraded: ...``). A device whose stream ends or that delivers no audio for
    ``capture_timeout_s`` counts as lost (case C05): ``capture device lost: ...`` once, then back to
    step 4 with the same back-off; the device that comes back gets a frame converter for its rate.
-6. SIGTERM / SIGINT: ``STOPPING=1``, close the devices, exit 0.
+6. SIGTERM / SIGINT: ``STOPPING=1``, close the devices (and the Wyoming server), exit 0.
+
+With a ``wyoming:`` section in the config, the Wyoming server (:mod:`edge.service.wyoming`) runs in
+the same process from step 3 on, on its own thread and event loop, over the same loaded stages: one
+recognizer, one speech engine, one store, one Understanding (its wake-word streams get their own
+detectors). Each of those stages has a :class:`~edge.service.wyoming.locks.StageLock`: a Wyoming
+request takes the locks of the stages it uses, and the voice loop's turn holds all of them from the
+wake word until it is back to listening, so the two never use one stage at the same time (a Wyoming
+request that comes during a voice turn waits for its end, and a wake word during a Wyoming request
+waits for that request). A ``handle`` turn's events go to the same event output and journal as a
+voice turn's, its records to the same store. A ``wyoming.uri`` that cannot be bound is logged and
+the voice loop runs without it.
 
 All along, the capture counters (ring-buffer overflows, xruns, device losses and reopens) and the
 turn state go to the service state file (:mod:`edge.service.runstate`, ``service.state_file``), which
@@ -34,6 +45,7 @@ import contextlib
 import logging
 import os
 import signal
+import threading
 import time
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -53,6 +65,9 @@ from edge.loop.state import TurnState
 from edge.service import logs
 from edge.service.notify import Notifier
 from edge.service.runstate import ServiceState, state_path
+from edge.service.wyoming.box import Box
+from edge.service.wyoming.locks import StageLocks
+from edge.service.wyoming.server import BackgroundServer
 from edge.stages.tts.speaker import DeviceSpeaker
 
 
@@ -203,11 +218,20 @@ class LiveService:
 
     def __init__(self, settings, store, output_dir: Path, emit: Callable[[ev.Event], None], notifier: Notifier,
                  log: logging.Logger, run_state: ServiceState):
-        self.settings, self.store, self.output_dir, self.emit = settings, store, Path(output_dir), emit
+        self.settings, self.store, self.output_dir = settings, store, Path(output_dir)
         self.notifier, self.log, self.run_state = notifier, log, run_state
         self.event_level = logging.INFO if logs.writes_to_journal(log) else logging.DEBUG
         self.stages = None
         self.how = ""  # what the smoke inference said
+        self.locks = StageLocks()  # shared with the Wyoming server, when there is one
+        self.wyoming: BackgroundServer | None = None
+        emitting = threading.Lock()  # the voice loop and Wyoming both write events: one line at a time
+
+        def emit_one(e: ev.Event) -> None:
+            with emitting:
+                emit(e)
+
+        self.emit = emit_one
 
     def load_models(self) -> None:
         """Step 1: the stages, from the installed model bundle when there is one."""
@@ -240,6 +264,45 @@ class LiveService:
         self.notifier.ready(f"ready: models loaded, smoke inference {self.how}")
         self.log.info("ready: smoke inference %s", self.how)
 
+    def serve_wyoming(self) -> None:
+        """With a ``wyoming:`` section: the Wyoming server on its own thread over the loaded stages,
+        behind the stage locks (module doc). A failure to listen is logged; the voice loop goes on."""
+        if self.settings.wyoming is None:
+            return
+        box = Box(self.settings, self.stages, self.wyoming_event, locks=self.locks, share_wake=False)
+        try:
+            self.wyoming = BackgroundServer(box, self.settings).start()
+        except OSError as e:
+            box.close()
+            self.log.error("wyoming: %s; the voice loop runs without it", e, extra={"STAGE": "wyoming"})
+            stderr(f"edge: wyoming: {e}; the voice loop runs without it")
+            return
+        stderr(f"wyoming on {self.wyoming.server.uri}")
+
+    def wyoming_event(self, e: ev.Event) -> None:
+        """A Wyoming ``handle`` turn's event: the same output and journal as a voice turn's."""
+        self.emit(e)
+        logs.log_event(self.log, e, self.event_level)
+
+    def stop_wyoming(self) -> None:
+        """Close the Wyoming server (its connections, then its stages' worker threads)."""
+        if self.wyoming is not None:
+            self.wyoming.stop()
+            self.wyoming.server.box.close()
+            self.wyoming = None
+
+    def voice_turns(self, emit_and_log: Callable[[ev.Event], None]) -> Callable[[ev.Event], None]:
+        """``emit_and_log`` with the stage locks held for each voice turn: taken when the turn state
+        leaves ``listening`` (the wake word), given back when it returns there."""
+        def emit(e: ev.Event) -> None:
+            if isinstance(e, ev.StateChange) and e.previous == TurnState.LISTENING.value:
+                self.locks.begin_turn("voice")
+            emit_and_log(e)
+            if isinstance(e, ev.StateChange) and e.state == TurnState.LISTENING.value:
+                self.locks.end_turn()
+
+        return emit
+
     def listen(self) -> None:
         """Steps 4 and 5: wait for the capture device, listen on it until it is lost, again; ends
         only by an exception (KeyboardInterrupt from SIGTERM/SIGINT)."""
@@ -247,6 +310,7 @@ class LiveService:
         llm_note = "no LLM, grammar path only" if self.how.startswith("degraded") else ""
         turn, status_line, emit_and_log = turn_reporter(self.emit, self.log, self.event_level, self.run_state,
                                                         self.notifier, llm_note)
+        emit_and_log = self.voice_turns(emit_and_log)
         cpus, _ = cpu_sets(self.stages.governor)
 
         def open_capture() -> Capture:
@@ -278,6 +342,7 @@ class LiveService:
             run_frames(watched(cap.device_frames(), self.notifier, self.run_state), self.stages, self.settings,
                        self.output_dir, emit_and_log, speaker=speaker)
         finally:
+            self.locks.end_turn()  # a turn cut off by the device loss holds no stage any more
             if speaker is not None:
                 speaker.stop()  # no PortAudio stream may be open when PortAudio is terminated
             if player is not None:
@@ -310,11 +375,13 @@ def run_service(settings, store, output_dir: Path, emit: Callable[[ev.Event], No
             if not service.smoke():
                 return 1
             service.ready()
+            service.serve_wyoming()
             service.listen()
         return 0
     except KeyboardInterrupt as e:
         return service.shut_down(e)
     finally:
+        service.stop_wyoming()
         run_state.stop("stopped")
         for s, h in old.items():
             signal.signal(s, h)

@@ -18,24 +18,71 @@ import numpy as np
 from edge.stages.wake import openwakeword_models_dir
 
 FRAME_MS = 80  # one pipeline frame, ms
+FULL_SCALE = 32768.0  # int16
 WAKE_TAIL_MS = 480  # the wake phrase may still be sounding when it is detected
 PRE_ROLL_FRAMES = 2  # audio kept before the first speech frame (160 ms), so onsets are not cut
 
 
-class SileroVad:
-    """Silero VAD v4 through openWakeWord's wrapper; ``probability(frame) -> float`` in 0..1."""
+class LevelNormalizer:
+    """Gain in front of the VAD, so a quiet or distant speaker reaches the level Silero judges well.
 
-    def __init__(self):
+    Silero's speech probability falls with the level: a spoken command whose loudest frame is at
+    −42 dBFS over a −60 dBFS noise floor is cut after 15 of its 42 frames with one fixed threshold,
+    and kept whole with this gain in front (tests/test_vad_adaptive.py). The gain follows the speech peak (frame RMS,
+    falling :data:`PEAK_DECAY` per 80 ms frame) toward :data:`TARGET_DBFS`, is at most
+    :data:`MAX_GAIN_DB`, never attenuates, and never lifts the noise floor (the lowest recent frame
+    RMS, rising 1 % per frame) above :data:`FLOOR_CEILING_DBFS` — so silence and steady noise are not
+    turned into speech. The gain changes only the copy given to the VAD, never the recorded audio.
+    """
+
+    TARGET_DBFS = -20.0
+    MAX_GAIN_DB = 24.0
+    FLOOR_CEILING_DBFS = -50.0
+    PEAK_DECAY = 0.92  # about −0.7 dB per frame: 10 dB in ~1.1 s, so a loud wake word soon stops counting
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self._peak = 0.0
+        self._floor: float | None = None
+        self.gain = 1.0
+
+    def __call__(self, frame: np.ndarray) -> np.ndarray:
+        """``frame`` (int16) with the gain applied and clipped to int16."""
+        x = frame.astype(np.float32)
+        rms = float(np.sqrt(np.mean(x * x))) + 1.0 if x.size else 1.0
+        self._peak = max(rms, self._peak * self.PEAK_DECAY)
+        self._floor = rms if self._floor is None else min(rms, self._floor * 1.01)
+        target = FULL_SCALE * 10 ** (self.TARGET_DBFS / 20)
+        floor_ceiling = FULL_SCALE * 10 ** (self.FLOOR_CEILING_DBFS / 20)
+        self.gain = max(1.0, min(10 ** (self.MAX_GAIN_DB / 20), target / self._peak, floor_ceiling / self._floor))
+        if self.gain == 1.0:
+            return frame
+        return np.clip(x * self.gain, -FULL_SCALE, FULL_SCALE - 1).astype(np.int16)
+
+
+class SileroVad:
+    """Silero VAD v4 through openWakeWord's wrapper; ``probability(frame) -> float`` in 0..1.
+
+    ``normalize``: put a :class:`LevelNormalizer` in front of the model (``endpoint.vad_adaptive``)."""
+
+    def __init__(self, normalize: bool = False):
         from openwakeword.vad import VAD
 
         self._vad = VAD(str(openwakeword_models_dir() / "silero_vad.onnx"))
+        self.normalizer = LevelNormalizer() if normalize else None
 
     def probability(self, frame: np.ndarray) -> float:
         """Speech probability of one ``(1280,)`` int16 16 kHz frame."""
+        if self.normalizer is not None:
+            frame = self.normalizer(frame)
         return float(self._vad.predict(frame, frame_size=640))
 
     def reset(self) -> None:
         self._vad.reset_states()
+        if self.normalizer is not None:
+            self.normalizer.reset()
 
 
 class Endpoint(Enum):
@@ -54,6 +101,10 @@ class Endpointer:
     ``after_wake``: the wake phrase may still be sounding, so speech in the first frames (up to
     ``WAKE_TAIL_MS``) is its tail; False for an answer to the box's question (no wake phrase).
 
+    ``release``: once inside the utterance a frame is silence only below ``threshold − release``
+    (hysteresis; Silero's own speech-timestamp code uses 0.15), so a voice that fades at the end of
+    a word is not cut. 0 gives one threshold for both.
+
     ``trailing_silence_ms`` and ``tail_reason`` may be changed while the utterance runs (a longer
     wait for an incomplete command); at ``END``, ``reason`` is ``tail_reason`` (default
     ``vad_tail``), ``max_length``, or what :meth:`end` was given.
@@ -64,6 +115,7 @@ class Endpointer:
     max_utterance_ms: int = 10000
     no_speech_timeout_ms: int = 5000
     after_wake: bool = True
+    release: float = 0.0
     tail_reason: str = "vad_tail"
     reason: str | None = None
     state: Endpoint = Endpoint.WAITING
@@ -93,6 +145,7 @@ class Endpointer:
             self._history = (self._history + [frame])[-PRE_ROLL_FRAMES:]
             return self._timeout()
         if self.state is Endpoint.SPEECH:
+            speech = prob >= self.threshold - self.release
             self.frames.append(frame)
             self._speech_ms += FRAME_MS
             self._silence = 0 if speech else self._silence + FRAME_MS

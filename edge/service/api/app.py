@@ -11,31 +11,44 @@ Endpoints (shapes follow Ollama's API docs, docs.ollama.com/api, and OpenAI's ch
                                governor's figures, the live service's counters
                                (:mod:`edge.service.api.metrics`).
 
-Rules: one generation at a time, on one worker thread; requests wait in a queue of
-``api.queue_size``, one more gets ``503`` (:mod:`edge.service.api.queue`). When ``api.token`` is set
-every request needs ``Authorization: Bearer <token>`` (``401`` otherwise); a non-loopback
-``api.host`` without a token is refused (by the config, and again by :func:`create_app`). A question
-too long for the context window is ``400``; no healthy LLM engine (grammar only) is ``503``;
-``num_ctx`` is fixed by the config. A client that disconnects mid-stream cancels its generation.
+``GET /docs``, ``GET /openapi.json``  the endpoints (a plain page, no asset from the internet) and the schema.
+
+Rules: before a route sees a request, :class:`edge.service.api.guard.Guard` checks the Host header
+(``400``), a browser's Origin (``403``; no CORS headers, ever), the bearer token when ``api.token``
+is set (``401``, on every path but the console's, ``/docs`` and ``/openapi.json`` included) and the
+body size (``413`` over ``api.max_body_bytes``), all before the body is read. A non-loopback
+``api.host`` without a token is refused (by the config, and again by :func:`create_app`). A field
+of the wrong type or range is ``400`` naming it; more than ``api.max_messages`` messages or
+``api.max_prompt_chars`` characters is ``413``; more than ``api.max_predict`` tokens asked for is
+``400``. One generation at a time, on one worker thread; requests wait in a queue of
+``api.queue_size``, one more gets ``503`` (:mod:`edge.service.api.queue`). A question too long for
+the context window is ``400``; no healthy LLM engine (grammar only) is ``503``; ``num_ctx`` is fixed
+by the config. A client that disconnects, while it waits, mid-stream or before a whole answer,
+cancels its generation.
 """
 from __future__ import annotations
 
+import html
 import logging
-import secrets
 import threading
 import time
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import uvicorn
-from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
 
 from edge.config import is_loopback
 from edge.governor.governor import Governor
 from edge.llm.chain import EngineChain
 from edge.service.api import docs, metrics, ollama, openai
 from edge.service.api.deps import ApiContext
+from edge.service.api.guard import CONSOLE_PREFIX, Guard, endpoint_label, is_console
 from edge.service.api.metrics import GovernorCollector, Metrics, ServiceStateCollector, active_label
 from edge.service.api.queue import Generator
 from edge.service.console import routes as console_routes
@@ -48,7 +61,6 @@ log = logging.getLogger(__name__)
 
 #: The routers, in the order they are mounted.
 ROUTERS = (ollama.router, openai.router, metrics.router, docs.router)
-CONSOLE_PREFIX = "/console"
 
 
 # --------------------------------------------------------------------------------------------
@@ -61,19 +73,42 @@ def refuse_open_host(api_settings) -> None:
         raise ValueError(f"api.host {api_settings.host!r} is not loopback: api.token is required")
 
 
-async def bearer_token(request: Request) -> None:
-    """App-wide dependency: with ``api.token`` set, ``Authorization: Bearer <token>`` or ``401``
-    (counted, with ``WWW-Authenticate: Bearer``)."""
+def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+    """A body (or query) that does not validate: ``400`` naming each failing field
+    (``options.temperature: Input should be a finite number``), in the path's API family's shape."""
     ctx: ApiContext = request.app.state.api
-    token = ctx.settings.token
-    if not token or request.url.path.startswith(CONSOLE_PREFIX):  # the console has its own access rule
-        return
-    header = request.headers.get("authorization", "")
-    scheme, _, value = header.partition(" ")
-    if scheme.lower() != "bearer" or not secrets.compare_digest(value.strip().encode(), token.encode()):
-        ctx.count(request.url.path, 401)
-        raise HTTPException(401, "missing or wrong bearer token (header 'Authorization: Bearer <api.token>')",
-                            headers={"WWW-Authenticate": "Bearer"})
+    fields = []
+    for err in exc.errors()[:10]:
+        loc = [str(p) for p in err.get("loc", ()) if p not in ("body", "query")]
+        fields.append(f"{'.'.join(loc) or '(body)'}: {err.get('msg', 'invalid')}")
+    path = request.url.path
+    return ctx.error(endpoint_label(request.app, path), 400, "invalid request: " + "; ".join(fields),
+                     path.startswith("/v1/"))
+
+
+async def http_error(request: Request, exc: HTTPException):
+    """An HTTPException of an API route (a refused value, 413 for too many messages) in the path's
+    API family's shape, counted; the console's keep FastAPI's (its redirects and pages)."""
+    path = request.url.path
+    if is_console(path):
+        return await http_exception_handler(request, exc)
+    ctx: ApiContext = request.app.state.api
+    return ctx.error(endpoint_label(request.app, path), exc.status_code, str(exc.detail), path.startswith("/v1/"),
+                     exc.headers)
+
+
+def docs_page(app: FastAPI) -> HTMLResponse:
+    """``/docs``: the endpoints of ``app``'s OpenAPI schema as one HTML page with no script and no
+    asset from anywhere (the box may have no internet, and a page from a CDN could read the token)."""
+    rows = []
+    for path, ops in app.openapi().get("paths", {}).items():
+        for method, op in ops.items():
+            rows.append(f"<tr><td>{html.escape(method.upper())}</td><td><code>{html.escape(path)}</code></td>"
+                        f"<td>{html.escape(op.get('summary', ''))}</td></tr>")
+    return HTMLResponse(f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(app.title)} API"
+                        f"</title></head><body><h1>{html.escape(app.title)} API {html.escape(app.version)}</h1>"
+                        f"<p>{html.escape(app.description)}. The schema: <a href='/openapi.json'>/openapi.json</a>."
+                        f"</p><table>{''.join(rows)}</table></body></html>")
 
 
 # --------------------------------------------------------------------------------------------
@@ -115,8 +150,11 @@ def create_app(engine, api_settings, default_temperature: float = 0.2, governor=
     host without a token."""
     refuse_open_host(api_settings)
     ctx = build_context(engine, api_settings, default_temperature, governor, state_file, site_store)
-    app = FastAPI(title="edge", version="0.1.0", dependencies=[Depends(bearer_token)], lifespan=lifespan,
+    app = FastAPI(title="edge", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Offline voice assistant LLM API (Ollama- and OpenAI-compatible)")
+    app.add_exception_handler(RequestValidationError, invalid_request)
+    app.add_exception_handler(HTTPException, http_error)
+    app.add_api_route("/docs", lambda: docs_page(app), methods=["GET"], include_in_schema=False)
     app.state.api = ctx
     app.state.generator = ctx.generator
     app.state.metrics = ctx.metrics
@@ -126,10 +164,11 @@ def create_app(engine, api_settings, default_temperature: float = 0.2, governor=
     if console is not None:
         console.engine, console.governor, console.state_file = engine, governor, state_file
         console.token = api_settings.token
-        console.hosts = tuple(dict.fromkeys((*console.hosts, api_settings.host, *api_settings.allowed_hosts)))
         app.state.console = console
         app.include_router(console_routes.router)
         app.mount(f"{CONSOLE_PREFIX}/static", StaticFiles(directory=console_routes.STATIC_DIR), name="console-static")
+    names = (api_settings.host, *api_settings.allowed_hosts, *(console.hosts if console is not None else ()))
+    app.add_middleware(Guard, ctx=ctx, names=tuple(dict.fromkeys(names)))
     return app
 
 

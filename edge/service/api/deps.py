@@ -1,14 +1,16 @@
 """What the route modules share: the app's :class:`ApiContext` (a FastAPI dependency), request
-counting, the two error body shapes, and starting a generation."""
+counting, the two error body shapes, and running a generation for a client that may leave: a
+client that disconnects while its request waits or generates cancels it, streamed or not."""
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fastapi import Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
-from edge.llm.base import GenerationRequest
+from edge.llm.base import GenerationRequest, GenerationStats
 from edge.service.api.queue import Generator, Job, QueueFull, error_status
 
 if TYPE_CHECKING:
@@ -44,19 +46,61 @@ class ApiContext:
                            "code": code}} if openai else {"error": msg})
         return JSONResponse(body, status_code=code, headers=headers)
 
-    async def start(self, path: str, req: GenerationRequest, openai: bool = False):
+    def gone(self, path: str) -> Response:
+        """The answer to a client that has left (nobody reads it): 499, counted."""
+        self.count(path, 499)
+        return Response(status_code=499)
+
+    async def start(self, path: str, req: GenerationRequest, request: Request, openai: bool = False):
         """Submit ``req`` and wait for its first event: ``(job, first event, None)``, or
-        ``(None, None, error response)`` when the queue is full (``503``, ``Retry-After: 5``) or
-        the generation failed before its first piece."""
+        ``(None, None, response)`` when the queue is full (``503``, ``Retry-After: 5``), the
+        generation failed before its first piece, or the client left while it waited (the job
+        is cancelled)."""
         try:
             job: Job = self.generator.submit(req)
         except QueueFull:
             return None, None, self.error(path, 503, f"busy: {self.settings.queue_size} requests already wait; "
                                                      f"try again later", openai, {"Retry-After": "5"})
-        first = await job.events.get()
+        first = await unless_gone(request, job.events.get())
+        if first is None:
+            job.cancel.cancel()
+            return None, None, self.gone(path)
         if first[0] == "error":
             return None, None, self.error(path, *error_status(first[1]), openai)
         return job, first, None
+
+    async def whole(self, job: Job, first, request: Request) -> tuple[str, GenerationStats | Exception] | None:
+        """The whole answer from event ``first`` on (:meth:`Job.collect`), or None when the client
+        left first: the generation is cancelled."""
+        got = await unless_gone(request, job.collect(first))
+        if got is None:
+            job.cancel.cancel()
+        return got
+
+
+async def until_disconnected(request: Request) -> None:
+    """Return when the client has gone (ASGI ``http.disconnect``). Only after the body was read:
+    this reads the request's remaining messages."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
+async def unless_gone(request: Request, aw):
+    """The result of awaitable ``aw``, or None when the client disconnects first (``aw`` is then
+    cancelled)."""
+    task = asyncio.ensure_future(aw)
+    gone = asyncio.ensure_future(until_disconnected(request))
+    try:
+        await asyncio.wait({task, gone}, return_when=asyncio.FIRST_COMPLETED)
+    except BaseException:
+        task.cancel()
+        raise
+    finally:
+        gone.cancel()
+    if task.done():
+        return task.result()
+    task.cancel()
+    return None
 
 
 def api_context(request: Request) -> ApiContext:

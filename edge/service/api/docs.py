@@ -10,14 +10,15 @@ it holds no documents yet, ``400`` for an empty question.
 from __future__ import annotations
 
 import threading
+from typing import Annotated
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from edge.llm.base import ContextOverflow, GenerationRequest
-from edge.service.api.deps import ApiContext
+from edge.service.api.deps import ApiContext, api_context
 from edge.stages.docs.answer import ANSWER_TOKENS, fit_passages, generates, prepare, with_generated
 from edge.stages.docs.index import DocsIndex, open_index
 from edge.stages.docs.retrieve import Retriever
@@ -47,8 +48,7 @@ def docs_retriever(request: Request) -> tuple[Retriever | None, object]:
 
 
 @router.post(PATH)
-async def ask(body: DocsQuestion, request: Request):
-    ctx: ApiContext = request.app.state.api
+async def ask(body: DocsQuestion, request: Request, ctx: Annotated[ApiContext, Depends(api_context)]):
     if not body.question.strip():
         return ctx.error(PATH, 400, "question is empty", openai=False)
     retriever, settings = await run_in_threadpool(docs_retriever, request)
@@ -65,9 +65,15 @@ async def ask(body: DocsQuestion, request: Request):
         except ContextOverflow:
             messages = None
         if messages is not None:
-            job, first, err = await ctx.start(PATH, GenerationRequest(messages, max_tokens=ANSWER_TOKENS, temperature=0.0))
-            if err is None:
-                text, stats = await job.collect(first)
+            req = GenerationRequest(messages, max_tokens=ANSWER_TOKENS, temperature=0.0)
+            job, first, err = await ctx.start(PATH, req, request)
+            if err is not None and err.status_code == 499:  # the client left
+                return err
+            got = await ctx.whole(job, first, request) if err is None else None
+            if err is None and got is None:
+                return ctx.gone(PATH)
+            if got is not None:
+                text, stats = got
                 answer = with_generated(prep, None if isinstance(stats, Exception) else text)
     ctx.count(PATH, 200)
     return JSONResponse(answer.to_dict())

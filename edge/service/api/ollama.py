@@ -18,14 +18,21 @@ import datetime as dt
 import json
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, HTTPException
+from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from edge.llm.base import GenerationRequest, GenerationStats
 from edge.service.api.deps import ApiContext, api_context
 from edge.service.api.metrics import active_label
 from edge.service.api.queue import Job, error_status
-from edge.service.api.schemas import OllamaChat, OllamaGenerate, messages_of, stops_of
+from edge.service.api.schemas import (
+    OllamaChat,
+    OllamaGenerate,
+    check_budget,
+    check_prompt,
+    messages_of,
+    stops_of,
+)
 
 router = APIRouter()
 
@@ -46,17 +53,6 @@ def schema_of_format(fmt) -> dict | None:
     raise HTTPException(400, f"format must be 'json' or a JSON schema object, got {fmt!r}")
 
 
-def num_predict(options: dict, default: int) -> int:
-    """Ollama ``num_predict``: tokens to generate; -1 or absent = the API default. Raises
-    HTTPException 400 for 0."""
-    n = options.get("num_predict")
-    if n is None or int(n) < 0:
-        return default
-    if int(n) == 0:
-        raise HTTPException(400, "options.num_predict must be positive (or -1 for the default)")
-    return int(n)
-
-
 def usage(stats: GenerationStats) -> dict:
     """The final line's ``done_reason`` and durations (ns; the prompt's is the time to first token)."""
     total_ns = int(stats.total_ms * 1e6)
@@ -72,10 +68,14 @@ def wrap(key: str, text: str) -> dict:
 
 
 def request_of(ctx: ApiContext, messages: list[dict], body: OllamaChat | OllamaGenerate) -> GenerationRequest:
+    """The generation ``body`` asks for. Raises HTTPException 413 (too many messages or
+    characters) or 400 (``options.num_predict`` 0 or over ``api.max_predict``, a bad ``format``)."""
     o = body.options
-    return GenerationRequest(messages, max_tokens=num_predict(o, ctx.settings.max_tokens),
-                             json_schema=schema_of_format(body.format), stop=stops_of(o.get("stop")),
-                             temperature=float(o.get("temperature", ctx.default_temperature)))
+    check_prompt(ctx.settings, messages)
+    return GenerationRequest(messages, max_tokens=check_budget(ctx.settings, "options.num_predict", o.num_predict,
+                                                               ctx.settings.max_tokens),
+                             json_schema=schema_of_format(body.format), stop=stops_of(o.stop),
+                             temperature=ctx.default_temperature if o.temperature is None else o.temperature)
 
 
 async def lines(job: Job, first, model: str, key: str):
@@ -100,13 +100,17 @@ async def lines(job: Job, first, model: str, key: str):
         job.cancel.cancel()
 
 
-async def answer(ctx: ApiContext, path: str, req: GenerationRequest, model: str, stream: bool, key: str):
+async def answer(ctx: ApiContext, request: Request, req: GenerationRequest, model: str, stream: bool, key: str):
     """Generate ``req``: one JSON object, or an NDJSON stream when ``stream``."""
-    job, first, failed = await ctx.start(path, req)
+    path = request.url.path
+    job, first, failed = await ctx.start(path, req, request)
     if failed is not None:
         return failed
     if not stream:
-        text, end = await job.collect(first)
+        got = await ctx.whole(job, first, request)
+        if got is None:
+            return ctx.gone(path)
+        text, end = got
         if isinstance(end, Exception):
             return ctx.error(path, *error_status(end), False)
         ctx.count(path, 200)
@@ -117,16 +121,16 @@ async def answer(ctx: ApiContext, path: str, req: GenerationRequest, model: str,
 
 
 @router.post("/api/chat")
-async def api_chat(body: OllamaChat, ctx: Annotated[ApiContext, Depends(api_context)]):
+async def api_chat(body: OllamaChat, request: Request, ctx: Annotated[ApiContext, Depends(api_context)]):
     req = request_of(ctx, messages_of(body.messages), body)
-    return await answer(ctx, "/api/chat", req, body.model, body.stream, "message")
+    return await answer(ctx, request, req, body.model, body.stream, "message")
 
 
 @router.post("/api/generate")
-async def api_generate(body: OllamaGenerate, ctx: Annotated[ApiContext, Depends(api_context)]):
+async def api_generate(body: OllamaGenerate, request: Request, ctx: Annotated[ApiContext, Depends(api_context)]):
     msgs = ([{"role": "system", "content": body.system}] if body.system else []) + \
         [{"role": "user", "content": body.prompt}]
-    return await answer(ctx, "/api/generate", request_of(ctx, msgs, body), body.model, body.stream, "response")
+    return await answer(ctx, request, request_of(ctx, msgs, body), body.model, body.stream, "response")
 
 
 @router.get("/api/tags")

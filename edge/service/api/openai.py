@@ -16,13 +16,13 @@ import time
 import uuid
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, HTTPException
+from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from edge.llm.base import GenerationRequest, GenerationStats
 from edge.service.api.deps import ApiContext, api_context
 from edge.service.api.queue import Job, error_status
-from edge.service.api.schemas import OpenAIChat, messages_of, stops_of
+from edge.service.api.schemas import OpenAIChat, check_budget, check_prompt, messages_of, stops_of
 
 router = APIRouter()
 
@@ -101,18 +101,24 @@ class Completion:
 
 
 @router.post("/v1/chat/completions")
-async def openai_chat(body: OpenAIChat, ctx: Annotated[ApiContext, Depends(api_context)]):
+async def openai_chat(body: OpenAIChat, request: Request, ctx: Annotated[ApiContext, Depends(api_context)]):
     path = "/v1/chat/completions"
-    req = GenerationRequest(messages_of(body.messages),
-                            max_tokens=body.max_completion_tokens or body.max_tokens or ctx.settings.max_tokens,
+    messages = messages_of(body.messages)
+    check_prompt(ctx.settings, messages)
+    field = "max_completion_tokens" if body.max_completion_tokens is not None else "max_tokens"
+    budget = check_budget(ctx.settings, field, body.max_completion_tokens or body.max_tokens, ctx.settings.max_tokens)
+    req = GenerationRequest(messages, max_tokens=budget,
                             json_schema=schema_of_response_format(body.response_format), stop=stops_of(body.stop),
                             temperature=ctx.default_temperature if body.temperature is None else body.temperature)
-    job, first, failed = await ctx.start(path, req, openai=True)
+    job, first, failed = await ctx.start(path, req, request, openai=True)
     if failed is not None:
         return failed
     completion = Completion(ctx.name_of(body.model))
     if not body.stream:
-        text, end = await job.collect(first)
+        got = await ctx.whole(job, first, request)
+        if got is None:
+            return ctx.gone(path)
+        text, end = got
         if isinstance(end, Exception):
             return ctx.error(path, *error_status(end), True)
         ctx.count(path, 200)

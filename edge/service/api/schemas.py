@@ -1,13 +1,20 @@
 """The API's request bodies (pydantic) and what the route modules read out of them.
 
-Extra fields are accepted and ignored, as clients send many. A malformed body is ``422`` (FastAPI).
+Extra fields are accepted and ignored, as clients send many; a field the API reads must have its
+type and range (floats finite: no NaN or infinity), else the request is ``400`` naming the field
+(:func:`edge.service.api.app.invalid_request`). How many messages, how many characters and how many
+tokens a request may ask for are settings, checked by :func:`check_prompt` and :func:`check_budget`.
 The body classes carry comments, not docstrings: pydantic would put a docstring into /openapi.json.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi import HTTPException
+from pydantic import BaseModel, ConfigDict, Field, FiniteFloat
+
+if TYPE_CHECKING:
+    from edge.config import ApiSettings
 
 
 class LooseModel(BaseModel):
@@ -22,13 +29,23 @@ class ChatMessage(LooseModel):
     content: str | list | None = ""
 
 
+Temperature = FiniteFloat | None
+
+
+# Ollama's options: the ones honoured, typed; the others (num_ctx is fixed by the config) ignored.
+class OllamaOptions(LooseModel):
+    temperature: Temperature = Field(None, ge=0.0, le=2.0)
+    num_predict: int | None = Field(None, ge=-2)  # -1 (and -2, "fill the context"): the API default
+    stop: str | list[str] | None = None
+
+
 # POST /api/chat
 class OllamaChat(LooseModel):
     model: str = ""
     messages: list[ChatMessage] = Field(min_length=1)
     stream: bool = True
     format: str | dict | None = None
-    options: dict[str, Any] = {}
+    options: OllamaOptions = OllamaOptions()
 
 
 # POST /api/generate
@@ -38,7 +55,7 @@ class OllamaGenerate(LooseModel):
     system: str | None = None
     stream: bool = True
     format: str | dict | None = None
-    options: dict[str, Any] = {}
+    options: OllamaOptions = OllamaOptions()
 
 
 # POST /v1/chat/completions
@@ -48,7 +65,7 @@ class OpenAIChat(LooseModel):
     stream: bool = False
     max_tokens: int | None = Field(None, ge=1)
     max_completion_tokens: int | None = Field(None, ge=1)
-    temperature: float | None = Field(None, ge=0.0, le=2.0)
+    temperature: Temperature = Field(None, ge=0.0, le=2.0)
     stop: str | list[str] | None = None
     response_format: dict | None = None
     stream_options: dict | None = None
@@ -57,7 +74,7 @@ class OpenAIChat(LooseModel):
 def text_of(content) -> str:
     """A message's text: OpenAI content parts keep their text parts; ``None`` is ``""``."""
     if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        return "".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
     return content or ""
 
 
@@ -71,3 +88,26 @@ def stops_of(stop) -> tuple[str, ...]:
     if stop is None:
         return ()
     return (stop,) if isinstance(stop, str) else tuple(str(s) for s in stop)
+
+
+def check_prompt(settings: ApiSettings, messages: list[dict]) -> None:
+    """Raise HTTPException 413 for more than ``api.max_messages`` messages or more than
+    ``api.max_prompt_chars`` characters of content in all of them (before any tokenizing)."""
+    if len(messages) > settings.max_messages:
+        raise HTTPException(413, f"messages: {len(messages)} messages, at most {settings.max_messages} "
+                                 f"(api.max_messages); send fewer turns of history")
+    chars = sum(len(m["content"]) for m in messages)
+    if chars > settings.max_prompt_chars:
+        raise HTTPException(413, f"messages: {chars} characters in all, at most {settings.max_prompt_chars} "
+                                 f"(api.max_prompt_chars); send a shorter prompt or less history")
+
+
+def check_budget(settings: ApiSettings, field: str, n: int | None, default: int) -> int:
+    """Tokens to generate: ``n`` (``None`` or negative: ``default``). Raises HTTPException 400
+    naming ``field`` for 0 or more than ``api.max_predict``."""
+    if n is None or n < 0:
+        return default
+    if n == 0 or n > settings.max_predict:
+        raise HTTPException(400, f"{field}: {n} tokens asked for; give 1 to {settings.max_predict} "
+                                 f"(api.max_predict), or -1 for the default")
+    return n

@@ -1,7 +1,7 @@
 """Who may use the console: loopback clients without a login; any other client after a login with
 ``api.token`` that sets a session cookie (``HttpOnly``, ``SameSite=Strict``, path ``/console``).
-The Host header must name loopback, ``api.host`` or one of ``api.allowed_hosts`` (no DNS
-rebinding). Failed logins are limited per client address."""
+The Host header and a browser's Origin are checked for the whole app by
+:class:`edge.service.api.guard.Guard` (no DNS rebinding). Failed logins are limited per client address."""
 from __future__ import annotations
 
 import secrets

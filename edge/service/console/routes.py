@@ -15,8 +15,10 @@
 
 Access (:mod:`edge.service.console.access`): loopback clients without a login; other clients log in
 with ``api.token`` (a page asked for without a session redirects to the login; a POST is 401). The
-Host header must name loopback, ``api.host`` or ``api.allowed_hosts`` (400 otherwise: no DNS
-rebinding); every POST carries the page's CSRF token (403 without it); no CORS headers. Forms are
+Host header must name loopback, ``api.host``, ``api.allowed_hosts`` or one of
+:attr:`ConsoleContext.hosts`, and a browser's Origin must be the box's own (400 / 403, checked for
+the whole app by :class:`edge.service.api.guard.Guard`: no DNS rebinding); every POST carries the
+page's CSRF token (403 without it); no CORS headers. Forms are
 ``application/x-www-form-urlencoded``.
 """
 from __future__ import annotations
@@ -28,7 +30,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
 
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
@@ -47,8 +49,8 @@ MAX_FORM_BYTES = 2 * 1024 * 1024  # bytes of one form (an inventory CSV of some 
 
 @dataclass
 class ConsoleContext:
-    """What the pages read and change: the ``store``, the names the Host header may carry
-    (besides loopback), the events files the Live page follows (JSON lines, :mod:`edge.events`)
+    """What the pages read and change: the ``store``, names the Host header may carry besides
+    loopback, ``api.host`` and ``api.allowed_hosts`` (the app's Guard checks them), the events files the Live page follows (JSON lines, :mod:`edge.events`)
     this process's CSRF token, ``api.token`` (the login of other clients) and their sessions.
     Kept in ``app.state.console``."""
 
@@ -70,12 +72,9 @@ def client_of(request: Request) -> str:
 
 
 def console_open(request: Request) -> ConsoleContext:
-    """FastAPI dependency for the login page: the context, after the Host header check."""
-    ctx: ConsoleContext = request.app.state.console
-    host = urlsplit(f"//{request.headers.get('host', '')}").hostname or ""
-    if not (is_loopback(host) or host in ctx.hosts):
-        raise HTTPException(400, f"Host header {host!r} is not one of this box's names: add it to api.allowed_hosts")
-    return ctx
+    """FastAPI dependency for the login page: the context (the app's
+    :class:`edge.service.api.guard.Guard` has checked the Host header and the Origin)."""
+    return request.app.state.console
 
 
 def console(request: Request) -> ConsoleContext:

@@ -2,7 +2,9 @@
 
 Every call to a stage runs on that stage's own single worker thread (recognition, speech, wake
 word, turns), so calls to one model are serialized while the event loop keeps reading other
-clients. A ``handle`` turn is the voice loop's turn on a text: the same understanding, store,
+clients; each call also holds the :class:`~edge.service.wyoming.locks.StageLock` of every stage it
+uses (:data:`NEEDS`), which the live service's voice loop holds for a whole turn when the two run in
+one process. A ``handle`` turn is the voice loop's turn on a text: the same understanding, store,
 :func:`edge.stages.dialog.act` (records, undo, ask-back and read-back) and the same events
 (:mod:`edge.events`) to ``emit``.
 """
@@ -38,6 +40,7 @@ from wyoming.info import (
 from edge import __version__
 from edge import events as ev
 from edge.loop.pipeline import apply_limits
+from edge.service.wyoming.locks import StageLocks
 from edge.stages import dialog
 from edge.stages.asr import Recognition, vocabulary
 from edge.stages.store import StoreError
@@ -59,6 +62,10 @@ ESPEAK = Attribution("espeak-ng", "https://github.com/espeak-ng/espeak-ng")
 EDGE = Attribution("edge (this box)", "")
 #: s a new wake-word stream waits for a detector before it is refused (code busy)
 WAKE_WAIT_S = 3.0
+#: The shared stages each worker's calls use (their locks, :mod:`edge.service.wyoming.locks`):
+#: recognition reads the inventory for its biasing; a turn understands and writes records. Wake-word
+#: detectors are never shared with a voice loop (``share_wake=False``), so they need no lock.
+NEEDS = {"asr": ("asr", "store"), "tts": ("tts",), "wake": (), "turn": ("understanding", "store")}
 
 
 def _sig(items) -> list[tuple]:
@@ -81,11 +88,11 @@ class HandleResult:
 
 class WakePool:
     """Up to ``size`` wake-word detectors, one per audio stream; the first is ``first`` (the
-    stages' own), the others are built on first need by ``factory()``. Thread-safe."""
+    stages' own; None: built too), the others are built on first need by ``factory()``. Thread-safe."""
 
-    def __init__(self, first: WakeWord, size: int, factory: Callable[[], WakeWord]):
-        self._free = [first]
-        self._built = 1
+    def __init__(self, first: WakeWord | None, size: int, factory: Callable[[], WakeWord]):
+        self._free = [first] if first is not None else []
+        self._built = len(self._free)
         self.size = size
         self._factory = factory
         self._lock = threading.Lock()
@@ -130,16 +137,21 @@ class Box:
         settings: the validated settings (language, asr, wake, dialog, wyoming).
         stages: loaded by :func:`edge.loop.build.build_stages`; ``stages.store`` is read at every call.
         emit: receives the :mod:`edge.events` of each ``handle`` turn.
+        locks: the stage locks shared with a voice loop in the same process (a fresh set when None).
+        share_wake: lend the stages' own wake-word detector to the first wake stream (False beside a
+            voice loop, which scores every frame with it: the streams get their own detectors).
     """
 
-    def __init__(self, settings: Settings, stages: Stages, emit: Callable[[ev.Event], None] | None = None):
+    def __init__(self, settings: Settings, stages: Stages, emit: Callable[[ev.Event], None] | None = None,
+                 locks: StageLocks | None = None, share_wake: bool = True):
         self.settings = settings
         self.stages = stages
         self.emit = emit or (lambda e: None)
+        self.locks = locks if locks is not None else StageLocks()
         self._workers = {name: ThreadPoolExecutor(1, thread_name_prefix=f"edge-wyoming-{name}")
                          for name in ("asr", "tts", "wake", "turn")}
         w = settings.wake
-        self.wake_pool = WakePool(stages.wake, settings.wyoming.wake_streams,
+        self.wake_pool = WakePool(stages.wake if share_wake else None, settings.wyoming.wake_streams,
                                   lambda: WakeWord([(m.name, m.threshold) for m in w.models], w.refractory_ms))
         self._tmp = Path(tempfile.mkdtemp(prefix="edge-wyoming-"))
         self._asr_sig: list | None = None  # the inventory the recognizer's biasing was built from
@@ -148,7 +160,11 @@ class Box:
         self._pending_until = 0.0
 
     async def _run(self, worker: str, fn, *args):
-        return await asyncio.get_running_loop().run_in_executor(self._workers[worker], fn, *args)
+        def locked():
+            with self.locks.hold("wyoming", NEEDS[worker]):
+                return fn(*args)
+
+        return await asyncio.get_running_loop().run_in_executor(self._workers[worker], locked)
 
     def close(self) -> None:
         """Stop the worker threads (after the calls running now) and remove the temporary files."""

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Callable
 from wyoming.error import Error
 from wyoming.event import async_write_event
 
-from edge.config import is_loopback, wyoming_address
+from edge.config import WyomingSettings, is_loopback, wyoming_address
 from edge.service.wyoming.announce import Announcement, lan_address
 from edge.service.wyoming.box import Box
 from edge.service.wyoming.connection import Connection
@@ -145,12 +145,21 @@ class BackgroundServer:
         self._loop.close()
 
 
+def with_wyoming(settings: Settings) -> Settings:
+    """``settings`` with the ``wyoming`` defaults when the config has no ``wyoming:`` section
+    (``edge wyoming`` serves anyway; the live service serves only with one)."""
+    if settings.wyoming is not None:
+        return settings
+    return settings.model_copy(update={"wyoming": WyomingSettings()})
+
+
 def run(settings: Settings, stages: Stages, emit: Callable[[ev.Event], None]) -> int:
     """``edge wyoming``: serve until SIGTERM or SIGINT; returns the exit status (0).
 
     Raises:
         OSError: ``wyoming.uri`` cannot be bound.
     """
+    settings = with_wyoming(settings)
     box = Box(settings, stages, emit)
 
     async def main() -> None:
