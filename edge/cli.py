@@ -1,7 +1,7 @@
 """The ``edge`` command line (argparse).
 
     edge run [--input FILE.wav] [--config FILE] [--board NAME] [--output-dir DIR] [--json] [--inventory CSV]
-    edge ask "TEXT" [--json]
+    edge ask "TEXT" [--json] [--docs]
     edge inventory import FILE.csv
     edge records export --csv
     edge models list|verify [--json]
@@ -11,6 +11,7 @@
     edge bench [--model NAME] [--runs N] [--json] [--out DIR] [--no-loop]   (edge/ops/bench/)
     edge status [--json] [--interval S]
     edge site init|sync|status [--json]   (edge/site/cli.py)
+    edge docs add|list|remove|reindex   (edge/stages/docs/cli.py, commands.py)
 
 A :class:`edge.errors.UserError` (bad input, settings, files, devices) is printed as one
 ``edge: <message>`` on stderr, exit status 2. Any other exception is a bug: its traceback is shown,
@@ -112,11 +113,15 @@ def cmd_ask(args) -> int:
     from edge.llm.loader import build_llm
     from edge.loop.build import build_understanding, printer
     from edge.stages.dialog import act
+    from edge.stages.docs.commands import ask_turn
 
     args.text = argument_text(args.text)
     if not args.text.strip():
         raise UserError('ask: give the words to understand, e.g. edge ask "how many M8 bolts are in bin twelve"')
     settings = _settings(args)
+    done = ask_turn(args, settings, lambda: build_llm(settings))  # a question about the documents
+    if done is not None:
+        return done
     store = _store(settings)
     if not store.items():
         print(f"warning: the store {settings.store.path} has no items; load them with "
@@ -293,6 +298,17 @@ def _deploy(name: str):
     return handler
 
 
+def _docs(name: str):
+    """The handler ``edge.stages.docs.commands.<name>``, imported when its command runs (it loads
+    numpy, pypdf and the sentence encoder, about 0.8 s)."""
+    def handler(args) -> int:
+        from edge.stages.docs import commands
+
+        return getattr(commands, name)(args)
+
+    return handler
+
+
 def _deploy_commands(sub, msub, common) -> None:
     """``doctor``, ``install``, ``uninstall`` on ``sub``; ``bundle``, ``install`` on ``msub`` (the
     ``models`` sub-commands); handled in :mod:`edge.ops.cli`."""
@@ -401,6 +417,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", action="store_true")
     p.add_argument("--explain", action="store_true",
                    help="also print which template (or path) matched, its slot texts and the resolved slots")
+    p.add_argument("--docs", action="store_true", help="answer from the indexed documents (edge docs add)")
     p.set_defaults(func=cmd_ask)
 
     p = sub.add_parser("inventory", help="manage the item table")
@@ -444,6 +461,9 @@ def main(argv: list[str] | None = None) -> int:
     from edge.site.cli import register as _register_site
 
     _register_site(sub, common)  # edge site init|sync|status
+    from edge.stages.docs.cli import register as _register_docs
+
+    _register_docs(sub, common, _docs)  # edge docs add|list|remove|reindex
 
     p = sub.add_parser("serve", help="local HTTP API: Ollama /api/chat, /api/generate; OpenAI /v1/chat/completions")
     common(p)

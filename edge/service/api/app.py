@@ -46,7 +46,7 @@ from starlette.exceptions import HTTPException
 from edge.config import is_loopback
 from edge.governor.governor import Governor
 from edge.llm.chain import EngineChain
-from edge.service.api import metrics, ollama, openai
+from edge.service.api import docs, metrics, ollama, openai
 from edge.service.api.deps import ApiContext
 from edge.service.api.guard import CONSOLE_PREFIX, Guard, endpoint_label, is_console
 from edge.service.api.metrics import GovernorCollector, Metrics, ServiceStateCollector, active_label
@@ -60,7 +60,7 @@ from edge.stages.store import Store
 log = logging.getLogger(__name__)
 
 #: The routers, in the order they are mounted.
-ROUTERS = (ollama.router, openai.router, metrics.router)
+ROUTERS = (ollama.router, openai.router, metrics.router, docs.router)
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,0 +1,259 @@
+"""An answer from the documents, always naming its source, or "I don't find that in the documents".
+
+Two ways, chosen by ``docs.answer`` (``auto``: generated when the LLM has 1.5 B parameters or
+more, by the size its model name states (:func:`generates`), else extractive):
+
+- extractive: the sentences of the best passage that hold most of the question's words (IDF
+  weighted), in document order, at most two and :data:`MAX_SPOKEN_WORDS` words;
+- generated: the LLM writes the answer from the top passages only (as many as fit ``n_ctx`` with
+  the answer budget); a prompt that still would not fit falls back to the extractive answer.
+
+Below ``docs.threshold`` (the best hit's :func:`edge.stages.docs.retrieve.confidence`) the box
+declines. The answer starts with its source: "From the mosquitto.conf manual page, section
+General Options: …".
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from edge.llm.base import ContextOverflow, EngineError, GenerationRequest, generate
+from edge.stages.docs.chunk import Chunk
+from edge.stages.docs.retrieve import Hit, Retriever, terms
+from edge.stages.sentences import split_sentences, two_sentences
+
+if TYPE_CHECKING:
+    from edge.config import DocsSettings
+    from edge.llm.base import Engine
+
+#: Words of an extractive answer at most (two spoken sentences).
+MAX_SPOKEN_WORDS = 45
+#: The LLM's answer budget in tokens for a generated answer.
+ANSWER_TOKENS = 96
+NOT_FOUND = {"en": "I don't find that in the documents.", "zh": "我在文档里没有找到这个。"}
+SYSTEM_PROMPT = ("You answer questions about the site's documents. Use only the passages given. "
+                 "Answer in at most two short sentences. If the passages do not answer the question, "
+                 "reply exactly: NOT FOUND.")
+_DOCS_QUESTION = re.compile(
+    r"\b(manual|manuals|man page|documentation|the docs?\b|handbook|guide|procedure|instructions?|datasheet|"
+    r"spec(ification)?|readme)\b|\b(what|how) (does|do) (the )?\w+ (say|says|describe|explain)|according to|"
+    r"\bin the (documents?|docs)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a passage comes from: the document ``title``, its ``section`` (last heading), the
+    heading ``path``, ``page`` (PDF, 1-based) and the file ``path`` on the box."""
+
+    title: str
+    section: str
+    headings: tuple[str, ...]
+    page: int | None
+    file: str
+
+    def to_dict(self) -> dict:
+        return {"title": self.title, "section": self.section, "headings": list(self.headings),
+                "page": self.page, "file": self.file}
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A retrieved passage: ``text``, its :class:`Source`, the ``confidence`` and fused ``score``."""
+
+    text: str
+    source: Source
+    confidence: float
+    score: float
+
+    def to_dict(self) -> dict:
+        return {"text": self.text, "source": self.source.to_dict(), "confidence": round(self.confidence, 3),
+                "score": round(self.score, 5)}
+
+
+@dataclass
+class DocsAnswer:
+    """What the box says (``text``), whether the documents answered (``found``), the sources the
+    answer rests on, the passages retrieved (best first) and how it was made (``mode``:
+    ``extractive``, ``generated`` or ``declined``)."""
+
+    text: str
+    found: bool
+    sources: list[Source] = field(default_factory=list)
+    passages: list[Passage] = field(default_factory=list)
+    mode: str = "extractive"
+
+    def to_dict(self) -> dict:
+        return {"answer": self.text, "found": self.found, "mode": self.mode,
+                "sources": [s.to_dict() for s in self.sources], "passages": [p.to_dict() for p in self.passages]}
+
+
+def looks_like_docs_question(text: str) -> bool:
+    """True when the words ask about documents ("what does the manual say about …", "according
+    to the procedure …", "in the docs"); a cheap router hint, not a classifier."""
+    return bool(_DOCS_QUESTION.search(text))
+
+
+def source_of(hit: Hit) -> Source:
+    c = hit.stored.chunk
+    return Source(c.title, c.section, c.path, c.page, hit.stored.source)
+
+
+def spoken_section(section: str) -> str:
+    """A heading as it is said: man pages' upper-case headings in title case, numbers kept."""
+    return section.title() if section.isupper() else section
+
+
+def source_phrase(src: Source, kind: str) -> str:
+    """"From the pg_ctl manual page, section Options" / "From Shared MIME-info Database, section
+    2.4, page 5"."""
+    if kind == "man":
+        name = re.sub(r"\(\w+\)$", "", src.title)
+        head = f"From the {name} manual page"
+    else:
+        head = f"From {src.title}"
+    if src.section and src.section != src.title:
+        head += f", section {spoken_section(src.section)}"
+    if src.page:
+        head += f", page {src.page}"
+    return head
+
+
+def best_sentences(question: str, chunk: Chunk, limit_words: int = MAX_SPOKEN_WORDS) -> str:
+    """The sentences of ``chunk`` that share most words with ``question`` (a sentence's own
+    words; ties: the earlier), at most two, in document order, cut to ``limit_words``."""
+    words = set(terms(question))
+    sentences = [s for line in chunk.text.split("\n") for s in split_sentences(line) if s.strip()]
+    if not sentences:
+        return ""
+
+    def score(s: str) -> int:
+        return len(words & set(terms(s)))
+
+    ranked = sorted(range(len(sentences)), key=lambda i: (-score(sentences[i]), i))
+    first = ranked[0]
+    picked = [first]
+    if first + 1 < len(sentences) and len((sentences[first] + " " + sentences[first + 1]).split()) <= limit_words:
+        picked.append(first + 1)  # the next sentence usually finishes the thought
+    text = " ".join(sentences[i].strip() for i in sorted(picked))
+    words_ = text.split()
+    if len(words_) > limit_words:
+        text = " ".join(words_[:limit_words]).rstrip(",;:") + " …"
+    return text
+
+
+def model_billions(name: str) -> float | None:
+    """Parameters in billions as a model's name states them ("qwen2.5-coder-1.5b-instruct-q4_k_m":
+    1.5, "smollm2-135m-instruct-q4_1": 0.135), None when it does not."""
+    m = re.search(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*([bm])(?![a-z])", str(name).lower())
+    if not m:
+        return None
+    return float(m.group(1)) / (1000.0 if m.group(2) == "m" else 1.0)
+
+
+def generates(mode: str, model_name: str, min_b: float = 1.5) -> bool:
+    """Whether an answer is generated by the LLM named ``model_name`` under ``docs.answer`` = ``mode``."""
+    if mode == "generated":
+        return True
+    size = model_billions(model_name)
+    return mode == "auto" and size is not None and size >= min_b
+
+
+def passage_prompt(question: str, hits: list[Hit]) -> list[dict]:
+    """The chat messages of a generated answer over ``hits``."""
+    parts = [f"[{i}] {h.stored.chunk.title}, {h.stored.chunk.section}:\n{h.stored.chunk.text}" for i, h in enumerate(hits, 1)]
+    return [{"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": "Passages:\n" + "\n\n".join(parts) + f"\n\nQuestion: {question}"}]
+
+
+def fit_passages(question: str, hits: list[Hit], engine: Engine, max_tokens: int) -> list[dict]:
+    """The prompt with as many of ``hits`` (best first) as fit ``engine.n_ctx`` minus
+    ``max_tokens`` (counted with the engine's tokenizer, plus a margin for the chat template).
+
+    Raises:
+        ContextOverflow: not even the best passage fits.
+    """
+    margin = 32
+    for n in range(len(hits), 0, -1):
+        messages = passage_prompt(question, hits[:n])
+        used = sum(engine.count_tokens(m["content"]) for m in messages) + margin
+        if used + max_tokens <= engine.n_ctx:
+            return messages
+    used = sum(engine.count_tokens(m["content"]) for m in passage_prompt(question, hits[:1])) + margin
+    raise ContextOverflow(used, engine.n_ctx, max_tokens)
+
+
+def llm_body(text: str) -> str | None:
+    """A generated answer cut to two sentences; None when the LLM said the passages do not answer."""
+    text = two_sentences(text.strip())
+    if not text or "NOT FOUND" in text.upper():
+        return None
+    return text
+
+
+def answer_order(hits: list[Hit], judged: int = 3) -> list[Hit]:
+    """``hits`` with the one an answer is taken from first: the most confident of the first
+    ``judged`` (ties: the better fused rank); the others keep their fused order."""
+    if not hits:
+        return []
+    best = max(hits[:judged], key=lambda h: (h.confidence, h.fused))
+    return [best] + [h for h in hits if h is not best]
+
+
+@dataclass
+class Prepared:
+    """An answer before any LLM: the extractive (or declined) :class:`DocsAnswer` and the hits,
+    in :func:`answer_order`, that a generated answer may use (those at or above the threshold)."""
+
+    answer: DocsAnswer
+    hits: list[Hit]
+    kind: str = ""
+
+
+def prepare(text: str, retriever: Retriever, settings: DocsSettings | None = None, language: str = "en") -> Prepared:
+    """Retrieve for ``text`` and build the extractive answer, or the decline below
+    ``settings.threshold`` (see :func:`answer_question`)."""
+    threshold = settings.threshold if settings else 0.5
+    top_k = settings.top_k if settings else 3
+    hits = answer_order(retriever.search(text, k=max(top_k, 1)))
+    passages = [Passage(h.stored.chunk.text, source_of(h), h.confidence, h.fused) for h in hits]
+    if not hits or hits[0].confidence < threshold:
+        return Prepared(DocsAnswer(NOT_FOUND.get(language, NOT_FOUND["en"]), False, [], passages, "declined"), [])
+    best = hits[0]
+    src = source_of(best)
+    body = best_sentences(text, best.stored.chunk)
+    answer = DocsAnswer(f"{source_phrase(src, best.stored.kind)}: {body}", True, [src], passages, "extractive")
+    return Prepared(answer, [h for h in hits if h.confidence >= threshold], best.stored.kind)
+
+
+def with_generated(prep: Prepared, llm_text: str | None) -> DocsAnswer:
+    """The generated answer from the LLM's text, with the best passage's source; the extractive
+    answer when there is no usable text (the LLM failed, the prompt did not fit, or it said the
+    passages do not answer: a quote of the documents is safer than a guess)."""
+    body = llm_body(llm_text) if llm_text else None
+    if body is None or not prep.answer.found:
+        return prep.answer
+    src = prep.answer.sources[0]
+    return DocsAnswer(f"{source_phrase(src, prep.kind)}: {body}", True, [src], prep.answer.passages, "generated")
+
+
+def answer_question(text: str, retriever: Retriever, settings: DocsSettings | None = None,
+                    llm: Engine | None = None, language: str = "en") -> DocsAnswer:
+    """Answer ``text`` from the documents behind ``retriever``.
+
+    ``settings`` (an :class:`edge.config.DocsSettings`; defaults when None) give the threshold,
+    the passages kept and the answer mode; ``llm`` is used for a generated answer when the mode
+    calls for it (see module docstring), from the passages that fit its ``n_ctx`` with the answer
+    budget. Never raises for a question the documents cannot answer: ``found`` is False and
+    ``text`` says so.
+    """
+    prep = prepare(text, retriever, settings, language)
+    mode = settings.answer if settings else "auto"
+    if llm is None or not prep.answer.found or not generates(mode, str(getattr(llm, "model", "") or "")):
+        return prep.answer
+    try:
+        messages = fit_passages(text, prep.hits, llm, ANSWER_TOKENS)
+        out, _ = generate(llm, GenerationRequest(messages, max_tokens=ANSWER_TOKENS, temperature=0.0))
+    except (ContextOverflow, EngineError):
+        out = None
+    return with_generated(prep, out)
