@@ -299,6 +299,8 @@ def main() -> int:
     ap.add_argument("--only", help="only the cases of this kind (e.g. fraction)")
     ap.add_argument("--out", default=str(OUT))
     ap.add_argument("--markdown", action="store_true", help="print the tables for the README")
+    ap.add_argument("--failures", help="write every failing case (text, expected, got, replies, records) as "
+                                       "JSON lines to this file")
     args = ap.parse_args()
     cases = [c for c in load_cases() if not args.only or c["kind"] == args.only][: args.limit or None]
     assert set(INTENTS) >= {c["expect"]["intent"] for c in cases}, "a case expects an intent types.py lacks"
@@ -340,6 +342,16 @@ def main() -> int:
     s = result["configs"][name]["scores"]["overall"]
     print(f"{name}: {len(cases)} cases, all fields {s['all_fields']:.1%}, wrong records {s['wrong_records']}, "
           f"understand median {s['understand_ms']['median']} ms; wrote {out}", file=sys.stderr)
+    if args.failures:
+        with open(args.failures, "w", encoding="utf-8") as f:
+            for case, r in zip(cases, results, strict=True):
+                if not r["ok"]:
+                    f.write(json.dumps({"id": case["id"], "kind": case["kind"], "text": case["text"],
+                                        "answers": case.get("answers", []), "expect": case["expect"],
+                                        "got": {k: r.get(k) for k in ("intent", "source", "slots", "asked", "replies",
+                                                                      "records", "wrong_records", "missing_records",
+                                                                      "checks", "error")}},
+                                       ensure_ascii=False, default=str) + "\n")
     if args.markdown:
         print(markdown(result))
     return 0

@@ -111,7 +111,7 @@ def cmd_ask(args) -> int:
 
     from edge import events as ev
     from edge.llm.loader import build_llm
-    from edge.loop.build import build_understanding, printer
+    from edge.loop.build import build_understanding, open_docs, printer
     from edge.stages.dialog import act
     from edge.stages.docs.commands import ask_turn
 
@@ -127,9 +127,7 @@ def cmd_ask(args) -> int:
         print(f"warning: the store {settings.store.path} has no items; load them with "
               f"'edge inventory import FILE.csv'", file=sys.stderr)
     und = build_understanding(settings, store, build_llm(settings))
-    if args.config and (Path(args.config).parent / "intents").is_dir():  # the site's own phrasings
-        und.site_dir = Path(args.config).parent / "intents"
-        und.rebuild(store.items())
+    und.docs = open_docs(settings, und.llm)
     emit = printer(args.json)
     turn = uuid.uuid4().hex[:12]
     intent = und.understand(args.text)
@@ -139,7 +137,8 @@ def cmd_ask(args) -> int:
         emit(ev.NoSpeech(0, turn, 0))
     else:
         emit(ev.IntentEvent(0, turn, intent.intent, intent.slots(), intent.source))
-        emit(ev.Reply(0, turn, act(intent, store, args.text, turn, language=settings.language).text, None))
+        docs = und.docs.answer if und.docs is not None else None
+        emit(ev.Reply(0, turn, act(intent, store, args.text, turn, language=settings.language, docs=docs).text, None))
     emit(ev.TurnEnd(0, turn, {}))
     return 0
 
@@ -394,6 +393,29 @@ def utf8_streams() -> None:
             stream.reconfigure(encoding="utf-8", errors="edge-bytes")
 
 
+def _models_commands(sub, common):
+    """``edge models list|verify|add``; returns the subparsers (deploy commands add more)."""
+    p = sub.add_parser("models", help="model files")
+    msub = p.add_subparsers(dest="sub", required=True)
+    q = msub.add_parser("list", help="the models in models/manifest.yaml with size and licence")
+    q.add_argument("--json", action="store_true")
+    q.set_defaults(func=cmd_models_list)
+    q = msub.add_parser("verify", help="check every installed model file against models/manifest.yaml")
+    q.add_argument("model", nargs="?", help="one manifest id (default: all)")
+    q.add_argument("--json", action="store_true")
+    q.set_defaults(func=cmd_models_verify)
+
+    q = msub.add_parser("add", help="install a model from local media (USB, SD card) after checking magic, size, SHA-256")
+    common(q)
+    q.add_argument("file", help="the .gguf or .rkllm file")
+    q.add_argument("--id", help="local_models id in models/manifest.yaml (default: matched by file name)")
+    q.add_argument("--models-dir", help="default: models.dir of the settings")
+    q.add_argument("--trust-on-first-use", action="store_true",
+                   help="install an entry without a published SHA-256 and pin the file's SHA-256")
+    q.set_defaults(func=cmd_models_add)
+    return msub
+
+
 def main(argv: list[str] | None = None) -> int:
     utf8_streams()
     ap = argparse.ArgumentParser(prog="edge", description="Offline voice assistant for NPU boards.")
@@ -434,25 +456,7 @@ def main(argv: list[str] | None = None) -> int:
     q.add_argument("--csv", action="store_true", required=True, help="as CSV on stdout")
     q.set_defaults(func=cmd_records_export)
 
-    p = sub.add_parser("models", help="model files")
-    msub = p.add_subparsers(dest="sub", required=True)
-    q = msub.add_parser("list", help="the models in models/manifest.yaml with size and licence")
-    q.add_argument("--json", action="store_true")
-    q.set_defaults(func=cmd_models_list)
-    q = msub.add_parser("verify", help="check every installed model file against models/manifest.yaml")
-    q.add_argument("model", nargs="?", help="one manifest id (default: all)")
-    q.add_argument("--json", action="store_true")
-    q.set_defaults(func=cmd_models_verify)
-
-    q = msub.add_parser("add", help="install a model from local media (USB, SD card) after checking magic, size, SHA-256")
-    common(q)
-    q.add_argument("file", help="the .gguf or .rkllm file")
-    q.add_argument("--id", help="local_models id in models/manifest.yaml (default: matched by file name)")
-    q.add_argument("--models-dir", help="default: models.dir of the settings")
-    q.add_argument("--trust-on-first-use", action="store_true",
-                   help="install an entry without a published SHA-256 and pin the file's SHA-256")
-    q.set_defaults(func=cmd_models_add)
-
+    msub = _models_commands(sub, common)
     from edge.ops.bench.cli import register as register_bench
 
     _deploy_commands(sub, msub, common)  # doctor, install, uninstall, models bundle|install

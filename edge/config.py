@@ -324,6 +324,18 @@ class ServiceSettings(_Frozen):
     state_interval_s: float = Field(5.0, gt=0.0, le=3600.0, description="s between state file writes from the audio loop")
 
 
+class NluSettings(_Frozen):
+    """The understanding (edge.stages.nlu): the paraphrase path and the site's own phrasings."""
+
+    paraphrase: bool = Field(True, description="sentence-embedding paraphrase path between the templates and the "
+                             "LLM (all-MiniLM-L6-v2, ~90 MB, 10-40 ms per utterance; English)")
+    paraphrase_threshold: float = Field(0.45, ge=0.0, le=1.0, description="least cosine similarity to the nearest "
+                                        "exemplar sentence")
+    paraphrase_margin: float = Field(0.0, ge=0.0, le=1.0, description="least lead over the second intent's score")
+    intents_dir: Path | None = Field(None, description="folder of the site's intent template files (*.yaml, Home "
+                                     "Assistant's format); null = 'intents' beside the --config file, if any")
+
+
 class DocsSettings(_Frozen):
     """Answers from the site's documents (edge.stages.docs): where the index is, when to decline."""
 
@@ -417,6 +429,7 @@ class Settings(_Frozen):
     service: ServiceSettings = ServiceSettings()
     site: SiteSettings | None = None
     docs: DocsSettings = DocsSettings()
+    nlu: NluSettings = NluSettings()
 
 
 def _merge(base: dict, over: dict) -> dict:
@@ -595,6 +608,10 @@ def load_settings(path: str | Path | None = None, board: str | None = None,
         sources.append(str(path))
     if overrides:
         data = _merge(data, overrides)
+    if path and isinstance(data.get("nlu", {}), dict) and not (data.get("nlu") or {}).get("intents_dir"):
+        site_intents = Path(path).parent / "intents"  # the site's phrasings beside its config
+        if site_intents.is_dir():
+            data = _merge(data, {"nlu": {"intents_dir": str(site_intents)}})
     try:
         return Settings.model_validate(data)
     except ValidationError as e:

@@ -277,6 +277,12 @@ class LockedOnce:
     def items(self):
         return self.store.items()
 
+    def items_version(self):
+        return self.store.items_version()
+
+    def records(self, last=None):
+        return self.store.records(last)
+
     def get(self, sku):
         return self.store.get(sku)
 

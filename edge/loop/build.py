@@ -9,11 +9,15 @@ from typing import Callable
 from drivers.cpu import pinned
 from edge import events as ev
 from edge.config import Settings
+from edge.errors import EdgeError
 from edge.llm.loader import build_governor, build_llm
 from edge.loop.pipeline import Pipeline
 from edge.loop.stages import Stages, cpu_sets
+from edge.models.embed import Encoder
 from edge.models.manifest import ModelError, resolve
 from edge.stages import asr as asr_mod
+from edge.stages.docs.desk import DocsDesk
+from edge.stages.nlu.paraphrase import Paraphraser
 from edge.stages.nlu.understand import Understanding
 from edge.stages.store import Store
 from edge.stages.tts import engine as tts_mod
@@ -45,8 +49,32 @@ def preflight(settings: Settings) -> None:
 
 
 def build_understanding(settings: Settings, store: Store, llm=None) -> Understanding:
+    """The understanding of ``settings`` over the store's items: templates (with the site's own
+    files, ``nlu.intents_dir``), the paraphrase matcher (loaded at its first use, see
+    :meth:`edge.stages.nlu.understand.Understanding.warm`) and ``llm``.
+
+    Raises:
+        edge.stages.nlu.templates.TemplateError: a site template file is unreadable or wrong.
+    """
+    n = settings.nlu
+    factory = None
+    if n.paraphrase and settings.language == "en":
+        def factory():
+            return Paraphraser(Encoder.load(), language=settings.language, threshold=n.paraphrase_threshold,
+                               margin=n.paraphrase_margin)
     return Understanding(store.items(), llm, max_tokens=settings.llm.max_tokens,
-                         temperature=settings.llm.temperature, language=settings.language)
+                         temperature=settings.llm.temperature, language=settings.language,
+                         site_dir=n.intents_dir, paraphraser=factory)
+
+
+def open_docs(settings: Settings, llm=None) -> DocsDesk | None:
+    """The site's documents when an index with documents exists (``edge docs add``), else None; an
+    index that cannot be opened is logged and left out (the stock dialog works without it)."""
+    try:
+        return DocsDesk.open(settings, llm)
+    except EdgeError as e:
+        log.warning("documents left out: %s", e)
+        return None
 
 
 def build_stages(settings: Settings, store: Store, llm=None, governor=None) -> Stages:
@@ -66,7 +94,9 @@ def build_stages(settings: Settings, store: Store, llm=None, governor=None) -> S
         if settings.asr.bias:
             asr.set_vocabulary(asr_mod.vocabulary(store.items()))
         understanding = build_understanding(settings, store, llm if llm is not None else build_llm(settings, governor))
-    return Stages(wake=wake, vad=vad, asr=asr, understanding=understanding, store=store,
+        understanding.warm()  # the paraphrase encoder loads now, not at the first paraphrased turn
+        understanding.docs = open_docs(settings, understanding.llm)
+    return Stages(wake=wake, vad=vad, asr=asr, understanding=understanding, store=store, docs=understanding.docs,
                   tts=tts_mod.create(settings.tts, settings.language), governor=governor)
 
 

@@ -31,11 +31,12 @@ import numpy as np
 from drivers.cpu import pinned
 from edge import events as ev
 from edge.errors import EdgeError
+from edge.loop.inventory import InventoryWatch
 from edge.loop.speculation import PreviewInventory, Speculation, answer_verdict
 from edge.loop.stages import Speaker, Stages
 from edge.loop.state import TRANSITIONS, TurnState
 from edge.stages import dialog, reply
-from edge.stages.asr.base import Recognition, vocabulary
+from edge.stages.asr.base import Recognition
 from edge.stages.nlu.grammar import COMPLETE, INCOMPLETE
 from edge.stages.nlu.types import Intent
 from edge.stages.tts.stream import EarlyReply
@@ -95,6 +96,13 @@ def apply_limits(stages: Stages) -> Limits | None:
     return lim
 
 
+def _same_items(a, b) -> bool:
+    def sig(items):
+        return sorted((i.sku, i.item, i.location, tuple(i.aliases)) for i in items)
+
+    return len(a) == len(b) and sig(a) == sig(b)
+
+
 def _ms(t0: float, t1: float) -> float:
     return round(1000 * (t1 - t0), 1)
 
@@ -141,6 +149,8 @@ class Pipeline:
         self._wake_t = 0
         self.turns = 0
         self.vocabulary_rebuilds = 0
+        self._watch = InventoryWatch(stages.store)
+        self._bias = True  # the recognizer's phrases follow the inventory and this box's most used items
         self.pending: dialog.Pending | None = None
         self.follow_up_ms = 5000
         self.language = "en"
@@ -346,26 +356,28 @@ class Pipeline:
         self._open_endpointer()
 
     def _refresh_vocabulary(self) -> None:
-        """When the inventory's names, aliases or places changed (an import by another process),
-        rebuild the grammar, the LLM prompt and the recognizer's biasing before this turn. A stage
-        failing here is reported; the turn goes on with what it had."""
-        def sig(items):
-            return sorted((i.sku, i.item, i.location, tuple(i.aliases)) for i in items)
-
+        """When the inventory's items changed (an import by another process), rebuild the grammar
+        and the LLM shortlist; when they or this box's most used items changed, the recognizer's
+        biasing. One read of the store's item version per turn, not the item list. A stage failing
+        here is reported; the turn goes on with what it had."""
         try:
             with stage("store"):
-                items = self.s.store.items()
-            if sig(items) == sig(self.s.understanding.items):
-                return
-            with stage("nlu"):
-                self.s.understanding.rebuild(items)
-            with stage("asr"):
-                self.s.asr.set_vocabulary(vocabulary(items))
+                items = self._watch.changed_items()
+                if items is not None and _same_items(items, self.s.understanding.items):
+                    items = None  # the version moved but the names did not (e.g. a first look)
+                phrases = self._watch.vocabulary_if_changed(items is not None) if self._bias else None
+            if items is not None:
+                with stage("nlu"):
+                    self.s.understanding.rebuild(items)
+            if phrases is not None:
+                with stage("asr"):
+                    self.s.asr.set_vocabulary(phrases)
         except StageFailed as e:
             self.emit(ev.Error(self.t_ms, self.turn_id, e.stage, str(e)))
             return
-        self.vocabulary_rebuilds += 1
-        log.info("inventory changed: grammar, LLM prompt and recognition vocabulary rebuilt (%d items)", len(items))
+        if items is not None:
+            self.vocabulary_rebuilds += 1
+            log.info("inventory changed: grammar, LLM prompt and recognition vocabulary rebuilt (%d items)", len(items))
 
     def _apply_limits(self) -> None:
         """At each wake word: read the board's signals and let the thermal level decide what the
@@ -500,7 +512,8 @@ class Pipeline:
             if intent is None:  # filler only ("the", "thank you"): not a command
                 return self._no_speech()
             with stage("store"):
-                outcome = dialog.act(intent, self.s.store, rec.text, self.turn_id, language=self.language)
+                outcome = dialog.act(intent, self.s.store, rec.text, self.turn_id, language=self.language,
+                                     docs=self.s.docs.answer if self.s.docs is not None else None)
         t2 = time.perf_counter()
         self._to(TurnState.SPEAKING)
         with stage("tts"):

@@ -70,6 +70,12 @@ class Inventory(Protocol):
 
     def items(self) -> list[Item]: ...
 
+    def items_version(self) -> int:
+        """Changes whenever the item list does (one read)."""
+
+    def records(self, last: int | None = None) -> list[Record]:
+        """The history, or its ``last`` records, oldest first."""
+
     def get(self, sku: str) -> Item | None: ...
 
     def log(self, sku: str, delta: int | float, utterance: str, turn_id: str,
@@ -79,6 +85,16 @@ class Inventory(Protocol):
 
     def site_offline(self) -> tuple[str, int] | None:
         """``(since "HH:MM", records waiting)`` when this box is on a site and cannot reach it, else None."""
+
+
+class Documents(Protocol):
+    """The site's documents (:class:`edge.stages.docs.desk.DocsDesk`), or None when none are indexed."""
+
+    def finds(self, text: str) -> bool:
+        """The documents answer ``text`` above the decline threshold."""
+
+    def answer(self, text: str) -> str:
+        """The spoken answer with its source, or that the documents do not say."""
 
 
 class Synthesizer(Protocol):
@@ -133,6 +149,7 @@ class Stages:
     store: Inventory
     tts: Synthesizer
     governor: ResourceGovernor | None = None
+    docs: Documents | None = None
 
 
 def cpu_sets(governor: ResourceGovernor | None) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None]:

@@ -250,26 +250,29 @@ def _same_item(seen: InventoryRow, row: InventoryRow) -> None:
                              f"places) keeps one {'name' if col == 'item' else col}")
 
 
-def check_names(rows: list[InventoryRow], held: dict[str, tuple[str, str]] | None = None) -> None:
-    """Refuse names and aliases of different SKUs that compare equal under
-    :func:`edge.stages.names.name_key`. ``held``: compare keys of items already stored and not
-    in ``rows`` (``{key: (sku, name)}``).
+def check_names(rows: list[InventoryRow], held: list[tuple[str, str, bool]] | None = None) -> None:
+    """Refuse an item name that compares equal (under :func:`edge.stages.names.name_key`) to the
+    name or an alias of another SKU. An alias shared by several SKUs is allowed: it names a group
+    ("M8 bolt" for every length), and the dialog asks which one. ``held``: the names and aliases of
+    items already stored and not in ``rows``, as ``(sku, text, is_name)``.
 
     Raises:
         ValueError: naming both lines (or the stored item) and both names.
     """
-    owner: dict[str, tuple[str, str, str]] = {k: (sku, name, "the store") for k, (sku, name) in (held or {}).items()}
-    for row in rows:
-        for name in (row.item, *split_aliases(row.aliases)):
-            k = name_key(name)
-            if not k:
-                continue
-            got = owner.get(k)
-            if got is None:
-                owner[k] = (row.sku, name, f"line {row.line}")
-            elif got[0] != row.sku:
-                raise ValueError(f"line {row.line}: {row.sku} {name!r} and {got[0]} {got[1]!r} ({got[2]}) are the "
-                                 "same name when spoken or compared; fix: rename one or drop the alias")
+    names: dict[str, tuple[str, str, str]] = {}
+    aliases: dict[str, tuple[str, str, str]] = {}
+    entries = [(sku, text, is_name, "the store") for sku, text, is_name in held or ()]
+    entries += [(row.sku, n, i == 0, f"line {row.line}") for row in rows
+                for i, n in enumerate((row.item, *split_aliases(row.aliases)))]
+    for sku, text, is_name, where in entries:
+        k = name_key(text)
+        if not k:
+            continue
+        clash = names.get(k) if not is_name else (names.get(k) or aliases.get(k))
+        if clash is not None and clash[0] != sku:
+            raise ValueError(f"{where}: {sku} {text!r} and {clash[0]} {clash[1]!r} ({clash[2]}) are the same name "
+                             "when spoken or compared; fix: rename one or drop the alias")
+        (names if is_name else aliases).setdefault(k, (sku, text, where))
 
 
 def _rows(reader) -> Iterator[list[str]]:

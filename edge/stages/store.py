@@ -355,8 +355,8 @@ class Store:
         with self._lock:
             conn = self._db()
             skus = {r.sku for r in rows}
-            held = {name_key(n): (sku, n) for sku, item, aliases in conn.execute("SELECT sku, item, aliases FROM items")
-                    if sku not in skus for n in (item, *split_aliases(aliases))}
+            held = [(sku, n, i == 0) for sku, item, aliases in conn.execute("SELECT sku, item, aliases FROM items")
+                    if sku not in skus for i, n in enumerate((item, *split_aliases(aliases)))]
             try:
                 csvfile.check_names(rows, held)
             except ValueError as e:
@@ -620,10 +620,11 @@ class Store:
         return self._item(conn.execute(f"SELECT {_ITEM_COLS} FROM items WHERE sku = ?", (sku,)).fetchone(),
                           places_of(conn, sku))
 
-    def records(self) -> list[Record]:
-        """The whole history, oldest first (by id)."""
+    def records(self, last: int | None = None) -> list[Record]:
+        """The whole history, or its ``last`` records (one indexed read), oldest first (by id)."""
+        q = f"SELECT * FROM (SELECT {_RECORD_COLS} FROM records ORDER BY id DESC LIMIT ?) ORDER BY id"
         with self._lock:
-            return [_record(r) for r in self._db().execute(f"SELECT {_RECORD_COLS} FROM records ORDER BY id")]
+            return [_record(r) for r in self._db().execute(q, (-1 if last is None else last,))]
 
     def operation(self, op: str) -> list[Record]:
         """The records of the operation ``op`` (a transfer's two rows, or their undo), by id."""

@@ -39,10 +39,11 @@ from wyoming.info import (
 
 from edge import __version__
 from edge import events as ev
+from edge.loop.inventory import InventoryWatch
 from edge.loop.pipeline import apply_limits
 from edge.service.wyoming.locks import StageLocks
 from edge.stages import dialog
-from edge.stages.asr import Recognition, vocabulary
+from edge.stages.asr import Recognition
 from edge.stages.store import StoreError
 from edge.stages.tts.engine import VOICES
 from edge.stages.wake import Detection, WakeWord
@@ -66,10 +67,6 @@ WAKE_WAIT_S = 3.0
 #: recognition reads the inventory for its biasing; a turn understands and writes records. Wake-word
 #: detectors are never shared with a voice loop (``share_wake=False``), so they need no lock.
 NEEDS = {"asr": ("asr", "store"), "tts": ("tts",), "wake": (), "turn": ("understanding", "store")}
-
-
-def _sig(items) -> list[tuple]:
-    return sorted((i.sku, i.item, i.location, tuple(i.aliases)) for i in items)
 
 
 def _unique(phrases) -> list[str]:
@@ -154,8 +151,10 @@ class Box:
         self.wake_pool = WakePool(stages.wake if share_wake else None, settings.wyoming.wake_streams,
                                   lambda: WakeWord([(m.name, m.threshold) for m in w.models], w.refractory_ms))
         self._tmp = Path(tempfile.mkdtemp(prefix="edge-wyoming-"))
-        self._asr_sig: list | None = None  # the inventory the recognizer's biasing was built from
-        self._und_sig = _sig(stages.understanding.items)
+        self._asr_watch = InventoryWatch(stages.store)  # the inventory the recognizer's biasing was built from
+        self._asr_base: list[str] = []
+        self._und_watch = InventoryWatch(stages.store)
+        self._und_watch.changed_items()  # the understanding was built from the items as they are now
         self._pending: dialog.Pending | None = None
         self._pending_until = 0.0
 
@@ -207,11 +206,13 @@ class Box:
         return await self._run("asr", self._transcribe, frames, _unique(names), _unique(terms))
 
     def _transcribe(self, frames, names: list[str], terms: list[str]) -> Recognition:
-        asr, items = self.stages.asr, self.stages.store.items()
-        base = vocabulary(items) if self.settings.asr.bias else []
-        if _sig(items) != self._asr_sig:
-            asr.set_vocabulary(base)
-            self._asr_sig = _sig(items)
+        asr = self.stages.asr
+        items = self._asr_watch.changed_items()
+        phrases = self._asr_watch.vocabulary_if_changed(items is not None) if self.settings.asr.bias else None
+        if phrases is not None:
+            self._asr_base = phrases
+            asr.set_vocabulary(phrases)
+        base = self._asr_base
         extra = [p for p in terms + names if p not in base]
         if extra:
             asr.set_vocabulary(_unique(base + terms + names))
@@ -266,10 +267,9 @@ class Box:
         return await self._run("turn", self._handle, text)
 
     def _refresh_understanding(self) -> None:
-        items = self.stages.store.items()
-        if _sig(items) != self._und_sig:  # an import by another process, or another store
+        items = self._und_watch.changed_items()
+        if items is not None:  # an import by another process, or another store
             self.stages.understanding.rebuild(items)
-            self._und_sig = _sig(items)
             log.info("inventory changed: grammar and LLM prompt rebuilt (%d items)", len(items))
 
     def _apply_limits(self) -> None:
@@ -296,7 +296,8 @@ class Box:
                     return HandleResult(False, "", turn)
                 self.emit(ev.IntentEvent(0, turn, intent.intent, intent.slots(), intent.source))
                 handled = intent.intent != "other" or bool(intent.answer)
-                outcome = dialog.act(intent, self.stages.store, text, turn, language=self.settings.language)
+                docs = self.stages.docs.answer if self.stages.docs is not None else None
+                outcome = dialog.act(intent, self.stages.store, text, turn, language=self.settings.language, docs=docs)
         except StoreError as e:
             self.emit(ev.Error(0, turn, "store", f"{type(e).__name__}: {e}"))
             self.emit(ev.TurnEnd(0, turn, {}))

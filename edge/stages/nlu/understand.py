@@ -6,21 +6,27 @@
    silence or hum, case C09) → **None**: not a command; the pipeline treats it as no speech.
 2. The template path (:mod:`edge.stages.nlu.grammar`: intent templates, guards, resolvers built
    from the inventory's names, aliases, families, sizes and places) answers in a few milliseconds.
-3. Anything it does not take goes to the LLM as constrained, validated JSON
+3. A phrasing no template lists goes to the paraphrase matcher (:mod:`edge.stages.nlu.paraphrase`:
+   the nearest exemplar sentence by sentence embedding picks the intent, the template path's
+   resolvers fill the slots; English), when one is configured.
+4. Anything neither takes goes to the LLM as constrained, validated JSON
    (:mod:`edge.stages.nlu.llm_intent`, case C14); for intent ``other`` the model's ``answer`` is the reply
    (at most two short sentences; a free answer is generated if the JSON one is empty).
-4. ``confidence`` (the transcript's, 0..1) is kept in ``extra["confidence"]``; a parsed quantity
+5. ``confidence`` (the transcript's, 0..1) is kept in ``extra["confidence"]``; a parsed quantity
    under :data:`LOW_CONFIDENCE` sets ``extra["low_confidence_quantity"] = True`` (the pipeline reads
    such a log back before writing it).
 """
 from __future__ import annotations
 
 import dataclasses
+import logging
 
+from edge.errors import EdgeError
 from edge.llm.base import ContextOverflow, EngineError, GenerationRequest
 from edge.stages.nlu.filler import is_filler
 from edge.stages.nlu.grammar import Grammar
-from edge.stages.nlu.llm_intent import LlmIntentParser
+from edge.stages.nlu.llm_intent import SHORTLIST_MAX, LlmIntentParser
+from edge.stages.nlu.paraphrase import Paraphraser, understand_paraphrase
 from edge.stages.nlu.types import Intent
 from edge.stages.sentences import SentenceSplitter, answer_sentences, clean_answer, join_sentences, two_sentences
 
@@ -32,6 +38,7 @@ from edge.stages.sentences import SentenceSplitter, answer_sentences, clean_answ
 #: session recordings 0.45–0.84 (measured here, whole files with the wake phrase, which it mishears
 #: and which pulls the figure down). Tune it per site and recognizer.
 LOW_CONFIDENCE = 0.6
+log = logging.getLogger("edge.stages.nlu")
 
 SYSTEM_PROMPT = (
     "You are the voice assistant of a workshop stock room. Answer in at most two short, plain "
@@ -84,14 +91,21 @@ class Understanding:
         temperature: for the free answer of ``other`` (the JSON path is always greedy).
         language: ``en`` or ``zh`` (settings ``language``): number and grammar rules, prompt.
         site_dir: the site's folder of intent template files (``<config dir>/intents``), or None.
+        paraphraser: a :class:`edge.stages.nlu.paraphrase.Paraphraser`, or a function returning one
+            (called at the first utterance the templates do not take, or by :meth:`warm`), or None
+            for no paraphrase path. A factory that raises leaves the path off (logged).
     Raises:
         ValueError: unknown ``language``.
         edge.stages.nlu.templates.TemplateError: a site template file is unreadable or wrong.
     """
 
     def __init__(self, items, llm=None, max_tokens: int = 48, temperature: float = 0.2, language: str = "en",
-                 site_dir=None):
+                 site_dir=None, paraphraser=None):
         self.language = language
+        self._paraphraser = paraphraser
+        #: the site's documents (``finds(text)``, ``answer(text)``: :class:`edge.stages.docs.desk.DocsDesk`)
+        #: or None; a free question they answer becomes ``ask_docs`` instead of going to the LLM
+        self.docs = None
         self.site_dir = site_dir
         self.llm = llm
         self.max_tokens = max_tokens
@@ -105,9 +119,44 @@ class Understanding:
         self.items = list(items)
         self.grammar = Grammar(self.items, language=self.language, site_dir=self.site_dir)
         self.shortlist = self.grammar.shortlist
+        self._by_sku = {it.sku: it for it in self.items}
+        if isinstance(self._paraphraser, Paraphraser):
+            self._paraphraser.set_items(self.items)
         self.llm_intent = None
         if self.llm is not None:
-            self.llm_intent = LlmIntentParser(self.llm, self.items, self.language, self.max_tokens, self.grammar)
+            self.llm_intent = LlmIntentParser(self.llm, self.items, self.language, self.max_tokens, self.grammar,
+                                              shortlister=self.llm_shortlist)
+
+    def llm_shortlist(self, text: str) -> list:
+        """The items the LLM prompt lists for ``text``: the resolver's item (or its candidates) first,
+        then the FTS5 shortlist (:class:`edge.stages.nlu.shortlist.Shortlist`), at most
+        :data:`edge.stages.nlu.llm_intent.SHORTLIST_MAX`. A bounded lookup; raises nothing."""
+        match = self.grammar.resolve_item(text)
+        skus = [match.sku] if match.sku else list(match.candidates)
+        picked = [self._by_sku[s] for s in skus if s in self._by_sku][:SHORTLIST_MAX]
+        for it in self.shortlist.shortlist(text, SHORTLIST_MAX):
+            if len(picked) >= SHORTLIST_MAX:
+                break
+            if all(it.sku != p.sku for p in picked):
+                picked.append(it)
+        return picked
+
+    def paraphraser(self) -> Paraphraser | None:
+        """The paraphrase matcher, loaded now if it was given as a factory; None when off."""
+        p = self._paraphraser
+        if p is not None and not isinstance(p, Paraphraser):
+            try:
+                p = p()
+                p.set_items(self.items)
+            except (EdgeError, OSError, ValueError) as e:  # no encoder installed: templates and LLM only
+                log.warning("paraphrase path off: %s", e)
+                p = None
+            self._paraphraser = p
+        return p
+
+    def warm(self) -> None:
+        """Load what is loaded lazily (the paraphrase matcher), so the first turn does not wait."""
+        self.paraphraser()
 
     def fill_slots(self, intent_name: str, text: str, direction: str | None = None) -> Intent | None:
         """The deterministic resolvers' slots for ``intent_name`` picked elsewhere (the paraphrase
@@ -136,6 +185,10 @@ class Understanding:
             return None
         intent = self.grammar.parse(text)
         if intent is None:
+            intent = self._paraphrase(text)
+        if intent is None and self.docs is not None and self.docs.finds(text):
+            intent = Intent("ask_docs", source="docs", text=text, explain={"path": "docs"})
+        if intent is None:
             intent = self._llm(text, on_sentence)
         if confidence is not None:
             extra = {**intent.extra, "confidence": confidence}
@@ -143,6 +196,17 @@ class Understanding:
                 extra["low_confidence_quantity"] = True
             intent = dataclasses.replace(intent, extra=extra)
         return intent
+
+    def _paraphrase(self, text: str) -> Intent | None:
+        if self.language != "en" or self._paraphraser is None:
+            return None
+        p = self.paraphraser()
+        if p is None:
+            return None
+        found = p.explain(text)
+        if found is not None and found["intent"] == "ask_docs":  # no slots: the question is the text
+            return Intent("ask_docs", source="paraphrase", text=text, explain={"path": "paraphrase", **found})
+        return understand_paraphrase(text, self.fill_slots, p) if found is not None else None
 
     @staticmethod
     def _spoken(intent: Intent, text: str, gate: SentenceGate) -> Intent:
