@@ -93,6 +93,8 @@ def apply_limits(stages: Stages) -> Limits | None:
     u.withheld = None if lim.llm_allowed else lim.notice
     if lim.max_tokens:
         u.max_tokens = lim.max_tokens
+        if stages.docs is not None:  # a generated documents answer gets the same budget
+            stages.docs.max_tokens = lim.max_tokens
     return lim
 
 

@@ -90,6 +90,8 @@ class Inventory(Protocol):
 class Documents(Protocol):
     """The site's documents (:class:`edge.stages.docs.desk.DocsDesk`), or None when none are indexed."""
 
+    max_tokens: int  # a generated answer's budget in tokens, set per turn by the governor
+
     def finds(self, text: str) -> bool:
         """The documents answer ``text`` above the decline threshold."""
 

@@ -2,7 +2,8 @@
 
 Request ``{"question": str}``; response ``{"answer", "found", "mode", "sources": [...],
 "passages": [{"text", "source": {title, section, headings, page, file}, "confidence", "score"}]}``
-— the same answer ``edge ask --docs`` gives (:func:`edge.stages.docs.answer.answer_question`).
+— the same answer ``edge ask --docs`` gives (:func:`edge.stages.docs.answer.answer_question`,
+answer budget ``llm.max_tokens``).
 A generated answer (``docs.answer``) runs through the API's one generation queue like every
 other request. The index is ``docs.index`` of the settings ``edge serve`` runs with; ``503`` when
 it holds no documents yet, ``400`` for an empty question.
@@ -19,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from edge.llm.base import ContextOverflow, GenerationRequest
 from edge.service.api.deps import ApiContext, api_context
-from edge.stages.docs.answer import ANSWER_TOKENS, fit_passages, generates, prepare, with_generated
+from edge.stages.docs.answer import fit_passages, generates, prepare, with_generated
 from edge.stages.docs.index import DocsIndex, open_index
 from edge.stages.docs.retrieve import Retriever
 
@@ -60,12 +61,13 @@ async def ask(body: DocsQuestion, request: Request, ctx: Annotated[ApiContext, D
     prep = await run_in_threadpool(prepare, body.question, retriever, settings.docs, settings.language)
     answer = prep.answer
     if answer.found and generates(settings.docs.answer, settings.llm.model):
+        budget = settings.llm.max_tokens  # the answer budget edge ask and the voice loop give
         try:
-            messages = await run_in_threadpool(fit_passages, body.question, prep.hits, ctx.engine, ANSWER_TOKENS)
+            messages = await run_in_threadpool(fit_passages, body.question, prep.hits, ctx.engine, budget)
         except ContextOverflow:
             messages = None
         if messages is not None:
-            req = GenerationRequest(messages, max_tokens=ANSWER_TOKENS, temperature=0.0)
+            req = GenerationRequest(messages, max_tokens=budget, temperature=0.0)
             job, first, err = await ctx.start(PATH, req, request)
             if err is not None and err.status_code == 499:  # the client left
                 return err

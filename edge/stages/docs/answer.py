@@ -5,12 +5,13 @@ more, by the size its model name states (:func:`generates`), else extractive):
 
 - extractive: the sentences of the best passage that hold most of the question's words (IDF
   weighted), in document order, at most two and :data:`MAX_SPOKEN_WORDS` words;
-- generated: the LLM writes the answer from the top passages only (as many as fit ``n_ctx`` with
-  the answer budget); a prompt that still would not fit falls back to the extractive answer.
+- generated: the LLM writes the answer from the top passages only (as many as fit the engine's
+  ``n_ctx`` as loaded, with the answer budget ``max_tokens`` as the governor sets it for the turn);
+  a prompt that still would not fit falls back to the extractive answer.
 
 Below ``docs.threshold`` (the best hit's :func:`edge.stages.docs.retrieve.confidence`) the box
 declines. The answer starts with its source: "From the mosquitto.conf manual page, section
-General Options: …".
+General Options: …" (Mandarin: "根据《mosquitto.conf》手册，第General Options节：…").
 """
 from __future__ import annotations
 
@@ -29,8 +30,12 @@ if TYPE_CHECKING:
 
 #: Words of an extractive answer at most (two spoken sentences).
 MAX_SPOKEN_WORDS = 45
-#: The LLM's answer budget in tokens for a generated answer.
+#: The LLM's answer budget in tokens for a generated answer when the caller gives none
+#: (:class:`edge.stages.docs.desk.DocsDesk` gives ``llm.max_tokens`` as the governor sets it).
 ANSWER_TOKENS = 96
+#: Tokens the chat template adds around the messages, when the engine cannot render the prompt
+#: itself to count it exactly (smollm2 and qwen2.5 templates: 5-7 per message).
+TEMPLATE_MARGIN = 32
 NOT_FOUND = {"en": "I don't find that in the documents.", "zh": "我在文档里没有找到这个。"}
 SYSTEM_PROMPT = ("You answer questions about the site's documents. Use only the passages given. "
                  "Answer in at most two short sentences. If the passages do not answer the question, "
@@ -104,9 +109,12 @@ def spoken_section(section: str) -> str:
     return section.title() if section.isupper() else section
 
 
-def source_phrase(src: Source, kind: str) -> str:
+def source_phrase(src: Source, kind: str, language: str = "en") -> str:
     """"From the pg_ctl manual page, section Options" / "From Shared MIME-info Database, section
-    2.4, page 5"."""
+    2.4, page 5"; ``language`` ``zh``: "根据《pg_ctl》手册，第Options节" / "根据《Shared MIME-info
+    Database》，第2.4节，第5页"."""
+    if language == "zh":
+        return source_phrase_zh(src, kind)
     if kind == "man":
         name = re.sub(r"\(\w+\)$", "", src.title)
         head = f"From the {name} manual page"
@@ -117,6 +125,22 @@ def source_phrase(src: Source, kind: str) -> str:
     if src.page:
         head += f", page {src.page}"
     return head
+
+
+def source_phrase_zh(src: Source, kind: str) -> str:
+    """The Mandarin source phrase (see :func:`source_phrase`)."""
+    name = re.sub(r"\(\w+\)$", "", src.title) if kind == "man" else src.title
+    head = f"根据《{name}》手册" if kind == "man" else f"根据《{name}》"
+    if src.section and src.section != src.title:
+        head += f"，第{spoken_section(src.section)}节"
+    if src.page:
+        head += f"，第{src.page}页"
+    return head
+
+
+def source_lead(src: Source, kind: str, language: str = "en") -> str:
+    """The source phrase with the colon the answer follows ("…: " / "…：")."""
+    return source_phrase(src, kind, language) + ("：" if language == "zh" else ": ")
 
 
 def best_sentences(question: str, chunk: Chunk, limit_words: int = MAX_SPOKEN_WORDS) -> str:
@@ -166,21 +190,36 @@ def passage_prompt(question: str, hits: list[Hit]) -> list[dict]:
             {"role": "user", "content": "Passages:\n" + "\n\n".join(parts) + f"\n\nQuestion: {question}"}]
 
 
+def prompt_size(engine: Engine, messages: list[dict]) -> int:
+    """Tokens of ``messages`` as the engine will see them: rendered with its chat template when it
+    can (llama.cpp, also as a chain's serving step), else the contents' tokens plus
+    :data:`TEMPLATE_MARGIN`."""
+    inner = getattr(engine, "active_engine", engine)
+    render = getattr(inner, "prompt_tokens", None)
+    if callable(render):
+        return len(render(messages))
+    return sum(engine.count_tokens(m["content"]) for m in messages) + TEMPLATE_MARGIN
+
+
 def fit_passages(question: str, hits: list[Hit], engine: Engine, max_tokens: int) -> list[dict]:
-    """The prompt with as many of ``hits`` (best first) as fit ``engine.n_ctx`` minus
-    ``max_tokens`` (counted with the engine's tokenizer, plus a margin for the chat template).
+    """The prompt with as many of ``hits`` (best first) as fit ``engine.n_ctx`` (read now: the
+    context the governor admitted the model with) minus ``max_tokens`` (:func:`prompt_size`).
 
     Raises:
-        ContextOverflow: not even the best passage fits.
+        ContextOverflow: not even the best passage fits (or the engine has no context: grammar only).
     """
-    margin = 32
-    for n in range(len(hits), 0, -1):
-        messages = passage_prompt(question, hits[:n])
-        used = sum(engine.count_tokens(m["content"]) for m in messages) + margin
-        if used + max_tokens <= engine.n_ctx:
-            return messages
-    used = sum(engine.count_tokens(m["content"]) for m in passage_prompt(question, hits[:1])) + margin
-    raise ContextOverflow(used, engine.n_ctx, max_tokens)
+    n_ctx = int(engine.n_ctx or 0)
+    lo, hi = 1, len(hits)  # the passages that fit: bisect, each try renders and tokenizes the prompt
+    if not hits or prompt_size(engine, passage_prompt(question, hits[:1])) + max_tokens > n_ctx:
+        used = prompt_size(engine, passage_prompt(question, hits[:1])) if hits else 0
+        raise ContextOverflow(used, n_ctx, max_tokens)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if prompt_size(engine, passage_prompt(question, hits[:mid])) + max_tokens <= n_ctx:
+            lo = mid
+        else:
+            hi = mid - 1
+    return passage_prompt(question, hits[:lo])
 
 
 def llm_body(text: str) -> str | None:
@@ -208,6 +247,7 @@ class Prepared:
     answer: DocsAnswer
     hits: list[Hit]
     kind: str = ""
+    language: str = "en"
 
 
 def prepare(text: str, retriever: Retriever, settings: DocsSettings | None = None, language: str = "en") -> Prepared:
@@ -222,8 +262,8 @@ def prepare(text: str, retriever: Retriever, settings: DocsSettings | None = Non
     best = hits[0]
     src = source_of(best)
     body = best_sentences(text, best.stored.chunk)
-    answer = DocsAnswer(f"{source_phrase(src, best.stored.kind)}: {body}", True, [src], passages, "extractive")
-    return Prepared(answer, [h for h in hits if h.confidence >= threshold], best.stored.kind)
+    answer = DocsAnswer(source_lead(src, best.stored.kind, language) + body, True, [src], passages, "extractive")
+    return Prepared(answer, [h for h in hits if h.confidence >= threshold], best.stored.kind, language)
 
 
 def with_generated(prep: Prepared, llm_text: str | None) -> DocsAnswer:
@@ -234,26 +274,29 @@ def with_generated(prep: Prepared, llm_text: str | None) -> DocsAnswer:
     if body is None or not prep.answer.found:
         return prep.answer
     src = prep.answer.sources[0]
-    return DocsAnswer(f"{source_phrase(src, prep.kind)}: {body}", True, [src], prep.answer.passages, "generated")
+    return DocsAnswer(source_lead(src, prep.kind, prep.language) + body, True, [src], prep.answer.passages,
+                      "generated")
 
 
 def answer_question(text: str, retriever: Retriever, settings: DocsSettings | None = None,
-                    llm: Engine | None = None, language: str = "en") -> DocsAnswer:
+                    llm: Engine | None = None, language: str = "en", max_tokens: int = ANSWER_TOKENS,
+                    prepared: Prepared | None = None) -> DocsAnswer:
     """Answer ``text`` from the documents behind ``retriever``.
 
     ``settings`` (an :class:`edge.config.DocsSettings`; defaults when None) give the threshold,
     the passages kept and the answer mode; ``llm`` is used for a generated answer when the mode
     calls for it (see module docstring), from the passages that fit its ``n_ctx`` with the answer
-    budget. Never raises for a question the documents cannot answer: ``found`` is False and
-    ``text`` says so.
+    budget ``max_tokens`` (tokens). ``prepared``: :func:`prepare`'s result for this ``text``, when
+    the caller already retrieved. Never raises for a question the documents cannot answer:
+    ``found`` is False and ``text`` says so.
     """
-    prep = prepare(text, retriever, settings, language)
+    prep = prepared if prepared is not None else prepare(text, retriever, settings, language)
     mode = settings.answer if settings else "auto"
     if llm is None or not prep.answer.found or not generates(mode, str(getattr(llm, "model", "") or "")):
         return prep.answer
     try:
-        messages = fit_passages(text, prep.hits, llm, ANSWER_TOKENS)
-        out, _ = generate(llm, GenerationRequest(messages, max_tokens=ANSWER_TOKENS, temperature=0.0))
+        messages = fit_passages(text, prep.hits, llm, max_tokens)
+        out, _ = generate(llm, GenerationRequest(messages, max_tokens=max_tokens, temperature=0.0))
     except (ContextOverflow, EngineError):
         out = None
     return with_generated(prep, out)

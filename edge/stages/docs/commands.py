@@ -107,7 +107,8 @@ def ask_turn(args, settings: Settings, llm_factory) -> int | None:
         return None
     with open_index(settings) as index:
         llm = llm_factory() if generates(settings.docs.answer, settings.llm.model) else None
-        ans = answer_question(args.text, Retriever(index), settings.docs, llm, settings.language)
+        ans = answer_question(args.text, Retriever(index), settings.docs, llm, settings.language,
+                              max_tokens=settings.llm.max_tokens)
     turn = uuid.uuid4().hex[:12]
     for e in (ev.IntentEvent(0, turn, "ask_docs", {"question": args.text}, "docs"), ev.Reply(0, turn, ans.text, None),
               ev.TurnEnd(0, turn, {})):
