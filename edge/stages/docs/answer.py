@@ -192,12 +192,16 @@ def passage_prompt(question: str, hits: list[Hit]) -> list[dict]:
 
 def prompt_size(engine: Engine, messages: list[dict]) -> int:
     """Tokens of ``messages`` as the engine will see them: rendered with its chat template when it
-    can (llama.cpp, also as a chain's serving step), else the contents' tokens plus
-    :data:`TEMPLATE_MARGIN`."""
-    inner = getattr(engine, "active_engine", engine)
-    render = getattr(inner, "prompt_tokens", None)
-    if callable(render):
-        return len(render(messages))
+    can (llama.cpp, also as the serving step of a chain, idle-unloading or not), else the
+    contents' tokens plus :data:`TEMPLATE_MARGIN`."""
+    inner = engine
+    for _ in range(3):  # IdleEngine.inner -> EngineChain.active_engine -> LlamaCppEngine
+        render = getattr(inner, "prompt_tokens", None)
+        if callable(render):
+            return len(render(messages))
+        inner = getattr(inner, "inner", None) or getattr(inner, "active_engine", None)
+        if inner is None:
+            break
     return sum(engine.count_tokens(m["content"]) for m in messages) + TEMPLATE_MARGIN
 
 
