@@ -194,8 +194,9 @@ def plot(result: dict, path: Path) -> None:
     lat = [x for x in (result.get("latency_1k"), result.get("latency_10k")) if x]
     labels = [f"{x['chunks']} chunks" for x in lat]
     xs = np.arange(len(lat))
-    bars = [("search p50", lambda x: x["search"]["p50_ms"]), ("search p95", lambda x: x["search"]["p95_ms"]),
-            ("with question embedding p50", lambda x: x["p50_ms"]), ("with question embedding p95", lambda x: x["p95_ms"])]
+    bars = [("index part p50", lambda x: x["search"]["p50_ms"]), ("index part p95", lambda x: x["search"]["p95_ms"]),
+            ("search() as a turn calls it p50", lambda x: x["p50_ms"]),
+            ("search() as a turn calls it p95", lambda x: x["p95_ms"])]
     for j, (label, get) in enumerate(bars):
         b.bar(xs + (j - 1.5) * 0.2, [get(x) for x in lat], 0.2, label=label)
     b.axhline(50, ls=":", c="grey")
