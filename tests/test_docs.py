@@ -213,6 +213,8 @@ def test_docs_settings_errors_name_the_key(tmp_path):
 
 
 def test_vectors_are_stored_and_fused(tmp_path):
+    import numpy as np
+
     from edge.models.embed import EmbedError, Encoder
 
     try:
@@ -223,9 +225,18 @@ def test_vectors_are_stored_and_fused(tmp_path):
         ix.add(["/usr/share/man/man7/mosquitto-tls.7.gz", "/usr/share/man/man7/mqtt.7.gz"])
         ids, mat = ix.vectors()
         assert mat.shape == (ix.count(), 384) and abs(float((mat[0] ** 2).sum()) - 1.0) < 1e-4
-        hits = Retriever(ix).search("what happens to a message the broker keeps for new subscribers")
+        r = Retriever(ix)
+        q = "what happens to a message the broker keeps for new subscribers"
+        hits = r.search(q)
         assert hits[0].vector_rank is not None and hits[0].cosine is not None
         assert any(h.stored.chunk.section == "RETAINED MESSAGES" for h in hits[:3])
+        # the embedding made beside BM25 (a worker thread) gives what the question's vector given does
+        assert [(h.stored.id, h.cosine, h.confidence) for h in hits] == [
+            (h.stored.id, h.cosine, h.confidence) for h in r.search(q, qvec=r.embed(q))]
+        # the partial sort keeps the full sort's order of the best candidates
+        top, _ = r.vector(q, limit=5)
+        assert top == [int(ids[i]) for i in np.argsort(-(mat @ r.embed(q)))[:5]]
+        r.close()
     with DocsIndex(tmp_path / "docs.db") as plain:  # the same file read without the encoder: BM25 only
         assert Retriever(plain).search("retained messages")[0].vector_rank is None
 
