@@ -225,6 +225,7 @@ def test_vectors_are_stored_and_fused(tmp_path):
         ix.add(["/usr/share/man/man7/mosquitto-tls.7.gz", "/usr/share/man/man7/mqtt.7.gz"])
         ids, mat = ix.vectors()
         assert mat.shape == (ix.count(), 384) and abs(float((mat[0] ** 2).sum()) - 1.0) < 1e-4
+        assert ix.vectors()[1] is mat  # kept in memory between questions, not read again per query
         r = Retriever(ix)
         q = "what happens to a message the broker keeps for new subscribers"
         hits = r.search(q)
@@ -237,6 +238,8 @@ def test_vectors_are_stored_and_fused(tmp_path):
         top, _ = r.vector(q, limit=5)
         assert top == [int(ids[i]) for i in np.argsort(-(mat @ r.embed(q)))[:5]]
         r.close()
+        ix.add(["/usr/share/man/man7/mqtt.7.gz"], force=True)  # a write: the matrix is read again
+        assert ix.vectors()[1] is not mat and ix.vectors()[1].shape == mat.shape
     with DocsIndex(tmp_path / "docs.db") as plain:  # the same file read without the encoder: BM25 only
         assert Retriever(plain).search("retained messages")[0].vector_rank is None
 
