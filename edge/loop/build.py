@@ -60,7 +60,7 @@ def build_understanding(settings: Settings, store: Store, llm=None) -> Understan
     factory = None
     if n.paraphrase and settings.language == "en":
         def factory():
-            return Paraphraser(Encoder.load(), language=settings.language, threshold=n.paraphrase_threshold,
+            return Paraphraser(Encoder.shared(), language=settings.language, threshold=n.paraphrase_threshold,
                                margin=n.paraphrase_margin)
     return Understanding(store.items(), llm, max_tokens=settings.llm.max_tokens,
                          temperature=settings.llm.temperature, language=settings.language,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,9 @@ MAX_TOKENS = 256  # sentence_bert_config.json max_seq_length: longer texts are c
 BATCH = 32
 _NEG = np.float32(-1e9)  # additive attention mask for padding
 
+
+_SHARED: dict[str, Encoder] = {}
+_SHARED_LOCK = threading.Lock()
 
 class EmbedError(UserError):
     """The encoder's files are missing or unreadable; the message names the path and the fix."""
@@ -127,6 +131,16 @@ class Encoder:
             return cls(tensors, tok, config, p)
         except Exception as e:  # noqa: BLE001 - zipfile, safetensors and tokenizers each raise their own types
             raise EmbedError(f"sentence encoder {p}: cannot read ({type(e).__name__}: {e}); {fix}") from e
+
+    @classmethod
+    def shared(cls) -> Encoder:
+        """The process's one encoder of the installed package (loaded at the first call): the
+        paraphrase matcher and the documents' retrieval use the same ~90 MB of weights. Stateless
+        after loading, so safe to call from several threads. Raises :class:`EmbedError` as :meth:`load`."""
+        with _SHARED_LOCK:
+            if "default" not in _SHARED:
+                _SHARED["default"] = cls.load()
+            return _SHARED["default"]
 
     def encode(self, texts: list[str], batch_size: int = BATCH) -> np.ndarray:
         """Unit vectors for ``texts``: float32 array of shape (len(texts), 384), rows L2-normalised.

@@ -332,7 +332,7 @@ def load_encoder() -> TextEncoder | None:
     """The shared sentence encoder (all-MiniLM-L6-v2, :mod:`edge.models.embed`), or None when it
     is not installed here (the index is then BM25 only; a warning on stderr says so)."""
     try:
-        return Encoder.load()
+        return Encoder.shared()
     except EmbedError as e:
         print(f"edge docs: BM25 only, no sentence embeddings: {e}", file=sys.stderr)
         return None
