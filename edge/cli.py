@@ -35,10 +35,10 @@ def _settings(args, overrides=None):
     return load_settings(getattr(args, "config", None), getattr(args, "board", None), overrides)
 
 
-def _store(settings):
+def _store(settings, recover: bool = False):
     from edge.stages.store import Store
 
-    return Store(settings.store.path, box=settings.site.box if settings.site else None)
+    return Store(settings.store.path, box=settings.site.box if settings.site else None, recover=recover)
 
 
 def _output_dir(settings) -> Path:
@@ -73,7 +73,10 @@ def cmd_run(args) -> int:
             stderr(f"warning: {args.input} holds no audio samples; nothing to do")
     preflight(settings)  # every configured model resolves, before the store changes or models load
     out = _output_dir(settings)
-    store = _store(settings)
+    store = _store(settings, recover=True)  # a corrupt store is kept aside and rebuilt before listening
+    if store.recovery:
+        stderr(f"warning: the store {settings.store.path} was corrupt and has been rebuilt "
+               f"({store.recovery['records']} records); the damaged file is {store.recovery['moved_to']}")
     if args.inventory:
         n = store.import_csv(args.inventory)
         stderr(f"imported {n} items from {args.inventory} into {settings.store.path}")
@@ -252,6 +255,14 @@ def cmd_status(args) -> int:
         lg.setLevel(level)
     st["service"] = read_state(state_path(settings))  # the running daemon's capture counters and turns
     lines = [format_status(st), *format_service(st["service"])]
+    from edge.stages.store_recovery import read_report
+
+    st["store_recovery"] = read_report(settings.store.path)  # a corrupt store rebuilt at start
+    if st["store_recovery"]:
+        r = st["store_recovery"]
+        lines.append(f"store: rebuilt {r['time']} after corruption ({r['records']} records, "
+                     f"{r['records_from_backup']} from the backup, {r['records_read_from_damaged']} read from "
+                     f"the damaged file kept as {r['moved_to']})")
     if settings.site is not None and Path(settings.store.path).exists():
         from edge.site.status import format_site, site_status
 

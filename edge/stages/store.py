@@ -51,6 +51,7 @@ from ulid import ULID
 from edge.errors import UserError
 from edge.stages import csvfile
 from edge.stages.csvfile import CSV_COLUMNS, split_aliases
+from edge.stages.store_recovery import recover_if_corrupt
 from edge.stages.store_schema import MIGRATIONS, NO_UPDATE_TRIGGER, SCHEMA_VERSION
 from edge.stages.storefaults import diagnose
 
@@ -209,11 +210,16 @@ class Store:
     Raises :class:`StoreError` if the file cannot be opened, WAL mode cannot be enabled, the
     file's schema version is newer than this code knows, or ``box`` is malformed or differs from
     the id of a file that has already pushed records to a site.
+
+    ``recover``: back up an intact file, or move a corrupt one aside and rebuild it first
+    (:mod:`edge.stages.store_recovery`; the voice service does this); ``recovery`` is then the
+    rebuild's report (None when nothing was rebuilt).
     """
 
     def __init__(self, path: str | PathLike[str], *, clock: Callable[[], datetime] = _utc_now,
-                 box: str | None = None) -> None:
+                 box: str | None = None, recover: bool = False) -> None:
         self.path = Path(path)
+        self.recovery = recover_if_corrupt(self.path) if recover else None  # see edge.stages.store_recovery
         self._clock = clock
         if box is not None:
             check_box_id(box)
