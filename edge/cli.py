@@ -71,7 +71,7 @@ def cmd_run(args) -> int:
         first = next(frames, None)
         if first is None:
             stderr(f"warning: {args.input} holds no audio samples; nothing to do")
-    preflight(settings)  # every configured model resolves, before the store changes or models load
+    settings = preflight(settings)  # every configured model checked, before the store changes or models load
     out = _output_dir(settings)
     store = _store(settings, recover=True)  # a corrupt store is kept aside and rebuilt before listening
     if store.recovery:
@@ -211,7 +211,7 @@ def cmd_wyoming(args) -> int:
 
     # a non-loopback --uri without wyoming.allow_lan is refused here, before any model loads
     settings = _settings(args, {"wyoming": {"uri": args.uri}} if args.uri else None)
-    preflight(settings)
+    settings = preflight(settings)
     out = _output_dir(settings)
     store = _store(settings)
     if not store.items():
