@@ -38,6 +38,7 @@ from edge.stages import dialog, reply
 from edge.stages.asr.base import Recognition, vocabulary
 from edge.stages.nlu.grammar import COMPLETE, INCOMPLETE
 from edge.stages.nlu.types import Intent
+from edge.stages.nlu.understand import TOO_LONG, TOO_LONG_ZH
 from edge.stages.tts.stream import EarlyReply
 from edge.stages.vad import Endpoint, Endpointer
 from edge.stages.wake import Detection
@@ -495,7 +496,12 @@ class Pipeline:
         if self.pending is not None:
             outcome = self._answer(rec.text)
         else:
-            intent = self._understand(rec, early, t1, lat)
+            capped = self._ep is not None and self._ep.reason == "max_length"
+            intent = self._understand(rec, early, t1, lat, llm=not capped)
+            if intent is None and capped:  # endless speech (a TV?): no LLM call, no record, a short answer
+                intent = Intent("other", source="grammar", text=rec.text,
+                                answer=TOO_LONG_ZH if self.language == "zh" else TOO_LONG)
+                self.emit(ev.IntentEvent(self.t_ms, self.turn_id, intent.intent, intent.slots(), intent.source))
             if intent is None:  # filler only ("the", "thank you"): not a command
                 return self._no_speech()
             with stage("store"):
@@ -510,11 +516,12 @@ class Pipeline:
         self.emit(ev.Reply(self.t_ms, self.turn_id, outcome.text, str(wav)))
         return outcome
 
-    def _understand(self, rec: Recognition, early: EarlyReply, t1: float, lat: dict) -> Intent | None:
-        """The intent of the transcript (emitted), or None for filler only."""
+    def _understand(self, rec: Recognition, early: EarlyReply, t1: float, lat: dict, llm: bool = True) -> Intent | None:
+        """The intent of the transcript (emitted), or None for filler only (or, ``llm=False``, for
+        what the grammar does not understand)."""
         u = self.s.understanding
         with stage("nlu"):
-            intent = u.understand(rec.text, confidence=rec.confidence, on_sentence=early.sentence)
+            intent = u.understand(rec.text, confidence=rec.confidence, on_sentence=early.sentence, llm=llm)
         if intent is None:
             return None
         lat["transcript_to_intent_ms"] = _ms(t1, time.perf_counter())

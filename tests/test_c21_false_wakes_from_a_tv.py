@@ -1,0 +1,103 @@
+"""C21 false wakes from a TV: TV-like audio (several voices over each other and music, built from the
+shared recordings by tests/tvmix.py) at -10 dBFS with 20 real wake words mixed in.
+
+Here (the short variant; bench/tv_false_wakes.py runs the hour): 4 minutes of TV, 20 real
+"hey mycroft" recordings 10 dB over it (at 6 dB recall was 80 % here), the configured wake models at their configured thresholds.
+Right behaviour checked: recall >= 90 % and false accepts counted and bounded (both printed);
+thresholds change without reloading anything (:meth:`WakeWord.set_thresholds`, what a config reload
+calls) and a raised threshold removes a false accept; a false wake followed by endless TV talk is
+closed by the hard cap and costs no LLM call and writes no record (a short "too long" answer).
+Not covered yet: "stop" said during a reply.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from edge.stages.wake import WakeWord
+from tests.helpers import of_type, run_session
+from tests.synth import session
+from tests.tvmix import RATE, tv, with_wakes
+
+TV_S = 240.0
+WAKES = 20
+SNR_DB = 10.0  # the wake word's voiced part over the TV's level: a person near the box, the TV across the room
+
+
+def detections(wake: WakeWord, audio: np.ndarray) -> list[tuple[str, int, float]]:
+    wake.flush()
+    out = []
+    for i in range(0, len(audio) - 1279, 1280):
+        d = wake.process(audio[i:i + 1280])
+        if d is not None:
+            out.append((d.wake_word, i + 1280, d.score))
+    return out
+
+
+def matched(dets, where) -> tuple[set[int], list[tuple[str, int, float]]]:
+    """(indices of the mixed-in wake words detected, false accepts): a detection counts for a wake
+    word of that name ending up to 0.5 s before or 1.5 s after the detection frame."""
+    hits, false = set(), []
+    for name, end, score in dets:
+        m = [j for j, (n, e) in enumerate(where) if n == name and -RATE // 2 <= end - e <= int(1.5 * RATE)]
+        if m:
+            hits.add(m[0])
+        else:
+            false.append((name, end, score))
+    return hits, false
+
+
+@pytest.fixture(scope="module")
+def tv_mix(rig_grammar):
+    """The mix, where its wake words end, and the detections at the configured thresholds."""
+    base = tv(TV_S)
+    audio, where = with_wakes(base, WAKES, snr_db=SNR_DB, names=("hey_mycroft",))
+    return audio, where, detections(rig_grammar[1].wake, audio)
+
+
+def test_recall_and_false_accepts_on_tv_audio(tv_mix):
+    audio, where, dets = tv_mix
+    hits, false = matched(dets, where)
+    recall = len(hits) / WAKES
+    per_hour = len(false) * 3600 / TV_S
+    print(f"\nTV mix {TV_S:.0f} s: recall {len(hits)}/{WAKES} = {recall:.0%}, false accepts {len(false)} "
+          f"({per_hour:.0f} per hour) {[(n, round(e / RATE, 1), round(s, 2)) for n, e, s in false]}")
+    assert recall >= 0.9
+    assert len(false) <= 1  # in 4 minutes; the hour-long figure is the bench's
+
+
+def test_thresholds_change_without_a_reload_and_a_raised_one_removes_a_false_accept(rig_grammar, tv_mix):
+    settings, stages = rig_grammar
+    wake = stages.wake
+    audio, where, dets = tv_mix
+    configured = [(m.name, m.threshold) for m in settings.wake.models]
+    model = wake.model
+    _, false = matched(dets, where)
+    try:
+        if false:  # raise the threshold of the model that fired falsely just above its score
+            name, end, score = max(false, key=lambda f: f[2])
+            part = audio[max(0, end - 10 * RATE): end + 5 * RATE]
+            assert any(d[0] == name for d in detections(wake, part))  # it fires on this part alone too
+            wake.set_thresholds([(name, min(0.99, score + 0.05))])
+            assert all(d[0] != name for d in detections(wake, part))
+        wake.set_thresholds([(n, 1.01) for n, _ in configured])  # nothing can reach it
+        assert detections(wake, audio[: 15 * RATE]) == []
+        assert wake.model is model  # the same loaded model: no reload
+    finally:
+        wake.set_thresholds(configured)
+    with pytest.raises(ValueError, match="needs a restart"):
+        wake.set_thresholds([("hey_nobody", 0.5)])
+
+
+def test_a_wake_followed_by_endless_tv_talk_costs_no_llm_call_and_no_record(rig_llm, inventory_store, tmp_path):
+    settings, stages = rig_llm
+    stages.store = inventory_store
+    before = len(inventory_store.records())
+    talk = tv(16.0, seed=5, level_db=-16.0).astype(np.int16)
+    wav = session(tmp_path / "tv.wav", 0.5, "<wake>", talk, 1.0)
+    events = run_session(stages, settings, wav, tmp_path)
+    ends = of_type(events, "endpoint")
+    assert [e.reason for e in ends] == ["max_length"], events  # the TV never pauses
+    assert [i.source for i in of_type(events, "intent")] == ["grammar"], events  # no LLM call
+    assert "too long" in of_type(events, "reply")[0].text
+    assert len(inventory_store.records()) == before  # nothing written
