@@ -101,3 +101,51 @@ def test_a_wake_followed_by_endless_tv_talk_costs_no_llm_call_and_no_record(rig_
     assert [i.source for i in of_type(events, "intent")] == ["grammar"], events  # no LLM call
     assert "too long" in of_type(events, "reply")[0].text
     assert len(inventory_store.records()) == before  # nothing written
+
+
+def _run(stages, settings, wav, out):
+    from drivers.audio import wav_frames
+    from edge.loop.build import run_frames
+    from edge.stages.tts.speaker import TimelineSpeaker
+
+    events: list = []
+    stages.wake.flush()
+    speaker = TimelineSpeaker()
+    p = run_frames(wav_frames(wav), stages, settings, out, events.append, speaker=speaker)
+    return p, speaker, events
+
+
+def test_stop_said_during_a_reply_ends_it_and_the_box_listens(rig_grammar, inventory_store, tmp_path):
+    from drivers.audio import read_wav, write_wav
+    from tests.helpers import SESSIONS
+    from tests.synth import speech, to16k
+
+    settings, stages = rig_grammar
+    stages.store = inventory_store
+    data, rate = read_wav(SESSIONS / "query_m8_bolts.wav")
+    query = to16k(data, rate)
+    base = np.concatenate([query, np.zeros(8 * RATE, np.int16)])
+    first = tmp_path / "first"
+    first.mkdir()
+    _, speaker, events = _run(stages, settings, write_wav(tmp_path / "plain.wav", base, RATE), first)
+    (start, reply_wav), = speaker.played
+    said = of_type(events, "reply")[0]
+    reply_ms = speaker._until_ms - start
+    assert reply_ms > 2000, reply_ms  # long enough to be stopped 1 s in
+    stop = speech("stop")
+    at = (start + 1000) * RATE // 1000
+    mixed = base.copy()
+    mixed[at:at + len(stop)] = np.clip(mixed[at:at + len(stop)].astype(np.int32) + stop, -32768, 32767)
+    # and a real wake word with a command afterwards: the box listens again
+    wav = write_wav(tmp_path / "stop.wav", np.concatenate([mixed, query]), RATE)
+    second = tmp_path / "second"
+    second.mkdir()
+    p, speaker, events = _run(stages, settings, wav, second)
+    assert p.stops == 1 and speaker.stopped >= 1, (p.stops, speaker.stopped)
+    voiced_end_ms = 1000 * (at + np.nonzero(np.abs(stop) > 328)[0][-1]) / RATE
+    back = [e for e in events if e.type == "state" and e.previous == "speaking" and e.state == "listening"]
+    assert back and back[0].t_ms - voiced_end_ms <= 500, (back[:1], voiced_end_ms)  # audio time
+    assert back[0].t_ms < start + reply_ms  # before the reply would have ended
+    intents = of_type(events, "intent")
+    assert [i.intent for i in intents] == ["query_stock", "query_stock"], events  # the next turn works
+    assert said.text == of_type(events, "reply")[0].text

@@ -34,6 +34,7 @@ from edge.errors import EdgeError
 from edge.loop.speculation import PreviewInventory, Speculation, answer_verdict
 from edge.loop.stages import Speaker, Stages
 from edge.loop.state import TRANSITIONS, TurnState
+from edge.loop.stopword import StopListener, is_stop
 from edge.stages import dialog, reply
 from edge.stages.asr.base import Recognition, vocabulary
 from edge.stages.nlu.grammar import COMPLETE, INCOMPLETE
@@ -131,6 +132,9 @@ class Pipeline:
         self._was_speaking = False
         self._failing: str | None = None  # the stage failing on every frame, reported once
         self.suppressed = 0  # wake detections ignored while the box spoke (C03)
+        self._stop = StopListener()  # "stop" said during a reply (C21)
+        self._was_listening_for_stop = False
+        self.stops = 0  # replies ended by "stop"
         self.t_ms = 0
         self.state = TurnState.LISTENING
         self.turn_id = ""
@@ -191,6 +195,8 @@ class Pipeline:
         with stage("wake"):
             detection = self.s.wake.process(frame)  # always scored: keeps the feature buffers current
         speaking = self._follow_speaker()
+        if speaking and self._stop_heard(frame):
+            speaking = self._follow_speaker()
         if detection is not None and (speaking or self.t_ms <= self._guard_until):
             detection = self._over_reply(detection, speaking)
         if self.state in (TurnState.LISTENING, TurnState.SPEAKING):
@@ -203,12 +209,42 @@ class Pipeline:
         """Whether the box speaks now; ``speaking`` ends when the speaker falls silent. On the step
         from speaking to silent the guard starts."""
         now = self.speaker is not None and self.speaker.busy(self.t_ms)
+        if not now:
+            self._was_listening_for_stop = False  # the next reply starts the stop listener afresh
         if self._was_speaking and not now:
             self._guard_until = max(self._guard_until, self.t_ms + self.guard_ms)
         self._was_speaking = now
         if not now and self.state is TurnState.SPEAKING:
             self._after_reply()
         return now
+
+    def _stop_heard(self, frame: np.ndarray) -> bool:
+        """While the box speaks: a bare "stop" (:mod:`edge.loop.stopword`) stops the speaker, and a
+        question being said gets no answer. True when it did."""
+        if not self._was_listening_for_stop:
+            self._stop.reset()
+            self._was_listening_for_stop = True
+        audio = self._stop.push(frame)
+        if audio is None:
+            return False
+        with stage("asr"):
+            asr = self.s.asr
+            if hasattr(asr, "transcribe"):
+                text = asr.transcribe(audio).text
+            else:
+                asr.start()
+                for i in range(0, len(audio), len(frame)):
+                    asr.accept(audio[i:i + len(frame)])
+                text = asr.finish().text
+        if not is_stop(text):
+            return False
+        log.info("heard %r while speaking: reply stopped", text)
+        self.speaker.stop()
+        self.stops += 1
+        if self.pending is not None:  # the question being said gets no answer: its turn ends here
+            self.pending = None
+            self.emit(ev.TurnEnd(self.t_ms, self.turn_id, {}))
+        return True
 
     def _after_reply(self) -> None:
         """The reply was said: wait for the answer to its question, or listen."""
