@@ -103,7 +103,13 @@ def cmd_run(args) -> int:
             return 2
         return 0
     # live: READY/WATCHDOG/STATUS to systemd, waits for a late microphone
+    import signal
+
+    from edge.loop import reload
     from edge.service.supervisor import run_service
+
+    reload.configure(args.config, args.board)  # kill -HUP: wake thresholds read again, no restart
+    signal.signal(signal.SIGHUP, reload.request)
 
     return run_service(settings, store, out, emit)
 

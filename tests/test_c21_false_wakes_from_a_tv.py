@@ -1,13 +1,14 @@
 """C21 false wakes from a TV: TV-like audio (several voices over each other and music, built from the
 shared recordings by tests/tvmix.py) at -10 dBFS with 20 real wake words mixed in.
 
-Here (the short variant; bench/tv_false_wakes.py runs the hour): 4 minutes of TV, 20 real
+Here (the short variant; bench/tv_false_wakes.py runs the hour): 3 minutes of TV, 20 real
 "hey mycroft" recordings 10 dB over it (at 6 dB recall was 80 % here), the configured wake models at their configured thresholds.
 Right behaviour checked: recall >= 90 % and false accepts counted and bounded (both printed);
 thresholds change without reloading anything (:meth:`WakeWord.set_thresholds`, what a config reload
 calls) and a raised threshold removes a false accept; a false wake followed by endless TV talk is
 closed by the hard cap and costs no LLM call and writes no record (a short "too long" answer).
-Not covered yet: "stop" said during a reply.
+"Stop" said 1 s into a reply ends it (within 500 ms of audio after the word) and the next turn works;
+``kill -HUP`` makes the running service read its wake thresholds again (a bad edit changes nothing).
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from tests.helpers import of_type, run_session
 from tests.synth import session
 from tests.tvmix import RATE, tv, with_wakes
 
-TV_S = 240.0
+TV_S = 180.0
 WAKES = 20
 SNR_DB = 10.0  # the wake word's voiced part over the TV's level: a person near the box, the TV across the room
 
@@ -63,7 +64,7 @@ def test_recall_and_false_accepts_on_tv_audio(tv_mix):
     print(f"\nTV mix {TV_S:.0f} s: recall {len(hits)}/{WAKES} = {recall:.0%}, false accepts {len(false)} "
           f"({per_hour:.0f} per hour) {[(n, round(e / RATE, 1), round(s, 2)) for n, e, s in false]}")
     assert recall >= 0.9
-    assert len(false) <= 1  # in 4 minutes; the hour-long figure is the bench's
+    assert len(false) <= 1  # in 3 minutes; the hour-long figure is the bench's
 
 
 def test_thresholds_change_without_a_reload_and_a_raised_one_removes_a_false_accept(rig_grammar, tv_mix):
@@ -149,3 +150,42 @@ def test_stop_said_during_a_reply_ends_it_and_the_box_listens(rig_grammar, inven
     intents = of_type(events, "intent")
     assert [i.intent for i in intents] == ["query_stock", "query_stock"], events  # the next turn works
     assert said.text == of_type(events, "reply")[0].text
+
+
+def test_thresholds_change_on_a_config_reload_of_the_running_service(pulse_null_sink, tmp_path):
+    """``kill -HUP`` (the unit's ExecReload): the live service reads the wake thresholds again."""
+    import json
+    import signal
+    import subprocess
+
+    from tests.helpers import SESSIONS
+    from tests.live import lines_until, start_edge_run, stop
+
+    cfg = tmp_path / "live.yaml"
+
+    def write(threshold: float) -> None:
+        cfg.write_text(f"board: x86-dev\nstore: {{path: {tmp_path / 'edge.db'}}}\nllm: {{engine: none}}\n"
+                       f"wake: {{models: [{{name: hey_mycroft, threshold: {threshold}}}]}}\n")
+
+    def say_query() -> None:
+        subprocess.run(["paplay", str(SESSIONS / "query_m8_bolts.wav")], env=env, check=True, timeout=60)
+
+    write(0.5)
+    env = dict(pulse_null_sink, PYTHONUNBUFFERED="1")
+    proc, out_q, err_q = start_edge_run(cfg, env, tmp_path / "out")
+    try:
+        lines_until(err_q, lambda l: l.startswith("listening on"), timeout=120)
+        pid = proc.pid
+        write(0.7)
+        proc.send_signal(signal.SIGHUP)
+        lines_until(err_q, lambda l: "reloaded: wake thresholds hey_mycroft 0.7" in l, timeout=60)
+        say_query()
+        lines = lines_until(out_q, lambda l: '"turn_end"' in l, timeout=60)
+        wakes = [json.loads(x) for x in lines if '"wake"' in x]
+        assert len(wakes) == 1 and wakes[0]["score"] >= 0.7, lines  # the running service, new threshold
+        cfg.write_text(cfg.read_text().replace("threshold: 0.7", "threshold: 2"))  # a bad edit
+        proc.send_signal(signal.SIGHUP)
+        lines_until(err_q, lambda l: "reload refused, nothing changed" in l, timeout=60)
+        assert proc.poll() is None and proc.pid == pid  # still running, with the thresholds it had
+    finally:
+        stop(proc, signal.SIGINT)

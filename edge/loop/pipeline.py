@@ -31,6 +31,7 @@ import numpy as np
 from drivers.cpu import pinned
 from edge import events as ev
 from edge.errors import EdgeError
+from edge.loop import reload
 from edge.loop.speculation import PreviewInventory, Speculation, answer_verdict
 from edge.loop.stages import Speaker, Stages
 from edge.loop.state import TRANSITIONS, TurnState
@@ -171,6 +172,7 @@ class Pipeline:
         the LLM's idle tick) ends an open turn with an ``error`` event naming it; while listening it
         is reported once per run of failing frames. The loop never stops on it."""
         self.t_ms += FRAME_MS
+        reload.apply_if_requested(self.s)  # kill -HUP: new wake thresholds from the next frame
         try:
             self._frame(frame)
         except StageFailed as e:
