@@ -1,7 +1,7 @@
 """C21 false wakes from a TV: TV-like audio (several voices over each other and music, built from the
 shared recordings by tests/tvmix.py) at -10 dBFS with 20 real wake words mixed in.
 
-Here (the short variant; bench/tv_false_wakes.py runs the hour): 3 minutes of TV, 20 real
+Here (the short variant; bench/tv_false_wakes.py runs the hour): 2.5 minutes of TV, 20 real
 "hey mycroft" recordings 10 dB over it (at 6 dB recall was 80 % here), the configured wake models at their configured thresholds.
 Right behaviour checked: recall >= 90 % and false accepts counted and bounded (both printed);
 thresholds change without reloading anything (:meth:`WakeWord.set_thresholds`, what a config reload
@@ -20,7 +20,7 @@ from tests.helpers import of_type, run_session
 from tests.synth import session
 from tests.tvmix import RATE, tv, with_wakes
 
-TV_S = 180.0
+TV_S = 150.0
 WAKES = 20
 SNR_DB = 10.0  # the wake word's voiced part over the TV's level: a person near the box, the TV across the room
 
@@ -64,7 +64,7 @@ def test_recall_and_false_accepts_on_tv_audio(tv_mix):
     print(f"\nTV mix {TV_S:.0f} s: recall {len(hits)}/{WAKES} = {recall:.0%}, false accepts {len(false)} "
           f"({per_hour:.0f} per hour) {[(n, round(e / RATE, 1), round(s, 2)) for n, e, s in false]}")
     assert recall >= 0.9
-    assert len(false) <= 1  # in 3 minutes; the hour-long figure is the bench's
+    assert len(false) <= 1  # in 2.5 minutes; the hour-long figure is the bench's
 
 
 def test_thresholds_change_without_a_reload_and_a_raised_one_removes_a_false_accept(rig_grammar, tv_mix):
@@ -77,10 +77,15 @@ def test_thresholds_change_without_a_reload_and_a_raised_one_removes_a_false_acc
     try:
         if false:  # raise the threshold of the model that fired falsely just above its score
             name, end, score = max(false, key=lambda f: f[2])
-            part = audio[max(0, end - 10 * RATE): end + 5 * RATE]
-            assert any(d[0] == name for d in detections(wake, part))  # it fires on this part alone too
+            off = max(0, end - 10 * RATE)
+            part = audio[off: end + 5 * RATE]
+
+            def fires_there() -> bool:  # that model, at that false accept's frame (± 0.5 s)
+                return any(d[0] == name and abs(off + d[1] - end) <= RATE // 2 for d in detections(wake, part))
+
+            assert fires_there()  # it fires on this part alone too
             wake.set_thresholds([(name, min(0.99, score + 0.05))])
-            assert all(d[0] != name for d in detections(wake, part))
+            assert not fires_there()
         wake.set_thresholds([(n, 1.01) for n, _ in configured])  # nothing can reach it
         assert detections(wake, audio[: 15 * RATE]) == []
         assert wake.model is model  # the same loaded model: no reload
@@ -125,7 +130,7 @@ def test_stop_said_during_a_reply_ends_it_and_the_box_listens(rig_grammar, inven
     stages.store = inventory_store
     data, rate = read_wav(SESSIONS / "query_m8_bolts.wav")
     query = to16k(data, rate)
-    base = np.concatenate([query, np.zeros(8 * RATE, np.int16)])
+    base = np.concatenate([query, np.zeros(4 * RATE, np.int16)])
     first = tmp_path / "first"
     first.mkdir()
     _, speaker, events = _run(stages, settings, write_wav(tmp_path / "plain.wav", base, RATE), first)
