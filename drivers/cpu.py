@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+from pathlib import Path
 from typing import Iterable, Iterator
 
 log = logging.getLogger(__name__)
@@ -62,3 +63,31 @@ def apply_affinity(cpus: Iterable[int], pid: int = 0) -> set[int] | None:
         return None
     log.debug("affinity: pinned %s to CPUs %s", "this thread" if pid == 0 else f"pid {pid}", sorted(use))
     return use
+
+
+def cgroup_cpu_limit(root: str | os.PathLike[str] = "/") -> tuple[float | None, str]:
+    """CPUs' worth of time this process's cgroup (v2) may use: the smallest ``quota / period`` of
+    ``cpu.max`` from its cgroup (``<root>/proc/self/cgroup``, line ``0::PATH``) up to the hierarchy's
+    root, e.g. ``150000 100000`` → 1.5; ``(None, why)`` when nothing limits it (``max``) or it
+    cannot be read. ``root``: read everything under this folder (tests use a fake tree)."""
+    base = Path(root)
+    try:
+        lines = (base / "proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None, "no cgroup information"
+    rel = next((ln[3:] for ln in lines if ln.startswith("0::")), None)
+    if rel is None:
+        return None, "not in a cgroup v2 hierarchy"
+    top = base / "sys/fs/cgroup"
+    d, best, where = top / rel.lstrip("/"), None, ""
+    while True:
+        try:
+            quota, period = (d / "cpu.max").read_text().split()[:2]
+            if quota != "max" and int(period) > 0 and (best is None or int(quota) / int(period) < best):
+                best, where = int(quota) / int(period), f"{d / 'cpu.max'}: {quota} {period}"
+        except (OSError, ValueError):
+            pass
+        if d == top or top not in d.parents:
+            break
+        d = d.parent
+    return best, where or "cpu.max: max"

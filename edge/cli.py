@@ -36,10 +36,10 @@ def _settings(args, overrides=None):
     return load_settings(getattr(args, "config", None), getattr(args, "board", None), overrides)
 
 
-def _store(settings):
+def _store(settings, recover: bool = False):
     from edge.stages.store import Store
 
-    return Store(settings.store.path, box=settings.site.box if settings.site else None)
+    return Store(settings.store.path, box=settings.site.box if settings.site else None, recover=recover)
 
 
 def _output_dir(settings) -> Path:
@@ -72,9 +72,12 @@ def cmd_run(args) -> int:
         first = next(frames, None)
         if first is None:
             stderr(f"warning: {args.input} holds no audio samples; nothing to do")
-    preflight(settings)  # every configured model resolves, before the store changes or models load
+    settings = preflight(settings)  # every configured model checked, before the store changes or models load
     out = _output_dir(settings)
-    store = _store(settings)
+    store = _store(settings, recover=True)  # a corrupt store is kept aside and rebuilt before listening
+    if store.recovery:
+        stderr(f"warning: the store {settings.store.path} was corrupt and has been rebuilt "
+               f"({store.recovery['records']} records); the damaged file is {store.recovery['moved_to']}")
     if args.inventory:
         n = store.import_csv(args.inventory)
         stderr(f"imported {n} items from {args.inventory} into {settings.store.path}")
@@ -101,7 +104,13 @@ def cmd_run(args) -> int:
             return 2
         return 0
     # live: READY/WATCHDOG/STATUS to systemd, waits for a late microphone
+    import signal
+
+    from edge.loop import reload
     from edge.service.supervisor import run_service
+
+    reload.configure(args.config, args.board)  # kill -HUP: wake thresholds read again, no restart
+    signal.signal(signal.SIGHUP, reload.request)
 
     return run_service(settings, store, out, emit)
 
@@ -231,7 +240,7 @@ def cmd_wyoming(args) -> int:
 
     # a non-loopback --uri without wyoming.allow_lan is refused here, before any model loads
     settings = _settings(args, {"wyoming": {"uri": args.uri}} if args.uri else None)
-    preflight(settings)
+    settings = preflight(settings)
     out = _output_dir(settings)
     store = _store(settings)
     if not store.items():
@@ -275,6 +284,14 @@ def cmd_status(args) -> int:
         lg.setLevel(level)
     st["service"] = read_state(state_path(settings))  # the running daemon's capture counters and turns
     lines = [format_status(st), *format_service(st["service"])]
+    from edge.stages.store_recovery import read_report
+
+    st["store_recovery"] = read_report(settings.store.path)  # a corrupt store rebuilt at start
+    if st["store_recovery"]:
+        r = st["store_recovery"]
+        lines.append(f"store: rebuilt {r['time']} after corruption ({r['records']} records, "
+                     f"{r['records_from_backup']} from the backup, {r['records_read_from_damaged']} read from "
+                     f"the damaged file kept as {r['moved_to']})")
     if settings.site is not None and Path(settings.store.path).exists():
         from edge.site.status import format_site, site_status
 

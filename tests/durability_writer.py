@@ -1,6 +1,7 @@
 """The writing process of tests/test_durability.py: logs stock changes until it is killed.
 
     python tests/durability_writer.py DB INVENTORY SEED START
+    python tests/durability_writer.py --fork-server DB INVENTORY SEED     (see :func:`serve`)
 
 Opens the store ``DB`` (imports ``INVENTORY`` if the store has no items yet), prints
 ``READY <first op> <journal_mode> <synchronous>`` (the pragmas of its own connection), then runs
@@ -53,15 +54,8 @@ def op(seed: int, n: int, skus: list[str]) -> tuple[str, str | None, int]:
     return ("log", rng.choice(skus), rng.choice((-1, 1)) * rng.randint(1, 50))
 
 
-def main(argv: list[str]) -> int:
-    db, inventory, seed_text, start_text = argv
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from edge.stages.store import Store
-
-    seed = int(seed_text)
-    store = Store(db)
-    if not store.items():
-        store.import_csv(inventory)
+def write_forever(store, seed: int, start_text: str, out: int) -> int:
+    """The write loop on an open ``store``: READY, then one ACK per committed operation, to fd ``out``."""
     skus = [i.sku for i in store.items()]
     if start_text == "resume":
         first = 1 + max((op_number(r.turn_id) for r in store.records()), default=-1)
@@ -70,7 +64,7 @@ def main(argv: list[str]) -> int:
     conn = store._db()  # the writer's own connection: synchronous is per connection
     mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
     sync = conn.execute("PRAGMA synchronous").fetchone()[0]
-    os.write(1, f"READY {first} {mode} {sync}\n".encode())
+    os.write(out, f"READY {first} {mode} {sync}\n".encode())
     for n in range(first, first + MAX_OPS):
         kind, sku, delta = op(seed, n, skus)
         tid = turn_id(n)
@@ -80,9 +74,48 @@ def main(argv: list[str]) -> int:
         else:
             record, _ = store.log(sku, delta, f"op-{n}", tid)
             rid = str(record.id)
-        os.write(1, f"ACK {tid} {rid}\n".encode())  # only now may the reply say "logged"
+        os.write(out, f"ACK {tid} {rid}\n".encode())  # only now may the reply say "logged"
         time.sleep(random.Random(f"reply:{seed}:{n}").uniform(0, REPLY_S))  # "speaking the reply"
     return 3
+
+
+def _open(db: str, inventory: str):
+    from edge.stages.store import Store
+
+    store = Store(db)
+    if not store.items():
+        store.import_csv(inventory)
+    return store
+
+
+def serve(db: str, inventory: str, seed: int) -> int:
+    """Fork server (``--fork-server``): the interpreter and the store code are loaded once; each
+    ``GO START ACKFILE`` line on stdin forks a writer (ACK lines appended to ACKFILE) and answers
+    ``PID n``; ``WAIT n`` answers ``EXIT status`` once that child is gone. So a test can kill a
+    writer hundreds of times without paying an interpreter start each time."""
+    from edge.stages import store as loaded  # imported once, before any fork
+
+    assert loaded.Store
+    for line in sys.stdin:
+        cmd, *rest = line.split()
+        if cmd == "GO":
+            pid = os.fork()
+            if pid == 0:  # the writer: nothing from the parent is open on the store
+                out = os.open(rest[1], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+                os._exit(write_forever(_open(db, inventory), seed, rest[0], out))
+            print(f"PID {pid}", flush=True)
+        elif cmd == "WAIT":
+            _, status = os.waitpid(int(rest[0]), 0)
+            print(f"EXIT {status}", flush=True)
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    if argv[0] == "--fork-server":
+        return serve(argv[1], argv[2], int(argv[3]))
+    db, inventory, seed_text, start_text = argv
+    return write_forever(_open(db, inventory), int(seed_text), start_text, 1)
 
 
 if __name__ == "__main__":

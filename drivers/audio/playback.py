@@ -41,6 +41,7 @@ class Playback:
     """
 
     def __init__(self, device: int | str | None = None):
+        self._spec = device
         self._pyaudio, self._pa, self._noise = open_portaudio()
         try:
             self._info = resolve_device(self._pa, device, "output")
@@ -114,6 +115,25 @@ class Playback:
                 output_format=self._pyaudio.paInt16))
         except ValueError:
             return False
+
+    def reopen(self) -> None:
+        """A new PortAudio instance and the device looked up again (after the device or the sound
+        server went away: PortAudio lists devices only when it starts). The default output when the
+        configured one is gone (it may come back under another name).
+
+        Raises:
+            AudioDeviceError: no output device now.
+        """
+        with contextlib.suppress(Exception):
+            self._pa.terminate()
+        self._pyaudio, self._pa, self._noise = open_portaudio()
+        try:
+            self._info = resolve_device(self._pa, self._spec, "output")
+        except AudioDeviceError:
+            self._info = resolve_device(self._pa, None, "output")
+        self.device_index = int(self._info["index"])
+        self.device_name = str(self._info["name"])
+        self._closed = False
 
     def close(self) -> None:
         """Terminate this playback's PortAudio instance. Idempotent."""

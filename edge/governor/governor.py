@@ -38,6 +38,25 @@ def sensor_paths(board: BoardSettings | None) -> SensorPaths:
                        hwmon=s.hwmon)
 
 
+#: A big cluster whose frequency ceiling is below this share of its hardware maximum is throttled.
+THROTTLED_BELOW = 0.75
+
+
+def throttle_level(policies, big_cores: set[int]) -> tuple[int, str]:
+    """``(1, why)`` when a cpufreq policy of the big cores is capped below :data:`THROTTLED_BELOW`
+    of its ``cpuinfo_max_freq`` (``scaling_max_freq`` lowered, or the ``powersave`` governor, which
+    holds ``scaling_min_freq``), else ``(0, "")``: a throttled board runs at ``warm`` (fewer threads,
+    shorter answers), never with more threads to make up for the lost speed."""
+    for p in policies:
+        if not big_cores & set(p.cpus) or not p.hw_max_khz:
+            continue
+        ceiling, what = (p.min_khz, "powersave governor") if p.governor == "powersave" else (p.max_khz, "scaling_max_freq")
+        if ceiling and ceiling < THROTTLED_BELOW * p.hw_max_khz:
+            return 1, (f"cpufreq: big cores {list(p.cpus)} capped at {ceiling / 1e6:.2f} of {p.hw_max_khz / 1e6:.2f} GHz "
+                       f"({ceiling / p.hw_max_khz:.0%}, {what}): warm")
+    return 0, ""
+
+
 class Governor:
     """Reads the board's signals, keeps the thermal level, plans threads, admits models.
 
@@ -69,11 +88,18 @@ class Governor:
         self.last_reload_ms: float | None = None
         self._problems_logged: frozenset[str] = frozenset()
         self._plan_logged: ThreadPlan | None = None
+        self.throttle, self.throttle_reason = 0, ""  # cpufreq throttling of the big cores (a level floor)
+        self.cpu_limit: float | None = None  # the cgroup's cpu.max in CPUs
 
     # -- signals, level -----------------------------------------------------------------------
     @property
+    def level_value(self) -> int:
+        """0 normal, 1 warm, 2 hot: the thermal level, at least ``warm`` while the big cores are throttled."""
+        return max(self.thermal.level, self.throttle)
+
+    @property
     def level(self) -> str:
-        return LEVELS[self.thermal.level]
+        return LEVELS[self.level_value]
 
     def sample(self) -> Snapshot:
         """Read every signal and update the thermal level; logs level changes and new problems."""
@@ -86,6 +112,12 @@ class Governor:
                                      self.clock())
         if change:
             (log.warning if self.thermal.level > before else log.info)("thermal: %s", change)
+        big = {c for cl in (self.board.cpu_clusters or []) if cl.kind == "big" for c in cl.cores}
+        throttle, why = throttle_level(snap.policies, big)
+        if (throttle, why) != (self.throttle, self.throttle_reason):
+            (log.warning if throttle else log.info)("%s", why or "cpufreq: big cores no longer throttled")
+        self.throttle, self.throttle_reason = throttle, why
+        self.cpu_limit, _ = cpu.cgroup_cpu_limit(self.paths.root)
         probs = frozenset(snap.problems)
         if probs != self._problems_logged:
             for p in sorted(probs - self._problems_logged):
@@ -98,7 +130,7 @@ class Governor:
     # -- plan, limits -------------------------------------------------------------------------
     def plan(self) -> ThreadPlan:
         """:func:`thread_plan` for this board at the current level and power mode (logged on change)."""
-        p = thread_plan(self.board, self.thermal.level, self.power_mode, self.gs.cpu_fraction)
+        p = thread_plan(self.board, self.level_value, self.power_mode, self.gs.cpu_fraction, cpu_limit=self.cpu_limit)
         if p != self._plan_logged:
             log.info("threads: %d LLM threads on CPUs %s, audio on CPUs %s: %s", p.llm_threads,
                      list(p.llm_cpus), list(p.audio_cpus), p.reason)
@@ -140,7 +172,7 @@ class Governor:
         capped by ``llm.threads``. Partial re-decoding gets ``endpoint.partial_cpu_fraction``,
         half of it when warm, none when hot."""
         p = self.plan()
-        lvl = self.thermal.level
+        lvl = self.level_value
         mode = POWER_MODES[self.power_mode]
         max_tokens = self.settings.llm.max_tokens * mode.max_tokens_scale
         pacing = 0
@@ -152,7 +184,8 @@ class Governor:
         partials = self.settings.endpoint.partial_cpu_fraction * (1.0, 0.5, 0.0)[lvl]
         return Limits(self.level, llm_ok, threads if llm_ok else 0, p.llm_cpus, p.audio_cpus,
                       max(1, int(max_tokens)), pacing, self._cooling_notice() if lvl >= 2 else None,
-                      self.thermal.reason, partial_cpu_fraction=partials)
+                      "; ".join(r for r in (self.thermal.reason, self.throttle_reason) if r),
+                      partial_cpu_fraction=partials)
 
     # -- memory -------------------------------------------------------------------------------
     def candidates(self, model: str | None = None) -> list[str]:
@@ -193,7 +226,7 @@ class Governor:
     # -- reporting ------------------------------------------------------------------------------
     def reasons(self) -> list[str]:
         """Why things are as they are: the thermal level, the admission, unknown signals."""
-        out = [f"thermal: {self.thermal.reason}"]
+        out = [f"thermal: {self.thermal.reason}"] + ([self.throttle_reason] if self.throttle_reason else [])
         if self.decision is not None:
             out.append(f"memory: {self.decision.reason}")
         if self.snapshot is not None:
@@ -226,7 +259,7 @@ class Governor:
             "board": self.board.name,
             "power_mode": self.power_mode,
             "level": self.level,
-            "level_value": self.thermal.level,
+            "level_value": self.level_value,
             "reasons": self.reasons(),
             "signals": snap.to_dict() if snap else None,
             "thresholds": [t.to_dict() for t in self.thresholds],

@@ -28,7 +28,8 @@ class ThreadPlan:
 
 
 def thread_plan(board: BoardSettings | None, level: str | int = "normal", power_mode: str = "performance",
-                cpu_fraction: float = 0.70, online_cpus: Iterable[int] | None = None) -> ThreadPlan:
+                cpu_fraction: float = 0.70, online_cpus: Iterable[int] | None = None,
+                cpu_limit: float | None = None) -> ThreadPlan:
     """Where and how many LLM threads, from the board's CPU clusters.
 
     Rule: cores = the board's ``cpu_clusters`` (or ``online_cpus``, default the CPUs this process
@@ -41,6 +42,8 @@ def thread_plan(board: BoardSettings | None, level: str | int = "normal", power_
       floor(0.70 × 8) = 5 → 4, on CPUs 4-7; audio on CPU 0.
     - otherwise: audio on the first core; the LLM on the others (all if there is one core),
       ``min(budget, their number)``. x86-dev, 2 cores: floor(0.70 × 2) = 1 thread on CPU 1.
+    - ``cpu_limit`` (CPUs of the cgroup's ``cpu.max``, :func:`drivers.cpu.cgroup_cpu_limit`): at most
+      ``max(1, floor(cpu_limit))`` threads, however many cores there are.
     - ``warm``: half the threads (at least 1); ``hot``: 0 (grammar path only).
 
     Raises:
@@ -70,6 +73,10 @@ def thread_plan(board: BoardSettings | None, level: str | int = "normal", power_
         llm_cpus = tuple(cores[1:]) or tuple(cores)
         n = min(budget, len(llm_cpus))
         why = f"{head}; LLM on CPUs {list(llm_cpus)} → {n}; audio on CPU {cores[0]}"
+    if cpu_limit is not None and n > max(1, math.floor(cpu_limit + 1e-9)):
+        n2 = max(1, math.floor(cpu_limit + 1e-9))
+        why += f"; cgroup cpu.max allows {cpu_limit:.2f} CPUs: {n} → {n2}"
+        n = n2
     if lvl == 1:
         n2 = max(1, n // 2)
         why += f"; warm: {n} → {n2}"

@@ -8,13 +8,14 @@ from typing import Callable
 
 from drivers.cpu import pinned
 from edge import events as ev
-from edge.config import Settings
+from edge.config import LlmStep, Settings
 from edge.errors import EdgeError
 from edge.llm.loader import build_governor, build_llm
 from edge.loop.pipeline import Pipeline
 from edge.loop.stages import Stages, cpu_sets
 from edge.models.embed import Encoder
-from edge.models.manifest import ModelError, resolve
+from edge.models.manifest import ModelError
+from edge.models.startup import check_configured
 from edge.stages import asr as asr_mod
 from edge.stages.docs.desk import DocsDesk
 from edge.stages.nlu.paraphrase import Paraphraser
@@ -27,25 +28,37 @@ from edge.stages.wake import WakeWord
 log = logging.getLogger("edge.service")
 
 
-def preflight(settings: Settings) -> None:
-    """Check that every model the settings name exists, before anything is loaded or changed.
+def preflight(settings: Settings) -> Settings:
+    """The start-up check of every configured model (:func:`edge.models.startup.check_configured`:
+    there, readable, magic and size), before anything is loaded or changed; the settings to run with.
+
+    When only LLM models are bad, each is said on stderr (key, path, check, why) and the settings come
+    back without them (``llm.chain`` without those steps; the grammar path when none is left): the
+    box starts degraded, its voice path up.
 
     Raises:
-        edge.models.manifest.ModelError: a model id is neither installed nor an existing path; the message
-            names the settings key.
+        edge.models.manifest.ModelError: the speech-recognition model is bad; one line per bad model
+            (exit 2, which the unit's ``RestartPreventExitStatus`` lists: no restart storm).
     """
-    wanted = [("asr.whisper.model" if settings.asr.engine == "whisper" else "asr.vosk.model",
-               settings.asr.whisper.model if settings.asr.engine == "whisper" else settings.asr.vosk.model)]
-    if settings.llm.engine != "none":
-        wanted.append(("llm.model", settings.llm.model))
-    for key, model in wanted:
-        if Path(model).expanduser().exists():
-            continue
-        try:
-            resolve(model)
-        except (ModelError, FileNotFoundError) as e:
-            raise ModelError(f"{key}: {model!r} is neither an existing file or folder nor an installed "
-                             f"model ({e}); see 'edge models list'") from None
+    speech, llm = check_configured(settings)
+    if speech:
+        raise ModelError("the start-up check refused the configured models:\n  "
+                         + "\n  ".join(str(p) for p in speech + llm))
+    if not llm:
+        return settings
+    for p in llm:
+        stderr(f"warning: {p}")
+    bad = {p.key for p in llm}
+    steps = [s for i, s in enumerate(settings.llm.chain) if f"llm.chain[{i}].model" not in bad]
+    if not settings.llm.chain and "llm.model" not in bad:
+        steps = []  # the single llm.model step is fine; only a smaller model was refused
+    elif not any(s.engine != "grammar" for s in steps):
+        steps = [LlmStep(engine="grammar")]
+        stderr("warning: starting degraded without the LLM: the grammar path answers the stock commands")
+    smaller = [m for i, m in enumerate(settings.governor.smaller_models) if f"governor.smaller_models[{i}]" not in bad]
+    return settings.model_copy(update={
+        "llm": settings.llm.model_copy(update={"chain": steps}),
+        "governor": settings.governor.model_copy(update={"smaller_models": smaller})})
 
 
 def build_understanding(settings: Settings, store: Store, llm=None) -> Understanding:

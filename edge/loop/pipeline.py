@@ -31,14 +31,17 @@ import numpy as np
 from drivers.cpu import pinned
 from edge import events as ev
 from edge.errors import EdgeError
+from edge.loop import reload
 from edge.loop.inventory import InventoryWatch
 from edge.loop.speculation import PreviewInventory, Speculation, answer_verdict
 from edge.loop.stages import Speaker, Stages
 from edge.loop.state import TRANSITIONS, TurnState
+from edge.loop.stopword import StopListener, is_stop
 from edge.stages import dialog, reply
 from edge.stages.asr.base import Recognition
 from edge.stages.nlu.grammar import COMPLETE, INCOMPLETE
 from edge.stages.nlu.types import Intent
+from edge.stages.nlu.understand import TOO_LONG, TOO_LONG_ZH
 from edge.stages.tts.stream import EarlyReply
 from edge.stages.vad import Endpoint, Endpointer
 from edge.stages.wake import Detection
@@ -140,6 +143,9 @@ class Pipeline:
         self._was_speaking = False
         self._failing: str | None = None  # the stage failing on every frame, reported once
         self.suppressed = 0  # wake detections ignored while the box spoke (C03)
+        self._stop = StopListener()  # "stop" said during a reply (C21)
+        self._was_listening_for_stop = False
+        self.stops = 0  # replies ended by "stop"
         self.t_ms = 0
         self.state = TurnState.LISTENING
         self.turn_id = ""
@@ -178,6 +184,7 @@ class Pipeline:
         the LLM's idle tick) ends an open turn with an ``error`` event naming it; while listening it
         is reported once per run of failing frames. The loop never stops on it."""
         self.t_ms += FRAME_MS
+        reload.apply_if_requested(self.s)  # kill -HUP: new wake thresholds from the next frame
         try:
             self._frame(frame)
         except StageFailed as e:
@@ -202,6 +209,8 @@ class Pipeline:
         with stage("wake"):
             detection = self.s.wake.process(frame)  # always scored: keeps the feature buffers current
         speaking = self._follow_speaker()
+        if speaking and self._stop_heard(frame):
+            speaking = self._follow_speaker()
         if detection is not None and (speaking or self.t_ms <= self._guard_until):
             detection = self._over_reply(detection, speaking)
         if self.state in (TurnState.LISTENING, TurnState.SPEAKING):
@@ -214,12 +223,42 @@ class Pipeline:
         """Whether the box speaks now; ``speaking`` ends when the speaker falls silent. On the step
         from speaking to silent the guard starts."""
         now = self.speaker is not None and self.speaker.busy(self.t_ms)
+        if not now:
+            self._was_listening_for_stop = False  # the next reply starts the stop listener afresh
         if self._was_speaking and not now:
             self._guard_until = max(self._guard_until, self.t_ms + self.guard_ms)
         self._was_speaking = now
         if not now and self.state is TurnState.SPEAKING:
             self._after_reply()
         return now
+
+    def _stop_heard(self, frame: np.ndarray) -> bool:
+        """While the box speaks: a bare "stop" (:mod:`edge.loop.stopword`) stops the speaker, and a
+        question being said gets no answer. True when it did."""
+        if not self._was_listening_for_stop:
+            self._stop.reset()
+            self._was_listening_for_stop = True
+        audio = self._stop.push(frame)
+        if audio is None:
+            return False
+        with stage("asr"):
+            asr = self.s.asr
+            if hasattr(asr, "transcribe"):
+                text = asr.transcribe(audio).text
+            else:
+                asr.start()
+                for i in range(0, len(audio), len(frame)):
+                    asr.accept(audio[i:i + len(frame)])
+                text = asr.finish().text
+        if not is_stop(text):
+            return False
+        log.info("heard %r while speaking: reply stopped", text)
+        self.speaker.stop()
+        self.stops += 1
+        if self.pending is not None:  # the question being said gets no answer: its turn ends here
+            self.pending = None
+            self.emit(ev.TurnEnd(self.t_ms, self.turn_id, {}))
+        return True
 
     def _after_reply(self) -> None:
         """The reply was said: wait for the answer to its question, or listen."""
@@ -510,7 +549,12 @@ class Pipeline:
         if self.pending is not None:
             outcome = self._answer(rec.text)
         else:
-            intent = self._understand(rec, early, t1, lat)
+            capped = self._ep is not None and self._ep.reason == "max_length"
+            intent = self._understand(rec, early, t1, lat, llm=not capped)
+            if intent is None and capped:  # endless speech (a TV?): no LLM call, no record, a short answer
+                intent = Intent("other", source="grammar", text=rec.text,
+                                answer=TOO_LONG_ZH if self.language == "zh" else TOO_LONG)
+                self.emit(ev.IntentEvent(self.t_ms, self.turn_id, intent.intent, intent.slots(), intent.source))
             if intent is None:  # filler only ("the", "thank you"): not a command
                 return self._no_speech()
             with stage("store"):
@@ -526,11 +570,12 @@ class Pipeline:
         self.emit(ev.Reply(self.t_ms, self.turn_id, outcome.text, str(wav)))
         return outcome
 
-    def _understand(self, rec: Recognition, early: EarlyReply, t1: float, lat: dict) -> Intent | None:
-        """The intent of the transcript (emitted), or None for filler only."""
+    def _understand(self, rec: Recognition, early: EarlyReply, t1: float, lat: dict, llm: bool = True) -> Intent | None:
+        """The intent of the transcript (emitted), or None for filler only (or, ``llm=False``, for
+        what the grammar does not understand)."""
         u = self.s.understanding
         with stage("nlu"):
-            intent = u.understand(rec.text, confidence=rec.confidence, on_sentence=early.sentence)
+            intent = u.understand(rec.text, confidence=rec.confidence, on_sentence=early.sentence, llm=llm)
         if intent is None:
             return None
         lat["transcript_to_intent_ms"] = _ms(t1, time.perf_counter())

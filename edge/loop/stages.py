@@ -59,8 +59,9 @@ class Understander(Protocol):
         (:meth:`edge.stages.nlu.grammar.Grammar.completeness`); never calls the LLM."""
 
     def understand(self, text: str, confidence: float | None = None,
-                   on_sentence: Callable[[str], None] | None = None) -> Intent | None:
-        """The intent of ``text``, or None when it is only filler; ``on_sentence`` gets each
+                   on_sentence: Callable[[str], None] | None = None, llm: bool = True) -> Intent | None:
+        """The intent of ``text``, or None when it is only filler (``llm=False``: also what the
+        grammar does not understand; the LLM is not called); ``on_sentence`` gets each
         sentence of an LLM answer as soon as it is complete."""
 
 

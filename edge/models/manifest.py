@@ -64,7 +64,7 @@ __all__ = [
 KINDS = ("wake_word", "feature", "vad", "asr", "llm", "embedding")
 #: The checks :func:`verify` performs on each file, in order. A failing ``Check.check`` is one of these.
 CHECKS = ("missing", "lfs-pointer", "html", "magic", "size", "sha256")
-#: File formats with a magic-number rule (see :func:`_check_magic`).
+#: File formats with a magic-number rule (see :func:`check_magic`).
 FORMATS = ("gguf", "onnx", "ctranslate2", "openfst", "kaldi-binary", "json", "zip", "text")
 
 CHUNK_BYTES = 1024 * 1024  # sha256 is streamed in 1 MiB reads
@@ -351,7 +351,7 @@ def lfs_info(head: bytes) -> str:
     return "a Git LFS pointer" + (f" ({', '.join(parts)})" if parts else "")
 
 
-def _check_magic(fmt: str, head: bytes) -> tuple[bool, str, str]:
+def check_magic(fmt: str, head: bytes) -> tuple[bool, str, str]:
     """(ok, expected, actual) for the magic-number rule of ``fmt`` on a file's first bytes."""
     if not head:
         return False, _MAGIC_EXPECTED.get(fmt, "a non-empty file"), "an empty file (0 bytes)"
@@ -420,7 +420,7 @@ def _verify_file(entry: ModelEntry, base: Path, f: ModelFile) -> list[Check]:
                             actual=f"an HTML page ({actual_size} bytes) starting {head[:24]!r}", fix=fix, **c)]
     out.append(Check(check="html", ok=True, **c))
 
-    ok, expected, actual = _check_magic(f.format, head)
+    ok, expected, actual = check_magic(f.format, head)
     out.append(Check(check="magic", ok=ok, expected=expected, actual=actual, fix="" if ok else fix, **c))
 
     size_ok = actual_size == f.size
@@ -514,7 +514,7 @@ def detect_format(path: str | os.PathLike[str]) -> str:
         head = fh.read(HEAD_BYTES)
     if head[:2] == _KALDI_BINARY_MAGIC:
         return "kaldi-binary"
-    if p.name == "model.bin" and _check_magic("ctranslate2", head)[0]:
+    if p.name == "model.bin" and check_magic("ctranslate2", head)[0]:
         return "ctranslate2"
     return "text"
 

@@ -20,6 +20,7 @@ failure. The exit status is 1 when any check fails, else 0.
 ``models``       the board's recommended models: magic, size, SHA-256 (``edge.models.manifest.verify``).
 ``memory``       the estimate (LLM weights + KV cache + pipeline) against MemAvailable minus the 30 % reserve.
 ``disk``         free space where the data lives (``/var/lib/edge``).
+``store``        the store's integrity; a rebuild after corruption (``edge.stages.store_recovery``) is a warning.
 ``unit``         the installed unit (when there is one) sets LimitNOFILE and has the board drop-in.
 
 Every path is read under ``root`` (default ``/``), so the tests run the doctor on fake ``/sys``,
@@ -47,6 +48,7 @@ from edge.errors import UserError
 from edge.governor.admission import estimate
 from edge.models import manifest as models
 from edge.models.local import find_model
+from edge.stages import store_recovery
 
 STATUSES = ("ok", "warn", "fail")
 #: Debian packages the loop needs at run time: TTS voice and PortAudio (pyaudio links against it).
@@ -428,6 +430,28 @@ def check_disk(d: Doctor) -> CheckResult:
     return CheckResult("disk", "ok", f"{free // MIB} MiB free at {where}")
 
 
+def check_store(d: Doctor) -> CheckResult:
+    path = Path(d.settings.store.path)
+    db = system.under(d.root, path) if path.is_absolute() else path
+    rebuilt = store_recovery.read_report(db)
+    if rebuilt:
+        return CheckResult("store", "warn", f"{db} was corrupt ({rebuilt['damage']}) and was rebuilt at "
+                           f"{rebuilt['time']}: {rebuilt['records']} records ({rebuilt['records_from_backup']} "
+                           f"from the backup, {rebuilt['records_read_from_damaged']} read from the damaged file); "
+                           f"the damaged file is kept as {rebuilt['moved_to']}",
+                           f"check the stock (edge records export --csv), keep or archive {rebuilt['moved_to']}, "
+                           f"then delete {store_recovery.report_path(db)}; replace the card if it happens again")
+    what = store_recovery.damage(db)
+    if what:
+        return CheckResult("store", "fail", f"{db} is corrupt: {what}",
+                           "restart the service: it keeps the file aside and rebuilds it from the last backup "
+                           f"({store_recovery.backup_path(db)}) and what can still be read")
+    if not db.is_file():
+        return CheckResult("store", "warn", f"{db} does not exist yet", "edge inventory import FILE.csv")
+    bak = store_recovery.backup_path(db)
+    return CheckResult("store", "ok", f"{db} intact" + (f"; backup {bak}" if bak.is_file() else "; no backup yet"))
+
+
 def check_unit(d: Doctor) -> CheckResult:
     unit = system.under(d.root, UNIT_PATH)
     if not unit.exists():
@@ -458,6 +482,7 @@ CHECKS: dict[str, Callable[[Doctor], CheckResult]] = {
     "models": check_models,
     "memory": check_memory,
     "disk": check_disk,
+    "store": check_store,
     "unit": check_unit,
 }
 

@@ -28,6 +28,7 @@ import re
 import sqlite3
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import partial
 from os import PathLike
 from pathlib import Path
 from typing import Callable, TextIO
@@ -40,7 +41,8 @@ from edge.stages import store_places as places
 from edge.stages.csvfile import CSV_COLUMNS, InventoryRow, split_aliases
 from edge.stages.names import name_key
 from edge.stages.sqlite_tx import Guard, Tx
-from edge.stages.store_places import IMPORT_TURN_PREFIX, Refused, add_place, clean, clean_or_none, places_of, settle
+from edge.stages.store_places import IMPORT_TURN_PREFIX, add_place, clean, clean_or_none, places_of, settle
+from edge.stages.store_recovery import recover_if_corrupt
 from edge.stages.store_schema import SCHEMA_VERSION, claim_box, migrate
 from edge.stages.storefaults import diagnose
 
@@ -193,14 +195,7 @@ def _movement(row: tuple) -> Movement:
                     clean_or_none(counted), op)
 
 
-class _Refusals:
-    """Raise a :class:`~edge.stages.store_places.Refused` leaving the block as :class:`StoreError`."""
-
-    def __enter__(self) -> None: ...
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        if isinstance(exc, Refused):
-            raise StoreError(str(exc)) from exc
+_Refusals = partial(places.refusals_as, StoreError)  # a Refused leaving the block is a StoreError
 
 
 def check_quantity(value: object, unit: str, what: str = "delta") -> int | float:
@@ -230,11 +225,14 @@ class Store:
     Raises :class:`StoreError` if the file cannot be opened, WAL mode cannot be enabled, the
     file's schema version is newer than this code knows, or ``box`` is malformed or differs from
     the id of a file that has already pushed records to a site.
+    ``recover``: back up an intact file, or move a corrupt one aside and rebuild it first
+    (:mod:`edge.stages.store_recovery`); ``recovery`` is the rebuild's report, or None.
     """
 
     def __init__(self, path: str | PathLike[str], *, clock: Callable[[], datetime] = _utc_now,
-                 box: str | None = None) -> None:
+                 box: str | None = None, recover: bool = False) -> None:
         self.path = Path(path)
+        self.recovery = recover_if_corrupt(self.path) if recover else None  # see edge.stages.store_recovery
         self._clock = clock
         if box is not None:
             check_box_id(box)

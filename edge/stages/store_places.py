@@ -19,7 +19,8 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
-from typing import Callable
+from contextlib import contextmanager
+from typing import Callable, Iterator
 
 from edge.stages.csvfile import InventoryRow, allows_decimals
 from edge.stages.names import name_key
@@ -269,3 +270,12 @@ def low(conn: sqlite3.Connection, limit: int) -> tuple[list[str], int]:
     skus = [r[0] for r in conn.execute(f"SELECT sku FROM items WHERE {where} ORDER BY quantity - reorder_level, sku "
                                        "LIMIT ?", (int(limit),))]
     return skus, int(total)
+
+
+@contextmanager
+def refusals_as(error: type[Exception]) -> Iterator[None]:
+    """Raise a :class:`Refused` leaving the block as ``error`` (the store's ``StoreError``)."""
+    try:
+        yield
+    except Refused as e:
+        raise error(str(e)) from e

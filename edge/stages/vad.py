@@ -108,6 +108,9 @@ class Endpointer:
     ``trailing_silence_ms`` and ``tail_reason`` may be changed while the utterance runs (a longer
     wait for an incomplete command); at ``END``, ``reason`` is ``tail_reason`` (default
     ``vad_tail``), ``max_length``, or what :meth:`end` was given.
+
+    ``prob`` outside 0..1 (NaN, or a sentinel such as -1 from a VAD still warming up) counts as
+    neither speech nor silence (:attr:`unknown_frames` counts them).
     """
 
     threshold: float = 0.5
@@ -118,6 +121,7 @@ class Endpointer:
     release: float = 0.0
     tail_reason: str = "vad_tail"
     reason: str | None = None
+    unknown_frames: int = 0
     state: Endpoint = Endpoint.WAITING
     frames: list = field(default_factory=list)
     _elapsed: int = 0
@@ -130,6 +134,8 @@ class Endpointer:
         self._tail_done = self._tail_done or not self.after_wake
 
     def push(self, frame: np.ndarray, prob: float) -> Endpoint:
+        if not 0.0 <= prob <= 1.0:  # NaN or a sentinel (-1, 2, inf): neither speech nor silence
+            return self._unknown(frame)
         speech = prob >= self.threshold
         self._elapsed += FRAME_MS
         if self.state is Endpoint.WAITING:
@@ -153,6 +159,21 @@ class Endpointer:
                 self.end("max_length")
             elif self._silence >= self.trailing_silence_ms:
                 self.end(self.tail_reason)
+        return self.state
+
+    def _unknown(self, frame: np.ndarray) -> Endpoint:
+        """A frame the VAD could not judge: time passes (the timeouts and the cap count it) and the
+        audio is kept, but it neither starts speech, nor ends the wake phrase, nor adds silence."""
+        self.unknown_frames += 1
+        self._elapsed += FRAME_MS
+        if self.state is Endpoint.WAITING:
+            self._history = (self._history + [frame])[-PRE_ROLL_FRAMES:]
+            return self._timeout()
+        if self.state is Endpoint.SPEECH:
+            self.frames.append(frame)
+            self._speech_ms += FRAME_MS
+            if self._speech_ms >= self.max_utterance_ms:
+                self.end("max_length")
         return self.state
 
     @property

@@ -86,6 +86,23 @@ class WakeWord:
         self._since_last = 0
         return Detection(self._names[best[0]], best[1])
 
+    def set_thresholds(self, models: list[tuple[str, float]]) -> None:
+        """New thresholds for the loaded models (a config reload: no model is loaded again, the next
+        frame uses them). ``models``: ``[(name, threshold)]`` as at construction.
+
+        Raises:
+            ValueError: a name that is not one of the loaded models (adding one needs a restart).
+        """
+        by_name = {v: k for k, v in self._names.items()}
+        new = dict(self._thresholds)
+        for name, threshold in models:
+            key = by_name.get(name) or by_name.get(Path(name).stem)
+            if key is None:
+                raise ValueError(f"wake.models: {name!r} is not loaded (loaded: {', '.join(sorted(by_name))}); "
+                                 "a new wake word needs a restart")
+            new[key] = float(threshold)
+        self._thresholds = new
+
     def flush(self) -> None:
         """Push 1.6 s of silence through the feature buffers, then clear scores (see module doc)."""
         silence = np.zeros(FRAME_SAMPLES, dtype=np.int16)

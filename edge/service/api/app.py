@@ -53,6 +53,7 @@ from edge.service.api.metrics import GovernorCollector, Metrics, ServiceStateCol
 from edge.service.api.queue import Generator
 from edge.service.console import routes as console_routes
 from edge.service.console.routes import ConsoleContext
+from edge.service.readtimeout import ReadTimeoutH11
 from edge.service.runstate import state_path
 from edge.site.metrics import SiteCollector
 from edge.stages.store import Store
@@ -184,7 +185,8 @@ class ServerThread:
     """
 
     def __init__(self, app: FastAPI, host: str = "127.0.0.1", port: int = 0, log_level: str = "warning"):
-        self.config = uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="on")
+        self.config = uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="on",
+                                     http=ReadTimeoutH11)  # a stalled client is dropped
         self.server = uvicorn.Server(self.config)
         self.thread = threading.Thread(target=self.server.run, daemon=True, name="api-server")
         self.host = host
@@ -226,7 +228,7 @@ def serve(settings, engine=None) -> int:
                 a.host, a.port, active_label(engine), "" if a.token else "; no token: loopback only", a.host, a.port)
     try:
         # an open Live page (server-sent events) must not hold the shutdown for ever
-        uvicorn.run(app, host=a.host, port=a.port, log_level="info", timeout_graceful_shutdown=5)
+        uvicorn.run(app, host=a.host, port=a.port, log_level="info", timeout_graceful_shutdown=5, http=ReadTimeoutH11)
     finally:
         console.store.close()
         engine.close()

@@ -168,7 +168,8 @@ class Understanding:
         :meth:`edge.stages.nlu.grammar.Grammar.completeness`. Raises nothing."""
         return self.grammar.completeness(text)
 
-    def understand(self, text: str, confidence: float | None = None, on_sentence=None) -> Intent | None:
+    def understand(self, text: str, confidence: float | None = None, on_sentence=None,
+                   llm: bool = True) -> Intent | None:
         """``text`` → :class:`Intent`, or None when ``text`` is only filler (see module doc).
 
         ``confidence``: the transcript's confidence 0..1, or None when the recognizer gives none.
@@ -180,10 +181,15 @@ class Understanding:
         still being generated (at most the two the answer keeps; none that repeats a prompt
         example), so the voice loop can speak the first one early. The returned intent's
         ``answer`` is the whole answer; its sentences past those already given are the caller's.
+
+        ``llm=False``: the grammar only (an utterance the hard cap closed: a TV, not a person asking);
+        what it does not understand is None, and the LLM is not called.
         """
         if is_filler(text):
             return None
         intent = self.grammar.parse(text)
+        if intent is None and not llm:
+            return None
         if intent is None:
             intent = self._paraphrase(text)
         if intent is None and self.docs is not None and self.docs.finds(text):

@@ -69,6 +69,9 @@ class DeviceSpeaker:
         self._lock = threading.Lock()
         self._running = False  # set and cleared under the lock: a thread that is leaving takes no more WAVs
         self.stopped = 0
+        self.lost = False  # the last playback failed (device or sound server gone)
+        self.lost_events = 0  # times the speaker was lost
+        self.not_spoken: list[Path] = []  # replies that failed twice: logged, not played
 
     def start(self, wav: Path, t_ms: int) -> None:
         """Stop what is playing and play ``wav``."""
@@ -95,10 +98,31 @@ class DeviceSpeaker:
                     self._running = False  # this thread is the current one (stop() not called)
                     return
                 wav = self._pending.pop(0)
+            self._play_one(wav, stop)
+
+    def _play_one(self, wav: Path, stop: threading.Event) -> None:
+        """Play ``wav``; when that fails (the device or the sound server went away: PortAudio reports it
+        at once), reopen the output and play it once more; if that fails too, it is logged as not
+        spoken. A failed playback never stops the service; the next reply tries the output again."""
+        for attempt in (1, 2):
             try:
+                if self.lost and hasattr(self.playback, "reopen"):
+                    self.playback.reopen()
                 self.playback.play_wav(wav, stop)
-            except Exception as e:  # a failed playback loses one reply's sound, never the service
-                log.warning("playback of %s failed: %s", wav, e)
+            except Exception as e:  # AudioDeviceError, OSError from PortAudio
+                if not self.lost:
+                    self.lost_events += 1
+                    log.warning("speaker lost while playing %s: %s", wav.name, e)
+                self.lost = True
+                if attempt == 2 or stop.is_set():
+                    self.not_spoken.append(wav)
+                    log.warning("reply not spoken: %s (%s)", wav, e)
+                    return
+                continue
+            if self.lost:
+                log.info("speaker back (%s)", getattr(self.playback, "device_name", "output"))
+            self.lost = False
+            return
 
     def busy(self, t_ms: int) -> bool:
         with self._lock:

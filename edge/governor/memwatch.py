@@ -1,0 +1,83 @@
+"""Watching a worker's memory call by call: over its budget, or growing steadily (a leak).
+
+:class:`MemoryWatch` is fed the worker's resident set size after each call (:meth:`MemoryWatch.observe`)
+and answers with a reason to recycle it, or None. Two rules, after ``warmup`` calls (model caches and
+allocator arenas settle first):
+
+- budget: RSS above ``budget_bytes`` (set so that the 30 % reserve of MemTotal is never reached);
+- slope: the last ``window`` calls in three parts: the lowest RSS of each part rises from part to
+  part, by more than ``slope_bytes_per_call`` per call from the first part to the last. Lowest
+  values, because a decoder's working memory swings by megabytes from call to call; three rising
+  parts, because a leak grows all the time while an allocator arena that grows once is one step.
+"""
+from __future__ import annotations
+
+from collections import deque
+
+__all__ = ["MemoryWatch", "slope_per_call", "rss_of"]
+
+MIB = 1 << 20
+
+
+def slope_per_call(samples) -> float:
+    """Least-squares slope of ``samples`` (bytes) against the call number, bytes per call."""
+    n = len(samples)
+    if n < 2:
+        return 0.0
+    mx, my = (n - 1) / 2, sum(samples) / n
+    num = sum((i - mx) * (y - my) for i, y in enumerate(samples))
+    den = sum((i - mx) ** 2 for i in range(n))
+    return num / den
+
+
+def rss_of(pid: int) -> int | None:
+    """Resident set size of process ``pid`` in bytes (``VmRSS`` of ``/proc/<pid>/status``), or None."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+class MemoryWatch:
+    """See the module docstring. ``budget_bytes``: None = no budget rule; ``window`` >= 3 calls."""
+
+    def __init__(self, budget_bytes: int | None = None, slope_bytes_per_call: float = 1024.0,
+                 window: int = 45, warmup: int = 10):
+        self.budget_bytes = budget_bytes
+        self.slope_bytes_per_call = slope_bytes_per_call
+        self.window = window
+        self.warmup = warmup
+        self.calls = 0
+        self.samples: deque[int] = deque(maxlen=window)
+        self.peak = 0
+
+    def reset(self) -> None:
+        """Start over (a recycled worker has a new memory history)."""
+        self.calls = 0
+        self.samples.clear()
+
+    def observe(self, rss: int | None) -> str | None:
+        """Record the RSS (bytes) after one call; the reason to recycle, or None."""
+        self.calls += 1
+        if rss is None:
+            return None
+        self.peak = max(self.peak, rss)
+        if self.calls <= self.warmup:
+            return None
+        if self.budget_bytes is not None and rss > self.budget_bytes:
+            return f"RSS {rss / MIB:.1f} MiB is over its budget of {self.budget_bytes / MIB:.1f} MiB"
+        self.samples.append(rss)
+        if len(self.samples) < self.window:
+            return None
+        s = list(self.samples)
+        k = len(s) // 3
+        m1, m2, m3 = min(s[:k]), min(s[k:2 * k]), min(s[2 * k:])
+        slope = (m3 - m1) / (2 * k)
+        if m1 < m2 < m3 and slope > self.slope_bytes_per_call:
+            return (f"RSS grew {slope / 1024:.1f} KiB per call over the last {self.window} calls "
+                    f"(lowest {m1 / MIB:.1f} → {m3 / MIB:.1f} MiB): a leak")
+        return None
