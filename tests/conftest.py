@@ -34,7 +34,21 @@ def _rig(tmp_path_factory, llm: bool):
     boot = Store(d / "boot.db")
     boot.import_csv(INVENTORY)
     stages = build_stages(settings, boot)
+    _RIGS.append((stages, boot))
     return settings, stages
+
+
+#: the session rigs built so far, with their own store
+_RIGS: list = []
+
+
+@pytest.fixture(autouse=True)
+def _rig_store_put_back():
+    """Tests put their own store into a shared rig's ``stages.store`` and close it at their end:
+    after every test the rig gets its own store back, so the next test never meets a closed one."""
+    yield
+    for stages, own in _RIGS:
+        stages.store = own
 
 
 @pytest.fixture(scope="session")

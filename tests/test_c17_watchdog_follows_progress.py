@@ -111,7 +111,7 @@ def endless(stop: threading.Event):
 def test_the_watchdog_stops_while_the_wake_stage_blocks_and_resumes_after(rig_grammar, inventory_store, tmp_path,
                                                                           notify_socket):
     settings, stages = rig_grammar
-    stages.store = inventory_store
+    saved_store, stages.store = stages.store, inventory_store  # put back after: the rig is shared
     notifier = Notifier()
     assert notifier.enabled and notifier.watchdog_interval_s == WATCHDOG_USEC / 1e6
     state = ServiceState(tmp_path / "state.json", interval_s=0.1).start()
@@ -148,6 +148,7 @@ def test_the_watchdog_stops_while_the_wake_stage_blocks_and_resumes_after(rig_gr
         stop.set()
         t.join(GUARD_S)
         stages.wake = real_wake
+        stages.store = saved_store
         state.stop()
     assert not failure, failure
 

@@ -106,6 +106,7 @@ def run_hardened(box, config: str, *args) -> tuple[subprocess.CompletedProcess, 
     audit.write_text("")
     os.chmod(audit, 0o666)
     env = {"PATH": "/usr/bin:/bin", "HOME": "/nonexistent", "LANG": "C.UTF-8", "INVOCATION_ID": "c24test",
+           "PYTHONDONTWRITEBYTECODE": "1",  # as the unit sets it: the code's folder is read-only there
            "PYTHONPATH": f"{hooks}:{REPO}", "EDGE_AUDIT_LOG": str(audit), "XDG_CACHE_HOME": str(cache),
            "STATE": str(state), "CACHE": str(cache), "AUDIT": str(audit.parent)}
     if Path(sys.base_prefix).is_relative_to("/root"):  # ProtectHome hides /root; a board's venv is in /opt

@@ -21,6 +21,15 @@ if TYPE_CHECKING:
 RECENT_RECORDS = 200
 
 
+def same_items(a, b) -> bool:
+    """Whether two item lists have the same SKUs, names, first places and aliases (what the grammar
+    and the recognizer are built from; quantities do not matter)."""
+    def sig(items):
+        return sorted((i.sku, i.item, i.location, tuple(i.aliases)) for i in items)
+
+    return len(a) == len(b) and sig(a) == sig(b)
+
+
 class InventoryWatch:
     """Tells whether the store's items or this box's most used items changed since the last call.
 

@@ -32,7 +32,7 @@ from drivers.cpu import pinned
 from edge import events as ev
 from edge.errors import EdgeError
 from edge.loop import reload
-from edge.loop.inventory import InventoryWatch
+from edge.loop.inventory import InventoryWatch, same_items
 from edge.loop.speculation import PreviewInventory, Speculation, answer_verdict
 from edge.loop.stages import Speaker, Stages
 from edge.loop.state import TRANSITIONS, TurnState
@@ -99,13 +99,6 @@ def apply_limits(stages: Stages) -> Limits | None:
         if stages.docs is not None:  # a generated documents answer gets the same budget
             stages.docs.max_tokens = lim.max_tokens
     return lim
-
-
-def _same_items(a, b) -> bool:
-    def sig(items):
-        return sorted((i.sku, i.item, i.location, tuple(i.aliases)) for i in items)
-
-    return len(a) == len(b) and sig(a) == sig(b)
 
 
 def _ms(t0: float, t1: float) -> float:
@@ -404,7 +397,7 @@ class Pipeline:
         try:
             with stage("store"):
                 items = self._watch.changed_items()
-                if items is not None and _same_items(items, self.s.understanding.items):
+                if items is not None and same_items(items, self.s.understanding.items):
                     items = None  # the version moved but the names did not (e.g. a first look)
                 phrases = self._watch.vocabulary_if_changed(items is not None) if self._bias else None
             if items is not None:

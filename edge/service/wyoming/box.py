@@ -39,7 +39,7 @@ from wyoming.info import (
 
 from edge import __version__
 from edge import events as ev
-from edge.loop.inventory import InventoryWatch
+from edge.loop.inventory import InventoryWatch, same_items
 from edge.loop.pipeline import apply_limits
 from edge.service.wyoming.locks import StageLocks
 from edge.stages import dialog
@@ -154,7 +154,6 @@ class Box:
         self._asr_watch = InventoryWatch(stages.store)  # the inventory the recognizer's biasing was built from
         self._asr_base: list[str] = []
         self._und_watch = InventoryWatch(stages.store)
-        self._und_watch.changed_items()  # the understanding was built from the items as they are now
         self._pending: dialog.Pending | None = None
         self._pending_until = 0.0
 
@@ -268,7 +267,7 @@ class Box:
 
     def _refresh_understanding(self) -> None:
         items = self._und_watch.changed_items()
-        if items is not None:  # an import by another process, or another store
+        if items is not None and not same_items(items, self.stages.understanding.items):  # an import elsewhere
             self.stages.understanding.rebuild(items)
             log.info("inventory changed: grammar and LLM prompt rebuilt (%d items)", len(items))
 
