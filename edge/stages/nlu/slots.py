@@ -131,9 +131,10 @@ class SlotFiller:
         m = found.match
         size_skip = skip | set(m.tokens)
         q = quantity(toks, size_skip, m.tokens, item_known=m.sku is not None or bool(m.candidates))
+        unsure = guarded is not None and (guarded.range is not None or guarded.vague)
         if guarded is not None and guarded.range is not None:
             q = None
-        if q is None and not (guarded is not None and guarded.range is not None):
+        if q is None and not unsure:
             return None
         if m.sku is None and not m.candidates and not m.tokens:
             return None
