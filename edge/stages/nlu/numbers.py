@@ -9,8 +9,9 @@ Rules (all matching is case-insensitive, on whole word tokens):
   ``three four`` is two numbers, 3 and 4. ``zero`` is a number only on its own.
 * ``a`` counts as one before ``hundred``/``thousand``/``million``/``dozen``
   (``a thousand two hundred`` → 1200). ``dozen`` multiplies by 12 and ends the number
-  (``two dozen`` → 24, ``half a dozen`` / ``a half dozen`` / ``half dozen`` → 6). ``a couple of`` / ``a pair of`` (``a`` and ``of``
-  optional) → 2.
+  (``two dozen`` → 24, ``half a dozen`` / ``a half dozen`` / ``half dozen`` → 6). ``a couple of`` / ``a pair of`` (``of``
+  optional; ``a`` optional before ``couple``) → 2, except ``a pair of`` gloves, goggles and other
+  :data:`PAIRED` things → 1 (one pair).
 * **Digits** already written as digits: ``12``, ``2,023`` (thousands commas), ``12th``; a digit
   token may be followed by a scale word (``5 hundred`` → 500).
 * **Ordinals** count as their cardinal and end the number (``twelfth`` → 12,
@@ -39,6 +40,9 @@ ORDINALS = {"first": "one", "second": "two", "third": "three", "fourth": "four",
 #: words after which a run of single digits is read as a code (``bin two three`` → bin 23)
 CODE_CONTEXT = frozenset({"bin", "drawer", "shelf", "rack", "box", "number", "no"})
 _ZERO_WORDS = {"oh": 0, "o": 0}
+#: things that come as a pair: "a pair of" them is one (of gloves, goggles …), of anything else two
+PAIRED = frozenset("glove gloves goggle goggles glasses spectacles boot boots shoe shoes earmuffs earmuff defenders "
+                   "overalls trousers socks gauntlets overshoes pliers scissors snips tongs".split())
 _DIGIT_RE = re.compile(r"^(\d{1,3}(?:,\d{3})+|\d+)(st|nd|rd|th)?$")
 _TOKEN_RE = re.compile(r"\d{1,3}(?:,\d{3})+(?!\d)|[A-Za-z0-9]+(?:'[A-Za-z]+)?")
 
@@ -83,8 +87,11 @@ def _fixed_count(ws: list[str], i: int) -> tuple[int, int] | None:
     if ws[i:i + 2] == ["half", "dozen"]:
         return 6, i + 2
     j = i + (ws[i] == "a")
-    if j < n and ws[j] in ("couple", "pair"):
-        return 2, j + 1 + (j + 1 < n and ws[j + 1] == "of")
+    if j < n and (ws[j] == "couple" or (ws[j] == "pair" and j > i)):
+        end = j + 1 + (j + 1 < n and ws[j + 1] == "of")
+        # "a pair of gloves" is one pair (gloves are counted in pairs); "a pair of fuses" is two
+        one = ws[j] == "pair" and any(w in PAIRED for w in ws[end:end + 5])
+        return (1 if one else 2), end
     if ws[i] == "zero":
         return 0, i + 1
     return None

@@ -36,7 +36,14 @@ FUZZY_CUTOFF = 85
 _THREAD = re.compile(r"^m(\d+(?:\.\d+)?)$")
 _NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
 _UNIT_MM = {"mm": 1.0, "cm": 10.0}
-_GARMENT_SPOKEN = {"small": "S", "medium": "M", "large": "L", "xs": "XS", "xl": "XL", "xxl": "XXL"}
+_GARMENT_SPOKEN = {"small": "S", "medium": "M", "large": "L", "xs": "XS", "xl": "XL", "xxl": "XXL", "xxxl": "XXXL",
+                   "2xl": "XXL", "3xl": "XXXL", "xxs": "XXS"}
+#: "double extra large" is XXL, "triple extra large" XXXL (a size no glove may have: then it is asked)
+_TIMES_X = {"double": "X", "triple": "XX"}
+#: words said before an item's name that do not make it another kind of item
+HARMLESS_MODIFIERS = frozenset("new old spare usual same other big little small long short good bad broken worn "
+                               "damaged last next first remaining extra those these few several odd loose "
+                               "single spare whole full empty clean dirty".split())
 _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 
 
@@ -98,6 +105,10 @@ def spoken_size(toks: list[str], skip: set[int]) -> SpokenSize:
             extra = i > 0 and toks[i - 1] == "extra" and i - 1 not in skip
             garment = ("X" + _GARMENT_SPOKEN[t]) if extra and t in ("small", "large") else _GARMENT_SPOKEN[t]
             used.update((i - 1, i) if extra else (i,))
+            times = toks[i - 2] if extra and i > 1 and i - 2 not in skip else ""
+            if times in _TIMES_X:
+                garment = _TIMES_X[times] + garment
+                used.add(i - 2)
             said["size"] = GARMENT_WORDS.get(garment, garment)
     order = [a for a in ("thread", "millimetre", "size") if a in said]
     return SpokenSize(thread, mm, garment, frozenset(used), tuple((a, said[a]) for a in order))
@@ -174,11 +185,33 @@ class ItemIndex:
         if by_name and by_family:  # the longer match wins: "nitrile work gloves" over the alias "gloves"
             words = [len(f.match.tokens - size.tokens) for f in (by_name, by_family)]
             if words[1] > words[0] or self._size_fits_better(by_family, by_name, size):
-                return by_family
-            return by_name
-        return (by_name or by_family or self._by_cjk(toks, skip)
+                return self._kind_said(by_family, toks, skip, size)
+            return self._kind_said(by_name, toks, skip, size)
+        named = by_name or by_family
+        if named:
+            return self._kind_said(named, toks, skip, size)
+        return (self._by_cjk(toks, skip)
                 or self._by_fuzzy(toks, skip, size) or self._by_word(toks, skip, size)
                 or self._at_location(toks, skip, location, size))
+
+    def _kind_said(self, found: Found, toks: list[str], skip: set[int], size: SpokenSize) -> Found:
+        """``found`` unless a word no item's name has stands right before the name heard ("*welding*
+        goggles" when the inventory has safety goggles): then another kind was meant, the named
+        items are candidates and the words are ``heard_variant`` (asked, never guessed)."""
+        m = found.match
+        name = sorted(m.tokens - size.tokens)
+        if not name or m.via not in ("name", "family"):
+            return found
+        k = name[0] - 1
+        if k < 0 or k in skip or k in size.tokens:
+            return found
+        t = toks[k]
+        if (not t.isalpha() or len(t) < 3 or t in self.words or t in NOT_ITEM or t in HARMLESS_MODIFIERS
+                or t in _GARMENT_SPOKEN or t in _TIMES_X or t == "extra"):
+            return found
+        skus = (m.sku,) if m.sku else m.candidates
+        said = " ".join([t, *(toks[i] for i in name)])
+        return Found(ItemMatch(None, m.tokens | {k}, candidates=tuple(skus), via=m.via), heard_variant=said)
 
     def _size_fits_better(self, family: Found, name: Found, size: SpokenSize) -> bool:
         """The size said ("12 mm drill bits") fits the family's pick but none of the named item's

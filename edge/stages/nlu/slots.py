@@ -193,7 +193,7 @@ class SlotFiller:
             toks = text.split()
             for loc, idx in locations(toks):
                 before = toks[min(idx) - 1] if min(idx) > 0 else ""
-                if before == "from" and src is None:
+                if before in ("from", "of", "off") and src is None:  # "from", "out of", "off"
                     src = loc
                 elif before in ("to", "into", "onto", "in", "on") and dst is None:
                     dst = loc

@@ -24,7 +24,7 @@ import logging
 from edge.errors import EdgeError
 from edge.llm.base import ContextOverflow, EngineError, GenerationRequest
 from edge.stages.nlu.filler import is_filler
-from edge.stages.nlu.grammar import Grammar
+from edge.stages.nlu.grammar import Grammar, text_direction
 from edge.stages.nlu.llm_intent import SHORTLIST_MAX, LlmIntentParser
 from edge.stages.nlu.paraphrase import Paraphraser, understand_paraphrase
 from edge.stages.nlu.types import Intent
@@ -206,7 +206,14 @@ class Understanding:
         found = p.explain(text)
         if found is not None and found["intent"] == "ask_docs":  # no slots: the question is the text
             return Intent("ask_docs", source="paraphrase", text=text, explain={"path": "paraphrase", **found})
-        return understand_paraphrase(text, self.fill_slots, p) if found is not None else None
+        got = understand_paraphrase(text, self.fill_slots, p) if found is not None else None
+        if got is not None and got.intent == "log_record" and got.direction is None:
+            # the words say no direction ("four o-rings for the pump"): the nearest exemplar's, if it says one
+            d = text_direction(got.explain.get("exemplar", ""))
+            if d is not None:
+                got = dataclasses.replace(got, direction=d,
+                                          parts=tuple(dataclasses.replace(q, direction=d) for q in got.parts))
+        return got
 
     @staticmethod
     def _spoken(intent: Intent, text: str, gate: SentenceGate) -> Intent:
