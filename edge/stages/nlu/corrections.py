@@ -22,7 +22,7 @@ from edge.stages.nlu.lexicon import LOCATION_WORDS
 
 #: markers of a self-correction; a bare "no" counts only when the transcript sets it off with a comma
 MARKERS = ("no wait", "wait no", "no sorry", "sorry no", "i mean", "i meant", "make that", "make it", "or rather",
-           "correction", "sorry", "oops", "no")
+           "correction", "sorry", "oops", "actually", "no")
 _MARKER = re.compile(r"(?:^| )(?P<m>(?:(?:" + "|".join(MARKERS) + r") ?)+)(?= |$)")
 _WEAK_NO = re.compile(r"(?:[,;.!?-]\s*no\b|\bno\s*[,;.!?-])", re.IGNORECASE)
 _NUM = re.compile(r"^\d+(?:\.\d+)?$")
@@ -85,6 +85,8 @@ def _apply(a: list[str], b: list[str]) -> list[str] | None:
     b_end = _run(b, 0, kind)
     if b_end <= 0:
         return None
+    if kind == "size" and _NUM.match(a[-1]) and not any(_kind(a, j) == "size" for j in range(len(a))):
+        return a[:-1] + b[:b_end] + b[b_end:]  # "cutting discs 115, I mean 125 mm"
     for i in range(len(a) - 1, -1, -1):
         k = _kind(a, i)
         if kind == "prep" and k == "prep" and a[i] == b[0] and _run(a, i, k) > i:
@@ -115,8 +117,8 @@ def resolve_corrections(text: str, raw: str = "") -> tuple[str, list[str], bool]
         hit = None
         for m in _MARKER.finditer(text):
             words = m.group("m").split()
-            if words == ["no"] and not weak_no:
-                continue
+            if (words == ["no"] and not weak_no) or words == ["actually"]:
+                continue  # "there are actually only 40": no correction on its own
             before = text[:m.start("m")].split()
             if before and before[-1] in LOCATION_WORDS | {"number"}:
                 continue

@@ -40,6 +40,7 @@ _FRACTIONS = [
     (re.compile(r"\b(?!(?:a |one )?half (?:an? )?dozen)(?:a half|one half|half an?|half)\b"), lambda m: "0.5"),
     (re.compile(r"\b(?:a|one) quarter(?: of)?\b"), lambda m: "0.25"),
     (re.compile(r"\b3 quarters(?: of)?\b"), lambda m: "0.75"),
+    (re.compile(r"(?<=\d) mils?\b"), lambda m: " mm"),  # "6.5 mil" once "six and a half" is a number
 ]
 _NEGATION = re.compile(
     r"\b(?:(?:did|do|does|have|has|had|was|were|should|will|would|could|must) not|didnt|dont|doesnt|"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from edge.stages.names import name_key
-from edge.stages.nlu.numbers import normalize_numbers
+from edge.stages.nlu.numbers import hyphen_hundreds, normalize_numbers
 
 LOCATION_WORDS = frozenset({"bin", "drawer", "shelf", "rack", "box"})
 #: spoken letter names → the letter (``"bee"`` → ``b``), for locations such as ``shelf B``
@@ -55,7 +55,7 @@ def clean_text(text: str) -> str:
 def normalize_text(text: str) -> str:
     """:func:`clean_text`, numbers as digits, ``m 8`` → ``m8``, millimetres/``mil`` → ``mm``,
     centimetres → ``cm``, ``10mm`` → ``10 mm``."""
-    text = normalize_numbers(clean_text(text))
+    text = normalize_numbers(clean_text(hyphen_hundreds(text or "")))
     text = re.sub(r"\bmillimet(?:re|er)s?\b", "mm", text)
     text = re.sub(r"\bcentimet(?:re|er)s?\b", "cm", text)
     text = re.sub(r"(?<=\d) mils?\b", " mm", text)

@@ -40,6 +40,8 @@ ORDINALS = {"first": "one", "second": "two", "third": "three", "fourth": "four",
 #: words after which a run of single digits is read as a code (``bin two three`` → bin 23)
 CODE_CONTEXT = frozenset({"bin", "drawer", "shelf", "rack", "box", "number", "no"})
 _ZERO_WORDS = {"oh": 0, "o": 0}
+_INTERJECTIONS = frozenset("wait no sorry i yeah yes well right hang hmm um uh actually my dear god shoot damn "
+                           "and dear okay ok".split())
 #: things that come as a pair: "a pair of" them is one (of gloves, goggles …), of anything else two
 PAIRED = frozenset("glove gloves goggle goggles glasses spectacles boot boots shoe shoes earmuffs earmuff defenders "
                    "overalls trousers socks gauntlets overshoes pliers scissors snips tongs".split())
@@ -67,9 +69,13 @@ def _code(ws: list[str], i: int, context: bool) -> tuple[str, int] | None:
     j = i
     while j < len(ws) and _single_digit(ws[j]) is not None:
         j += 1
-    # "oh"/"o" is zero only inside a digit string: "four o-rings" is 4 o-rings, not 40
+    # "o" ends no digit string ("four o rings" is 4 o-rings); a trailing "oh" does ("one oh oh" is 100,
+    # "bin two nine oh" bin 290) unless an interjection follows ("four oh wait five")
+    end = j
     while j > i and ws[j - 1] in _ZERO_WORDS:
         j -= 1
+    if j < end and all(w == "oh" for w in ws[j:end]) and (end == len(ws) or ws[end] not in _INTERJECTIONS):
+        j = end
     run = ws[i:j]
     if len(run) < 2 or all(w in _ZERO_WORDS for w in run):
         return None
@@ -197,6 +203,20 @@ def words_to_number(tokens: list[str], code: bool = False) -> tuple[int, int] | 
     if c:
         return int(c[0]), c[1]
     return _cardinal(ws, 0)
+
+
+_UNIT_RE = "|".join(_SMALL_WORDS[1:10])
+_HYPHEN_HUNDREDS = re.compile(rf"\b({_UNIT_RE})-({'|'.join(TENS)})(?:-({_UNIT_RE}))?\b", re.IGNORECASE)
+
+
+def hyphen_hundreds(text: str) -> str:
+    """``one-twenty-five`` → ``125``, ``three-eighty`` → ``380`` in raw text: a unit joined by a
+    hyphen to a ten, the way three-digit sizes are said (only with the hyphen: "two twenty" stays 2
+    and 20). Run before punctuation is dropped. Raises nothing."""
+    def value(m: re.Match) -> str:
+        v = SMALL[m.group(1).lower()] * 100 + TENS[m.group(2).lower()]
+        return str(v + (SMALL[m.group(3).lower()] if m.group(3) else 0))
+    return _HYPHEN_HUNDREDS.sub(value, text)
 
 
 def normalize_numbers(text: str) -> str:

@@ -57,6 +57,9 @@ class SpokenSize:
     garment: str | None = None
     tokens: frozenset[int] = frozenset()
     said: tuple[tuple[str, str], ...] = ()  # (attribute, words) in the order checked
+    #: bare numbers that may be a size in millimetres ("the 380 cable ties", "two 125 cutting discs"):
+    #: (token index, value), used only when exactly such a variant exists
+    soft: tuple[tuple[int, float], ...] = ()
 
     def checks(self):
         for attr, words in self.said:
@@ -101,6 +104,16 @@ def spoken_size(toks: list[str], skip: set[int]) -> SpokenSize:
             mm = float(t) * _UNIT_MM[toks[i + 1]]
             used.update((i, i + 1))
             said["millimetre"] = f"{_fmt(mm)} millimetre"
+        elif (thread is None and _NUMBER.match(t) and i + 2 < len(toks) and toks[i + 1] in ("by", "x")
+              and _NUMBER.match(toks[i + 2]) and not skip.intersection((i + 1, i + 2))
+              and float(t).is_integer() and 2 <= float(t) <= 64):
+            # "ten by eighty hex bolts": thread M10, 80 mm long
+            thread, mm = f"M{_fmt(float(t))}", float(toks[i + 2])
+            used.update((i, i + 1, i + 2))
+            if i + 3 < len(toks) and toks[i + 3] in _UNIT_MM:
+                mm *= _UNIT_MM[toks[i + 3]]
+                used.add(i + 3)
+            said["thread"], said["millimetre"] = thread, f"{_fmt(mm)} millimetre"
         elif garment is None and t in _GARMENT_SPOKEN:
             extra = i > 0 and toks[i - 1] == "extra" and i - 1 not in skip
             garment = ("X" + _GARMENT_SPOKEN[t]) if extra and t in ("small", "large") else _GARMENT_SPOKEN[t]
@@ -111,7 +124,22 @@ def spoken_size(toks: list[str], skip: set[int]) -> SpokenSize:
                 used.add(i - 2)
             said["size"] = GARMENT_WORDS.get(garment, garment)
     order = [a for a in ("thread", "millimetre", "size") if a in said]
-    return SpokenSize(thread, mm, garment, frozenset(used), tuple((a, said[a]) for a in order))
+    soft = () if mm is not None else _soft_sizes(toks, skip | used)
+    return SpokenSize(thread, mm, garment, frozenset(used), tuple((a, said[a]) for a in order), soft)
+
+
+def _soft_sizes(toks: list[str], skip: set[int]) -> tuple[tuple[int, float], ...]:
+    """Bare numbers beside a name word that are no count: after "the"/"those" ("the 380 cable ties")
+    or after another number, which is the count ("two 125 cutting discs", "50 cable ties 380")."""
+    nums = [i for i, t in enumerate(toks) if i not in skip and _NUMBER.match(t)]
+    out = []
+    for k, i in enumerate(nums):
+        before = toks[i - 1] if i > 0 else ""
+        nxt = toks[i + 1] if i + 1 < len(toks) else ""
+        beside = (nxt.isalpha() and nxt not in NOT_ITEM) or (before.isalpha() and before not in NOT_ITEM)
+        if beside and (k > 0 or before in ("the", "those", "these")):
+            out.append((i, float(toks[i])))
+    return tuple(out)
 
 
 def _has(size: Size, attr: str) -> bool:
@@ -184,15 +212,29 @@ class ItemIndex:
         by_name, by_family = self._by_name(toks, skip, size), self._by_family(toks, skip, size)
         if by_name and by_family:  # the longer match wins: "nitrile work gloves" over the alias "gloves"
             words = [len(f.match.tokens - size.tokens) for f in (by_name, by_family)]
-            if words[1] > words[0] or self._size_fits_better(by_family, by_name, size):
-                return self._kind_said(by_family, toks, skip, size)
-            return self._kind_said(by_name, toks, skip, size)
-        named = by_name or by_family
+            named = (by_family if words[1] > words[0] or self._size_fits_better(by_family, by_name, size)
+                     else by_name)
+        else:
+            named = by_name or by_family
         if named:
-            return self._kind_said(named, toks, skip, size)
+            return self._at_place(self._kind_said(named, toks, skip, size), location)
         return (self._by_cjk(toks, skip)
                 or self._by_fuzzy(toks, skip, size) or self._by_word(toks, skip, size)
                 or self._at_location(toks, skip, location, size))
+
+    def _at_place(self, found: Found, location: str | None) -> Found:
+        """Candidates narrowed to those stocked at the place said ("M8 bolts from bin 16": the one
+        M8 bolt kept there); unchanged when none or all are kept there, or a variant was misheard."""
+        m = found.match
+        if not location or not m.candidates or found.heard_variant is not None:
+            return found
+        here = set(self.by_location.get(location, ()))
+        kept = [c for c in m.candidates if c in here]
+        if not kept or len(kept) == len(m.candidates):
+            return found
+        if len(kept) == 1:
+            return Found(ItemMatch(kept[0], m.tokens, via=m.via))
+        return Found(ItemMatch(None, m.tokens, candidates=tuple(kept), via=m.via), variant_missing=found.variant_missing)
 
     def _kind_said(self, found: Found, toks: list[str], skip: set[int], size: SpokenSize) -> Found:
         """``found`` unless a word no item's name has stands right before the name heard ("*welding*
@@ -239,6 +281,12 @@ class ItemIndex:
             if not nxt:
                 return Found(ItemMatch(None, span, candidates=tuple(cur), via=via), heard_variant=words)
             cur = nxt
+        if len(cur) > 1 and size.soft and any(_has(self.sizes[s], "millimetre") for s in cur):
+            for idx, value in size.soft:
+                nxt = [s for s in cur if _fits(self.sizes[s], "millimetre", value)]
+                if nxt:
+                    cur, span = nxt, span | {idx}
+                    break
         if len(cur) == 1:
             return Found(ItemMatch(cur[0], span, via=via))
         missing = None
@@ -270,6 +318,9 @@ class ItemIndex:
                     continue
                 fam = tuple(toks[j] for j in idx)
                 if fam in self.families:
+                    exact = self._narrow(self.families[fam], size, frozenset(idx) | size.tokens, "family")
+                    if exact.match.sku or (exact.match.candidates and exact.heard_variant is None):
+                        return exact  # "drill bits" are the drill bits, not also the masonry ones
                     # "bolts" is every family it ends ("bolt", "hex bolt"); "drill bit" also "HSS drill bit"
                     fams = self.suffixes.get(fam, {fam})
                     skus = [s for f in fams for s in self.families[f]]

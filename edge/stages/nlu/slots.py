@@ -91,6 +91,25 @@ def quantity_refusal(q: int | float | None, units: set[str], guarded: Guarded | 
     return None
 
 
+_SIZE_AFTER = frozenset({"mm", "cm", "m", "a", "amp", "x", "by", "v", "w", "l", "kg", "g", "ml", "metre", "litre"})
+
+
+def _counted_pieces(text: str) -> list[str]:
+    """``text`` cut before each count after the first ("4 m8 nuts 4 m8 washers": the comma between
+    them is gone): a number that follows an item word and is followed by one, not by a unit."""
+    toks = text.split()
+    cuts, seen = [0], False
+    for i, t in enumerate(toks):
+        if not _NUMBER.match(t):
+            continue
+        before, after = (toks[i - 1] if i else ""), (toks[i + 1] if i + 1 < len(toks) else "")
+        if (seen and before.isalpha() and before not in LOCATION_WORDS and before not in _SIZE_AFTER | {"x", "by"}
+                and after[:1].isalpha() and after not in _SIZE_AFTER and after not in LOCATION_WORDS):
+            cuts.append(i)
+        seen = True
+    return [" ".join(toks[a:b]) for a, b in zip(cuts, [*cuts[1:], len(toks)], strict=True)]
+
+
 class SlotFiller:
     """Fills slots against one inventory's :class:`ItemIndex`."""
 
@@ -148,13 +167,13 @@ class SlotFiller:
 
     def log_record(self, text: str, guarded: Guarded | None, base: Intent) -> Intent | None:
         """A log (several parts when the slot says "3 drill bits and 2 fuses")."""
-        pieces = [p for p in _PARTS.split(text) if p.strip()]
+        pieces = [q for p in _PARTS.split(text) for q in _counted_pieces(p) if q.strip()]
         if len(pieces) >= 2 and not (guarded is not None and guarded.range is not None):
             parts = [self.counted("log_record", p, guarded, base) for p in pieces]
             if all(p is not None for p in parts):
                 refusal = next((p.refusal for p in parts if p.refusal), None)
-                loc = next((p.location for p in parts if p.location), None)
-                for i, p in enumerate(parts):  # a place said once ("… from drawer 4") is every part's
+                loc = parts[-1].location  # a place said at the end ("… from drawer 4") is every part's;
+                for i, p in enumerate(parts):  # one said inside a part is that part's alone
                     if p.location is None and loc is not None:
                         parts[i] = replace(p, location=loc)
                 return replace(base, intent="log_record", parts=tuple(parts), refusal=refusal,
@@ -164,6 +183,8 @@ class SlotFiller:
     def query(self, text: str, full: str, base: Intent) -> Intent | None:
         """A stock question: the item (or a place alone) the slot names."""
         toks = text.split()
+        if toks and _NUMBER.match(toks[0]):  # a question has no count: "380 cable ties" are the 380 ones
+            toks = ["the", *toks]
         locs = locations(toks)
         skip = set().union(*(s for _, s in locs)) if locs else set()
         location = locs[0][0] if locs else None
