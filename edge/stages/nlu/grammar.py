@@ -57,7 +57,9 @@ LANGUAGES = ("en", "zh")
 
 _OUT_PHRASES = re.compile(r"\b(?:(?:gave|give|giving|hand|handed|handing|book|booked|booking|sign|signed|signing|"
                           r"check|checked|checking) out|(?:write|wrote|written|writing) off|gone|went|"
-                          r"(?:burn|burned|burnt|burning|got|go|going|went) through|needs|needed|grabbed|grab)\b")
+                          r"(?:burn|burned|burnt|burning|got|go|going|went) through|needs|needed|grabbed|grab|"
+                          r"for (?:the|a|an|my|our) (?:new |night |day )?(?:job|site|apprentice|starter|shift|fitter|"
+                          r"customer|repair|van|crew|team|client|contractor|line|machine|pump|gearbox|doors?))\b")
 
 COMPLETE, INCOMPLETE, UNCLEAR = "complete", "incomplete", "unclear"
 #: a command ending on one of these goes on: "… boxes of", "… and", "… from", "… to bin"
@@ -132,6 +134,9 @@ class Grammar:
             m = self.templates.match(g.text)
             if m is not None and m.intent == "query_stock" and _COUNT_SAID.match(g.text) and _said_count(g.text):
                 m = replace(m, intent="stock_count")
+        if m is None and g.refusal in ("already_done", "negated"):  # "those 50 washers were logged yesterday"
+            said = self._fill(TemplateMatch("log_record", {"item": g.text}, "(said as done or not done)"), g.text, text, g)
+            return said if said is not None and (said.sku or said.candidates or said.parts) else None
         if m is None or m.intent not in WRITES | {"query_stock"}:
             return None if m is None else self._fill(m, g.text, text, None)
         return self._fill(m, g.text, text, g)
@@ -191,6 +196,8 @@ class Grammar:
 
     def _resolve(self, name: str, slots: dict, norm: str, g: Guarded | None, base: Intent) -> Intent | None:
         item_text = slots.get("item", norm)
+        if slots.get("count") and slots.get("item"):  # "set the flex cable 1.5 mm on shelf E to 142 metres"
+            item_text = f"{item_text} {slots['count']}"
         if name == "log_record" and slots.get("location") and slots.get("item"):  # "… gone from bin 48"
             item_text = f"{item_text} at {slots['location']}"
         if name == "log_record" and _two_places(norm):  # "take 15 … out of drawer 9 and put them in drawer 8"

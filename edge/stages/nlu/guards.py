@@ -45,7 +45,7 @@ _FRACTIONS = [
 _NEGATION = re.compile(
     r"\b(?:(?:did|do|does|have|has|had|was|were|should|will|would|could|must) not|didnt|dont|doesnt|"
     r"havent|hasnt|hadnt|wasnt|werent|shouldnt|wont|wouldnt|couldnt|mustnt|never|not|nobody|no one|noone|"
-    r"none of (?:us|them|you)|neither of (?:us|them))\b")
+    r"none of (?:us|them|you)|neither of (?:us|them)|no need to)\b")
 #: a count said vaguely: no number to write ("about 20", "20 or so", "a few", "some")
 _VAGUE = re.compile(r"\b(?:about|around|roughly|approximately|approx|maybe|perhaps|probably|or so|ish|give or take|"
                     r"more or less|something like|a few|few|several|some|a bunch of|a handful of|a load of|"
@@ -57,11 +57,15 @@ _ALREADY_END = re.compile(
     r"was|were|is|are|has|have|we have|weve|i have|ive)\s+)?(?:been\s+)?already\s+(?:been\s+)?"
     r"(?:logged|recorded|entered|booked|done|noted|in|in the system|put in)(?:\s+(?:it|that|them|those))?\s*$")
 _ALREADY = re.compile(r"\balready\s*")
+#: "… were logged yesterday", "… got booked this morning": said as done before
+_DONE_BEFORE = re.compile(r"\s*\b(?:were|was|have been|has been|got|are|is)\s+(?:logged|recorded|entered|booked|noted)"
+                          r"(?:\s+(?:in|out))?(?:\s+(?:yesterday|earlier|before|today|this morning|this afternoon|"
+                          r"last night|last week|on friday|on monday))?\s*$")
 _STRONG_MARKER = re.compile(r"\b(?:no wait|wait no|i mean|i meant|make that|make it|or rather|correction)\b")
 _RANGE = re.compile(rf"\bbetween (?P<a2>{_NUM}) and (?P<b2>{_NUM})\b|\b(?P<a>{_NUM}) (?:or|to) (?P<b>{_NUM})\b")
 _NEGATIVE_RAW = re.compile(r"(?:^|[\s(])[-\u2212]\s?\d|\b(?:minus|negative)\s+\w")
 _NEGATIVE_WORD = re.compile(r"\b(?:minus|negative)\s+")
-_LEADING = re.compile(r"^(?:(?:sorry|actually|oops|wait|no|ok|okay|right)\s+)+")
+_LEADING = re.compile(r"^(?:(?:sorry|actually|oops|wait|no(?! need\b)|ok|okay|right)\s+)+")
 
 
 @dataclass
@@ -106,8 +110,8 @@ def guard(norm: str, raw: str = "") -> Guarded:
         g.text = _NEGATIVE_WORD.sub("", g.text)
         g.refusal = "negative"
         g.notes.append("negative")
-    if _ALREADY_END.search(g.text) or _ALREADY.search(g.text):
-        g.text = _ALREADY.sub("", _ALREADY_END.sub("", g.text)).strip()
+    if _ALREADY_END.search(g.text) or _ALREADY.search(g.text) or _DONE_BEFORE.search(g.text):
+        g.text = _ALREADY.sub("", _ALREADY_END.sub("", _DONE_BEFORE.sub("", g.text))).strip()
         g.refusal = g.refusal or "already_done"
         g.notes.append("already done")
     if _NEGATION.search(g.text):

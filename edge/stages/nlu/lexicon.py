@@ -37,7 +37,7 @@ NOT_ITEM = STOP_WORDS | IN_WORDS | OUT_WORDS | LOG_WORDS | LOCATION_WORDS | froz
     "will should shall may might must let lets like okay ok yes no not number no num so um uh oh hey "
     "also too again then than thank thanks sorry quick quickly total altogether back off up down".split())
 _DECIMAL = re.compile(r"(?<=\d)\.(?=\d)")
-_ORING = re.compile(r"\bo[\s-]?ring(s?)\b", re.IGNORECASE)
+_ORING = re.compile(r"\bo(?:h)?[\s-]?ring(s?)\b", re.IGNORECASE)
 
 #: length units: part of a name ("10 mm"), never the word that names the item
 UNITS = frozenset({"mm", "cm", "m"})

@@ -41,7 +41,7 @@ ORDINALS = {"first": "one", "second": "two", "third": "three", "fourth": "four",
 CODE_CONTEXT = frozenset({"bin", "drawer", "shelf", "rack", "box", "number", "no"})
 _ZERO_WORDS = {"oh": 0, "o": 0}
 _INTERJECTIONS = frozenset("wait no sorry i yeah yes well right hang hmm um uh actually my dear god shoot damn "
-                           "and dear okay ok".split())
+                           "and dear okay ok ring rings".split())
 #: things that come as a pair: "a pair of" them is one (of gloves, goggles …), of anything else two
 PAIRED = frozenset("glove gloves goggle goggles glasses spectacles boot boots shoe shoes earmuffs earmuff defenders "
                    "overalls trousers socks gauntlets overshoes pliers scissors snips tongs".split())
@@ -219,6 +219,11 @@ def hyphen_hundreds(text: str) -> str:
     return _HYPHEN_HUNDREDS.sub(value, text)
 
 
+#: "six and a half" → 6.5, so every reader of a number (a count, a size, an answer) sees the same
+_AND_A_HALF = re.compile(r"\b(\d+) and (?:a|one) (half|quarter)\b", re.IGNORECASE)
+_PART = {"half": 0.5, "quarter": 0.25}
+
+
 def normalize_numbers(text: str) -> str:
     """Rewrite every spoken number in ``text`` as digits, keeping everything else as it was.
 
@@ -251,4 +256,4 @@ def normalize_numbers(text: str) -> str:
         out += [text[pos:toks[i].start()], value]
         pos, i = toks[i + n - 1].end(), i + n
     out.append(text[pos:])
-    return "".join(out)
+    return _AND_A_HALF.sub(lambda m: f"{int(m.group(1)) + _PART[m.group(2).lower()]:g}", "".join(out))

@@ -218,9 +218,19 @@ class ItemIndex:
             named = by_name or by_family
         if named:
             return self._at_place(self._kind_said(named, toks, skip, size), location)
-        return (self._by_cjk(toks, skip)
-                or self._by_fuzzy(toks, skip, size) or self._by_word(toks, skip, size)
+        return (self._by_cjk(toks, skip) or self._by_fuzzy(toks, skip, size)
+                or self._unknown_beside(self._by_word(toks, skip, size), toks, skip, size)
                 or self._at_location(toks, skip, location, size))
+
+    def _unknown_beside(self, found: Found | None, toks: list[str], skip: set[int], size: SpokenSize) -> Found | None:
+        """A match by one word of names that stands beside a word no item has ("hammer drills": no
+        drill is stocked, only drill bits) is no match: the words are an unknown item."""
+        if found is None:
+            return None
+        said = self._kind_said(found, toks, skip, size)
+        if said is found:
+            return found
+        return Found(ItemMatch(None, said.match.tokens, via="unknown"))
 
     def _at_place(self, found: Found, location: str | None) -> Found:
         """Candidates narrowed to those stocked at the place said ("M8 bolts from bin 16": the one
@@ -242,7 +252,7 @@ class ItemIndex:
         items are candidates and the words are ``heard_variant`` (asked, never guessed)."""
         m = found.match
         name = sorted(m.tokens - size.tokens)
-        if not name or m.via not in ("name", "family"):
+        if not name or m.via not in ("name", "family", "word"):
             return found
         k = name[0] - 1
         if k < 0 or k in skip or k in size.tokens:

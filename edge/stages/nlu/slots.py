@@ -29,7 +29,7 @@ _NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
 _PARTS = re.compile(r" (?:and|plus|also|as well as) (?=(?:\d+(?:\.\d+)? |an? )\S)")
 #: a stock query whose item is unknown needs one of these, else the text is the LLM's
 STOCK_CUE = re.compile(r"\b(?:do we (?:still )?have|have we (?:still )?got|are there|is there|in stock|on hand|"
-                       r"left|remaining|stock of|we got|got any|have any)\b")
+                       r"left|remaining|stock of|we got|got any|have any|where (?:is|are|do we keep)|wheres)\b")
 
 
 def locations(toks: list[str]) -> list[tuple[str, set[int]]]:
@@ -73,6 +73,10 @@ def quantity(toks: list[str], skip: set[int], span: frozenset[int], item_known: 
         if k >= 1 and toks[k] == "of" and singular(toks[k - 1]) in CONTAINERS:  # "a box of gloves"
             k -= 2
         if k >= 0 and toks[k] in ("a", "an"):
+            return 1
+        # "signing out the hex key set": one, when the name is said in the singular
+        last = toks[max(span)] if max(span) < len(toks) else ""
+        if k >= 0 and toks[k] in ("the", "this", "that", "my") and singular(last) == last and not last.isdigit():
             return 1
     return None
 
@@ -150,7 +154,9 @@ class SlotFiller:
         m = found.match
         size_skip = skip | set(m.tokens)
         q = quantity(toks, size_skip, m.tokens, item_known=m.sku is not None or bool(m.candidates))
-        unsure = guarded is not None and (guarded.range is not None or guarded.vague)
+        # a range, a vague count or a negation without a count is still the command (asked or refused)
+        unsure = guarded is not None and (guarded.range is not None or guarded.vague
+                                          or guarded.refusal in ("negated", "already_done"))
         if guarded is not None and guarded.range is not None:
             q = None
         if q is None and not unsure:

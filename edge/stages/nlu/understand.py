@@ -210,9 +210,9 @@ class Understanding:
         if got is not None and got.intent == "log_record" and got.direction is None:
             # the words say no direction ("four o-rings for the pump"): the nearest exemplar's, if it says one
             d = text_direction(got.explain.get("exemplar", ""))
-            if d is not None:
-                got = dataclasses.replace(got, direction=d,
-                                          parts=tuple(dataclasses.replace(q, direction=d) for q in got.parts))
+            if d is None:
+                return None  # neither used nor received was said: not written on a guess
+            got = dataclasses.replace(got, direction=d, parts=tuple(dataclasses.replace(q, direction=d) for q in got.parts))
         return got
 
     @staticmethod
