@@ -44,7 +44,7 @@ _FRACTIONS = [
 ]
 _NEGATION = re.compile(
     r"\b(?:(?:did|do|does|have|has|had|was|were|should|will|would|could|must) not|didnt|dont|doesnt|"
-    r"havent|hasnt|hadnt|wasnt|werent|shouldnt|wont|wouldnt|couldnt|mustnt|never|not|nobody|no one|noone|"
+    r"havent|hasnt|hadnt|wasnt|werent|shouldnt|wont|wouldnt|couldnt|mustnt|never|not|nobody|no one|no 1|noone|"
     r"none of (?:us|them|you)|neither of (?:us|them)|no need to)\b")
 #: a count said vaguely: no number to write ("about 20", "20 or so", "a few", "some")
 _VAGUE = re.compile(r"\b(?:about|around|roughly|approximately|approx|maybe|perhaps|probably|or so|ish|give or take|"
@@ -65,7 +65,7 @@ _STRONG_MARKER = re.compile(r"\b(?:no wait|wait no|i mean|i meant|make that|make
 _RANGE = re.compile(rf"\bbetween (?P<a2>{_NUM}) and (?P<b2>{_NUM})\b|\b(?P<a>{_NUM}) (?:or|to) (?P<b>{_NUM})\b")
 _NEGATIVE_RAW = re.compile(r"(?:^|[\s(])[-\u2212]\s?\d|\b(?:minus|negative)\s+\w")
 _NEGATIVE_WORD = re.compile(r"\b(?:minus|negative)\s+")
-_LEADING = re.compile(r"^(?:(?:sorry|actually|oops|wait|no(?! need\b)|ok|okay|right)\s+)+")
+_LEADING = re.compile(r"^(?:(?:sorry|actually|oops|wait|no(?! need\b| one\b| 1\b)|ok|okay|right)\s+)+")
 
 
 @dataclass

@@ -329,7 +329,8 @@ class ItemIndex:
                 fam = tuple(toks[j] for j in idx)
                 if fam in self.families:
                     exact = self._narrow(self.families[fam], size, frozenset(idx) | size.tokens, "family")
-                    if exact.match.sku or (exact.match.candidates and exact.heard_variant is None):
+                    sized = all(any(_has(self.sizes[s], a) for s in self.families[fam]) for a, _ in size.said)
+                    if sized and (exact.match.sku or (exact.match.candidates and exact.heard_variant is None)):
                         return exact  # "drill bits" are the drill bits, not also the masonry ones
                     # "bolts" is every family it ends ("bolt", "hex bolt"); "drill bit" also "HSS drill bit"
                     fams = self.suffixes.get(fam, {fam})
