@@ -14,7 +14,7 @@ import re
 from dataclasses import replace
 
 from edge.stages.nlu.guards import Guarded
-from edge.stages.nlu.lexicon import LOCATION_WORDS, location_at, normalize_location, singular
+from edge.stages.nlu.lexicon import LOCATION_WORDS, NOT_ITEM, location_at, normalize_location, singular
 from edge.stages.nlu.resolve import Found, ItemIndex
 from edge.stages.nlu.schema import QUANTITY_MAX
 from edge.stages.nlu.types import Intent
@@ -98,17 +98,18 @@ def quantity_refusal(q: int | float | None, units: set[str], guarded: Guarded | 
 _SIZE_AFTER = frozenset({"mm", "cm", "m", "a", "amp", "x", "by", "v", "w", "l", "kg", "g", "ml", "metre", "litre"})
 
 
-def _counted_pieces(text: str) -> list[str]:
+def counted_pieces(text: str, keep: frozenset[int] | set[int] = frozenset()) -> list[str]:
     """``text`` cut before each count after the first ("4 m8 nuts 4 m8 washers": the comma between
-    them is gone): a number that follows an item word and is followed by one, not by a unit."""
+    them is gone): a number that follows an item word and is followed by one, not by a unit, and is
+    not one of the token indices ``keep`` (a number inside the item's name)."""
     toks = text.split()
     cuts, seen = [0], False
     for i, t in enumerate(toks):
         if not _NUMBER.match(t):
             continue
         before, after = (toks[i - 1] if i else ""), (toks[i + 1] if i + 1 < len(toks) else "")
-        if (seen and before.isalpha() and before not in LOCATION_WORDS and before not in _SIZE_AFTER | {"x", "by"}
-                and after[:1].isalpha() and after not in _SIZE_AFTER and after not in LOCATION_WORDS):
+        if (seen and i not in keep and before.isalpha() and before not in LOCATION_WORDS and before not in _SIZE_AFTER | {"x", "by"}
+                and after[:1].isalpha() and after not in _SIZE_AFTER and after not in NOT_ITEM):
             cuts.append(i)
         seen = True
     return [" ".join(toks[a:b]) for a, b in zip(cuts, [*cuts[1:], len(toks)], strict=True)]
@@ -171,9 +172,21 @@ class SlotFiller:
             intent = replace(intent, extra={**intent.extra, "range": list(guarded.range)})
         return self.with_item(intent, found, toks)
 
+    def _counted_pieces(self, text: str, guarded: Guarded | None, base: Intent) -> list[str]:
+        """``text`` cut before each later count (:func:`counted_pieces`) when every piece then names
+        a known item ("4 m8 nuts 4 m8 washers"); else whole ("bearing 6000 zz", "v belt spb 1700")."""
+        toks = text.split()
+        locs = locations(toks)
+        skip = set().union(*(s for _, s in locs)) if locs else set()
+        pieces = counted_pieces(text, keep=self.item(toks, skip, None).match.tokens)  # "bearing 6000 zz" is one name
+        if len(pieces) < 2:
+            return [text]
+        got = [self.counted("log_record", p, guarded, base) for p in pieces]
+        return pieces if all(p is not None and (p.sku or p.candidates) for p in got) else [text]
+
     def log_record(self, text: str, guarded: Guarded | None, base: Intent) -> Intent | None:
         """A log (several parts when the slot says "3 drill bits and 2 fuses")."""
-        pieces = [q for p in _PARTS.split(text) for q in _counted_pieces(p) if q.strip()]
+        pieces = [q for p in _PARTS.split(text) if p.strip() for q in self._counted_pieces(p, guarded, base)]
         if len(pieces) >= 2 and not (guarded is not None and guarded.range is not None):
             parts = [self.counted("log_record", p, guarded, base) for p in pieces]
             if all(p is not None for p in parts):
