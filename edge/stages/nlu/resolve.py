@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -217,7 +218,7 @@ class ItemIndex:
         else:
             named = by_name or by_family
         if named:
-            return self._at_place(self._kind_said(named, toks, skip, size), location)
+            return self._by_folded(self._at_place(self._kind_said(named, toks, skip, size), location), toks, skip)
         return (self._by_cjk(toks, skip) or self._by_fuzzy(toks, skip, size)
                 or self._unknown_beside(self._by_word(toks, skip, size), toks, skip, size)
                 or self._at_location(toks, skip, location, size))
@@ -231,6 +232,23 @@ class ItemIndex:
         if said is found:
             return found
         return Found(ItemMatch(None, said.match.tokens, via="unknown"))
+
+    def _by_folded(self, found: Found, toks: list[str], skip: set[int]) -> Found:
+        """Candidates narrowed by a word said without its accents ("hyllclips Alva" → "Älva"): the
+        one candidate whose name has every other word said, compared without diacritics."""
+        m = found.match
+        if not m.candidates or found.heard_variant is not None:
+            return found
+        said = {_fold(t) for i, t in enumerate(toks)
+                if i not in skip and i not in m.tokens and t not in NOT_ITEM and t.isalpha()}
+        if not said:
+            return found
+        hits = [c for c in m.candidates
+                if said <= {_fold(w) for w in name_tokens(self.by_sku[c].item)} | {_fold(w) for a in self.by_sku[c].aliases
+                                                                                  for w in name_tokens(a)}]
+        if len(hits) != 1:
+            return found
+        return Found(ItemMatch(hits[0], m.tokens | {i for i, t in enumerate(toks) if _fold(t) in said}, via=m.via))
 
     def _at_place(self, found: Found, location: str | None) -> Found:
         """Candidates narrowed to those stocked at the place said ("M8 bolts from bin 16": the one
@@ -413,6 +431,11 @@ class ItemIndex:
         if len(at) > 1 and not content:
             return Found(ItemMatch(None, frozenset(), candidates=tuple(sorted(at)), via="location"))
         return Found(ItemMatch(None, frozenset(content), via="unknown"))
+
+
+def _fold(word: str) -> str:
+    """``word`` without diacritics ("älva" → "alva")."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
 
 def places_of(item) -> tuple[str, ...]:

@@ -124,6 +124,15 @@ class SlotFiller:
     def item(self, toks: list[str], skip: set[int], location: str | None) -> Found:
         return self.index.find([singular(t) for t in toks], skip, location)
 
+    def _kind_of_place(self, toks: list[str], sku: str) -> str | None:
+        """The one place of the kind said ("from the shelf") where ``sku`` is kept, else None."""
+        for k in range(len(toks) - 2):
+            if toks[k] in ("from", "on", "off", "in", "out") and toks[k + 1] == "the" and toks[k + 2] in LOCATION_WORDS:
+                word = toks[k + 2]
+                here = [p for p, skus in self.index.by_location.items() if sku in skus and p.split()[0] == word]
+                return here[0] if len(here) == 1 else None
+        return None
+
     def _units(self, found: Found) -> set[str]:
         skus = [found.match.sku] if found.match.sku else list(found.match.candidates)
         return {self.index.by_sku[s].unit.lower() for s in skus if s in self.index.by_sku}
@@ -166,6 +175,8 @@ class SlotFiller:
             return None
         if q is not None and guarded is not None and guarded.negative:
             q = -q
+        if location is None and m.sku is not None:
+            location = self._kind_of_place(toks, m.sku)
         refusal = quantity_refusal(q, self._units(found), guarded)
         intent = replace(base, intent=name, quantity=q, location=location, refusal=refusal)
         if guarded is not None and guarded.range is not None:
