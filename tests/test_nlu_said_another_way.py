@@ -13,6 +13,7 @@ from edge.stages.nlu.corrections import resolve_corrections
 from edge.stages.nlu.grammar import Grammar
 from edge.stages.nlu.lexicon import normalize_text
 from edge.stages.nlu.numbers import normalize_numbers
+from edge.stages.store import Item
 from tests.stockroom import stockroom
 
 
@@ -153,3 +154,23 @@ def test_spoken_numbers(text, norm):
 def test_a_pair_of_is_one_pair_of_gloves_but_two_of_anything_else():
     assert normalize_numbers("a pair of gloves") == "1 gloves"
     assert normalize_numbers("a pair of fuses") == "2 fuses"
+
+
+def test_a_move_that_names_only_where_to_leaves_where_from_to_the_dialog(g):
+    got = g.parse("move 4 fuses to bin 31")
+    assert (got.intent, got.sku, got.quantity, got.location, got.to_location) == ("transfer", "FUS-5A", 4, None, "bin 31")
+    got = g.parse("move 4 fuses to bin 31 from bin 30")  # a slot holding two places: the words decide
+    assert (got.location, got.to_location) == ("bin 30", "bin 31")
+
+
+def test_a_name_said_without_its_accents_picks_the_one_it_fits():
+    clips = Grammar([Item("CLIP-AE", "hyllclips Älva", "drawer 40", 30, "pcs", ()),
+                     Item("CLIP-OE", "hyllclips Ölva", "drawer 40", 22, "pcs", ())])
+    assert clips.parse("how many hyllclips Alva are there").sku == "CLIP-AE"
+    assert clips.parse("how many hyllclips Olva are there").sku == "CLIP-OE"
+    assert clips.parse("how many hyllclips are there").candidates == ("CLIP-AE", "CLIP-OE")
+
+
+@pytest.mark.parametrize("text", ["wrong button, ignore me", "false alarm", "sorry, not talking to you"])
+def test_a_wake_by_mistake_is_a_cancel(g, text):
+    assert g.parse(text).intent == "cancel"

@@ -219,9 +219,9 @@ class ItemIndex:
             named = by_name or by_family
         if named:
             return self._by_folded(self._at_place(self._kind_said(named, toks, skip, size), location), toks, skip)
-        return (self._by_cjk(toks, skip) or self._by_fuzzy(toks, skip, size)
-                or self._unknown_beside(self._by_word(toks, skip, size), toks, skip, size)
-                or self._at_location(toks, skip, location, size))
+        return self._by_folded(self._by_cjk(toks, skip) or self._by_fuzzy(toks, skip, size)
+                               or self._unknown_beside(self._by_word(toks, skip, size), toks, skip, size)
+                               or self._at_location(toks, skip, location, size), toks, skip)
 
     def _unknown_beside(self, found: Found | None, toks: list[str], skip: set[int], size: SpokenSize) -> Found | None:
         """A match by one word of names that stands beside a word no item has ("hammer drills": no
@@ -235,12 +235,11 @@ class ItemIndex:
 
     def _by_folded(self, found: Found, toks: list[str], skip: set[int]) -> Found:
         """Candidates narrowed by a word said without its accents ("hyllclips Alva" → "Älva"): the
-        one candidate whose name has every other word said, compared without diacritics."""
+        one candidate whose name (or alias) has every word said, compared without diacritics."""
         m = found.match
         if not m.candidates or found.heard_variant is not None:
             return found
-        said = {_fold(t) for i, t in enumerate(toks)
-                if i not in skip and i not in m.tokens and t not in NOT_ITEM and t.isalpha()}
+        said = {_fold(t) for i, t in enumerate(toks) if i not in skip and t not in NOT_ITEM and t.isalpha()}
         if not said:
             return found
         hits = [c for c in m.candidates
@@ -270,7 +269,7 @@ class ItemIndex:
         items are candidates and the words are ``heard_variant`` (asked, never guessed)."""
         m = found.match
         name = sorted(m.tokens - size.tokens)
-        if not name or m.via not in ("name", "family", "word"):
+        if len(name) != 1 or m.via not in ("name", "family", "word"):  # a generic word: goggles, bolts, plugs
             return found
         k = name[0] - 1
         if k < 0 or k in skip or k in size.tokens:

@@ -57,6 +57,15 @@ def place(text: str | None) -> str | None:
     return normalize_location(text) or text
 
 
+def _clean_place(text: str | None) -> str | None:
+    """:func:`place` of a slot, or None when the slot holds more than one place ("bin 118 from
+    drawer 4": the words decide then)."""
+    got = place(text)
+    if got is None or normalize_location(got) is not None:
+        return got
+    return None if locations(got.split()) else got
+
+
 def _number(tok: str) -> int | float:
     v = float(tok)
     return int(v) if v.is_integer() else v
@@ -237,8 +246,9 @@ class SlotFiller:
 
     def transfer(self, slots: dict, text: str, guarded: Guarded | None, base: Intent) -> Intent | None:
         """A move from one place to another; places from the slots or, without them, the words
-        after ``from`` and ``to``."""
-        src, dst = place(slots.get("location")), place(slots.get("to_location"))
+        after ``from`` and ``to``. A template's ``to_location`` alone is enough (``location`` None:
+        where from is asked); the words alone need both."""
+        src, dst = _clean_place(slots.get("location")), _clean_place(slots.get("to_location"))
         item_text = slots.get("item") or text
         if src is None or dst is None:
             toks = text.split()
@@ -250,7 +260,8 @@ class SlotFiller:
                     dst = loc
             item_text = " ".join(t for i, t in enumerate(toks)
                                  if not any(i in s for _, s in locations(toks)) and t not in LOCATION_WORDS)
-        if src is None or dst is None:
+        # "move 8 drill bits to bin 118": a template that names only where to; the dialog asks from where
+        if dst is None or (src is None and not slots.get("to_location")):
             return None
         got = self.counted("transfer", item_text, guarded, replace(base, to_location=dst), location=src)
         return replace(got, location=src, to_location=dst) if got is not None else None
