@@ -4,13 +4,15 @@ They run on text already in the normal form of :func:`edge.stages.nlu.lexicon.no
 (numbers as digits, lowercase, no punctuation) and return the text a template should see plus the
 reason it must not be written as heard (:data:`edge.stages.nlu.types.REFUSALS`):
 
-* **negated** — "we did not use 3 drill bits", "don't log 3 drill bits", "we never took …": the
+* **negated** — "we did not use 3 drill bits", "don't log 3 drill bits", "we never took …",
+  "nobody took …", "no need to log …": the
   negation is removed so the command still matches, and the refusal says it must not be written;
-* **already_done** — "… already logged", "that's already been recorded";
-* **correction** — "3, no wait, 4" → 4 and "three, no, two" → 2 are resolved (the later number
-  replaces the earlier one); a correction marker ("no wait", "I mean", "sorry", "make that") that is
-  left after that is an unresolved correction;
-* **range** — "three or four", "2 to 3": two numbers, neither one the count;
+* **already_done** — "… already logged", "that's already been recorded", "… were logged yesterday";
+* **correction** — a self-correction replaces what it corrects
+  (:mod:`edge.stages.nlu.corrections`: "3, no wait, 4" → 4; "from drawer 4, no, from bin 118";
+  "M8 nuts, no, M10 nuts"); one that fits nothing said before is an unresolved correction;
+* **range** — "three or four", "2 to 3": two numbers, neither one the count; a vague count
+  ("about 20", "20 or so", "a few", "some") is refused the same way (``vague``);
 * **negative** — "minus 3", "-3";
 * fractions are rewritten as decimals first (:func:`fractions`): "two and a half" → 2.5, "half a
   box" → 0.5 box, "one point five" → 1.5 (whether a decimal may be written is the item's unit's

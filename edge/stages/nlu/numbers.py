@@ -20,7 +20,10 @@ Rules (all matching is case-insensitive, on whole word tokens):
   or single digits ``0``–``9``; ``oh``/``o`` only inside the run, never at its end, so ``four
   o-rings`` stays 4) of length ≥ 2 is concatenated when it follows a location word
   (bin, drawer, shelf, rack, box; see :data:`CODE_CONTEXT`) or when it starts with a real digit and
-  contains ``oh``/``o``/``zero`` (``two oh two three`` → 2023). Otherwise cardinal arithmetic applies.
+  contains ``oh``/``o``/``zero`` (``two oh two three`` → 2023); a trailing ``oh`` counts
+  (``one oh oh`` → 100) unless an interjection follows. Otherwise cardinal arithmetic applies.
+* ``six and a half`` → 6.5, ``three and a quarter`` → 3.25; ``one-twenty-five`` (hyphens) → 125
+  (:func:`hyphen_hundreds`, before punctuation is dropped).
 """
 from __future__ import annotations
 

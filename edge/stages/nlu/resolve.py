@@ -12,10 +12,17 @@
    as candidates and ``variant_missing`` the attribute that tells them apart (``thread``,
    ``millimetre``, ``size``); a said size no item of the family has → ``heard_variant`` with the
    family (or its nearest part) as candidates. A variant is never guessed;
+   A family said as such ("drill bits") is that family before the longer ones ending in it
+   ("masonry drill bit"), when it has the size said; a bare number beside the name is a size
+   when such a variant exists and it is no count ("the 380 cable ties", "two 125 discs"); "ten by
+   eighty" is M10 × 80; the place said keeps the candidates stocked there; a word no item has right
+   before a generic name ("*welding* goggles") makes it another kind: asked, never this one;
 3. a fuzzy name from the bounded shortlist (:class:`edge.stages.nlu.shortlist.Shortlist`);
 4. one word of names ("m8" → every M8 item: candidates);
 5. the only item stocked at the place said;
 6. else the content words are an unknown item.
+
+Candidates left are narrowed by the words said compared without accents ("Alva" → "Älva").
 """
 from __future__ import annotations
 
