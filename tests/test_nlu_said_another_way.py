@@ -174,3 +174,8 @@ def test_a_name_said_without_its_accents_picks_the_one_it_fits():
 @pytest.mark.parametrize("text", ["wrong button, ignore me", "false alarm", "sorry, not talking to you"])
 def test_a_wake_by_mistake_is_a_cancel(g, text):
     assert g.parse(text).intent == "cancel"
+
+
+def test_a_move_from_a_lettered_shelf_keeps_where_from(g):
+    got = g.parse("transfer 3 goggles from shelf A to shelf C")
+    assert (got.intent, got.sku, got.location, got.to_location) == ("transfer", "GOG-SAF", "shelf A", "shelf C")

@@ -250,6 +250,9 @@ class SlotFiller:
         where from is asked); the words alone need both."""
         src, dst = _clean_place(slots.get("location")), _clean_place(slots.get("to_location"))
         item_text = slots.get("item") or text
+        head, sep, tail = item_text.rpartition(" from ")
+        if src is None and sep and normalize_location(tail):  # "move 3 … from shelf a" + "to {to_location}"
+            src, item_text = normalize_location(tail), head
         if src is None or dst is None:
             toks = text.split()
             for loc, idx in locations(toks):
