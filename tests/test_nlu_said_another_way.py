@@ -146,6 +146,7 @@ def test_parts_are_cut_before_each_count_and_keep_their_own_place(g):
 @pytest.mark.parametrize("text, norm", [
     ("one oh oh rivets", "100 rivets"), ("bin two nine oh", "bin 290"), ("six oh-rings", "6 orings"),
     ("four oh wait five", "4 oh wait 5"), ("three-eighty", "380"), ("six and a half", "6.5"),
+    ("bin one eighteen", "bin 118"), ("bin two fifty", "bin 250"), ("bin sixty two", "bin 62"),
 ])
 def test_spoken_numbers(text, norm):
     assert normalize_text(text) == norm

@@ -67,6 +67,21 @@ def _single_digit(tok: str) -> str | None:
     return tok if len(tok) == 1 and tok.isdigit() else None
 
 
+def _place_hundreds(ws: list[str]) -> tuple[str, int] | None:
+    """A place number said the short way after a place word: ``bin one eighteen`` → 118, ``bin
+    two fifty`` → 250, ``bin one twenty five`` → 125 (a unit, then a teen or a ten)."""
+    if len(ws) < 2 or SMALL.get(ws[0], 0) not in range(1, 10):
+        return None
+    hundreds = SMALL[ws[0]] * 100
+    if SMALL.get(ws[1], 0) >= 10:
+        return str(hundreds + SMALL[ws[1]]), 2
+    if ws[1] not in TENS:
+        return None
+    if len(ws) > 2 and SMALL.get(ws[2], 0) in range(1, 10):
+        return str(hundreds + TENS[ws[1]] + SMALL[ws[2]]), 3
+    return str(hundreds + TENS[ws[1]]), 2
+
+
 def _code(ws: list[str], i: int, context: bool) -> tuple[str, int] | None:
     """A digit-by-digit code starting at ``ws[i]``: (digit string, end index) or None."""
     j = i
@@ -247,7 +262,7 @@ def normalize_numbers(text: str) -> str:
             lim += 1
         context = i > 0 and gap_ok[i - 1] and ws[i - 1] in CODE_CONTEXT
         sub = ws[i:lim]
-        hit = _code(sub, 0, context)
+        hit = _code(sub, 0, context) or (_place_hundreds(sub) if context else None)
         if hit is None:
             card = _cardinal(sub, 0)
             if card and not (card[1] == 1 and sub[0] in ("first", "second")):
