@@ -180,3 +180,9 @@ def test_a_wake_by_mistake_is_a_cancel(g, text):
 def test_a_move_from_a_lettered_shelf_keeps_where_from(g):
     got = g.parse("transfer 3 goggles from shelf A to shelf C")
     assert (got.intent, got.sku, got.location, got.to_location) == ("transfer", "GOG-SAF", "shelf A", "shelf C")
+
+
+def test_a_low_stock_question_about_a_family_carries_its_items(g):
+    got = g.parse("are we running low on cutting discs")
+    assert (got.intent, got.candidates) == ("low_stock", ("CDS-115", "CDS-125", "CDS-230"))
+    assert g.parse("are we short on anything").candidates == ()

@@ -204,6 +204,9 @@ class Grammar:
             got = self.filler.transfer({}, norm, g, replace(base, intent="transfer"))
             if got is not None:
                 return got
+        if name == "low_stock" and slots.get("item"):  # "are we low on gloves": the items asked about
+            got = self.filler.query(item_text, norm, base)
+            return base if got is None else replace(got, intent="low_stock", location=None)
         if name in ("undo", "cancel", "low_stock", "ask_docs", "other"):
             return base
         if name == "place_contents":
