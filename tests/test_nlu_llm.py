@@ -218,7 +218,7 @@ def smollm2():
 
 def test_real_model_paraphrase_gives_a_valid_intent(smollm2):
     und = Understanding(ITEMS, smollm2)
-    text = "the supplier dropped off ten boxes of nitrile gloves"
+    text = "ten boxes of nitrile gloves turned up from the wholesaler"  # no template takes it
     intent = und.understand(text)
     assert und.grammar.parse(text) is None  # really the LLM's turn
     assert intent.intent in INTENT_VALUES and intent.source == "llm"

@@ -70,7 +70,9 @@ def test_words_to_number_none(words):
     ("twenty-five", "25"),
     ("a thousand two hundred", "1200"),
     ("a couple of fuses", "2 fuses"),
-    ("a pair of goggles", "2 goggles"),
+    ("a pair of goggles", "1 goggles"),        # goggles come as a pair: one pair
+    ("a pair of extra large leather gloves", "1 extra large leather gloves"),
+    ("a pair of fuses", "2 fuses"),
     ("half a dozen fuses", "6 fuses"),
     ("two dozen bolts", "24 bolts"),
     ("the twelfth bin", "the 12 bin"),

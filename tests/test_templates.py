@@ -161,7 +161,9 @@ def test_fill_slots_resolves_an_intent_picked_elsewhere(g):
     assert (got.sku, got.quantity, got.location, got.to_location) == ("DRL-BIT-6", 5, "drawer 4", "shelf B")
     got = g.fill_slots("query_stock", "stock situation regarding the goggles")
     assert got.sku == "GOG-SAF"
-    assert g.fill_slots("log_record", "we consumed some fuses") is None  # no count: nothing to write
+    got = g.fill_slots("log_record", "we consumed some fuses")  # no count: nothing to write, the count is asked
+    assert (got.quantity, got.refusal) == (None, "range")
+    assert g.fill_slots("log_record", "we consumed the fuses") is None  # no count, nothing vague: not a log
     assert Understanding(sample_items(), None).fill_slots("undo", "revert the previous booking").intent == "undo"
 
 

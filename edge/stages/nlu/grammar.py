@@ -56,7 +56,10 @@ from edge.stages.nlu.zh import IN_VERBS, OUT_VERBS, ZhGrammar, zh_fill, zh_match
 LANGUAGES = ("en", "zh")
 
 _OUT_PHRASES = re.compile(r"\b(?:(?:gave|give|giving|hand|handed|handing|book|booked|booking|sign|signed|signing|"
-                          r"check|checked|checking) out|(?:write|wrote|written|writing) off)\b")
+                          r"check|checked|checking) out|(?:write|wrote|written|writing) off|gone|went|"
+                          r"(?:burn|burned|burnt|burning|got|go|going|went) through|needs|needed|grabbed|grab|"
+                          r"for (?:the|a|an|my|our) (?:new |night |day )?(?:job|site|apprentice|starter|shift|fitter|"
+                          r"customer|repair|van|crew|team|client|contractor|line|machine|pump|gearbox|doors?))\b")
 
 COMPLETE, INCOMPLETE, UNCLEAR = "complete", "incomplete", "unclear"
 #: a command ending on one of these goes on: "… boxes of", "… and", "… from", "… to bin"
@@ -122,11 +125,18 @@ class Grammar:
         if not norm:
             return None
         m = self.templates.match(norm)
+        if m is not None and m.intent == "query_stock" and _COUNT_SAID.match(norm) and _said_count(norm):
+            m = replace(m, intent="stock_count")  # "count 11 safety goggles on shelf B": a count, not a question
         if m is not None and m.intent not in WRITES:
             return self._fill(m, norm, text, None)
         g = guard(norm, text or "")
         if g.text != norm or m is None:
             m = self.templates.match(g.text)
+            if m is not None and m.intent == "query_stock" and _COUNT_SAID.match(g.text) and _said_count(g.text):
+                m = replace(m, intent="stock_count")
+        if m is None and g.refusal in ("already_done", "negated"):  # "those 50 washers were logged yesterday"
+            said = self._fill(TemplateMatch("log_record", {"item": g.text}, "(said as done or not done)"), g.text, text, g)
+            return said if said is not None and (said.sku or said.candidates or said.parts) else None
         if m is None or m.intent not in WRITES | {"query_stock"}:
             return None if m is None else self._fill(m, g.text, text, None)
         return self._fill(m, g.text, text, g)
@@ -186,6 +196,17 @@ class Grammar:
 
     def _resolve(self, name: str, slots: dict, norm: str, g: Guarded | None, base: Intent) -> Intent | None:
         item_text = slots.get("item", norm)
+        if slots.get("count") and slots.get("item"):  # "set the flex cable 1.5 mm on shelf E to 142 metres"
+            item_text = f"{item_text} {slots['count']}"
+        if name == "log_record" and slots.get("location") and slots.get("item"):  # "… gone from bin 48"
+            item_text = f"{item_text} at {slots['location']}"
+        if name == "log_record" and _two_places(norm):  # "take 15 … out of drawer 9 and put them in drawer 8"
+            got = self.filler.transfer({}, norm, g, replace(base, intent="transfer"))
+            if got is not None:
+                return got
+        if name == "low_stock" and slots.get("item"):  # "are we low on gloves": the items asked about
+            got = self.filler.query(item_text, norm, base)
+            return base if got is None else replace(got, intent="low_stock", location=None)
         if name in ("undo", "cancel", "low_stock", "ask_docs", "other"):
             return base
         if name == "place_contents":
@@ -198,7 +219,7 @@ class Grammar:
             return self.filler.counted("stock_count", item_text, g, base, location=place(slots.get("location")))
         direction = slots.get("direction")
         if direction in (None, "auto"):
-            direction = text_direction(norm) or ("in" if direction == "auto" else None)
+            direction = text_direction(norm) or ("in" if direction == "auto" else place_direction(norm))
         got = self.filler.log_record(item_text, g, replace(base, direction=direction))
         if got is not None and got.parts:
             got = replace(got, parts=tuple(replace(p, direction=direction) for p in got.parts))
@@ -265,6 +286,23 @@ class Grammar:
 
 
 _NO_ITEM = frozenset({"undo", "cancel", "low_stock", "place_contents", "ask_docs"})
+_COUNT_SAID = re.compile(r"^(?:(?:we|i) )?(?:re ?count(?:ed)?|count(?:ed)?|stock ?take|stock count)\b(?! of\b| on\b| for\b)")
+_FROM_WORDS = frozenset({"from", "of", "off"})
+_TO_WORDS = frozenset({"to", "into", "onto", "in", "on"})
+
+
+def _two_places(norm: str) -> bool:
+    """A place said with "from" (or "out of") and a later one with "to"/"into"/"in": a move."""
+    toks = norm.split()
+    before = [toks[min(idx) - 1] if min(idx) > 0 else "" for _, idx in locations(toks)]
+    return (len(before) >= 2 and before[0] in _FROM_WORDS and any(b in _TO_WORDS for b in before[1:]))
+
+
+def _said_count(norm: str) -> bool:
+    """A number in ``norm`` that is no place's ("count 11 goggles on shelf B", not "count bin 12")."""
+    toks = norm.split()
+    skip = set().union(*(s for _, s in locations(toks))) if locations(toks) else set()
+    return any(t.replace(".", "", 1).isdigit() and i not in skip for i, t in enumerate(toks))
 _COMMAND_WORDS = re.compile(
     r"^(?:(?:we|i|they|please|just|have|had|ve|did|do|log|logged|record|recorded|enter|entered|used|use|took|"
     r"take|added|add|received|receive|counted|count|move|moved|transfer|transferred|how many|how much|"
@@ -275,6 +313,14 @@ def _strip_command_words(norm: str) -> str:
     """The words after the command's verb ("we used 3 bolts" → "3 bolts"): the slot text when no
     template cut the sentence."""
     return _COMMAND_WORDS.sub("", norm)
+
+
+def place_direction(norm: str) -> str | None:
+    """The direction a lone place says: ``out`` for "… from drawer 20" (nothing said to go in),
+    else None. ``norm``: normalized text. Raises nothing."""
+    toks = norm.split()
+    before = {toks[min(idx) - 1] for _, idx in locations(toks) if min(idx) > 0}
+    return "out" if "from" in before and not before & {"to", "into", "onto"} else None
 
 
 def text_direction(text: str) -> str | None:

@@ -4,13 +4,15 @@ They run on text already in the normal form of :func:`edge.stages.nlu.lexicon.no
 (numbers as digits, lowercase, no punctuation) and return the text a template should see plus the
 reason it must not be written as heard (:data:`edge.stages.nlu.types.REFUSALS`):
 
-* **negated** — "we did not use 3 drill bits", "don't log 3 drill bits", "we never took …": the
+* **negated** — "we did not use 3 drill bits", "don't log 3 drill bits", "we never took …",
+  "nobody took …", "no need to log …": the
   negation is removed so the command still matches, and the refusal says it must not be written;
-* **already_done** — "… already logged", "that's already been recorded";
-* **correction** — "3, no wait, 4" → 4 and "three, no, two" → 2 are resolved (the later number
-  replaces the earlier one); a correction marker ("no wait", "I mean", "sorry", "make that") that is
-  left after that is an unresolved correction;
-* **range** — "three or four", "2 to 3": two numbers, neither one the count;
+* **already_done** — "… already logged", "that's already been recorded", "… were logged yesterday";
+* **correction** — a self-correction replaces what it corrects
+  (:mod:`edge.stages.nlu.corrections`: "3, no wait, 4" → 4; "from drawer 4, no, from bin 118";
+  "M8 nuts, no, M10 nuts"); one that fits nothing said before is an unresolved correction;
+* **range** — "three or four", "2 to 3": two numbers, neither one the count; a vague count
+  ("about 20", "20 or so", "a few", "some") is refused the same way (``vague``);
 * **negative** — "minus 3", "-3";
 * fractions are rewritten as decimals first (:func:`fractions`): "two and a half" → 2.5, "half a
   box" → 0.5 box, "one point five" → 1.5 (whether a decimal may be written is the item's unit's
@@ -23,10 +25,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from edge.stages.nlu.corrections import resolve_corrections
 from edge.stages.nlu.lexicon import LOCATION_WORDS
 
 _NUM = r"\d+(?:\.\d+)?"
+_MEASURE = (r"(litres?|liters?|metres?|meters?|kilos?|kilograms?|grams?|kg|l|m|boxe?s?|packs?|packets?|rolls?|"
+            r"bags?|cans?|tins?|sheets?|pairs?|sets?)")
 _FRACTIONS = [
+    # "a litre and a half" is 1.5 litres, "2 metres and a half" 2.5 metres
+    (re.compile(rf"\b(?:a|an|one) {_MEASURE} and (?:a|one) half\b"), lambda m: f"1.5 {m.group(1)}"),
+    (re.compile(rf"\b({_NUM}) {_MEASURE} and (?:a|one) half\b"), lambda m: f"{_plus(m, 0.5)} {m.group(2)}"),
     (re.compile(rf"\b({_NUM}) and (?:a|one) half\b"), lambda m: _plus(m, 0.5)),
     (re.compile(rf"\b({_NUM}) and (?:a|one) quarter\b"), lambda m: _plus(m, 0.25)),
     (re.compile(rf"\b({_NUM}) and 3 quarters\b"), lambda m: _plus(m, 0.75)),
@@ -34,35 +42,46 @@ _FRACTIONS = [
     (re.compile(r"\b(?!(?:a |one )?half (?:an? )?dozen)(?:a half|one half|half an?|half)\b"), lambda m: "0.5"),
     (re.compile(r"\b(?:a|one) quarter(?: of)?\b"), lambda m: "0.25"),
     (re.compile(r"\b3 quarters(?: of)?\b"), lambda m: "0.75"),
+    (re.compile(r"(?<=\d) mils?\b"), lambda m: " mm"),  # "6.5 mil" once "six and a half" is a number
 ]
 _NEGATION = re.compile(
     r"\b(?:(?:did|do|does|have|has|had|was|were|should|will|would|could|must) not|didnt|dont|doesnt|"
-    r"havent|hasnt|hadnt|wasnt|werent|shouldnt|wont|wouldnt|couldnt|mustnt|never|not)\b")
+    r"havent|hasnt|hadnt|wasnt|werent|shouldnt|wont|wouldnt|couldnt|mustnt|never|not|nobody|no one|no 1|noone|"
+    r"none of (?:us|them|you)|neither of (?:us|them)|no need to)\b")
+#: a count said vaguely: no number to write ("about 20", "20 or so", "a few", "some")
+_VAGUE = re.compile(r"\b(?:about|around|roughly|approximately|approx|maybe|perhaps|probably|or so|ish|give or take|"
+                    r"more or less|something like|a few|few|several|some|a bunch of|a handful of|a load of|"
+                    r"loads of|lots of|a lot of|plenty of|a couple more|a number of)\b")
+#: hesitations inside a command ("move, uh, five, um, M8 nuts"); "mm" is millimetres there
+_HESITATION = re.compile(r"\b(?:uh|um|umm|uhm|er|erm|ah|eh|hm|hmm)\b ?")
 _ALREADY_END = re.compile(
     r"\s*\b(?:(?:thats|that is|that was|that has|its|it is|it was|it has|they are|theyre|theyve|they were|"
     r"was|were|is|are|has|have|we have|weve|i have|ive)\s+)?(?:been\s+)?already\s+(?:been\s+)?"
     r"(?:logged|recorded|entered|booked|done|noted|in|in the system|put in)(?:\s+(?:it|that|them|those))?\s*$")
 _ALREADY = re.compile(r"\balready\s*")
-_MARKERS = r"(?:no wait|no sorry|wait no|i mean|i meant|make that|make it|or rather|rather|actually|correction|sorry|oops|wait|no)"
+#: "… were logged yesterday", "… got booked this morning": said as done before
+_DONE_BEFORE = re.compile(r"\s*\b(?:were|was|have been|has been|got|are|is)\s+(?:logged|recorded|entered|booked|noted)"
+                          r"(?:\s+(?:in|out))?(?:\s+(?:yesterday|earlier|before|today|this morning|this afternoon|"
+                          r"last night|last week|on friday|on monday))?\s*$")
 _STRONG_MARKER = re.compile(r"\b(?:no wait|wait no|i mean|i meant|make that|make it|or rather|correction)\b")
-_GAP_STOP = LOCATION_WORDS | {"to", "from", "in", "into", "on", "at", "and"}
-_CORRECTION = re.compile(rf"\b(?P<a>{_NUM})(?P<mid>(?: [^\s\d]+){{0,3}}?) (?:{_MARKERS} )+(?P<b>{_NUM})\b")
 _RANGE = re.compile(rf"\bbetween (?P<a2>{_NUM}) and (?P<b2>{_NUM})\b|\b(?P<a>{_NUM}) (?:or|to) (?P<b>{_NUM})\b")
 _NEGATIVE_RAW = re.compile(r"(?:^|[\s(])[-\u2212]\s?\d|\b(?:minus|negative)\s+\w")
 _NEGATIVE_WORD = re.compile(r"\b(?:minus|negative)\s+")
-_LEADING = re.compile(r"^(?:(?:sorry|actually|oops|wait|no|ok|okay|right)\s+)+")
+_LEADING = re.compile(r"^(?:(?:sorry|actually|oops|wait|no(?! need\b| one\b| 1\b)|ok|okay|right)\s+)+")
 
 
 @dataclass
 class Guarded:
     """What the guards made of a text: ``text`` (for the templates), ``refusal`` (one of
     :data:`edge.stages.nlu.types.REFUSALS` or None), ``negative`` (a minus was said), ``range``
-    (the two numbers of "three or four") and ``notes`` (what was changed, for ``--explain``)."""
+    (the two numbers of "three or four"), ``vague`` (a count said as "about 20", "a few": refusal
+    ``range``, no count written) and ``notes`` (what was changed, for ``--explain``)."""
 
     text: str
     refusal: str | None = None
     negative: bool = False
     range: tuple[float, float] | None = None
+    vague: bool = False
     notes: list[str] = field(default_factory=list)
 
 
@@ -87,24 +106,29 @@ def has_negative(raw: str) -> bool:
 def guard(norm: str, raw: str = "") -> Guarded:
     """Apply every guard to the normalized text ``norm`` (``raw``: the transcript as heard, for the
     minus sign the normal form drops). Raises nothing."""
-    g = Guarded(_LEADING.sub("", norm))
+    g = Guarded(" ".join(_HESITATION.sub("", _LEADING.sub("", norm)).split()))
     if has_negative(raw) or _NEGATIVE_WORD.search(g.text):
         g.negative = True
         g.text = _NEGATIVE_WORD.sub("", g.text)
         g.refusal = "negative"
         g.notes.append("negative")
-    if _ALREADY_END.search(g.text) or _ALREADY.search(g.text):
-        g.text = _ALREADY.sub("", _ALREADY_END.sub("", g.text)).strip()
+    if _ALREADY_END.search(g.text) or _ALREADY.search(g.text) or _DONE_BEFORE.search(g.text):
+        g.text = _ALREADY.sub("", _ALREADY_END.sub("", _DONE_BEFORE.sub("", g.text))).strip()
         g.refusal = g.refusal or "already_done"
         g.notes.append("already done")
     if _NEGATION.search(g.text):
         g.text = " ".join(_NEGATION.sub(" ", g.text).split())
         g.refusal = "negated"
         g.notes.append("negated")
-    g.text = _corrections(g)
-    if _STRONG_MARKER.search(g.text):
+    g.text, notes, unresolved = resolve_corrections(g.text, raw)
+    g.notes.extend(notes)
+    if unresolved or _STRONG_MARKER.search(g.text):
         g.refusal = g.refusal or "correction"
         g.notes.append("unresolved correction")
+    if _VAGUE.search(g.text):
+        g.vague = True
+        g.refusal = g.refusal or "range"
+        g.notes.append("vague count")
     m = _RANGE.search(g.text)
     if m and not _after_location(g.text, m.start()):
         a, b = (m.group("a"), m.group("b")) if m.group("a") else (m.group("a2"), m.group("b2"))
@@ -117,15 +141,3 @@ def guard(norm: str, raw: str = "") -> Guarded:
 def _after_location(text: str, pos: int) -> bool:
     before = text[:pos].split()
     return bool(before) and before[-1] in LOCATION_WORDS | {"number", "no"}
-
-
-def _corrections(g: Guarded) -> str:
-    """The later number of each "A … no wait B" replaces A (the words between are kept)."""
-    text = g.text
-    for _ in range(3):
-        m = _CORRECTION.search(text)
-        if not m or _after_location(text, m.start()) or any(w in _GAP_STOP for w in m.group("mid").split()):
-            break
-        g.notes.append(f"correction {m.group('a')} → {m.group('b')}")
-        text = text[:m.start()] + m.group("b") + m.group("mid") + text[m.end():]
-    return " ".join(text.split())

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from edge.stages.names import name_key
-from edge.stages.nlu.numbers import normalize_numbers
+from edge.stages.nlu.numbers import hyphen_hundreds, normalize_numbers
 
 LOCATION_WORDS = frozenset({"bin", "drawer", "shelf", "rack", "box"})
 #: spoken letter names → the letter (``"bee"`` → ``b``), for locations such as ``shelf B``
@@ -37,7 +37,7 @@ NOT_ITEM = STOP_WORDS | IN_WORDS | OUT_WORDS | LOG_WORDS | LOCATION_WORDS | froz
     "will should shall may might must let lets like okay ok yes no not number no num so um uh oh hey "
     "also too again then than thank thanks sorry quick quickly total altogether back off up down".split())
 _DECIMAL = re.compile(r"(?<=\d)\.(?=\d)")
-_ORING = re.compile(r"\bo[\s-]?ring(s?)\b", re.IGNORECASE)
+_ORING = re.compile(r"\bo(?:h)?[\s-]?ring(s?)\b", re.IGNORECASE)
 
 #: length units: part of a name ("10 mm"), never the word that names the item
 UNITS = frozenset({"mm", "cm", "m"})
@@ -55,7 +55,7 @@ def clean_text(text: str) -> str:
 def normalize_text(text: str) -> str:
     """:func:`clean_text`, numbers as digits, ``m 8`` → ``m8``, millimetres/``mil`` → ``mm``,
     centimetres → ``cm``, ``10mm`` → ``10 mm``."""
-    text = normalize_numbers(clean_text(text))
+    text = normalize_numbers(clean_text(hyphen_hundreds(text or "")))
     text = re.sub(r"\bmillimet(?:re|er)s?\b", "mm", text)
     text = re.sub(r"\bcentimet(?:re|er)s?\b", "cm", text)
     text = re.sub(r"(?<=\d) mils?\b", " mm", text)

@@ -9,8 +9,9 @@ Rules (all matching is case-insensitive, on whole word tokens):
   ``three four`` is two numbers, 3 and 4. ``zero`` is a number only on its own.
 * ``a`` counts as one before ``hundred``/``thousand``/``million``/``dozen``
   (``a thousand two hundred`` → 1200). ``dozen`` multiplies by 12 and ends the number
-  (``two dozen`` → 24, ``half a dozen`` / ``a half dozen`` / ``half dozen`` → 6). ``a couple of`` / ``a pair of`` (``a`` and ``of``
-  optional) → 2.
+  (``two dozen`` → 24, ``half a dozen`` / ``a half dozen`` / ``half dozen`` → 6). ``a couple of`` / ``a pair of`` (``of``
+  optional; ``a`` optional before ``couple``) → 2, except ``a pair of`` gloves, goggles and other
+  :data:`PAIRED` things → 1 (one pair).
 * **Digits** already written as digits: ``12``, ``2,023`` (thousands commas), ``12th``; a digit
   token may be followed by a scale word (``5 hundred`` → 500).
 * **Ordinals** count as their cardinal and end the number (``twelfth`` → 12,
@@ -19,7 +20,10 @@ Rules (all matching is case-insensitive, on whole word tokens):
   or single digits ``0``–``9``; ``oh``/``o`` only inside the run, never at its end, so ``four
   o-rings`` stays 4) of length ≥ 2 is concatenated when it follows a location word
   (bin, drawer, shelf, rack, box; see :data:`CODE_CONTEXT`) or when it starts with a real digit and
-  contains ``oh``/``o``/``zero`` (``two oh two three`` → 2023). Otherwise cardinal arithmetic applies.
+  contains ``oh``/``o``/``zero`` (``two oh two three`` → 2023); a trailing ``oh`` counts
+  (``one oh oh`` → 100) unless an interjection follows. Otherwise cardinal arithmetic applies.
+* ``six and a half`` → 6.5, ``three and a quarter`` → 3.25; ``one-twenty-five`` (hyphens) → 125
+  (:func:`hyphen_hundreds`, before punctuation is dropped).
 """
 from __future__ import annotations
 
@@ -39,6 +43,11 @@ ORDINALS = {"first": "one", "second": "two", "third": "three", "fourth": "four",
 #: words after which a run of single digits is read as a code (``bin two three`` → bin 23)
 CODE_CONTEXT = frozenset({"bin", "drawer", "shelf", "rack", "box", "number", "no"})
 _ZERO_WORDS = {"oh": 0, "o": 0}
+_INTERJECTIONS = frozenset("wait no sorry i yeah yes well right hang hmm um uh actually my dear god shoot damn "
+                           "and dear okay ok ring rings".split())
+#: things that come as a pair: "a pair of" them is one (of gloves, goggles …), of anything else two
+PAIRED = frozenset("glove gloves goggle goggles glasses spectacles boot boots shoe shoes earmuffs earmuff defenders "
+                   "overalls trousers socks gauntlets overshoes pliers scissors snips tongs".split())
 _DIGIT_RE = re.compile(r"^(\d{1,3}(?:,\d{3})+|\d+)(st|nd|rd|th)?$")
 _TOKEN_RE = re.compile(r"\d{1,3}(?:,\d{3})+(?!\d)|[A-Za-z0-9]+(?:'[A-Za-z]+)?")
 
@@ -58,14 +67,33 @@ def _single_digit(tok: str) -> str | None:
     return tok if len(tok) == 1 and tok.isdigit() else None
 
 
+def _place_hundreds(ws: list[str]) -> tuple[str, int] | None:
+    """A place number said the short way after a place word: ``bin one eighteen`` → 118, ``bin
+    two fifty`` → 250, ``bin one twenty five`` → 125 (a unit, then a teen or a ten)."""
+    if len(ws) < 2 or SMALL.get(ws[0], 0) not in range(1, 10):
+        return None
+    hundreds = SMALL[ws[0]] * 100
+    if SMALL.get(ws[1], 0) >= 10:
+        return str(hundreds + SMALL[ws[1]]), 2
+    if ws[1] not in TENS:
+        return None
+    if len(ws) > 2 and SMALL.get(ws[2], 0) in range(1, 10):
+        return str(hundreds + TENS[ws[1]] + SMALL[ws[2]]), 3
+    return str(hundreds + TENS[ws[1]]), 2
+
+
 def _code(ws: list[str], i: int, context: bool) -> tuple[str, int] | None:
     """A digit-by-digit code starting at ``ws[i]``: (digit string, end index) or None."""
     j = i
     while j < len(ws) and _single_digit(ws[j]) is not None:
         j += 1
-    # "oh"/"o" is zero only inside a digit string: "four o-rings" is 4 o-rings, not 40
+    # "o" ends no digit string ("four o rings" is 4 o-rings); a trailing "oh" does ("one oh oh" is 100,
+    # "bin two nine oh" bin 290) unless an interjection follows ("four oh wait five")
+    end = j
     while j > i and ws[j - 1] in _ZERO_WORDS:
         j -= 1
+    if j < end and all(w == "oh" for w in ws[j:end]) and (end == len(ws) or ws[end] not in _INTERJECTIONS):
+        j = end
     run = ws[i:j]
     if len(run) < 2 or all(w in _ZERO_WORDS for w in run):
         return None
@@ -83,8 +111,11 @@ def _fixed_count(ws: list[str], i: int) -> tuple[int, int] | None:
     if ws[i:i + 2] == ["half", "dozen"]:
         return 6, i + 2
     j = i + (ws[i] == "a")
-    if j < n and ws[j] in ("couple", "pair"):
-        return 2, j + 1 + (j + 1 < n and ws[j + 1] == "of")
+    if j < n and (ws[j] == "couple" or (ws[j] == "pair" and j > i)):
+        end = j + 1 + (j + 1 < n and ws[j + 1] == "of")
+        # "a pair of gloves" is one pair (gloves are counted in pairs); "a pair of fuses" is two
+        one = ws[j] == "pair" and any(w in PAIRED for w in ws[end:end + 5])
+        return (1 if one else 2), end
     if ws[i] == "zero":
         return 0, i + 1
     return None
@@ -192,6 +223,25 @@ def words_to_number(tokens: list[str], code: bool = False) -> tuple[int, int] | 
     return _cardinal(ws, 0)
 
 
+_UNIT_RE = "|".join(_SMALL_WORDS[1:10])
+_HYPHEN_HUNDREDS = re.compile(rf"\b({_UNIT_RE})-({'|'.join(TENS)})(?:-({_UNIT_RE}))?\b", re.IGNORECASE)
+
+
+def hyphen_hundreds(text: str) -> str:
+    """``one-twenty-five`` → ``125``, ``three-eighty`` → ``380`` in raw text: a unit joined by a
+    hyphen to a ten, the way three-digit sizes are said (only with the hyphen: "two twenty" stays 2
+    and 20). Run before punctuation is dropped. Raises nothing."""
+    def value(m: re.Match) -> str:
+        v = SMALL[m.group(1).lower()] * 100 + TENS[m.group(2).lower()]
+        return str(v + (SMALL[m.group(3).lower()] if m.group(3) else 0))
+    return _HYPHEN_HUNDREDS.sub(value, text)
+
+
+#: "six and a half" → 6.5, so every reader of a number (a count, a size, an answer) sees the same
+_AND_A_HALF = re.compile(r"\b(\d+) and (?:a|one) (half|quarter)\b", re.IGNORECASE)
+_PART = {"half": 0.5, "quarter": 0.25}
+
+
 def normalize_numbers(text: str) -> str:
     """Rewrite every spoken number in ``text`` as digits, keeping everything else as it was.
 
@@ -212,7 +262,7 @@ def normalize_numbers(text: str) -> str:
             lim += 1
         context = i > 0 and gap_ok[i - 1] and ws[i - 1] in CODE_CONTEXT
         sub = ws[i:lim]
-        hit = _code(sub, 0, context)
+        hit = _code(sub, 0, context) or (_place_hundreds(sub) if context else None)
         if hit is None:
             card = _cardinal(sub, 0)
             if card and not (card[1] == 1 and sub[0] in ("first", "second")):
@@ -224,4 +274,4 @@ def normalize_numbers(text: str) -> str:
         out += [text[pos:toks[i].start()], value]
         pos, i = toks[i + n - 1].end(), i + n
     out.append(text[pos:])
-    return "".join(out)
+    return _AND_A_HALF.sub(lambda m: f"{int(m.group(1)) + _PART[m.group(2).lower()]:g}", "".join(out))

@@ -89,6 +89,9 @@ class Masker:
                 vocab.update(words)
                 if words:
                     heads.add(words[-1])
+                    plain = [w for w in words if w.isalpha()]  # "bearing" of "bearing 6204 2RS"
+                    if plain:
+                        heads.add(plain[-1])
         self.vocab = frozenset(vocab)
         self.heads = frozenset(heads)
 
@@ -114,7 +117,9 @@ class Masker:
                 k = loc[1]
                 continue
             t = toks[k]
-            kind = "n" if t.isdigit() else "item" if singular(t) in self.vocab else "word"
+            kind = "n" if t.replace(".", "", 1).isdigit() else "item" if singular(t) in self.vocab else "word"
+            if kind == "n" and out and out[-1][0] == "item":  # "bearings 6204 2RS": a number in a name
+                kind = "item"
             if kind == "item" and out and out[-1][0] == "item":
                 out[-1] = ("item", out[-1][1] + " " + t)  # a run of name words is one item
             else:

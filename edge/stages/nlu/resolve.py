@@ -12,14 +12,22 @@
    as candidates and ``variant_missing`` the attribute that tells them apart (``thread``,
    ``millimetre``, ``size``); a said size no item of the family has → ``heard_variant`` with the
    family (or its nearest part) as candidates. A variant is never guessed;
+   A family said as such ("drill bits") is that family before the longer ones ending in it
+   ("masonry drill bit"), when it has the size said; a bare number beside the name is a size
+   when such a variant exists and it is no count ("the 380 cable ties", "two 125 discs"); "ten by
+   eighty" is M10 × 80; the place said keeps the candidates stocked there; a word no item has right
+   before a generic name ("*welding* goggles") makes it another kind: asked, never this one;
 3. a fuzzy name from the bounded shortlist (:class:`edge.stages.nlu.shortlist.Shortlist`);
 4. one word of names ("m8" → every M8 item: candidates);
 5. the only item stocked at the place said;
 6. else the content words are an unknown item.
+
+Candidates left are narrowed by the words said compared without accents ("Alva" → "Älva").
 """
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -36,7 +44,14 @@ FUZZY_CUTOFF = 85
 _THREAD = re.compile(r"^m(\d+(?:\.\d+)?)$")
 _NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
 _UNIT_MM = {"mm": 1.0, "cm": 10.0}
-_GARMENT_SPOKEN = {"small": "S", "medium": "M", "large": "L", "xs": "XS", "xl": "XL", "xxl": "XXL"}
+_GARMENT_SPOKEN = {"small": "S", "medium": "M", "large": "L", "xs": "XS", "xl": "XL", "xxl": "XXL", "xxxl": "XXXL",
+                   "2xl": "XXL", "3xl": "XXXL", "xxs": "XXS"}
+#: "double extra large" is XXL, "triple extra large" XXXL (a size no glove may have: then it is asked)
+_TIMES_X = {"double": "X", "triple": "XX"}
+#: words said before an item's name that do not make it another kind of item
+HARMLESS_MODIFIERS = frozenset("new old spare usual same other big little small long short good bad broken worn "
+                               "damaged last next first remaining extra those these few several odd loose "
+                               "single spare whole full empty clean dirty".split())
 _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 
 
@@ -50,6 +65,9 @@ class SpokenSize:
     garment: str | None = None
     tokens: frozenset[int] = frozenset()
     said: tuple[tuple[str, str], ...] = ()  # (attribute, words) in the order checked
+    #: bare numbers that may be a size in millimetres ("the 380 cable ties", "two 125 cutting discs"):
+    #: (token index, value), used only when exactly such a variant exists
+    soft: tuple[tuple[int, float], ...] = ()
 
     def checks(self):
         for attr, words in self.said:
@@ -94,13 +112,42 @@ def spoken_size(toks: list[str], skip: set[int]) -> SpokenSize:
             mm = float(t) * _UNIT_MM[toks[i + 1]]
             used.update((i, i + 1))
             said["millimetre"] = f"{_fmt(mm)} millimetre"
+        elif (thread is None and _NUMBER.match(t) and i + 2 < len(toks) and toks[i + 1] in ("by", "x")
+              and _NUMBER.match(toks[i + 2]) and not skip.intersection((i + 1, i + 2))
+              and float(t).is_integer() and 2 <= float(t) <= 64):
+            # "ten by eighty hex bolts": thread M10, 80 mm long
+            thread, mm = f"M{_fmt(float(t))}", float(toks[i + 2])
+            used.update((i, i + 1, i + 2))
+            if i + 3 < len(toks) and toks[i + 3] in _UNIT_MM:
+                mm *= _UNIT_MM[toks[i + 3]]
+                used.add(i + 3)
+            said["thread"], said["millimetre"] = thread, f"{_fmt(mm)} millimetre"
         elif garment is None and t in _GARMENT_SPOKEN:
             extra = i > 0 and toks[i - 1] == "extra" and i - 1 not in skip
             garment = ("X" + _GARMENT_SPOKEN[t]) if extra and t in ("small", "large") else _GARMENT_SPOKEN[t]
             used.update((i - 1, i) if extra else (i,))
+            times = toks[i - 2] if extra and i > 1 and i - 2 not in skip else ""
+            if times in _TIMES_X:
+                garment = _TIMES_X[times] + garment
+                used.add(i - 2)
             said["size"] = GARMENT_WORDS.get(garment, garment)
     order = [a for a in ("thread", "millimetre", "size") if a in said]
-    return SpokenSize(thread, mm, garment, frozenset(used), tuple((a, said[a]) for a in order))
+    soft = () if mm is not None else _soft_sizes(toks, skip | used)
+    return SpokenSize(thread, mm, garment, frozenset(used), tuple((a, said[a]) for a in order), soft)
+
+
+def _soft_sizes(toks: list[str], skip: set[int]) -> tuple[tuple[int, float], ...]:
+    """Bare numbers beside a name word that are no count: after "the"/"those" ("the 380 cable ties")
+    or after another number, which is the count ("two 125 cutting discs", "50 cable ties 380")."""
+    nums = [i for i, t in enumerate(toks) if i not in skip and _NUMBER.match(t)]
+    out = []
+    for k, i in enumerate(nums):
+        before = toks[i - 1] if i > 0 else ""
+        nxt = toks[i + 1] if i + 1 < len(toks) else ""
+        beside = (nxt.isalpha() and nxt not in NOT_ITEM) or (before.isalpha() and before not in NOT_ITEM)
+        if beside and (k > 0 or before in ("the", "those", "these")):
+            out.append((i, float(toks[i])))
+    return tuple(out)
 
 
 def _has(size: Size, attr: str) -> bool:
@@ -173,12 +220,74 @@ class ItemIndex:
         by_name, by_family = self._by_name(toks, skip, size), self._by_family(toks, skip, size)
         if by_name and by_family:  # the longer match wins: "nitrile work gloves" over the alias "gloves"
             words = [len(f.match.tokens - size.tokens) for f in (by_name, by_family)]
-            if words[1] > words[0] or self._size_fits_better(by_family, by_name, size):
-                return by_family
-            return by_name
-        return (by_name or by_family or self._by_cjk(toks, skip)
-                or self._by_fuzzy(toks, skip, size) or self._by_word(toks, skip, size)
-                or self._at_location(toks, skip, location, size))
+            named = (by_family if words[1] > words[0] or self._size_fits_better(by_family, by_name, size)
+                     else by_name)
+        else:
+            named = by_name or by_family
+        if named:
+            return self._by_folded(self._at_place(self._kind_said(named, toks, skip, size), location), toks, skip)
+        return self._by_folded(self._by_cjk(toks, skip) or self._by_fuzzy(toks, skip, size)
+                               or self._unknown_beside(self._by_word(toks, skip, size), toks, skip, size)
+                               or self._at_location(toks, skip, location, size), toks, skip)
+
+    def _unknown_beside(self, found: Found | None, toks: list[str], skip: set[int], size: SpokenSize) -> Found | None:
+        """A match by one word of names that stands beside a word no item has ("hammer drills": no
+        drill is stocked, only drill bits) is no match: the words are an unknown item."""
+        if found is None:
+            return None
+        said = self._kind_said(found, toks, skip, size)
+        if said is found:
+            return found
+        return Found(ItemMatch(None, said.match.tokens, via="unknown"))
+
+    def _by_folded(self, found: Found, toks: list[str], skip: set[int]) -> Found:
+        """Candidates narrowed by a word said without its accents ("hyllclips Alva" → "Älva"): the
+        one candidate whose name (or alias) has every word said, compared without diacritics."""
+        m = found.match
+        if not m.candidates or found.heard_variant is not None:
+            return found
+        said = {_fold(t) for i, t in enumerate(toks) if i not in skip and t not in NOT_ITEM and t.isalpha()}
+        if not said:
+            return found
+        hits = [c for c in m.candidates
+                if said <= {_fold(w) for w in name_tokens(self.by_sku[c].item)} | {_fold(w) for a in self.by_sku[c].aliases
+                                                                                  for w in name_tokens(a)}]
+        if len(hits) != 1:
+            return found
+        return Found(ItemMatch(hits[0], m.tokens | {i for i, t in enumerate(toks) if _fold(t) in said}, via=m.via))
+
+    def _at_place(self, found: Found, location: str | None) -> Found:
+        """Candidates narrowed to those stocked at the place said ("M8 bolts from bin 16": the one
+        M8 bolt kept there); unchanged when none or all are kept there, or a variant was misheard."""
+        m = found.match
+        if not location or not m.candidates or found.heard_variant is not None:
+            return found
+        here = set(self.by_location.get(location, ()))
+        kept = [c for c in m.candidates if c in here]
+        if not kept or len(kept) == len(m.candidates):
+            return found
+        if len(kept) == 1:
+            return Found(ItemMatch(kept[0], m.tokens, via=m.via))
+        return Found(ItemMatch(None, m.tokens, candidates=tuple(kept), via=m.via), variant_missing=found.variant_missing)
+
+    def _kind_said(self, found: Found, toks: list[str], skip: set[int], size: SpokenSize) -> Found:
+        """``found`` unless a word no item's name has stands right before the name heard ("*welding*
+        goggles" when the inventory has safety goggles): then another kind was meant, the named
+        items are candidates and the words are ``heard_variant`` (asked, never guessed)."""
+        m = found.match
+        name = sorted(m.tokens - size.tokens)
+        if len(name) != 1 or m.via not in ("name", "family", "word"):  # a generic word: goggles, bolts, plugs
+            return found
+        k = name[0] - 1
+        if k < 0 or k in skip or k in size.tokens:
+            return found
+        t = toks[k]
+        if (not t.isalpha() or len(t) < 3 or t in self.words or t in NOT_ITEM or t in HARMLESS_MODIFIERS
+                or t in _GARMENT_SPOKEN or t in _TIMES_X or t == "extra"):
+            return found
+        skus = (m.sku,) if m.sku else m.candidates
+        said = " ".join([t, *(toks[i] for i in name)])
+        return Found(ItemMatch(None, m.tokens | {k}, candidates=tuple(skus), via=m.via), heard_variant=said)
 
     def _size_fits_better(self, family: Found, name: Found, size: SpokenSize) -> bool:
         """The size said ("12 mm drill bits") fits the family's pick but none of the named item's
@@ -206,6 +315,12 @@ class ItemIndex:
             if not nxt:
                 return Found(ItemMatch(None, span, candidates=tuple(cur), via=via), heard_variant=words)
             cur = nxt
+        if len(cur) > 1 and size.soft and any(_has(self.sizes[s], "millimetre") for s in cur):
+            for idx, value in size.soft:
+                nxt = [s for s in cur if _fits(self.sizes[s], "millimetre", value)]
+                if nxt:
+                    cur, span = nxt, span | {idx}
+                    break
         if len(cur) == 1:
             return Found(ItemMatch(cur[0], span, via=via))
         missing = None
@@ -237,6 +352,10 @@ class ItemIndex:
                     continue
                 fam = tuple(toks[j] for j in idx)
                 if fam in self.families:
+                    exact = self._narrow(self.families[fam], size, frozenset(idx) | size.tokens, "family")
+                    sized = all(any(_has(self.sizes[s], a) for s in self.families[fam]) for a, _ in size.said)
+                    if sized and (exact.match.sku or (exact.match.candidates and exact.heard_variant is None)):
+                        return exact  # "drill bits" are the drill bits, not also the masonry ones
                     # "bolts" is every family it ends ("bolt", "hex bolt"); "drill bit" also "HSS drill bit"
                     fams = self.suffixes.get(fam, {fam})
                     skus = [s for f in fams for s in self.families[f]]
@@ -318,6 +437,11 @@ class ItemIndex:
         if len(at) > 1 and not content:
             return Found(ItemMatch(None, frozenset(), candidates=tuple(sorted(at)), via="location"))
         return Found(ItemMatch(None, frozenset(content), via="unknown"))
+
+
+def _fold(word: str) -> str:
+    """``word`` without diacritics ("älva" → "alva")."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
 
 def places_of(item) -> tuple[str, ...]:

@@ -14,7 +14,7 @@ import re
 from dataclasses import replace
 
 from edge.stages.nlu.guards import Guarded
-from edge.stages.nlu.lexicon import LOCATION_WORDS, location_at, normalize_location, singular
+from edge.stages.nlu.lexicon import LOCATION_WORDS, NOT_ITEM, location_at, normalize_location, singular
 from edge.stages.nlu.resolve import Found, ItemIndex
 from edge.stages.nlu.schema import QUANTITY_MAX
 from edge.stages.nlu.types import Intent
@@ -29,7 +29,7 @@ _NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
 _PARTS = re.compile(r" (?:and|plus|also|as well as) (?=(?:\d+(?:\.\d+)? |an? )\S)")
 #: a stock query whose item is unknown needs one of these, else the text is the LLM's
 STOCK_CUE = re.compile(r"\b(?:do we (?:still )?have|have we (?:still )?got|are there|is there|in stock|on hand|"
-                       r"left|remaining|stock of|we got|got any|have any)\b")
+                       r"left|remaining|stock of|we got|got any|have any|where (?:is|are|do we keep)|wheres)\b")
 
 
 def locations(toks: list[str]) -> list[tuple[str, set[int]]]:
@@ -57,6 +57,15 @@ def place(text: str | None) -> str | None:
     return normalize_location(text) or text
 
 
+def _clean_place(text: str | None) -> str | None:
+    """:func:`place` of a slot, or None when the slot holds more than one place ("bin 118 from
+    drawer 4": the words decide then)."""
+    got = place(text)
+    if got is None or normalize_location(got) is not None:
+        return got
+    return None if locations(got.split()) else got
+
+
 def _number(tok: str) -> int | float:
     v = float(tok)
     return int(v) if v.is_integer() else v
@@ -73,6 +82,10 @@ def quantity(toks: list[str], skip: set[int], span: frozenset[int], item_known: 
         if k >= 1 and toks[k] == "of" and singular(toks[k - 1]) in CONTAINERS:  # "a box of gloves"
             k -= 2
         if k >= 0 and toks[k] in ("a", "an"):
+            return 1
+        # "signing out the hex key set": one, when the name is said in the singular
+        last = toks[max(span)] if max(span) < len(toks) else ""
+        if k >= 0 and toks[k] in ("the", "this", "that", "my") and singular(last) == last and not last.isdigit():
             return 1
     return None
 
@@ -91,6 +104,26 @@ def quantity_refusal(q: int | float | None, units: set[str], guarded: Guarded | 
     return None
 
 
+_SIZE_AFTER = frozenset({"mm", "cm", "m", "a", "amp", "x", "by", "v", "w", "l", "kg", "g", "ml", "metre", "litre"})
+
+
+def counted_pieces(text: str, keep: frozenset[int] | set[int] = frozenset()) -> list[str]:
+    """``text`` cut before each count after the first ("4 m8 nuts 4 m8 washers": the comma between
+    them is gone): a number that follows an item word and is followed by one, not by a unit, and is
+    not one of the token indices ``keep`` (a number inside the item's name)."""
+    toks = text.split()
+    cuts, seen = [0], False
+    for i, t in enumerate(toks):
+        if not _NUMBER.match(t):
+            continue
+        before, after = (toks[i - 1] if i else ""), (toks[i + 1] if i + 1 < len(toks) else "")
+        if (seen and i not in keep and before.isalpha() and before not in LOCATION_WORDS and before not in _SIZE_AFTER | {"x", "by"}
+                and after[:1].isalpha() and after not in _SIZE_AFTER and after not in NOT_ITEM):
+            cuts.append(i)
+        seen = True
+    return [" ".join(toks[a:b]) for a, b in zip(cuts, [*cuts[1:], len(toks)], strict=True)]
+
+
 class SlotFiller:
     """Fills slots against one inventory's :class:`ItemIndex`."""
 
@@ -99,6 +132,15 @@ class SlotFiller:
 
     def item(self, toks: list[str], skip: set[int], location: str | None) -> Found:
         return self.index.find([singular(t) for t in toks], skip, location)
+
+    def _kind_of_place(self, toks: list[str], sku: str) -> str | None:
+        """The one place of the kind said ("from the shelf") where ``sku`` is kept, else None."""
+        for k in range(len(toks) - 2):
+            if toks[k] in ("from", "on", "off", "in", "out") and toks[k + 1] == "the" and toks[k + 2] in LOCATION_WORDS:
+                word = toks[k + 2]
+                here = [p for p, skus in self.index.by_location.items() if sku in skus and p.split()[0] == word]
+                return here[0] if len(here) == 1 else None
+        return None
 
     def _units(self, found: Found) -> set[str]:
         skus = [found.match.sku] if found.match.sku else list(found.match.candidates)
@@ -131,29 +173,46 @@ class SlotFiller:
         m = found.match
         size_skip = skip | set(m.tokens)
         q = quantity(toks, size_skip, m.tokens, item_known=m.sku is not None or bool(m.candidates))
+        # a range, a vague count or a negation without a count is still the command (asked or refused)
+        unsure = guarded is not None and (guarded.range is not None or guarded.vague
+                                          or guarded.refusal in ("negated", "already_done"))
         if guarded is not None and guarded.range is not None:
             q = None
-        if q is None and not (guarded is not None and guarded.range is not None):
+        if q is None and not unsure:
             return None
         if m.sku is None and not m.candidates and not m.tokens:
             return None
         if q is not None and guarded is not None and guarded.negative:
             q = -q
+        if location is None and m.sku is not None:
+            location = self._kind_of_place(toks, m.sku)
         refusal = quantity_refusal(q, self._units(found), guarded)
         intent = replace(base, intent=name, quantity=q, location=location, refusal=refusal)
         if guarded is not None and guarded.range is not None:
             intent = replace(intent, extra={**intent.extra, "range": list(guarded.range)})
         return self.with_item(intent, found, toks)
 
+    def _counted_pieces(self, text: str, guarded: Guarded | None, base: Intent) -> list[str]:
+        """``text`` cut before each later count (:func:`counted_pieces`) when every piece then names
+        a known item ("4 m8 nuts 4 m8 washers"); else whole ("bearing 6000 zz", "v belt spb 1700")."""
+        toks = text.split()
+        locs = locations(toks)
+        skip = set().union(*(s for _, s in locs)) if locs else set()
+        pieces = counted_pieces(text, keep=self.item(toks, skip, None).match.tokens)  # "bearing 6000 zz" is one name
+        if len(pieces) < 2:
+            return [text]
+        got = [self.counted("log_record", p, guarded, base) for p in pieces]
+        return pieces if all(p is not None and (p.sku or p.candidates) for p in got) else [text]
+
     def log_record(self, text: str, guarded: Guarded | None, base: Intent) -> Intent | None:
         """A log (several parts when the slot says "3 drill bits and 2 fuses")."""
-        pieces = [p for p in _PARTS.split(text) if p.strip()]
+        pieces = [q for p in _PARTS.split(text) if p.strip() for q in self._counted_pieces(p, guarded, base)]
         if len(pieces) >= 2 and not (guarded is not None and guarded.range is not None):
             parts = [self.counted("log_record", p, guarded, base) for p in pieces]
             if all(p is not None for p in parts):
                 refusal = next((p.refusal for p in parts if p.refusal), None)
-                loc = next((p.location for p in parts if p.location), None)
-                for i, p in enumerate(parts):  # a place said once ("… from drawer 4") is every part's
+                loc = parts[-1].location  # a place said at the end ("… from drawer 4") is every part's;
+                for i, p in enumerate(parts):  # one said inside a part is that part's alone
                     if p.location is None and loc is not None:
                         parts[i] = replace(p, location=loc)
                 return replace(base, intent="log_record", parts=tuple(parts), refusal=refusal,
@@ -163,6 +222,8 @@ class SlotFiller:
     def query(self, text: str, full: str, base: Intent) -> Intent | None:
         """A stock question: the item (or a place alone) the slot names."""
         toks = text.split()
+        if toks and _NUMBER.match(toks[0]):  # a question has no count: "380 cable ties" are the 380 ones
+            toks = ["the", *toks]
         locs = locations(toks)
         skip = set().union(*(s for _, s in locs)) if locs else set()
         location = locs[0][0] if locs else None
@@ -185,20 +246,25 @@ class SlotFiller:
 
     def transfer(self, slots: dict, text: str, guarded: Guarded | None, base: Intent) -> Intent | None:
         """A move from one place to another; places from the slots or, without them, the words
-        after ``from`` and ``to``."""
-        src, dst = place(slots.get("location")), place(slots.get("to_location"))
+        after ``from`` and ``to``. A template's ``to_location`` alone is enough (``location`` None:
+        where from is asked); the words alone need both."""
+        src, dst = _clean_place(slots.get("location")), _clean_place(slots.get("to_location"))
         item_text = slots.get("item") or text
+        head, sep, tail = item_text.rpartition(" from ")
+        if src is None and sep and normalize_location(tail):  # "move 3 … from shelf a" + "to {to_location}"
+            src, item_text = normalize_location(tail), head
         if src is None or dst is None:
             toks = text.split()
             for loc, idx in locations(toks):
                 before = toks[min(idx) - 1] if min(idx) > 0 else ""
-                if before == "from" and src is None:
+                if before in ("from", "of", "off") and src is None:  # "from", "out of", "off"
                     src = loc
                 elif before in ("to", "into", "onto", "in", "on") and dst is None:
                     dst = loc
             item_text = " ".join(t for i, t in enumerate(toks)
                                  if not any(i in s for _, s in locations(toks)) and t not in LOCATION_WORDS)
-        if src is None or dst is None:
+        # "move 8 drill bits to bin 118": a template that names only where to; the dialog asks from where
+        if dst is None or (src is None and not slots.get("to_location")):
             return None
         got = self.counted("transfer", item_text, guarded, replace(base, to_location=dst), location=src)
         return replace(got, location=src, to_location=dst) if got is not None else None

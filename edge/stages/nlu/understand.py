@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 
 from edge.errors import EdgeError
 from edge.llm.base import ContextOverflow, EngineError, GenerationRequest
 from edge.stages.nlu.filler import is_filler
-from edge.stages.nlu.grammar import Grammar
+from edge.stages.nlu.grammar import Grammar, text_direction
 from edge.stages.nlu.llm_intent import SHORTLIST_MAX, LlmIntentParser
 from edge.stages.nlu.paraphrase import Paraphraser, understand_paraphrase
 from edge.stages.nlu.types import Intent
@@ -38,6 +39,8 @@ from edge.stages.sentences import SentenceSplitter, answer_sentences, clean_answ
 #: session recordings 0.45–0.84 (measured here, whole files with the wake phrase, which it mishears
 #: and which pulls the figure down). Tune it per site and recognizer.
 LOW_CONFIDENCE = 0.6
+#: words of a stock count: a paraphrase that says them is not taken as a log
+COUNT_WORDS = re.compile(r"\b(?:stock ?take|stock ?taking|stock count|re-?count(?:ed|ing)?|counted|counting|count)\b")
 log = logging.getLogger("edge.stages.nlu")
 
 SYSTEM_PROMPT = (
@@ -212,7 +215,16 @@ class Understanding:
         found = p.explain(text)
         if found is not None and found["intent"] == "ask_docs":  # no slots: the question is the text
             return Intent("ask_docs", source="paraphrase", text=text, explain={"path": "paraphrase", **found})
-        return understand_paraphrase(text, self.fill_slots, p) if found is not None else None
+        got = understand_paraphrase(text, self.fill_slots, p) if found is not None else None
+        if got is not None and got.intent == "log_record" and COUNT_WORDS.search(text.lower()):
+            return None  # "just did a stock take, bin 60 has 790 …": a count said, never a log
+        if got is not None and got.intent == "log_record" and got.direction is None:
+            # the words say no direction ("four o-rings for the pump"): the nearest exemplar's, if it says one
+            d = text_direction(got.explain.get("exemplar", ""))
+            if d is None:
+                return None  # neither used nor received was said: not written on a guess
+            got = dataclasses.replace(got, direction=d, parts=tuple(dataclasses.replace(q, direction=d) for q in got.parts))
+        return got
 
     @staticmethod
     def _spoken(intent: Intent, text: str, gate: SentenceGate) -> Intent:

@@ -1,0 +1,135 @@
+"""Self-corrections in a heard command (English, normalized text): "A, no, B" → the command with B in
+place of the part of A it corrects.
+
+The part after the marker (:data:`MARKERS`: "no wait", "I mean", "make that", "correction",
+"sorry", a comma-set "no", …) replaces the span of the same kind before it:
+
+* a count: "we used 3, no wait, 4 drill bits" → "we used 4 drill bits"; "four o-rings 12 mm,
+  correction, five" → five o-rings (a bare number corrects the count, a number with a unit the size);
+* a place with its preposition: "from drawer 4, no, from bin 118"; "to bin 61, no, to bin 62";
+* a size: "M8 nuts, no, M10 nuts"; "large nitrile gloves, no, medium";
+
+the words of B that repeat those after the corrected span ("M10 *nuts*") are dropped, the rest is
+kept after A. A correction whose later part fits no span of A ("four, no, of the M8 nuts") is left
+as said: the marker stays and the guards refuse the command (``correction``). A leaf apart from the
+lexicon's word lists.
+"""
+from __future__ import annotations
+
+import re
+
+from edge.stages.nlu.lexicon import LOCATION_WORDS
+
+#: markers of a self-correction; a bare "no" counts only when the transcript sets it off with a comma
+MARKERS = ("no wait", "wait no", "no sorry", "sorry no", "i mean", "i meant", "make that", "make it", "or rather",
+           "correction", "sorry", "oops", "actually", "no")
+_MARKER = re.compile(r"(?:^| )(?P<m>(?:(?:" + "|".join(MARKERS) + r") ?)+)(?= |$)")
+_WEAK_NO = re.compile(r"(?:[,;.!?-]\s*no\b|\bno\s*[,;.!?-])", re.IGNORECASE)
+_NUM = re.compile(r"^\d+(?:\.\d+)?$")
+_THREAD = re.compile(r"^m\d+(?:\.\d+)?$")
+_UNITS = frozenset({"mm", "cm", "m", "millimetre", "millimetres", "metre", "metres", "inch", "a", "amp", "amps",
+                    "v", "volt", "volts", "w", "watt", "watts"})
+_GARMENT = frozenset({"extra", "small", "medium", "large", "xs", "xl", "xxl", "xxxl", "double", "triple"})
+_PREPS = frozenset({"from", "to", "into", "onto", "in", "on", "at", "out"})
+
+
+def _kind(toks: list[str], i: int) -> str:
+    t = toks[i]
+    if _NUM.match(t):
+        if i + 1 < len(toks) and toks[i + 1] in _UNITS:
+            return "size"
+        if i > 0 and toks[i - 1] in LOCATION_WORDS | {"number", "no"}:
+            return "placenum"
+        return "count"
+    if _THREAD.match(t):
+        return "thread"
+    if t in _GARMENT:
+        return "garment"
+    if t in _PREPS:
+        return "prep"
+    if t in LOCATION_WORDS:
+        return "place"
+    return "word"
+
+
+def _run(toks: list[str], i: int, kind: str) -> int:
+    """The end of the span of ``kind`` starting at ``toks[i]``."""
+    if kind == "size":
+        return i + 2
+    if kind == "garment":
+        j = i
+        while j < len(toks) and toks[j] in _GARMENT:
+            j += 1
+        return j
+    if kind in ("prep", "place"):
+        j = i + (kind == "prep")
+        if j < len(toks) and toks[j] == "out" and j + 1 < len(toks) and toks[j + 1] == "of":
+            j += 2
+        if j < len(toks) and toks[j] == "the":
+            j += 1
+        if j < len(toks) and toks[j] in LOCATION_WORDS:
+            return min(j + 2, len(toks))
+        return i
+    return i + 1
+
+
+def _apply(a: list[str], b: list[str]) -> list[str] | None:
+    """``a`` corrected by ``b``, or None when ``b`` fits no span of ``a``."""
+    if not a or not b:
+        return None
+    kind = _kind(b, 0)
+    if kind == "count" and _kind(a, len(a) - 1) == "placenum":  # "from drawer 4, no, 5": the place
+        return a[:-1] + b[:1] + b[1:]
+    if kind == "word":
+        return None
+    b_end = _run(b, 0, kind)
+    if b_end <= 0:
+        return None
+    if kind == "size" and _NUM.match(a[-1]) and not any(_kind(a, j) == "size" for j in range(len(a))):
+        return a[:-1] + b[:b_end] + b[b_end:]  # "cutting discs 115, I mean 125 mm"
+    for i in range(len(a) - 1, -1, -1):
+        k = _kind(a, i)
+        if kind == "prep" and k == "prep" and a[i] == b[0] and _run(a, i, k) > i:
+            break
+        if kind == "place" and k == "place":
+            break
+        if kind in ("count", "size", "thread") and k == kind:
+            break
+        if kind == "garment" and k == "garment" and (i == 0 or a[i - 1] not in _GARMENT):
+            break
+    else:
+        return None
+    a_end = _run(a, i, _kind(a, i))
+    rest, after = b[b_end:], a[a_end:]
+    j = 0
+    while j < len(rest) and j < len(after) and rest[j] == after[j]:  # "M10 *nuts*" repeats A's words
+        j += 1
+    return a[:i] + b[:b_end] + after + rest[j:]
+
+
+def resolve_corrections(text: str, raw: str = "") -> tuple[str, list[str], bool]:
+    """``text`` (normalized) with each self-correction applied, notes (``"correction A → B"``) for
+    ``--explain``, and whether a correction was left unresolved (its marker is kept). ``raw``: the
+    transcript as heard (a bare "no" is a marker only when set off by a comma there). Raises nothing."""
+    weak_no = bool(_WEAK_NO.search(raw or ""))
+    notes: list[str] = []
+    for _ in range(3):
+        hit = None
+        for m in _MARKER.finditer(text):
+            words = m.group("m").split()
+            if (words == ["no"] and not weak_no) or words == ["actually"]:
+                continue  # "there are actually only 40": no correction on its own
+            before = text[:m.start("m")].split()
+            if before and before[-1] in LOCATION_WORDS | {"number"}:
+                continue
+            hit = m
+            break
+        if hit is None:
+            break
+        a, b = text[:hit.start("m")].split(), text[hit.end("m"):].split()
+        fixed = _apply(a, b)
+        if fixed is None:
+            return text, notes, True
+        notes.append(f"correction {' '.join(a[-3:])} → {' '.join(b[:3])}")
+        text = " ".join(fixed)
+    return text, notes, False
