@@ -19,6 +19,7 @@ before any text that says it was logged is returned. Each turn reads the store b
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -27,6 +28,7 @@ from edge.stages import reply
 from edge.stages.csvfile import allows_decimals
 from edge.stages.nlu.followup import (
     ask_back_text,
+    direction_answer,
     number_answer,
     place_choice,
     resolve_choice,
@@ -44,6 +46,10 @@ MAX_QUANTITY = 1_000_000  # one spoken log above this is a mishearing, not a del
 ITEM_INTENTS = ("query_stock", "log_record", "transfer", "stock_count")
 #: Places read out in a "which place?" question.
 MAX_PLACES_ASKED = 4
+#: Variants read out in a "which size?" question (short labels: "20, 25, … or 100 millimetre?").
+MAX_VARIANTS_ASKED = 8
+#: The most items of one place a low-stock question looks at.
+MAX_PLACE_ITEMS = 500
 
 
 @dataclass(frozen=True)
@@ -51,10 +57,11 @@ class Pending:
     """A question the box asked. ``kind``: ``choose_item`` (``candidates`` are the items offered;
     empty = any inventory item; ``variant``: the attribute they differ by when the question named
     variants), ``choose_place`` (``places`` offered for the slot ``slot``, ``location`` or
-    ``to_location``; empty = any place), ``quantity`` (one number is needed) or ``confirm``
-    (``intent`` is written after a yes). ``part``: the index into ``intent.parts`` asked about."""
+    ``to_location``; empty = any place), ``quantity`` (one number is needed), ``direction`` (a log
+    that said neither in nor out: "used or received?") or ``confirm`` (``intent`` is written after
+    a yes). ``part``: the index into ``intent.parts`` asked about."""
 
-    kind: Literal["choose_item", "confirm", "choose_place", "quantity"]
+    kind: Literal["choose_item", "confirm", "choose_place", "quantity", "direction"]
     intent: Intent
     candidates: tuple[Item, ...] = ()
     places: tuple[str, ...] = ()
@@ -106,7 +113,7 @@ def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed
     if kind == "ask_docs":
         return Outcome(docs(intent.text or utterance) if docs is not None else reply.text("no_docs", language))
     if kind == "low_stock":
-        return Outcome(reply.low_stock_reply(*store.low_stock(reply.MAX_LISTED), language))
+        return Outcome(reply.low_stock_reply(*_low(intent, store), language))
     if kind == "place_contents":
         if not intent.location:
             return Outcome(reply.text("no_place", language))
@@ -114,6 +121,7 @@ def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed
         return Outcome(reply.place_reply(intent.location, rows, total, language))
     if kind not in ITEM_INTENTS:
         return Outcome(intent.answer or reply.text("not_understood", language))
+    intent = _narrow(intent, store)
     item = store.get(intent.sku) if intent.sku else None
     if item is None:
         return _which_item(intent, store, language)
@@ -129,10 +137,41 @@ def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed
     return _log(intent, item, store, utterance, turn_id, confirmed, language)
 
 
+def _low(intent: Intent, store: Store) -> tuple[list[Item], int]:
+    """The low items a ``low_stock`` Intent asks about: of its item or candidates ("are we low on
+    cutting discs"), at its place ("anything on shelf F getting low"), else all of them."""
+    skus = (intent.sku,) if intent.sku else intent.candidates
+    if not skus and not intent.location:
+        return store.low_stock(reply.MAX_LISTED)
+    if skus:
+        items = [i for i in (store.get(s) for s in skus) if i is not None]
+    else:
+        items = [i for i, _q in store.place_contents(intent.location, MAX_PLACE_ITEMS)[0]]
+    if skus and intent.location:
+        items = [i for i in items if i.place(intent.location) is not None]
+    low = sorted((i for i in items if i.reorder_level is not None and i.quantity <= i.reorder_level),
+                 key=lambda i: (i.quantity - i.reorder_level, i.sku))
+    return low[:reply.MAX_LISTED], len(low)
+
+
 def _with_site_note(text: str, store: Store, language: str) -> str:
     # on a site, an answer given while the site is unreachable is this box's view only: say so
     offline = store.site_offline()
     return text if offline is None else f"{text} {reply.offline_note(*offline, language)}"
+
+
+def _narrow(intent: Intent, store: Store) -> Intent:
+    """An Intent whose item fits several candidates, with a place said: the candidates stored at
+    that place ("one drill bit out of drawer four": the three sizes kept there), and the item when
+    only one of them is ("eight M8 bolts from bin 16": the one M8 bolt in bin 16). Unchanged when
+    none is stored there (a new or misheard place), or when a word said names no item or a
+    variant said is not stocked (those are said, not guessed)."""
+    if intent.sku or not intent.location or len(intent.candidates) < 2 or intent.unknown or intent.heard_variant:
+        return intent
+    here = [s for s in intent.candidates if (i := store.get(s)) is not None and i.place(intent.location) is not None]
+    if len(here) == 1:
+        return dataclasses.replace(intent, sku=here[0], candidates=(), variant_missing=None)
+    return dataclasses.replace(intent, candidates=tuple(here)) if here else intent
 
 
 def _which_item(intent: Intent, store: Store, language: str) -> Outcome:
@@ -147,7 +186,8 @@ def _which_item(intent: Intent, store: Store, language: str) -> Outcome:
     if intent.variant_missing and len(cands) > 1:
         attribute, labels, unit = variant_choices(cands)
         if attribute != "name":
-            return Outcome(reply.choice_text(labels, language, unit if language == "en" else "毫米" if unit else ""),
+            return Outcome(reply.choice_text(_ordered(labels), language, unit if language == "en" else "毫米" if unit else "",
+                                             most=MAX_VARIANTS_ASKED),
                            Pending("choose_item", intent, cands, variant=attribute))
     if len(cands) > 1:
         return Outcome(ask_back_text(cands, language), Pending("choose_item", intent, cands))
@@ -157,6 +197,14 @@ def _which_item(intent: Intent, store: Store, language: str) -> Outcome:
     if len(legacy) > 1:
         return Outcome(ask_back_text(legacy, language), Pending("choose_item", intent, legacy))
     return Outcome(ask_back_text((), language), Pending("choose_item", intent, ()))
+
+
+def _ordered(labels: list[str]) -> list[str]:
+    """The labels of a variant question as said; more than :data:`MAX_VARIANTS_ASKED`: the first
+    ones and the last, so the range is heard (any of them is taken as the answer)."""
+    if len(labels) <= MAX_VARIANTS_ASKED:
+        return labels
+    return [*labels[:MAX_VARIANTS_ASKED - 1], f"{labels[-1]}"]
 
 
 def _nearest(cands: tuple[Item, ...], heard: str, keep: int = 3) -> tuple[Item, ...]:
@@ -197,7 +245,7 @@ def _place(intent: Intent, item: Item, slot: str, language: str, part: int | Non
     stock = item.places()
     if said:
         held = item.place(said)
-        if held is not None or new_ok:
+        if held is not None or (new_ok and _names_one(said)):
             return held or said, None
         names = [p for p, _q in stock]
         told = reply.query_reply(item, said, language)
@@ -214,12 +262,21 @@ def _place(intent: Intent, item: Item, slot: str, language: str, part: int | Non
                          Pending("choose_place", intent, places=tuple(names), slot=slot, part=part))
 
 
+def _names_one(location: str) -> bool:
+    """Whether a place said names one place (a word and its number or letter: "bin 90", "shelf
+    H"), not only a kind ("the shelf"), so it may become an item's new place."""
+    return re.fullmatch(r"[^\W\d_]+ [0-9A-Za-z]+", " ".join(location.split())) is not None \
+        and location.split()[0].lower() != "the"
+
+
 def _said_places(names: list[str], language: str) -> list[str]:
     return [reply.zh_place(n) for n in names] if language == "zh" else names
 
 
 def _log(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str, confirmed: bool,
          language: str) -> Outcome:
+    if intent.direction not in ("in", "out"):  # neither "used" nor "received" was said: never guess
+        return Outcome(reply.direction_question(item, intent.quantity, language), Pending("direction", intent))
     out = intent.direction == "out"
     location, ask = _place(intent, item, "location", language, new_ok=not out)
     if ask is not None:
@@ -248,6 +305,9 @@ def _transfer(intent: Intent, item: Item, store: Store, utterance: str, turn_id:
     if ask is not None:
         return ask
     if not intent.to_location:
+        return Outcome(reply.text("where_to", language), Pending("choose_place", intent, slot="to_location"))
+    if item.place(intent.to_location) is None and not _names_one(intent.to_location):
+        # not one place ("er bin 62", "bin 61 no to bin 62"): a misheard place must not become one
         return Outcome(reply.text("where_to", language), Pending("choose_place", intent, slot="to_location"))
     if item.place(intent.to_location) == src:
         return Outcome(f"{src}是同一个位置，没有移动。" if language == "zh" else
@@ -286,12 +346,16 @@ def _parts(intent: Intent, store: Store, utterance: str, turn_id: str, confirmed
     not is asked about, nothing written), then all written in one transaction."""
     changes: list[tuple[str, int | float, str | None]] = []
     for k, part in enumerate(intent.parts):
+        part = _narrow(part, store)
         item = store.get(part.sku) if part.sku else None
         if item is None:
             return _for_part(_which_item(part, store, language), intent, k)
         problem = _check_quantity(part, item, language, part=k)
         if problem is not None:
             return _for_part(problem, intent, k)
+        if part.direction not in ("in", "out"):
+            return _for_part(Outcome(reply.direction_question(item, part.quantity, language),
+                                     Pending("direction", part, part=k)), intent, k)
         location, ask = _place(part, item, "location", language, part=k)
         if ask is not None:
             return _for_part(ask, intent, k)
@@ -336,6 +400,11 @@ def follow_up(pending: Pending, text: str, store: Store, turn_id: str, language:
         if yn:
             return act(pending.intent, store, again, turn_id, confirmed=True, language=language)
         return Outcome(reply.text("declined" if yn is False else "no_yes", language))
+    if pending.kind == "direction":
+        way = direction_answer(text, language)
+        if way is None:
+            return Outcome(reply.text("no_direction", language))
+        return act(_fill(pending, direction=way), store, again, turn_id, language=language)
     if pending.kind == "quantity":
         q = number_answer(text)
         if q is None:

@@ -15,7 +15,7 @@ from edge.stages.nlu.filler import has_cjk
 from edge.stages.nlu.grammar import Grammar
 from edge.stages.nlu.numbers import normalize_numbers
 from edge.stages.nlu.numbers_zh import normalize_numbers_zh
-from edge.stages.sizes import GARMENT_WORDS, GARMENT_ZH, split_size
+from edge.stages.sizes import GARMENT_WORDS, GARMENT_ZH, Size, split_size, spoken_size
 
 LANGUAGES = ("en", "zh")
 
@@ -117,40 +117,88 @@ def resolve_choice(text: str, candidates: Sequence) -> str | None:
 
 
 def _plural(name: str) -> str:
-    last = name.rsplit(" ", 1)[-1].lower()
-    if last in UNCOUNTABLE or last.endswith("s") or not last.isalpha():
+    """The plural of a name's head noun: its last lower-case word, so a code or proper name after it
+    stays ("fuse 5 A" → "fuses 5 A", "gasket GSK026" → "gaskets GSK026", "hyllclips Älva" as is)."""
+    words = name.split(" ")
+    k = next((i for i in range(len(words) - 1, -1, -1) if words[i].isalpha() and words[i].islower()), None)
+    if k is None:
+        return name
+    last = words[k]
+    if last in UNCOUNTABLE or last.endswith("s"):
         return name
     if re.search(r"[^aeiou]y$", last):
-        return name[:-1] + "ies"
-    if re.search(r"(?:x|ch|sh|ss|z)$", last):
-        return name + "es"
-    return name + "s"
+        last = last[:-1] + "ies"
+    elif re.search(r"(?:x|ch|sh|ss|z)$", last):
+        last = last + "es"
+    else:
+        last = last + "s"
+    return " ".join([*words[:k], last, *words[k + 1:]])
 
 
 def _zh_name(item) -> str:
-    return next((a for a in getattr(item, "aliases", ()) if has_cjk(a)), item.item)
+    alias = next((a for a in getattr(item, "aliases", ()) if has_cjk(a)), None)
+    if alias:
+        return alias
+    family, size = _family_size(item.item)
+    return f"{family}（{spoken_size(size, 'zh')}）" if size else item.item
+
+
+def _family_size(name: str):
+    """``(family, Size)`` of a sized name ("drill bit 6 mm" → "drill bit", 6 mm), else ``(name, Size())``."""
+    family, size = split_size(name)
+    if size and family and family != name and name_key(name).startswith(name_key(family)):
+        return family, size
+    return name, Size()  # "M8 bolt": the size leads, the name reads as it is
+
+
+#: The most candidates one ask-back question reads out by name.
+MAX_ASKED = 4
 
 
 def ask_back_text(candidates: Sequence, language: str = "en") -> str:
     """The question that asks which of ``candidates`` was meant, short enough to speak.
 
     ``candidates``: items (``item``, ``aliases``) in the order to read them. English: plural names,
-    ``"M8 bolts or M8 washers?"``, ``"M8 bolts, M8 washers or M8 nuts?"``; Chinese: the first
-    Chinese alias (else the name), ``"M8螺栓还是M8垫圈？"``. No candidates: ``"Which item?"`` /
+    ``"M8 bolts or M8 washers?"``, ``"M8 bolts, M8 washers or M8 nuts?"``; a sized name as its
+    family and size, the size said once when they share it (``"drill bits, masonry drill bits or
+    wood drill bits, 6 millimetre?"``); more than :data:`MAX_ASKED`: the families and a request for
+    the size (``"Which hex bolt? Please say its size too."``). Chinese: the first Chinese alias (else
+    the family with its size), ``"M8螺栓还是M8垫圈？"``. No candidates: ``"Which item?"`` /
     ``"哪一个？"``. Raises ``ValueError`` for an unknown ``language``.
     """
     if language not in LANGUAGES:
         raise ValueError(f"language {language!r} is not supported; use one of {', '.join(LANGUAGES)}")
     cands = list(candidates)
+    split = [_family_size(c.item) for c in cands]
+    families = list(dict.fromkeys(f for f, _z in split))
     if language == "zh":
-        names = [_zh_name(c) for c in cands]
-        if not names:
+        if not cands:
             return "哪一个？"
+        if len(cands) > MAX_ASKED:
+            if len(families) == 1:
+                return f"哪一种{families[0]}？请说尺寸。"
+            return "、".join(families[:MAX_ASKED - 1]) + "还是别的？请说名称和尺寸。"
+        names = [_zh_name(c) for c in cands]
         return ("、".join(names[:-1]) + "还是" + names[-1] if len(names) > 1 else names[0]) + "？"
-    names = [_plural(c.item) for c in cands]
-    if not names:
+    if not cands:
         return "Which item?"
-    return (", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]) + "?"
+    if len(cands) > MAX_ASKED:
+        if len(families) == 1:
+            return f"Which {families[0]}? Please say its size too."
+        shown = [_plural(f) for f in families[:MAX_ASKED]]
+        tail = " or something else" if len(families) > MAX_ASKED else ""
+        return f"{', '.join(shown[:-1]) + ' or ' + shown[-1] if len(shown) > 1 and not tail else ', '.join(shown)}" \
+               f"{tail}? Please say the name and size."
+    sizes = {spoken_size(z) for _f, z in split}
+    if len(sizes) == 1 and "" not in sizes and len(families) == len(cands):
+        names = [_plural(f) for f, _z in split]
+        return _either(names) + f", {sizes.pop()}?"
+    names = [f"{_plural(f)} {spoken_size(z)}" if z else _plural(f) for f, z in split]
+    return _either(names) + "?"
+
+
+def _either(names: list[str]) -> str:
+    return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
 
 
 # -- answers about places, variants and numbers -------------------------------------------------------
@@ -177,6 +225,18 @@ def _numbers(text: str) -> list[float]:
     return [float(n) for n in _NUMBER.findall(_spoken(text))]
 
 
+def _readings(text: str) -> set[float]:
+    """Every number an answer may mean: those said, and a digit then a two-digit number said as
+    one ("one eighteen" → 118, "one twenty five" → 125, "two fifty" → 250), as places and sizes
+    are read out."""
+    toks = _spoken(text).split()
+    out = set(_numbers(text))
+    for a, b in zip(toks, toks[1:], strict=False):
+        if re.fullmatch(r"[1-9]", a) and re.fullmatch(r"[1-9]\d", b):
+            out.add(float(a + b))
+    return out
+
+
 def number_answer(text: str) -> int | float | None:
     """The one number an answer to "how many?" says ("five", "12", "2.5"), or None for none or
     several different ones ("three or four")."""
@@ -201,12 +261,13 @@ def place_choice(text: str, places: Sequence[str]) -> str | None:
     k = _said_ordinal(text, len(places))
     if k is not None:
         return places[k]
-    nums = set(_numbers(text))
-    by_number = [p for p in places if nums & {float(x) for x in _NUMBER.findall(p)}]
-    if len(by_number) == 1:
-        return by_number[0]
-    k = _ordinal(text, len(places))
-    return None
+    for nums in (set(_numbers(text)), _readings(text)):
+        by_number = [p for p in places if nums & {float(x) for x in _NUMBER.findall(p)}]
+        if len(by_number) == 1:
+            return by_number[0]
+    kinds = [p for p in places if name_key(p).split()[:1] and re.search(
+        rf"(?<!\S){re.escape(name_key(p).split()[0])}(?!\S)", said)]
+    return kinds[0] if len(kinds) == 1 else None  # "the shelf": the one shelf offered
 
 
 _ORDINAL_WORD = re.compile(r"\b(?:first|second|third|fourth|fifth|last|latter|former|1st|2nd|3rd|4th|5th|number)\b|第")
@@ -278,6 +339,8 @@ def _by_value(said: str, items: list, attribute: str, labels: list[str]) -> str 
     if attribute == "millimetre":
         mm = {float(n) * _UNIT_MM.get(_unit_key(u), 1.0) for n, u in _LENGTH_UNIT.findall(said)}
         mm = mm or {float(n) for n in _NUMBER.findall(said)}
+        if not any(float(lab) in mm for lab in labels if lab != "?"):
+            mm = _readings(said)
         hits = [i for i, lab in zip(items, labels, strict=True) if lab != "?" and float(lab) in mm]
     elif attribute == "thread":
         threads = {f"M{_num(float(n))}" for n in re.findall(r"\bm\s*(\d+(?:\.\d+)?)", said)}
@@ -304,3 +367,23 @@ def _extreme(said: str) -> int:
     if has_cjk(said):
         return next((d for w, d in _MOST_ZH if w in said), 0)
     return next((_MOST[w] for w in _words(said) if w in _MOST), 0)
+
+
+_OUT_EN = re.compile(r"\b(?:used|use|out|took|taken|take|gone|went|removed|issued|consumed|signed out)\b")
+_IN_EN = re.compile(r"\b(?:received|receive|in|added|add|delivered|came in|arrived|put|returned|back|restocked)\b")
+
+
+def direction_answer(text: str, language: str = "en") -> str | None:
+    """``"out"`` or ``"in"`` for an answer to "used or received?" ("used", "we took them", "they
+    came in", "received", "用了", "收到"), None for neither or both. Raises ``ValueError`` for an
+    unknown ``language``."""
+    if language not in LANGUAGES:
+        raise ValueError(f"language {language!r} is not supported; use one of {', '.join(LANGUAGES)}")
+    if has_cjk(text or ""):
+        out, into = bool(re.search(r"用|拿|取|领", text)), bool(re.search(r"收|到货|放入|进", text))
+    else:
+        said = " ".join(_words(text))
+        out, into = bool(_OUT_EN.search(said)), bool(_IN_EN.search(said))
+    if out == into:
+        return None
+    return "out" if out else "in"
