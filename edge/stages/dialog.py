@@ -392,6 +392,30 @@ def _fill_part(intent: Intent, part: int | None, **slots) -> Intent:
     return dataclasses.replace(intent, parts=tuple(parts))
 
 
+def answer_phrases(pending: Pending) -> list[str]:
+    """What an answer to ``pending`` is likely to say, for biasing recognition while the box
+    waits: the sizes offered with their unit ("80 millimetre"), the places or items offered,
+    used / received, and never mind (yes / no for a read-back)."""
+    said: list[str] = []
+    if pending.kind == "choose_place":
+        said += list(pending.places)
+    elif pending.kind == "choose_item" and pending.candidates:
+        attribute, labels, unit = variant_choices(pending.candidates)
+        said += [f"{lab} {unit}".strip() for lab in labels] if pending.variant and attribute != "name" \
+            else [c.item for c in pending.candidates[:MAX_VARIANTS_ASKED]]
+    elif pending.kind == "direction":
+        said += ["used", "received"]
+    elif pending.kind == "confirm":
+        said += ["yes", "no"]
+    return [*said, "never mind"]
+
+
+def offers(pending: Pending) -> bool:
+    """Whether the question of ``pending`` has a closed set of answers (places, items or sizes
+    offered, a number, yes or no, used or received), not "Which item?" over the whole inventory."""
+    return pending.kind in ("confirm", "quantity", "direction") or bool(pending.places or pending.candidates)
+
+
 def follow_up(pending: Pending, text: str, store: Store, turn_id: str, language: str = "en") -> Outcome:
     """The answer ``text`` to ``pending``: complete, confirm or drop the command."""
     again = pending.intent.text

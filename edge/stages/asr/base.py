@@ -53,6 +53,10 @@ class Recognizer(Protocol):
     def set_vocabulary(self, phrases: list[str]) -> None:
         """Bias recognition toward the site's words (item names, aliases, locations, commands)."""
 
+    def expect(self, answers: list[str] | None) -> None:
+        """The next utterances answer the box's question, which offered ``answers`` ("20
+        millimetre", "bin 118", "never mind"); None: no question any more."""
+
 
 COMMAND_WORDS = ("undo that", "how many", "do we have", "log", "used", "add", "received", "took", "remove")
 

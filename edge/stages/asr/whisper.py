@@ -54,6 +54,7 @@ class WhisperRecognizer:
         self.overflow = False
         self.second_pass = True
         self.second_passes = 0  # second decodes run since the recognizer was built
+        self.answers: list[str] = []  # what the box's question offers, for the next utterances (expect)
 
     def count_prompt_tokens(self, prompt: str) -> int:
         """Tokens of ``prompt`` as this model's decoder is fed them."""
@@ -68,6 +69,13 @@ class WhisperRecognizer:
         self.phrases = list(phrases)
         self.initial_prompt, self.prompt_phrases, names = build_prompt(self.phrases, self.count_prompt_tokens)
         self.overflow = self.prompt_phrases < names
+
+    def expect(self, answers: list[str] | None) -> None:
+        """The next utterances answer the box's question, which offered ``answers`` ("20
+        millimetre", "bin 118", "never mind"): they are decoded with those as faster-whisper's
+        ``hotwords`` instead of the vocabulary's prompt, so "eighty" comes out as "80"; None or
+        empty: back to the vocabulary."""
+        self.answers = [a.strip() for a in answers or () if a and a.strip()]
 
     def set_partials(self, interval_ms: int, cpu_fraction: float) -> None:
         """Re-decode the growing utterance after every ``interval_ms`` of new audio, and later when
@@ -136,8 +144,8 @@ class WhisperRecognizer:
         second time with the phrases nearest to the first transcript first; ``decode_ms`` is both."""
         t0 = time.perf_counter()
         x = audio.astype(np.float32) / 32768.0
-        text, conf = self._decode(x, self.initial_prompt)
-        if refine and self.second_pass and self.overflow and text:
+        text, conf = self._decode(x, None if self.answers else self.initial_prompt)
+        if refine and self.second_pass and self.overflow and text and not self.answers:
             prompt, _n, _total = build_prompt(focus(self.phrases, text), self.count_prompt_tokens)
             if prompt != self.initial_prompt:
                 text, conf = self._decode(x, prompt)
@@ -148,7 +156,7 @@ class WhisperRecognizer:
         segments, _info = self.model.transcribe(
             x, language=self.language, beam_size=self.beam_size, vad_filter=False,
             condition_on_previous_text=False, without_timestamps=True, temperature=0.0,
-            initial_prompt=prompt)
+            initial_prompt=prompt, hotwords=", ".join(self.answers) if self.answers else None)
         segs = list(segments)
         text = " ".join(s.text.strip() for s in segs).strip()
         conf = math.exp(sum(s.avg_logprob for s in segs) / len(segs)) if segs else None
