@@ -145,3 +145,22 @@ def test_the_preview_of_a_move_or_a_count_is_the_reply_and_writes_nothing(store)
     assert store.records() == []
     real = [dialog.act(i, store, i.text, f"t{k}").text for k, i in enumerate((move, count))]
     assert previews == real and len(store.records()) == 3
+
+
+def test_a_number_word_misheard_as_a_name_still_picks_the_size_it_sounds_like(store):
+    bolts = [store.get(s) for s in BOLTS]
+    assert variant_pick("Eddie.", bolts) == "HB-80"  # whisper's "eighty" in one voice
+    assert variant_pick("the thirty ones", bolts) == "HB-30"
+    assert variant_pick("purple", bolts) is None
+    drills = [store.get(s) for s in ("DB-8", "DB-10")] + [bolts[6]]  # 8 and 80 sound alike: never guessed
+    assert variant_pick("Eddie", drills) is None
+
+
+def test_while_the_box_waits_recognition_is_told_what_the_question_offers(store):
+    used = Intent("log_record", quantity=5, direction="out", candidates=BOLTS, variant_missing="length", text="…")
+    pending = dialog.act(used, store, used.text, "t1").pending
+    assert dialog.answer_phrases(pending)[:2] == ["20 millimetre", "25 millimetre"] and dialog.offers(pending)
+    where = dialog.act(Intent("log_record", sku="DB-6", quantity=2, direction="out", text="…"), store, "…", "t2").pending
+    assert dialog.answer_phrases(where) == ["drawer 4", "bin 118", "never mind"]
+    anything = dialog.act(Intent("log_record", quantity=2, direction="out", text="…"), store, "…", "t3").pending
+    assert not dialog.offers(anything)  # "Which item?": the inventory's own phrases stay

@@ -327,6 +327,9 @@ def variant_pick(text: str, items: Sequence) -> str | None:
     pick = _by_value(said, items, attribute, labels)
     if pick is not None:
         return pick
+    pick = _sounds_like(said, items, labels) if attribute == "millimetre" else None
+    if pick is not None:
+        return pick
     direction = _extreme(said)
     if direction and attribute != "name":
         ranked = sorted(items, key=lambda i: _magnitude(i, attribute))
@@ -353,6 +356,42 @@ def _by_value(said: str, items: list, attribute: str, labels: list[str]) -> str 
         hits = [i for i, lab in zip(items, labels, strict=True) if lab in words]
     else:
         return None
+    return hits[0].sku if len(hits) == 1 else None
+
+
+_ONES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+         "sixteen seventeen eighteen nineteen").split()
+_TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_NOT_THE_SIZE = {"the", "ones", "one", "please", "millimetre", "millimetres", "millimeter", "millimeters", "mil",
+                 "mils", "mm"}
+
+
+def _say(n: int) -> str:
+    """0–999 in English words ("125" → "one hundred twenty five")."""
+    if n < 20:
+        return _ONES[n]
+    if n < 100:
+        return _TENS[n // 10] + ("" if n % 10 == 0 else " " + _ONES[n % 10])
+    return f"{_ONES[n // 100]} hundred" + ("" if n % 100 == 0 else " " + _say(n % 100))
+
+
+def _sound_key(text: str) -> str:
+    """A rough key of how words sound: consonants only, voiced as voiceless, doubles collapsed, so a
+    mishearing of a number word keeps its key ("Eddie" and "eighty" → "t")."""
+    k = re.sub(r"[^a-z]", "", text.lower()).replace("gh", "").replace("ph", "f").replace("th", "t")
+    k = re.sub(r"[aeiouyhw]", "", k).translate(str.maketrans("dzvbgqc", "tsfpkkk"))
+    return re.sub(r"(.)\1+", r"\1", k)
+
+
+def _sounds_like(said: str, items: list, labels: list[str]) -> str | None:
+    """The one whole-number size whose spoken words sound as the answer does, when the answer has
+    no number in it (a short word heard for the number word: "Eddie" for "eighty"), else None."""
+    words = [w for w in _words(said) if w not in _NOT_THE_SIZE]
+    if not words or len(words) > 3 or any(c.isdigit() for c in "".join(words)):
+        return None
+    key = _sound_key("".join(words))
+    hits = [i for i, lab in zip(items, labels, strict=True)
+            if lab.isdigit() and int(lab) < 1000 and _sound_key(_say(int(lab))) == key]
     return hits[0].sku if len(hits) == 1 else None
 
 
