@@ -105,20 +105,12 @@ class Item:
     def place(self, location: str | None) -> str | None:
         """The stored spelling of ``location`` among this item's places (by name key), or None. A
         place said by its kind alone ("shelf", "the drawer") is the one place of that kind the item
-        has (None when it has none or several)."""
+        has (None when it has none or several; :func:`edge.stages.store_places.by_kind`)."""
         if not location:
             return None
         key = name_key(location)
         hit = next((p for p, _q in self.places() if name_key(p) == key), None)
-        kind = key.split()
-        if hit is not None or not kind:
-            return hit
-        kind = kind[1:] if kind[0] == "the" and len(kind) > 1 else kind
-        if len(kind) != 1 or not kind[0].isalpha():
-            return None
-        word = re.sub(r"(?<=x)es$|(?<=[^s])s$", "", re.sub(r"ves$", "f", kind[0]))  # "shelves", "boxes", "bins"
-        same = [p for p, _q in self.places() if len(name_key(p).split()) > 1 and name_key(p).split()[0] == word]
-        return same[0] if len(same) == 1 else None
+        return hit if hit is not None else places.by_kind([p for p, _q in self.places()], location)
 
     def at(self, location: str) -> int | float | None:
         """The quantity at ``location``, or None when the item is not stored there."""

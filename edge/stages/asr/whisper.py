@@ -7,6 +7,7 @@ Default model: Whisper tiny.en in CTranslate2 format from the package ``meeting-
 from __future__ import annotations
 
 import math
+import re
 import time
 
 import numpy as np
@@ -21,6 +22,20 @@ SAMPLE_RATE = 16_000  # Hz, Whisper's input rate (Whisper paper, §2.2)
 #: followed by the fixed tail's silence was heard as nothing (measured here on "the"). The
 #: semantic endpointer feeds no silence past the first frame, so the decode gets this instead.
 SPECULATION_PAD_MS = 640
+
+
+#: Vulgar fractions Whisper writes ("2 ½ meters"), as decimals.
+FRACTIONS = {"½": 0.5, "¼": 0.25, "¾": 0.75, "⅓": 1 / 3, "⅔": 2 / 3, "⅛": 0.125}
+_FRACTION = re.compile(r"(?:(\d+)\s*)?([½¼¾⅓⅔⅛])")
+
+
+def decimal_fractions(text: str) -> str:
+    """Whisper's vulgar fractions as decimals: "2 ½ meters" → "2.5 meters", "½ a box" → "0.5 a
+    box" (thirds to two places), so the number the speaker said is one number downstream."""
+    def one(m: re.Match) -> str:
+        v = (int(m.group(1)) if m.group(1) else 0) + FRACTIONS[m.group(2)]
+        return f"{round(v, 2):g}"
+    return _FRACTION.sub(one, text)
 
 
 class WhisperRecognizer:
@@ -158,7 +173,7 @@ class WhisperRecognizer:
             condition_on_previous_text=False, without_timestamps=True, temperature=0.0,
             initial_prompt=prompt, hotwords=", ".join(self.answers) if self.answers else None)
         segs = list(segments)
-        text = " ".join(s.text.strip() for s in segs).strip()
+        text = decimal_fractions(" ".join(s.text.strip() for s in segs).strip())
         conf = math.exp(sum(s.avg_logprob for s in segs) / len(segs)) if segs else None
         return text, conf
 
