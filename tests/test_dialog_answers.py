@@ -164,3 +164,14 @@ def test_while_the_box_waits_recognition_is_told_what_the_question_offers(store)
     assert dialog.answer_phrases(where) == ["drawer 4", "bin 118", "never mind"]
     anything = dialog.act(Intent("log_record", quantity=2, direction="out", text="…"), store, "…", "t3").pending
     assert not dialog.offers(anything)  # "Which item?": the inventory's own phrases stay
+
+
+def test_a_size_or_number_said_with_a_fraction_word_is_that_number(store):
+    took = Intent("log_record", quantity=2, direction="out", location="drawer 4", candidates=DRILLS,
+                  variant_missing="millimetre", text="we used two drill bits from drawer 4")
+    out = dialog.act(took, store, took.text, "t1")
+    assert dialog.follow_up(out.pending, "six and a half millimetre", store, "t1").record is None  # not offered
+    assert store.records() == []
+    cut = Intent("log_record", sku="OIL-CUT", quantity=None, direction="out", text="we used cutting oil")
+    ask = dialog.act(cut, store, cut.text, "t2")
+    assert dialog.follow_up(ask.pending, "two and a half", store, "t2").record.delta == -2.5

@@ -214,11 +214,17 @@ _MOST_ZH = (("最长", 1), ("长", 1), ("最大", 1), ("大", 1), ("最短", -1)
 _GARMENT_ORDER = ("XS", "S", "M", "L", "XL", "XXL")
 
 
+# "six and a half" → 6.5 ("three quarters" has become "3 quarters" by then)
+_FRACTION_WORDS = re.compile(r"\b(\d+) and (a half|one half|a quarter|one quarter|3 quarters)\b", re.IGNORECASE)
+_FRACTION_VALUE = {"a half": 0.5, "one half": 0.5, "a quarter": 0.25, "one quarter": 0.25, "3 quarters": 0.75}
+
+
 def _spoken(text: str) -> str:
     """``text`` with spoken numbers as digits, English or Chinese ("fifty", "五十" → "50")."""
     if has_cjk(text or ""):
         return normalize_numbers_zh(text)
-    return normalize_numbers(re.sub(r"\bpoint\b", ".", text or "")).replace(" . ", ".")
+    out = normalize_numbers(re.sub(r"\bpoint\b", ".", text or "")).replace(" . ", ".")
+    return _FRACTION_WORDS.sub(lambda m: f"{int(m.group(1)) + _FRACTION_VALUE[m.group(2).lower()]:g}", out)
 
 
 def _numbers(text: str) -> list[float]:
