@@ -175,3 +175,10 @@ def test_a_size_or_number_said_with_a_fraction_word_is_that_number(store):
     cut = Intent("log_record", sku="OIL-CUT", quantity=None, direction="out", text="we used cutting oil")
     ask = dialog.act(cut, store, cut.text, "t2")
     assert dialog.follow_up(ask.pending, "two and a half", store, "t2").record.delta == -2.5
+
+
+def test_read_backs_name_a_sized_item_by_family_and_size(store):
+    used = Intent("log_record", sku="HB-40", quantity=9, direction="out", text="we used nine M10 x 40 bolts")
+    out = dialog.act(used, store, used.text, "t1")
+    assert out.text.startswith("That would take hex bolts, M10, 40 millimetre below zero: there are only 8 in bin 256.")
+    assert "Log 9 hex bolts, M10, 40 millimetre, used anyway?" in out.text and "mm" not in out.text

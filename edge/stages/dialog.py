@@ -90,9 +90,9 @@ def read_back_text(intent: Intent, item: Item, language: str = "en", location: s
                     f"{reply.zh_amount(item, have)}。还是记录{did}{reply.zh_amount(item, q)}吗？请说是或不是。")
         return f"你是说{did}{reply.zh_amount(item, q)}吗？说“是”就记录。"
     if have + delta < 0:
-        return (f"That would take {item.item} below zero: there {'is' if have == 1 else 'are'} only "
-                f"{have} {reply.place(where)}. Log {reply.amount(item, q)} {did} anyway? Say yes or no.")
-    return f"Did you say {reply.amount(item, q)} {did}? Say yes to log it."
+        return (f"That would take {reply.name_and_size(item)} below zero: there {'is' if have == 1 else 'are'} only "
+                f"{have} {reply.place(where)}. Log {reply.amount(item, q, True)} {did} anyway? Say yes or no.")
+    return f"Did you say {reply.amount(item, q, True)} {did}? Say yes to log it."
 
 
 def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed: bool = False,
@@ -288,7 +288,7 @@ def _log(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str,
     if needs_read_back and not confirmed:
         if have is None:  # stock into a place the item is not stored at yet: a misheard place must not make one
             text = (f"{reply.plural(reply.sized(item)[0])} are not stored {reply.place(location)} yet. "
-                    f"Log {reply.amount(item, intent.quantity)} into {location}? Say yes or no.")
+                    f"Log {reply.amount(item, intent.quantity, True)} into {location}? Say yes or no.")
             if language == "zh":
                 text = f"{reply.zh_place(location)}还没有{reply.zh_name(item)}。要记录放入{reply.zh_amount(item, intent.quantity)}吗？请说是或不是。"
             return Outcome(text[0].upper() + text[1:], Pending("confirm", intent))
@@ -315,7 +315,7 @@ def _transfer(intent: Intent, item: Item, store: Store, utterance: str, turn_id:
     have = item.at(src) or 0
     if have - intent.quantity < 0 and not confirmed:
         text = (f"There {'is' if have == 1 else 'are'} only {have} {reply.place(src)}. Move "
-                f"{reply.amount(item, intent.quantity)} to {intent.to_location} anyway? Say yes or no.")
+                f"{reply.amount(item, intent.quantity, True)} to {intent.to_location} anyway? Say yes or no.")
         if language == "zh":
             text = (f"{reply.zh_place(src)}只有{reply.zh_amount(item, have)}。还是移动"
                     f"{reply.zh_amount(item, intent.quantity)}吗？请说是或不是。")

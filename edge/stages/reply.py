@@ -45,6 +45,13 @@ def sized(item: Item) -> tuple[str, str]:
     return item.item, ""
 
 
+def name_and_size(item: Item) -> str:
+    """The item's plural family and its spoken size: "hex bolts, M10, 80 millimetre", "duct tape"."""
+    family, size = sized(item)
+    return f"{plural(family) if item.unit.lower() in _COUNT_UNITS and not family.endswith('s') else family}" \
+           f"{', ' + size if size else ''}"
+
+
 def label(item: Item) -> str:
     """The item as its shelf label reads, a sized name as family and size: "drill bit 6 millimetre",
     "hex bolt M8 30 millimetre", "nitrile gloves large", "duct tape"."""
@@ -113,7 +120,7 @@ def query_reply(item: Item, asked_location: str | None = None, language: str = "
     if item.quantity < 0:
         return negative_reply(item)
     if item.quantity <= 0:
-        return f"We are out of {item.item}; none left {place(item.location)}."
+        return f"We are out of {name_and_size(item)}; none left {place(item.location)}."
     verb = "is" if item.quantity == 1 else "are"
     return f"There {verb} {amount(item, item.quantity, True)} {place(item.location)}."
 
