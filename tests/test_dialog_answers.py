@@ -182,3 +182,12 @@ def test_read_backs_name_a_sized_item_by_family_and_size(store):
     out = dialog.act(used, store, used.text, "t1")
     assert out.text.startswith("That would take hex bolts, M10, 40 millimetre below zero: there are only 8 in bin 256.")
     assert "Log 9 hex bolts, M10, 40 millimetre, used anyway?" in out.text and "mm" not in out.text
+
+
+def test_stock_taken_out_of_an_item_in_several_places_comes_from_the_one_that_has_any(store):
+    store.count("DB-6", 0, "drawer 4 is empty", "c1", location="drawer 4")
+    used = Intent("log_record", sku="DB-6", quantity=2, direction="out", text="we used two drill bits 6 mm")
+    done = dialog.act(used, store, used.text, "t1")
+    assert (done.record.location, done.record.delta) == ("bin 118", -2) and done.pending is None
+    into = Intent("log_record", sku="DB-6", quantity=2, direction="in", text="two drill bits 6 mm came in")
+    assert dialog.act(into, store, into.text, "t2").text == "Drawer 4 or bin 118?"  # stock in: still asked

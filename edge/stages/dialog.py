@@ -239,8 +239,9 @@ def _check_quantity(intent: Intent, item: Item, language: str, part: int | None 
 
 
 def _place(intent: Intent, item: Item, slot: str, language: str, part: int | None = None,
-           new_ok: bool = False) -> tuple[str | None, Outcome | None]:
-    """The item's stored place the Intent's ``slot`` names (or its only place), or the question."""
+           new_ok: bool = False, taking: bool = False) -> tuple[str | None, Outcome | None]:
+    """The item's stored place the Intent's ``slot`` names (or its only place; ``taking`` stock
+    out, the only place that has any), or the question."""
     said = getattr(intent, slot)
     stock = item.places()
     if said:
@@ -257,6 +258,9 @@ def _place(intent: Intent, item: Item, slot: str, language: str, part: int | Non
                              Pending("choose_place", intent, places=tuple(names), slot=slot, part=part))
     if len(stock) == 1:
         return stock[0][0], None
+    having = [p for p, q in stock if q > 0]
+    if taking and len(having) == 1:  # what is taken out comes from where there is some
+        return having[0], None
     names = [p for p, _q in stock]
     return None, Outcome(reply.choice_text(_said_places(names[:MAX_PLACES_ASKED], language), language),
                          Pending("choose_place", intent, places=tuple(names), slot=slot, part=part))
@@ -278,7 +282,7 @@ def _log(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str,
     if intent.direction not in ("in", "out"):  # neither "used" nor "received" was said: never guess
         return Outcome(reply.direction_question(item, intent.quantity, language), Pending("direction", intent))
     out = intent.direction == "out"
-    location, ask = _place(intent, item, "location", language, new_ok=not out)
+    location, ask = _place(intent, item, "location", language, new_ok=not out, taking=out)
     if ask is not None:
         return ask
     delta = -intent.quantity if out else intent.quantity
@@ -301,7 +305,7 @@ def _log(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str,
 
 def _transfer(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str, confirmed: bool,
               language: str) -> Outcome:
-    src, ask = _place(intent, item, "location", language)
+    src, ask = _place(intent, item, "location", language, taking=True)
     if ask is not None:
         return ask
     if not intent.to_location:
@@ -356,7 +360,7 @@ def _parts(intent: Intent, store: Store, utterance: str, turn_id: str, confirmed
         if part.direction not in ("in", "out"):
             return _for_part(Outcome(reply.direction_question(item, part.quantity, language),
                                      Pending("direction", part, part=k)), intent, k)
-        location, ask = _place(part, item, "location", language, part=k)
+        location, ask = _place(part, item, "location", language, part=k, taking=part.direction == "out")
         if ask is not None:
             return _for_part(ask, intent, k)
         have = item.at(location) or 0
