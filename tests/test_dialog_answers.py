@@ -191,3 +191,12 @@ def test_stock_taken_out_of_an_item_in_several_places_comes_from_the_one_that_ha
     assert (done.record.location, done.record.delta) == ("bin 118", -2) and done.pending is None
     into = Intent("log_record", sku="DB-6", quantity=2, direction="in", text="two drill bits 6 mm came in")
     assert dialog.act(into, store, into.text, "t2").text == "Drawer 4 or bin 118?"  # stock in: still asked
+
+
+def test_which_of_many_is_answered_by_thread_and_length_said_as_ten_by_eighty(store):
+    grabbed = Intent("log_record", quantity=2, direction="out", candidates=BOLTS, text="grabbed two hex bolts")
+    out = dialog.act(grabbed, store, grabbed.text, "t1")
+    assert out.text == "Which hex bolt? Please say its size too."
+    done = dialog.follow_up(out.pending, "ten by eighty", store, "t1")
+    assert (done.record.sku, done.record.delta) == ("HB-80", -2)
+    assert dialog.follow_up(out.pending, "twelve by eighty", store, "t1").record is None  # not stocked: not guessed

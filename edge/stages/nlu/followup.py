@@ -113,7 +113,18 @@ def resolve_choice(text: str, candidates: Sequence) -> str | None:
     k = _ordinal(text, len(cands))
     if k is not None and -len(cands) <= k < len(cands):
         return cands[k].sku
-    return None
+    return _thread_by_length(text, cands)
+
+
+def _thread_by_length(text: str, cands: list) -> str | None:
+    """The one candidate a thread and length said as "ten by eighty" / "10 x 80" names (M10 x 80
+    mm), or None."""
+    m = re.search(r"\bm?\s*(\d+(?:\.\d+)?)\s*(?:by|x|times)\s*(\d+(?:\.\d+)?)\b", _spoken(text).lower())
+    if not m:
+        return None
+    thread, length = f"M{_num(float(m.group(1)))}", float(m.group(2))
+    hits = [c for c in cands if (z := split_size(c.item)[1]).thread == thread and z.mm[:1] == (length,)]
+    return hits[0].sku if len(hits) == 1 else None
 
 
 def _plural(name: str) -> str:
