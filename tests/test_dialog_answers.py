@@ -200,3 +200,11 @@ def test_which_of_many_is_answered_by_thread_and_length_said_as_ten_by_eighty(st
     done = dialog.follow_up(out.pending, "ten by eighty", store, "t1")
     assert (done.record.sku, done.record.delta) == ("HB-80", -2)
     assert dialog.follow_up(out.pending, "twelve by eighty", store, "t1").record is None  # not stocked: not guessed
+
+
+def test_a_variant_question_reads_the_sizes_smallest_first_and_an_ordinal_follows_it(store):
+    shuffled = ("HB-100", "HB-30", "HB-20", "HB-80")
+    used = Intent("log_record", quantity=1, direction="out", candidates=shuffled, variant_missing="length", text="…")
+    out = dialog.act(used, store, used.text, "t1")
+    assert out.text == "20, 30, 80 or 100 millimetre?"
+    assert dialog.follow_up(out.pending, "the second one", store, "t1").record.sku == "HB-30"

@@ -28,6 +28,7 @@ from edge.stages import reply
 from edge.stages.csvfile import allows_decimals
 from edge.stages.nlu.followup import (
     ask_back_text,
+    by_size,
     direction_answer,
     number_answer,
     place_choice,
@@ -184,6 +185,7 @@ def _which_item(intent: Intent, store: Store, language: str) -> Outcome:
         return Outcome(reply.no_variant_reply(family, intent.heard_variant, labels, unit, language),
                        Pending("choose_item", intent, cands, variant=attribute))
     if intent.variant_missing and len(cands) > 1:
+        cands = tuple(by_size(cands))  # read smallest first, so "the second one" is the second heard
         attribute, labels, unit = variant_choices(cands)
         if attribute != "name":
             return Outcome(reply.choice_text(_ordered(labels), language, unit if language == "en" else "毫米" if unit else "",

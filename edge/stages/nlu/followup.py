@@ -327,6 +327,14 @@ def _magnitude(item, attribute: str) -> float:
     return z.mm[-1] if z.mm else 0.0
 
 
+def by_size(items: Sequence) -> list:
+    """``items`` of one family in the order their variant question reads them: smallest first (by
+    thread, length or garment size, :func:`variant_choices`); as given when no size tells them apart."""
+    items = list(items)
+    attribute, _labels, _unit = variant_choices(items)
+    return items if attribute == "name" else sorted(items, key=lambda i: _magnitude(i, attribute))
+
+
 def variant_pick(text: str, items: Sequence) -> str | None:
     """The SKU an answer to a variant question (:func:`variant_choices`) picks among ``items``: a
     bare number ("fifty" → the 50 mm one), the size said another way ("5 centimetre"), a thread
