@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from edge.loop.inventory import with_units
 from edge.stages.asr.base import COMMAND_WORDS, vocabulary
+from edge.stages.asr.bias import focus
 from edge.stages.asr.whisper import decimal_fractions
 from edge.stages.store import Item
 
@@ -16,6 +17,7 @@ def test_units_of_measure_come_right_after_the_command_words():
     k = len(COMMAND_WORDS)
     assert phrases[:k] == list(COMMAND_WORDS) and phrases[k:k + 2] == ["metres", "litres"]
     assert "boxes" not in phrases and phrases[k + 2] == "flex cable 1.5 mm"  # a count unit needs no help
+    assert focus(phrases, "we used 2.5 meters of 1.5 mm flex cable")[k:k + 2] == ["metres", "litres"]
 
 
 def test_vulgar_fractions_become_one_decimal_number():

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from edge.stages.asr.base import COMMAND_WORDS, vocabulary
+from edge.stages.asr.base import COMMAND_WORDS, UNIT_WORDS, vocabulary
 from edge.stages.asr.bias import used_first
 
 if TYPE_CHECKING:
@@ -52,14 +52,9 @@ class InventoryWatch:
         return with_units(vocabulary(self.items, first=first), self.items)
 
 
-#: Units of measure of the inventory as said, for the recognizer: with names full of "1.5 mm" the
-#: prompt otherwise turns "two and a half metres" into "2.5 mm". Count units ("boxes") need no help.
-SPOKEN_UNITS = {"m": "metres", "l": "litres", "kg": "kilograms", "g": "grams", "cm": "centimetres", "ml": "millilitres"}
-
-
 def with_units(phrases: list[str], items: list[Item]) -> list[str]:
     """``phrases`` with the spoken words of the inventory's units right after the command words
     (a recognizer with a bounded prompt keeps the first phrases)."""
-    units = list(dict.fromkeys(SPOKEN_UNITS[u] for u in (i.unit.lower() for i in items) if u in SPOKEN_UNITS))
+    units = list(dict.fromkeys(UNIT_WORDS[u] for u in (i.unit.lower() for i in items) if u in UNIT_WORDS))
     k = next((n for n, p in enumerate(phrases) if p not in COMMAND_WORDS), len(phrases))
     return [*phrases[:k], *units, *phrases[k:]]
