@@ -17,7 +17,8 @@ def test_units_of_measure_come_right_after_the_command_words():
     k = len(COMMAND_WORDS)
     assert phrases[:k] == list(COMMAND_WORDS) and phrases[k:k + 2] == ["metres", "litres"]
     assert "boxes" not in phrases and phrases[k + 2] == "flex cable 1.5 mm"  # a count unit needs no help
-    assert focus(phrases, "we used 2.5 meters of 1.5 mm flex cable")[k:k + 2] == ["metres", "litres"]
+    assert focus(phrases, "we used 2.5 meters of 1.5 mm flex cable")[k] == "metres"
+    assert focus(phrases, "five nitrile gloves")[k] == "nitrile gloves"  # only a unit heard moves up
 
 
 def test_vulgar_fractions_become_one_decimal_number():
