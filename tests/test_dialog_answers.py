@@ -208,3 +208,13 @@ def test_a_variant_question_reads_the_sizes_smallest_first_and_an_ordinal_follow
     out = dialog.act(used, store, used.text, "t1")
     assert out.text == "20, 30, 80 or 100 millimetre?"
     assert dialog.follow_up(out.pending, "the second one", store, "t1").record.sku == "HB-30"
+
+
+def test_never_mind_as_the_answer_cancels_and_says_so(store):
+    used = Intent("log_record", quantity=6, direction="out", candidates=BOLTS, variant_missing="length", text="…")
+    out = dialog.act(used, store, used.text, "t1")
+    for said, language in (("never mind", "en"), ("Forget it.", "en"), ("算了", "zh")):
+        done = dialog.follow_up(out.pending, said, store, "t1", language=language)
+        assert done.text == reply.text("cancelled", language) and done.pending is None
+    assert store.records() == []
+    assert dialog.follow_up(out.pending, "eighty", store, "t1").record is not None

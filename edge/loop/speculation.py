@@ -18,6 +18,7 @@ from edge.errors import EdgeError
 from edge.stages.asr.base import Recognition
 from edge.stages.nlu.followup import (
     direction_answer,
+    is_cancel,
     number_answer,
     place_choice,
     resolve_choice,
@@ -131,6 +132,8 @@ def answer_verdict(pending: Pending, text: str, items: list[Item], language: str
     read-back, an item that picks one of the choices); else unclear (the plain tail decides)."""
     if pending.kind == "confirm":
         return COMPLETE if yes_no(text, language) is not None else UNCLEAR
+    if is_cancel(text, language):
+        return COMPLETE
     if pending.kind == "quantity":
         return COMPLETE if number_answer(text) is not None else UNCLEAR
     if pending.kind == "direction":

@@ -30,6 +30,7 @@ from edge.stages.nlu.followup import (
     ask_back_text,
     by_size,
     direction_answer,
+    is_cancel,
     number_answer,
     place_choice,
     resolve_choice,
@@ -425,6 +426,8 @@ def offers(pending: Pending) -> bool:
 def follow_up(pending: Pending, text: str, store: Store, turn_id: str, language: str = "en") -> Outcome:
     """The answer ``text`` to ``pending``: complete, confirm or drop the command."""
     again = pending.intent.text
+    if is_cancel(text, language) and pending.kind != "confirm":  # (a read-back takes "no" as its no)
+        return Outcome(reply.text("cancelled", language))
     if pending.kind == "confirm":
         yn = yes_no(text, language)
         if yn:

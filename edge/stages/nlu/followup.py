@@ -451,3 +451,16 @@ def direction_answer(text: str, language: str = "en") -> str | None:
     if out == into:
         return None
     return "out" if out else "in"
+
+
+_CANCEL_EN = re.compile(r"^(?:oh |no |ah )*(?:never ?mind|forget (?:it|that)|cancel(?: that| it)?|leave it|skip it|"
+                        r"nothing|none of them|stop)(?: then| please| thanks)?$")
+_CANCEL_ZH = re.compile(r"^(?:算了|取消|不用了|没事|不要了)[吧了。！!]*$")
+
+
+def is_cancel(text: str, language: str = "en") -> bool:
+    """Whether an answer to the box's question drops the command ("never mind", "forget it",
+    "cancel", "nothing", "算了", "取消"), said on its own (not "cancel the washers, the bolts")."""
+    if has_cjk(text or ""):
+        return _CANCEL_ZH.match(re.sub(r"\s+", "", text)) is not None
+    return _CANCEL_EN.match(" ".join(_words(text))) is not None
