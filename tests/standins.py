@@ -138,6 +138,9 @@ class ScriptedRecognizer:
     def set_vocabulary(self, phrases: list[str]) -> None:
         self.vocabulary = list(phrases)
 
+    def expect(self, answers: list[str] | None) -> None:
+        self.answers = answers
+
 
 class SilentTts:
     """:class:`edge.loop.stages.Synthesizer`: writes ``ms`` of silence (16 kHz); raises on the

@@ -33,7 +33,7 @@ def store(tmp_path):
 
 def test_a_query_names_every_place_with_the_family_and_size(store):
     out = dialog.act(Intent("query_stock", sku="HB-12-80"), store, "how many hex bolts M12 80", "t1")
-    assert out.text == "There are 241 hex bolts, M12, 80 millimetre, in bin 12, and 40 more in bin 90."
+    assert out.text == "There are 281 hex bolts, M12, 80 millimetre: 241 in bin 12 and 40 in bin 90."
     out = dialog.act(Intent("query_stock", sku="HB-12-80", location="bin 90"), store, "…in bin 90", "t2")
     assert out.text == "There are 40 hex bolts, M12, 80 millimetre, in bin 90."
     zh = dialog.act(Intent("query_stock", sku="HB-12-80"), store, "六角螺栓有多少", "t3", language="zh")
@@ -111,7 +111,7 @@ def test_a_count_says_the_difference(store):
 
 def test_place_contents_and_low_stock_are_short(store):
     out = dialog.act(Intent("place_contents", location="bin 11"), store, "what is in bin 11", "t1")
-    assert out.text == "In bin 11: 100 hex bolts, M12, 30 millimetre and 60 hex bolts, M12, 50 millimetre."
+    assert out.text == "In bin 11: hex bolt M12 30 millimetre, 100; and hex bolt M12 50 millimetre, 60."
     assert dialog.act(Intent("place_contents", location="bin 404"), store, "", "t2").text == "Nothing is recorded in bin 404."
     low = dialog.act(Intent("low_stock"), store, "what is running low", "t3")
     assert low.text == "Low on stock: 12.5 m of copper cable (reorder at 20) and 25 drill bits (reorder at 30)."

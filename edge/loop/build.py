@@ -11,6 +11,7 @@ from edge import events as ev
 from edge.config import LlmStep, Settings
 from edge.errors import EdgeError
 from edge.llm.loader import build_governor, build_llm
+from edge.loop.inventory import with_units
 from edge.loop.pipeline import Pipeline
 from edge.loop.stages import Stages, cpu_sets
 from edge.models.embed import Encoder
@@ -105,7 +106,8 @@ def build_stages(settings: Settings, store: Store, llm=None, governor=None) -> S
     with pinned(turn_cpus):
         asr = asr_mod.create(settings.asr, settings.language)
         if settings.asr.bias:
-            asr.set_vocabulary(asr_mod.vocabulary(store.items()))
+            items = store.items()
+            asr.set_vocabulary(with_units(asr_mod.vocabulary(items), items))
         understanding = build_understanding(settings, store, llm if llm is not None else build_llm(settings, governor))
         understanding.warm()  # the paraphrase encoder loads now, not at the first paraphrased turn
         understanding.docs = open_docs(settings, understanding.llm)

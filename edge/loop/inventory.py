@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from edge.stages.asr.base import vocabulary
+from edge.stages.asr.base import COMMAND_WORDS, UNIT_WORDS, vocabulary
 from edge.stages.asr.bias import used_first
 
 if TYPE_CHECKING:
@@ -58,4 +58,12 @@ class InventoryWatch:
         if not items_changed and first == self.first:
             return None
         self.first = first
-        return vocabulary(self.items, first=first)
+        return with_units(vocabulary(self.items, first=first), self.items)
+
+
+def with_units(phrases: list[str], items: list[Item]) -> list[str]:
+    """``phrases`` with the spoken words of the inventory's units right after the command words
+    (a recognizer with a bounded prompt keeps the first phrases)."""
+    units = list(dict.fromkeys(UNIT_WORDS[u] for u in (i.unit.lower() for i in items) if u in UNIT_WORDS))
+    k = next((n for n, p in enumerate(phrases) if p not in COMMAND_WORDS), len(phrases))
+    return [*phrases[:k], *units, *phrases[k:]]

@@ -43,7 +43,7 @@ from edge.stages.nlu.grammar import COMPLETE, INCOMPLETE
 from edge.stages.nlu.types import Intent
 from edge.stages.nlu.understand import TOO_LONG, TOO_LONG_ZH
 from edge.stages.tts.stream import EarlyReply
-from edge.stages.vad import Endpoint, Endpointer
+from edge.stages.vad import PRE_ROLL_FRAMES, Endpoint, Endpointer
 from edge.stages.wake import Detection
 
 if TYPE_CHECKING:
@@ -152,6 +152,9 @@ class Pipeline:
         self.vocabulary_rebuilds = 0
         self._watch = InventoryWatch(stages.store)
         self._bias = True  # the recognizer's phrases follow the inventory and this box's most used items
+        self._phrases: list[str] | None = None  # the recognizer's phrases as last set from the inventory
+        self._answer_bias = False  # the recognizer is biased toward the pending question's answers
+        self._tail: tuple[int, list] = (-1, [])  # when the last utterance ended, and its last frames
         self.pending: dialog.Pending | None = None
         self.follow_up_ms = 5000
         self.language = "en"
@@ -352,6 +355,7 @@ class Pipeline:
 
     def _endpointed(self) -> None:
         ep = self._ep
+        self._tail = (self.t_ms, ep.frames[-PRE_ROLL_FRAMES:])
         text = self._spec.rec.text if self._spec is not None else ""
         self.emit(ev.EndpointEvent(self.t_ms, self.turn_id, ep.reason or "vad_tail", ep.silence_ms, text))
 
@@ -400,6 +404,14 @@ class Pipeline:
                 if items is not None and same_items(items, self.s.understanding.items):
                     items = None  # the version moved but the names did not (e.g. a first look)
                 phrases = self._watch.vocabulary_if_changed(items is not None) if self._bias else None
+            if phrases is not None:
+                self._phrases = phrases
+            elif self._answer_bias:  # a question's answers are not the next command's words
+                phrases = self._phrases
+            if self._answer_bias:
+                with stage("asr"):
+                    self.s.asr.expect(None)
+            self._answer_bias = False
             if items is not None:
                 with stage("nlu"):
                     self.s.understanding.rebuild(items)
@@ -412,6 +424,24 @@ class Pipeline:
         if items is not None:
             self.vocabulary_rebuilds += 1
             log.info("inventory changed: grammar, LLM prompt and recognition vocabulary rebuilt (%d items)", len(items))
+
+    def _bias_answer(self, outcome: dialog.Outcome) -> None:
+        """While the box waits for the answer to its question, the recognizer is biased toward
+        what answers it (the options it read out, "80" for "eighty"), then back to the inventory's
+        phrases. A recognizer failing here is reported; the answer is still heard."""
+        if not self._bias or self._phrases is None or (outcome.pending is None and not self._answer_bias):
+            return
+        phrases, answers = self._phrases, None
+        if outcome.pending is not None:
+            answers = dialog.answer_phrases(outcome.pending)
+            phrases = answers + phrases
+        try:
+            with stage("asr"):
+                self.s.asr.set_vocabulary(phrases)
+                self.s.asr.expect(answers if outcome.pending is not None and dialog.offers(outcome.pending) else None)
+        except StageFailed as e:
+            self.emit(ev.Error(self.t_ms, self.turn_id, e.stage, str(e)))
+        self._answer_bias = outcome.pending is not None
 
     def _apply_limits(self) -> None:
         """At each wake word: read the board's signals and let the thermal level decide what the
@@ -428,6 +458,8 @@ class Pipeline:
                               release=e.vad_release)
         if follow_up:
             self._wake_t = self.t_ms
+            if self._tail[0] == self.t_ms:  # nothing was played in between: the answer may have begun
+                self._ep.preroll(self._tail[1])
         self._fed = 0
         self._drop_speculation()
         with stage("vad"):
@@ -519,6 +551,7 @@ class Pipeline:
         if outcome is None:  # nothing to say: the turn ended as no speech
             return
         self.pending = outcome.pending
+        self._bias_answer(outcome)
         if self.pending is None:
             self.emit(ev.TurnEnd(self.t_ms, self.turn_id, lat))
         self._follow_speaker()  # nothing playing (any more): on to listening, or the answer

@@ -16,7 +16,15 @@ from typing import TYPE_CHECKING
 
 from edge.errors import EdgeError
 from edge.stages.asr.base import Recognition
-from edge.stages.nlu.followup import number_answer, place_choice, resolve_choice, variant_pick, yes_no
+from edge.stages.nlu.followup import (
+    direction_answer,
+    is_cancel,
+    number_answer,
+    place_choice,
+    resolve_choice,
+    variant_pick,
+    yes_no,
+)
 from edge.stages.nlu.grammar import COMPLETE, UNCLEAR
 from edge.stages.store import Record
 
@@ -67,13 +75,38 @@ class PreviewInventory:
             location: str | None = None) -> tuple[Record, Item]:
         """What ``store.log`` would return; raises :class:`NotPreviewable` for an unknown SKU or
         a place the item is not stored at."""
+        item, place = self._at(sku, location)
+        return Record(0, "", sku, delta, utterance, turn_id, None, place), _moved(item, place, delta)
+
+    def log_many(self, changes: list[tuple[str, int | float, str | None]], utterance: str,
+                 turn_id: str) -> list[tuple[Record, Item]]:
+        """What ``store.log_many`` would return (each change as :meth:`log`)."""
+        return [self.log(sku, delta, utterance, turn_id, location) for sku, delta, location in changes]
+
+    def transfer(self, sku: str, quantity: int | float, from_location: str, to_location: str,
+                 utterance: str, turn_id: str) -> tuple[Record, Record, Item]:
+        """What ``store.transfer`` would return; raises :class:`NotPreviewable` for an unknown SKU
+        or source, or a destination the item is not stored at yet (the reply would name it new)."""
+        item, src = self._at(sku, from_location)
+        _item, dst = self._at(sku, to_location)
+        out = Record(0, "", sku, -quantity, utterance, turn_id, None, src, kind="transfer")
+        into = Record(0, "", sku, quantity, utterance, turn_id, None, dst, kind="transfer")
+        return out, into, _moved(_moved(item, src, -quantity), dst, quantity)
+
+    def count(self, sku: str, counted: int | float, utterance: str, turn_id: str,
+              location: str | None = None) -> tuple[Record, Item]:
+        """What ``store.count`` would return; raises :class:`NotPreviewable` as :meth:`log`."""
+        item, place = self._at(sku, location)
+        delta = counted - (item.at(place) or 0)
+        return (Record(0, "", sku, delta, utterance, turn_id, None, place, kind="count", counted=counted),
+                _moved(item, place, delta))
+
+    def _at(self, sku: str, location: str | None) -> tuple[Item, str]:
         item = self.store.get(sku)
         place = item.place(location) if item is not None and location else item.location if item else None
         if item is None or place is None:
             raise NotPreviewable(f"unknown SKU {sku} or place {location}")
-        stock = tuple((p, q + delta if p == place else q) for p, q in item.places())
-        return (Record(0, "", sku, delta, utterance, turn_id, None, place),
-                dataclasses.replace(item, quantity=item.quantity + delta, stock=stock))
+        return item, place
 
     def place_contents(self, location: str, limit: int = 5) -> tuple[list[tuple[Item, int | float]], int]:
         return self.store.place_contents(location, limit)
@@ -88,13 +121,23 @@ class PreviewInventory:
         return self.store.site_offline()
 
 
+def _moved(item: Item, place: str, delta: int | float) -> Item:
+    """``item`` with ``delta`` added at ``place``."""
+    stock = tuple((p, q + delta if p == place else q) for p, q in item.places())
+    return dataclasses.replace(item, quantity=item.quantity + delta, stock=stock)
+
+
 def answer_verdict(pending: Pending, text: str, items: list[Item], language: str = "en") -> str:
     """An answer to the box's question is complete when it already answers it (a yes/no to a
     read-back, an item that picks one of the choices); else unclear (the plain tail decides)."""
     if pending.kind == "confirm":
         return COMPLETE if yes_no(text, language) is not None else UNCLEAR
+    if is_cancel(text, language):
+        return COMPLETE
     if pending.kind == "quantity":
         return COMPLETE if number_answer(text) is not None else UNCLEAR
+    if pending.kind == "direction":
+        return COMPLETE if direction_answer(text, language) is not None else UNCLEAR
     if pending.kind == "choose_place":
         return COMPLETE if pending.places and place_choice(text, pending.places) is not None else UNCLEAR
     if pending.variant is not None:

@@ -19,6 +19,7 @@ before any text that says it was logged is returned. Each turn reads the store b
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -27,6 +28,9 @@ from edge.stages import reply
 from edge.stages.csvfile import allows_decimals
 from edge.stages.nlu.followup import (
     ask_back_text,
+    by_size,
+    direction_answer,
+    is_cancel,
     number_answer,
     place_choice,
     resolve_choice,
@@ -44,6 +48,10 @@ MAX_QUANTITY = 1_000_000  # one spoken log above this is a mishearing, not a del
 ITEM_INTENTS = ("query_stock", "log_record", "transfer", "stock_count")
 #: Places read out in a "which place?" question.
 MAX_PLACES_ASKED = 4
+#: Variants read out in a "which size?" question (short labels: "20, 25, … or 100 millimetre?").
+MAX_VARIANTS_ASKED = 8
+#: The most items of one place a low-stock question looks at.
+MAX_PLACE_ITEMS = 500
 
 
 @dataclass(frozen=True)
@@ -51,10 +59,11 @@ class Pending:
     """A question the box asked. ``kind``: ``choose_item`` (``candidates`` are the items offered;
     empty = any inventory item; ``variant``: the attribute they differ by when the question named
     variants), ``choose_place`` (``places`` offered for the slot ``slot``, ``location`` or
-    ``to_location``; empty = any place), ``quantity`` (one number is needed) or ``confirm``
-    (``intent`` is written after a yes). ``part``: the index into ``intent.parts`` asked about."""
+    ``to_location``; empty = any place), ``quantity`` (one number is needed), ``direction`` (a log
+    that said neither in nor out: "used or received?") or ``confirm`` (``intent`` is written after
+    a yes). ``part``: the index into ``intent.parts`` asked about."""
 
-    kind: Literal["choose_item", "confirm", "choose_place", "quantity"]
+    kind: Literal["choose_item", "confirm", "choose_place", "quantity", "direction"]
     intent: Intent
     candidates: tuple[Item, ...] = ()
     places: tuple[str, ...] = ()
@@ -83,9 +92,9 @@ def read_back_text(intent: Intent, item: Item, language: str = "en", location: s
                     f"{reply.zh_amount(item, have)}。还是记录{did}{reply.zh_amount(item, q)}吗？请说是或不是。")
         return f"你是说{did}{reply.zh_amount(item, q)}吗？说“是”就记录。"
     if have + delta < 0:
-        return (f"That would take {item.item} below zero: there {'is' if have == 1 else 'are'} only "
-                f"{have} {reply.place(where)}. Log {reply.amount(item, q)} {did} anyway? Say yes or no.")
-    return f"Did you say {reply.amount(item, q)} {did}? Say yes to log it."
+        return (f"That would take {reply.name_and_size(item)} below zero: there {'is' if have == 1 else 'are'} only "
+                f"{have} {reply.place(where)}. Log {reply.amount(item, q, True)} {did} anyway? Say yes or no.")
+    return f"Did you say {reply.amount(item, q, True)} {did}? Say yes to log it."
 
 
 def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed: bool = False,
@@ -106,7 +115,7 @@ def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed
     if kind == "ask_docs":
         return Outcome(docs(intent.text or utterance) if docs is not None else reply.text("no_docs", language))
     if kind == "low_stock":
-        return Outcome(reply.low_stock_reply(*store.low_stock(reply.MAX_LISTED), language))
+        return Outcome(reply.low_stock_reply(*_low(intent, store), language))
     if kind == "place_contents":
         if not intent.location:
             return Outcome(reply.text("no_place", language))
@@ -114,6 +123,7 @@ def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed
         return Outcome(reply.place_reply(intent.location, rows, total, language))
     if kind not in ITEM_INTENTS:
         return Outcome(intent.answer or reply.text("not_understood", language))
+    intent = _narrow(intent, store)
     item = store.get(intent.sku) if intent.sku else None
     if item is None:
         return _which_item(intent, store, language)
@@ -129,10 +139,41 @@ def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed
     return _log(intent, item, store, utterance, turn_id, confirmed, language)
 
 
+def _low(intent: Intent, store: Store) -> tuple[list[Item], int]:
+    """The low items a ``low_stock`` Intent asks about: of its item or candidates ("are we low on
+    cutting discs"), at its place ("anything on shelf F getting low"), else all of them."""
+    skus = (intent.sku,) if intent.sku else intent.candidates
+    if not skus and not intent.location:
+        return store.low_stock(reply.MAX_LISTED)
+    if skus:
+        items = [i for i in (store.get(s) for s in skus) if i is not None]
+    else:
+        items = [i for i, _q in store.place_contents(intent.location, MAX_PLACE_ITEMS)[0]]
+    if skus and intent.location:
+        items = [i for i in items if i.place(intent.location) is not None]
+    low = sorted((i for i in items if i.reorder_level is not None and i.quantity <= i.reorder_level),
+                 key=lambda i: (i.quantity - i.reorder_level, i.sku))
+    return low[:reply.MAX_LISTED], len(low)
+
+
 def _with_site_note(text: str, store: Store, language: str) -> str:
     # on a site, an answer given while the site is unreachable is this box's view only: say so
     offline = store.site_offline()
     return text if offline is None else f"{text} {reply.offline_note(*offline, language)}"
+
+
+def _narrow(intent: Intent, store: Store) -> Intent:
+    """An Intent whose item fits several candidates, with a place said: the candidates stored at
+    that place ("one drill bit out of drawer four": the three sizes kept there), and the item when
+    only one of them is ("eight M8 bolts from bin 16": the one M8 bolt in bin 16). Unchanged when
+    none is stored there (a new or misheard place), or when a word said names no item or a
+    variant said is not stocked (those are said, not guessed)."""
+    if intent.sku or not intent.location or len(intent.candidates) < 2 or intent.unknown or intent.heard_variant:
+        return intent
+    here = [s for s in intent.candidates if (i := store.get(s)) is not None and i.place(intent.location) is not None]
+    if len(here) == 1:
+        return dataclasses.replace(intent, sku=here[0], candidates=(), variant_missing=None)
+    return dataclasses.replace(intent, candidates=tuple(here)) if here else intent
 
 
 def _which_item(intent: Intent, store: Store, language: str) -> Outcome:
@@ -145,9 +186,11 @@ def _which_item(intent: Intent, store: Store, language: str) -> Outcome:
         return Outcome(reply.no_variant_reply(family, intent.heard_variant, labels, unit, language),
                        Pending("choose_item", intent, cands, variant=attribute))
     if intent.variant_missing and len(cands) > 1:
+        cands = tuple(by_size(cands))  # read smallest first, so "the second one" is the second heard
         attribute, labels, unit = variant_choices(cands)
         if attribute != "name":
-            return Outcome(reply.choice_text(labels, language, unit if language == "en" else "毫米" if unit else ""),
+            return Outcome(reply.choice_text(_ordered(labels), language, unit if language == "en" else "毫米" if unit else "",
+                                             most=MAX_VARIANTS_ASKED),
                            Pending("choose_item", intent, cands, variant=attribute))
     if len(cands) > 1:
         return Outcome(ask_back_text(cands, language), Pending("choose_item", intent, cands))
@@ -157,6 +200,14 @@ def _which_item(intent: Intent, store: Store, language: str) -> Outcome:
     if len(legacy) > 1:
         return Outcome(ask_back_text(legacy, language), Pending("choose_item", intent, legacy))
     return Outcome(ask_back_text((), language), Pending("choose_item", intent, ()))
+
+
+def _ordered(labels: list[str]) -> list[str]:
+    """The labels of a variant question as said; more than :data:`MAX_VARIANTS_ASKED`: the first
+    ones and the last, so the range is heard (any of them is taken as the answer)."""
+    if len(labels) <= MAX_VARIANTS_ASKED:
+        return labels
+    return [*labels[:MAX_VARIANTS_ASKED - 1], f"{labels[-1]}"]
 
 
 def _nearest(cands: tuple[Item, ...], heard: str, keep: int = 3) -> tuple[Item, ...]:
@@ -191,13 +242,14 @@ def _check_quantity(intent: Intent, item: Item, language: str, part: int | None 
 
 
 def _place(intent: Intent, item: Item, slot: str, language: str, part: int | None = None,
-           new_ok: bool = False) -> tuple[str | None, Outcome | None]:
-    """The item's stored place the Intent's ``slot`` names (or its only place), or the question."""
+           new_ok: bool = False, taking: bool = False) -> tuple[str | None, Outcome | None]:
+    """The item's stored place the Intent's ``slot`` names (or its only place; ``taking`` stock
+    out, the only place that has any), or the question."""
     said = getattr(intent, slot)
     stock = item.places()
     if said:
         held = item.place(said)
-        if held is not None or new_ok:
+        if held is not None or (new_ok and _names_one(said)):
             return held or said, None
         names = [p for p, _q in stock]
         told = reply.query_reply(item, said, language)
@@ -209,9 +261,19 @@ def _place(intent: Intent, item: Item, slot: str, language: str, part: int | Non
                              Pending("choose_place", intent, places=tuple(names), slot=slot, part=part))
     if len(stock) == 1:
         return stock[0][0], None
+    having = [p for p, q in stock if q > 0]
+    if taking and len(having) == 1:  # what is taken out comes from where there is some
+        return having[0], None
     names = [p for p, _q in stock]
     return None, Outcome(reply.choice_text(_said_places(names[:MAX_PLACES_ASKED], language), language),
                          Pending("choose_place", intent, places=tuple(names), slot=slot, part=part))
+
+
+def _names_one(location: str) -> bool:
+    """Whether a place said names one place (a word and its number or letter: "bin 90", "shelf
+    H"), not only a kind ("the shelf"), so it may become an item's new place."""
+    return re.fullmatch(r"[^\W\d_]+ [0-9A-Za-z]+", " ".join(location.split())) is not None \
+        and location.split()[0].lower() != "the"
 
 
 def _said_places(names: list[str], language: str) -> list[str]:
@@ -220,8 +282,10 @@ def _said_places(names: list[str], language: str) -> list[str]:
 
 def _log(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str, confirmed: bool,
          language: str) -> Outcome:
+    if intent.direction not in ("in", "out"):  # neither "used" nor "received" was said: never guess
+        return Outcome(reply.direction_question(item, intent.quantity, language), Pending("direction", intent))
     out = intent.direction == "out"
-    location, ask = _place(intent, item, "location", language, new_ok=not out)
+    location, ask = _place(intent, item, "location", language, new_ok=not out, taking=out)
     if ask is not None:
         return ask
     delta = -intent.quantity if out else intent.quantity
@@ -231,7 +295,7 @@ def _log(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str,
     if needs_read_back and not confirmed:
         if have is None:  # stock into a place the item is not stored at yet: a misheard place must not make one
             text = (f"{reply.plural(reply.sized(item)[0])} are not stored {reply.place(location)} yet. "
-                    f"Log {reply.amount(item, intent.quantity)} into {location}? Say yes or no.")
+                    f"Log {reply.amount(item, intent.quantity, True)} into {location}? Say yes or no.")
             if language == "zh":
                 text = f"{reply.zh_place(location)}还没有{reply.zh_name(item)}。要记录放入{reply.zh_amount(item, intent.quantity)}吗？请说是或不是。"
             return Outcome(text[0].upper() + text[1:], Pending("confirm", intent))
@@ -244,10 +308,13 @@ def _log(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str,
 
 def _transfer(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str, confirmed: bool,
               language: str) -> Outcome:
-    src, ask = _place(intent, item, "location", language)
+    src, ask = _place(intent, item, "location", language, taking=True)
     if ask is not None:
         return ask
     if not intent.to_location:
+        return Outcome(reply.text("where_to", language), Pending("choose_place", intent, slot="to_location"))
+    if item.place(intent.to_location) is None and not _names_one(intent.to_location):
+        # not one place ("er bin 62", "bin 61 no to bin 62"): a misheard place must not become one
         return Outcome(reply.text("where_to", language), Pending("choose_place", intent, slot="to_location"))
     if item.place(intent.to_location) == src:
         return Outcome(f"{src}是同一个位置，没有移动。" if language == "zh" else
@@ -255,7 +322,7 @@ def _transfer(intent: Intent, item: Item, store: Store, utterance: str, turn_id:
     have = item.at(src) or 0
     if have - intent.quantity < 0 and not confirmed:
         text = (f"There {'is' if have == 1 else 'are'} only {have} {reply.place(src)}. Move "
-                f"{reply.amount(item, intent.quantity)} to {intent.to_location} anyway? Say yes or no.")
+                f"{reply.amount(item, intent.quantity, True)} to {intent.to_location} anyway? Say yes or no.")
         if language == "zh":
             text = (f"{reply.zh_place(src)}只有{reply.zh_amount(item, have)}。还是移动"
                     f"{reply.zh_amount(item, intent.quantity)}吗？请说是或不是。")
@@ -286,13 +353,17 @@ def _parts(intent: Intent, store: Store, utterance: str, turn_id: str, confirmed
     not is asked about, nothing written), then all written in one transaction."""
     changes: list[tuple[str, int | float, str | None]] = []
     for k, part in enumerate(intent.parts):
+        part = _narrow(part, store)
         item = store.get(part.sku) if part.sku else None
         if item is None:
             return _for_part(_which_item(part, store, language), intent, k)
         problem = _check_quantity(part, item, language, part=k)
         if problem is not None:
             return _for_part(problem, intent, k)
-        location, ask = _place(part, item, "location", language, part=k)
+        if part.direction not in ("in", "out"):
+            return _for_part(Outcome(reply.direction_question(item, part.quantity, language),
+                                     Pending("direction", part, part=k)), intent, k)
+        location, ask = _place(part, item, "location", language, part=k, taking=part.direction == "out")
         if ask is not None:
             return _for_part(ask, intent, k)
         have = item.at(location) or 0
@@ -328,14 +399,45 @@ def _fill_part(intent: Intent, part: int | None, **slots) -> Intent:
     return dataclasses.replace(intent, parts=tuple(parts))
 
 
+def answer_phrases(pending: Pending) -> list[str]:
+    """What an answer to ``pending`` is likely to say, for biasing recognition while the box
+    waits: the sizes offered with their unit ("80 millimetre"), the places or items offered,
+    used / received, and never mind (yes / no for a read-back)."""
+    said: list[str] = []
+    if pending.kind == "choose_place":
+        said += list(pending.places)
+    elif pending.kind == "choose_item" and pending.candidates:
+        attribute, labels, unit = variant_choices(pending.candidates)
+        said += [f"{lab} {unit}".strip() for lab in labels] if pending.variant and attribute != "name" \
+            else [c.item for c in pending.candidates[:MAX_VARIANTS_ASKED]]
+    elif pending.kind == "direction":
+        said += ["used", "received"]
+    elif pending.kind == "confirm":
+        said += ["yes", "no"]
+    return [*said, "never mind"]
+
+
+def offers(pending: Pending) -> bool:
+    """Whether the question of ``pending`` has a closed set of answers (places, items or sizes
+    offered, a number, yes or no, used or received), not "Which item?" over the whole inventory."""
+    return pending.kind in ("confirm", "quantity", "direction") or bool(pending.places or pending.candidates)
+
+
 def follow_up(pending: Pending, text: str, store: Store, turn_id: str, language: str = "en") -> Outcome:
     """The answer ``text`` to ``pending``: complete, confirm or drop the command."""
     again = pending.intent.text
+    if is_cancel(text, language) and pending.kind != "confirm":  # (a read-back takes "no" as its no)
+        return Outcome(reply.text("cancelled", language))
     if pending.kind == "confirm":
         yn = yes_no(text, language)
         if yn:
             return act(pending.intent, store, again, turn_id, confirmed=True, language=language)
         return Outcome(reply.text("declined" if yn is False else "no_yes", language))
+    if pending.kind == "direction":
+        way = direction_answer(text, language)
+        if way is None:
+            return Outcome(reply.text("no_direction", language))
+        return act(_fill(pending, direction=way), store, again, turn_id, language=language)
     if pending.kind == "quantity":
         q = number_answer(text)
         if q is None:

@@ -22,15 +22,18 @@ _COUNT_UNITS = {"pcs", "pc", "piece", "pieces", "each", "ea", ""}
 
 
 def plural(word: str) -> str:
-    """English plural of a noun phrase's last word ("M8 bolt" → "M8 bolts", "box" → "boxes")."""
-    head, _, last = word.rpartition(" ")
+    """English plural of a noun phrase's head, its last lower-case word ("M8 bolt" → "M8 bolts",
+    "box" → "boxes"; a code or name after it stays: "fuse 5 A" → "fuses 5 A", "hyllclips Älva" as is)."""
+    words = word.split(" ")
+    k = next((i for i in range(len(words) - 1, -1, -1) if words[i].isalpha() and words[i].islower()), len(words) - 1)
+    last = words[k]
     if last.endswith(("s", "x", "ch", "sh")):
         last = last if last.endswith("s") else last + "es"
     elif last.endswith("y") and last[-2:-1] not in "aeiou":
         last = last[:-1] + "ies"
     else:
         last = last + "s"
-    return f"{head} {last}".strip()
+    return " ".join([*words[:k], last, *words[k + 1:]]).strip()
 
 
 def sized(item: Item) -> tuple[str, str]:
@@ -40,6 +43,20 @@ def sized(item: Item) -> tuple[str, str]:
     if size and family != item.item and name_key(item.item).startswith(name_key(family)):
         return family, spoken_size(size)
     return item.item, ""
+
+
+def name_and_size(item: Item) -> str:
+    """The item's plural family and its spoken size: "hex bolts, M10, 80 millimetre", "duct tape"."""
+    family, size = sized(item)
+    return f"{plural(family) if item.unit.lower() in _COUNT_UNITS and not family.endswith('s') else family}" \
+           f"{', ' + size if size else ''}"
+
+
+def label(item: Item) -> str:
+    """The item as its shelf label reads, a sized name as family and size: "drill bit 6 millimetre",
+    "hex bolt M8 30 millimetre", "nitrile gloves large", "duct tape"."""
+    family, size = sized(item)
+    return f"{family} {size.replace(', ', ' ')}" if size else item.item
 
 
 def amount(item: Item, quantity: int | float, more: bool = False) -> str:
@@ -68,24 +85,21 @@ def place(location: str) -> str:
 
 
 def where(item: Item, language: str = "en") -> str:
-    """Every place of ``item`` with its quantity, the first with the item's name: "241 hex bolts,
-    M12, 80 millimetre, in bin 12, and 40 more in bin 90" (at most :data:`MAX_LISTED` places, then
-    the rest and the total)."""
+    """Every place of ``item`` with its quantity. One place: "241 hex bolts, M12, 80 millimetre, in
+    bin 12"; several: the total first, then each place: "200 hex bolts, M8, 30 millimetre: 140 in
+    bin 12 and 60 in bin 47" (at most :data:`MAX_LISTED` places, then how many more)."""
     stock = item.places()
     if language == "zh":
         shown = [f"{zh_place(p)}有{zh_amount(item, q)}" for p, q in stock[:MAX_LISTED]]
         rest = f"，另有{len(stock) - MAX_LISTED}处" if len(stock) > MAX_LISTED else ""
         total = f"，共{_zh_q(item, item.quantity)}" if len(stock) > 1 else ""
         return "，".join(shown) + rest + total
-    (p0, q0), others = stock[0], stock[1:MAX_LISTED]
-    text = f"{amount(item, q0, True)} {place(p0)}"
-    if not others:
-        return text
-    more = [f"{q} more {place(p)}" for p, q in others]
-    rest = len(stock) - 1 - len(others)
-    if rest:
-        more.append(f"{_more(rest, 'place')}")
-    return f"{text}, and {_and(more)}; {item.quantity} in all" if len(stock) > 2 else f"{text}, and {more[0]}"
+    if len(stock) == 1:
+        return f"{amount(item, stock[0][1], True)} {place(stock[0][0])}"
+    each = [f"{q} {place(p)}" for p, q in stock[:MAX_LISTED]]
+    if len(stock) > MAX_LISTED:
+        each.append(_more(len(stock) - MAX_LISTED, "place"))
+    return f"{amount(item, item.quantity)}: {_and(each)}"
 
 
 def query_reply(item: Item, asked_location: str | None = None, language: str = "en") -> str:
@@ -102,11 +116,11 @@ def query_reply(item: Item, asked_location: str | None = None, language: str = "
         q = item.at(here)
         return f"There {'is' if q == 1 else 'are'} {amount(item, q, True)} {place(here)}."
     if len(item.places()) > 1:
-        return f"There {'is' if item.places()[0][1] == 1 else 'are'} {where(item)}."
+        return f"There {'is' if item.quantity == 1 else 'are'} {where(item)}."
     if item.quantity < 0:
         return negative_reply(item)
     if item.quantity <= 0:
-        return f"We are out of {item.item}; none left {place(item.location)}."
+        return f"We are out of {name_and_size(item)}; none left {place(item.location)}."
     verb = "is" if item.quantity == 1 else "are"
     return f"There {verb} {amount(item, item.quantity, True)} {place(item.location)}."
 
@@ -180,7 +194,8 @@ TEXTS = {
            "cancelled": "OK, cancelled. Nothing was logged.", "no_docs": "No documents are indexed on this box.",
            "no_place": "Which place? Please say it with the item.", "where_to": "Move them where?",
            "no_place_choice": "Sorry, I still don't know which place, so nothing was done.",
-           "no_number": "I didn't hear one number, so nothing was logged."},
+           "no_number": "I didn't hear one number, so nothing was logged.",
+           "no_direction": "I didn't hear used or received, so nothing was logged."},
     "zh": {"not_understood": "对不起，我没听懂。", "no_quantity": "多少？请把数量和物品一起说。",
            "unknown_item": "我不认识这个物品。请按货架标签上的名字说。",
            "declined": "好的，没有记录。", "no_yes": "没有听到“是”，所以没有记录。",
@@ -189,7 +204,8 @@ TEXTS = {
            "cancelled": "好的，已取消，没有记录。", "no_docs": "这台设备没有索引任何文档。",
            "no_place": "哪个位置？请和物品一起说。", "where_to": "移到哪里？",
            "no_place_choice": "对不起，我还是不知道是哪个位置，所以什么也没做。",
-           "no_number": "没有听到一个确定的数，所以没有记录。"},
+           "no_number": "没有听到一个确定的数，所以没有记录。",
+           "no_direction": "没有听到是用了还是收到，所以没有记录。"},
 }
 
 
@@ -316,10 +332,10 @@ def place_reply(location: str, rows: list[tuple[Item, int | float]], total: int,
         return f"{zh_place(location)}有" + "、".join(zh_amount(i, q) for i, q in rows) + more + "。"
     if not rows:
         return f"Nothing is recorded {place(location)}."
-    said = [amount(i, q) for i, q in rows]
+    said = [f"{label(i)}, {q}{'' if i.unit.lower() in _COUNT_UNITS else ' ' + i.unit}" for i, q in rows]
     if total > len(rows):
         said.append(_more(total - len(rows)))
-    return f"{place(location)[0].upper()}{place(location)[1:]}: {_and(said)}."
+    return f"{place(location)[0].upper()}{place(location)[1:]}: {'; '.join(said[:-1]) + '; and ' if len(said) > 1 else ''}{said[-1]}."
 
 
 def low_stock_reply(items: list[Item], total: int, language: str = "en") -> str:
@@ -331,7 +347,7 @@ def low_stock_reply(items: list[Item], total: int, language: str = "en") -> str:
         return "库存偏低：" + "、".join(zh_amount(i, i.quantity) for i in items) + more + "。"
     if not items:
         return "Nothing is at or below its reorder level."
-    said = [f"{amount(i, i.quantity, True)} (reorder at {i.reorder_level})" for i in items]
+    said = [f"{amount(i, i.quantity)} (reorder at {i.reorder_level})" for i in items]
     if total > len(items):
         said.append(_more(total - len(items)))
     return f"Low on stock: {_and(said)}."
@@ -371,10 +387,10 @@ def refusal_reply(refusal: str, item: Item | None, quantity: int | float | None,
             }.get(refusal, "Nothing logged.")
 
 
-def choice_text(options: list[str], language: str = "en", suffix: str = "") -> str:
-    """A spoken either-or question over ``options`` (at most :data:`MAX_LISTED` + 1 read out):
-    "Bin 12 or bin 90?", "30, 50 or 80 millimetre?"; Mandarin "…还是…？"."""
-    shown = options[:MAX_LISTED + 1]
+def choice_text(options: list[str], language: str = "en", suffix: str = "", most: int = MAX_LISTED + 1) -> str:
+    """A spoken either-or question over ``options`` (at most ``most`` read out): "Bin 12 or bin
+    90?", "30, 50 or 80 millimetre?"; Mandarin "…还是…？"."""
+    shown = options[:most]
     if language == "zh":
         text = ("、".join(shown[:-1]) + "还是" + shown[-1]) if len(shown) > 1 else shown[0]
         return f"{text}{suffix}？"
@@ -387,6 +403,15 @@ def no_variant_reply(family: str, heard: str, options: list[str], unit: str, lan
     if language == "zh":
         return f"没有{heard}{unit}的{family}；有{'、'.join(options)}{unit}。要哪一个？"
     return f"I don't have {plural(family)}, {heard} {unit}; there are {_and(options)} {unit}. Which one?"
+
+
+def direction_question(item: Item, quantity: int | float | None, language: str = "en") -> str:
+    """The question for a log that said neither in nor out: "5 o-rings, 20 millimetre: used or
+    received?"; Mandarin "…：用了还是收到？"."""
+    if language == "zh":
+        return f"{zh_amount(item, quantity) if quantity is not None else zh_name(item)}：用了还是收到？"
+    what = amount(item, quantity) if quantity is not None else plural(sized(item)[0])
+    return f"{what[0].upper()}{what[1:]}: used or received?"
 
 
 def unknown_reply(words: str, language: str = "en") -> str:

@@ -105,11 +105,14 @@ class Item:
         return self.stock or ((self.location, self.quantity),)
 
     def place(self, location: str | None) -> str | None:
-        """The stored spelling of ``location`` among this item's places (by name key), or None."""
+        """The stored spelling of ``location`` among this item's places (by name key), or None. A
+        place said by its kind alone ("shelf", "the drawer") is the one place of that kind the item
+        has (None when it has none or several; :func:`edge.stages.store_places.by_kind`)."""
         if not location:
             return None
         key = name_key(location)
-        return next((p for p, _q in self.places() if name_key(p) == key), None)
+        hit = next((p for p, _q in self.places() if name_key(p) == key), None)
+        return hit if hit is not None else places.by_kind([p for p, _q in self.places()], location)
 
     def at(self, location: str) -> int | float | None:
         """The quantity at ``location``, or None when the item is not stored there."""

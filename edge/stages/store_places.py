@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sqlite3
 from contextlib import contextmanager
 from typing import Callable, Iterator
@@ -62,6 +63,18 @@ def find_place(conn: sqlite3.Connection, sku: str, location: str) -> str | None:
     row = conn.execute("SELECT location FROM stock WHERE sku = ? AND place_key = ?",
                        (sku, name_key(location))).fetchone()
     return None if row is None else row[0]
+
+
+def by_kind(names: list[str], said: str) -> str | None:
+    """The one of ``names`` (places, e.g. ``["shelf D", "drawer 12"]``) whose kind ``said`` names
+    alone ("shelf", "the shelf", "drawers"), or None for no kind word, none or several of that kind."""
+    words = name_key(said).split()
+    words = words[1:] if words[:1] == ["the"] and len(words) > 1 else words
+    if len(words) != 1 or not words[0].isalpha():
+        return None
+    kind = re.sub(r"(?<=x)es$|(?<=[^s])s$", "", re.sub(r"ves$", "f", words[0]))  # "shelves", "boxes", "bins"
+    same = [n for n in names if len(name_key(n).split()) > 1 and name_key(n).split()[0] == kind]
+    return same[0] if len(same) == 1 else None
 
 
 def add_place(conn: sqlite3.Connection, sku: str, location: str, quantity: int | float = 0,

@@ -181,6 +181,11 @@ class Endpointer:
         """ms of non-speech at the end of the utterance so far (0 while speech goes on)."""
         return self._silence
 
+    def preroll(self, frames: list) -> None:
+        """Audio heard just before this endpointer opened (the last frames of the utterance before:
+        an answer that began while that one's tail ran), kept as pre-roll of the speech to come."""
+        self._history = list(frames)[-PRE_ROLL_FRAMES:]
+
     def end(self, reason: str) -> None:
         """End the utterance now (``reason``: e.g. ``complete``); frames after it are not kept."""
         self.state = Endpoint.END

@@ -53,8 +53,15 @@ class Recognizer(Protocol):
     def set_vocabulary(self, phrases: list[str]) -> None:
         """Bias recognition toward the site's words (item names, aliases, locations, commands)."""
 
+    def expect(self, answers: list[str] | None) -> None:
+        """The next utterances answer the box's question, which offered ``answers`` ("20
+        millimetre", "bin 118", "never mind"); None: no question any more."""
+
 
 COMMAND_WORDS = ("undo that", "how many", "do we have", "log", "used", "add", "received", "took", "remove")
+#: Units of measure as said, by the inventory's unit: with names full of "1.5 mm" a prompt without
+#: them turns "two and a half metres" into "2.5 mm". Count units ("boxes") need no help.
+UNIT_WORDS = {"m": "metres", "l": "litres", "kg": "kilograms", "g": "grams", "cm": "centimetres", "ml": "millilitres"}
 
 
 def vocabulary(items, first: Iterable[str] = ()) -> list[str]:

@@ -24,11 +24,12 @@ import numpy as np
 from rapidfuzz import fuzz, process
 from tokenizers import Tokenizer
 
-from edge.stages.asr.base import COMMAND_WORDS, model_dir
+from edge.stages.asr.base import COMMAND_WORDS, UNIT_WORDS, model_dir
 
 #: tokens of ``" " + prompt`` faster-whisper keeps (``max_length // 2 - 1`` with Whisper's 448)
 PROMPT_TOKENS = 223
 HEAD = "Stock room commands. Undo that."
+UNITS_SAID = frozenset(UNIT_WORDS.values())
 #: phrases :func:`focus` moves to the front
 FOCUS_PHRASES = 24
 #: least rapidfuzz ratio (0..100) of a transcript word to count as a phrase's word
@@ -114,10 +115,15 @@ def _index(phrases: tuple[str, ...]) -> tuple[list[str], dict[str, list[str]], l
     return names, words_of, sorted({w for ws in words_of.values() for w in ws})
 
 
+def _spelling(word: str) -> str:
+    """A unit's word with its spelling and number left out ("meters", "metre" → "metre")."""
+    return re.sub(r"er$", "re", word.lower().removesuffix("s"))
+
+
 def focus(phrases: list[str], heard: str, limit: int = FOCUS_PHRASES) -> list[str]:
     """``phrases`` with the (at most ``limit``) ones nearest to the transcript ``heard`` first, the
-    rest after in their order; command words keep their place. A phrase's nearness is the share of
-    its words (place words, ``x``, ``mm`` left out) that the transcript has, each word compared with
+    rest after in their order; command words keep their place, a unit of measure heard ("meters" for
+    "metres") comes before the names. A phrase's nearness is the share of its words (place words, ``x``, ``mm`` left out) that the transcript has, each word compared with
     ``rapidfuzz`` ratio ≥ :data:`WORD_MATCH` (so ``bolts`` matches ``bolt``, ``M6`` not ``M8``); at
     least :data:`FOCUS_SHARE`; ties go to the phrase with more words. Raises nothing."""
     heard_words = _words(heard)
@@ -131,6 +137,8 @@ def focus(phrases: list[str], heard: str, limit: int = FOCUS_PHRASES) -> list[st
         share = sum(w in hit for w in ws) / len(ws) if ws else 0.0
         if share >= FOCUS_SHARE:
             scored.append((-share, -len(ws), p))
-    near = [p for *_k, p in sorted(scored)[:limit]]
-    chosen = set(near)
-    return [p for p in phrases if p in COMMAND_WORDS] + near + [p for p in names if p not in chosen]
+    said = {_spelling(w) for w in heard_words}
+    units = [p for p in names if p in UNITS_SAID and _spelling(p) in said]  # a unit heard goes in front
+    near = [p for *_k, p in sorted(scored) if p not in UNITS_SAID][:limit]
+    chosen = set(near) | set(units)
+    return [p for p in phrases if p in COMMAND_WORDS] + units + near + [p for p in names if p not in chosen]

@@ -44,6 +44,9 @@ class VoskRecognizer:
         if self.command_mode:
             self.grammar = sorted(set(self.phrases)) + ["[unk]"]
 
+    def expect(self, answers: list[str] | None) -> None:
+        """Nothing: the question's answers reach vosk as phrases (:meth:`set_vocabulary`)."""
+
     def start(self) -> None:
         import vosk
 

@@ -7,6 +7,7 @@ Default model: Whisper tiny.en in CTranslate2 format from the package ``meeting-
 from __future__ import annotations
 
 import math
+import re
 import time
 
 import numpy as np
@@ -21,6 +22,20 @@ SAMPLE_RATE = 16_000  # Hz, Whisper's input rate (Whisper paper, §2.2)
 #: followed by the fixed tail's silence was heard as nothing (measured here on "the"). The
 #: semantic endpointer feeds no silence past the first frame, so the decode gets this instead.
 SPECULATION_PAD_MS = 640
+
+
+#: Vulgar fractions Whisper writes ("2 ½ meters"), as decimals.
+FRACTIONS = {"½": 0.5, "¼": 0.25, "¾": 0.75, "⅓": 1 / 3, "⅔": 2 / 3, "⅛": 0.125}
+_FRACTION = re.compile(r"(?:(\d+)\s*)?([½¼¾⅓⅔⅛])")
+
+
+def decimal_fractions(text: str) -> str:
+    """Whisper's vulgar fractions as decimals: "2 ½ meters" → "2.5 meters", "½ a box" → "0.5 a
+    box" (thirds to two places), so the number the speaker said is one number downstream."""
+    def one(m: re.Match) -> str:
+        v = (int(m.group(1)) if m.group(1) else 0) + FRACTIONS[m.group(2)]
+        return f"{round(v, 2):g}"
+    return _FRACTION.sub(one, text)
 
 
 class WhisperRecognizer:
@@ -54,6 +69,7 @@ class WhisperRecognizer:
         self.overflow = False
         self.second_pass = True
         self.second_passes = 0  # second decodes run since the recognizer was built
+        self.answers: list[str] = []  # what the box's question offers, for the next utterances (expect)
 
     def count_prompt_tokens(self, prompt: str) -> int:
         """Tokens of ``prompt`` as this model's decoder is fed them."""
@@ -68,6 +84,13 @@ class WhisperRecognizer:
         self.phrases = list(phrases)
         self.initial_prompt, self.prompt_phrases, names = build_prompt(self.phrases, self.count_prompt_tokens)
         self.overflow = self.prompt_phrases < names
+
+    def expect(self, answers: list[str] | None) -> None:
+        """The next utterances answer the box's question, which offered ``answers`` ("20
+        millimetre", "bin 118", "never mind"): they are decoded with those as faster-whisper's
+        ``hotwords`` instead of the vocabulary's prompt, so "eighty" comes out as "80"; None or
+        empty: back to the vocabulary."""
+        self.answers = [a.strip() for a in answers or () if a and a.strip()]
 
     def set_partials(self, interval_ms: int, cpu_fraction: float) -> None:
         """Re-decode the growing utterance after every ``interval_ms`` of new audio, and later when
@@ -136,8 +159,8 @@ class WhisperRecognizer:
         second time with the phrases nearest to the first transcript first; ``decode_ms`` is both."""
         t0 = time.perf_counter()
         x = audio.astype(np.float32) / 32768.0
-        text, conf = self._decode(x, self.initial_prompt)
-        if refine and self.second_pass and self.overflow and text:
+        text, conf = self._decode(x, None if self.answers else self.initial_prompt)
+        if refine and self.second_pass and self.overflow and text and not self.answers:
             prompt, _n, _total = build_prompt(focus(self.phrases, text), self.count_prompt_tokens)
             if prompt != self.initial_prompt:
                 text, conf = self._decode(x, prompt)
@@ -148,9 +171,9 @@ class WhisperRecognizer:
         segments, _info = self.model.transcribe(
             x, language=self.language, beam_size=self.beam_size, vad_filter=False,
             condition_on_previous_text=False, without_timestamps=True, temperature=0.0,
-            initial_prompt=prompt)
+            initial_prompt=prompt, hotwords=", ".join(self.answers) if self.answers else None)
         segs = list(segments)
-        text = " ".join(s.text.strip() for s in segs).strip()
+        text = decimal_fractions(" ".join(s.text.strip() for s in segs).strip())
         conf = math.exp(sum(s.avg_logprob for s in segs) / len(segs)) if segs else None
         return text, conf
 

@@ -15,7 +15,7 @@ from edge.stages.nlu.filler import has_cjk
 from edge.stages.nlu.grammar import Grammar
 from edge.stages.nlu.numbers import normalize_numbers
 from edge.stages.nlu.numbers_zh import normalize_numbers_zh
-from edge.stages.sizes import GARMENT_WORDS, GARMENT_ZH, split_size
+from edge.stages.sizes import GARMENT_WORDS, GARMENT_ZH, Size, split_size, spoken_size
 
 LANGUAGES = ("en", "zh")
 
@@ -113,44 +113,103 @@ def resolve_choice(text: str, candidates: Sequence) -> str | None:
     k = _ordinal(text, len(cands))
     if k is not None and -len(cands) <= k < len(cands):
         return cands[k].sku
-    return None
+    return _thread_by_length(text, cands)
+
+
+def _thread_by_length(text: str, cands: list) -> str | None:
+    """The one candidate a thread and length said as "ten by eighty" / "10 x 80" names (M10 x 80
+    mm), or None."""
+    m = re.search(r"\bm?\s*(\d+(?:\.\d+)?)\s*(?:by|x|times)\s*(\d+(?:\.\d+)?)\b", _spoken(text).lower())
+    if not m:
+        return None
+    thread, length = f"M{_num(float(m.group(1)))}", float(m.group(2))
+    hits = [c for c in cands if (z := split_size(c.item)[1]).thread == thread and z.mm[:1] == (length,)]
+    return hits[0].sku if len(hits) == 1 else None
 
 
 def _plural(name: str) -> str:
-    last = name.rsplit(" ", 1)[-1].lower()
-    if last in UNCOUNTABLE or last.endswith("s") or not last.isalpha():
+    """The plural of a name's head noun: its last lower-case word, so a code or proper name after it
+    stays ("fuse 5 A" → "fuses 5 A", "gasket GSK026" → "gaskets GSK026", "hyllclips Älva" as is)."""
+    words = name.split(" ")
+    k = next((i for i in range(len(words) - 1, -1, -1) if words[i].isalpha() and words[i].islower()), None)
+    if k is None:
+        return name
+    last = words[k]
+    if last in UNCOUNTABLE or last.endswith("s"):
         return name
     if re.search(r"[^aeiou]y$", last):
-        return name[:-1] + "ies"
-    if re.search(r"(?:x|ch|sh|ss|z)$", last):
-        return name + "es"
-    return name + "s"
+        last = last[:-1] + "ies"
+    elif re.search(r"(?:x|ch|sh|ss|z)$", last):
+        last = last + "es"
+    else:
+        last = last + "s"
+    return " ".join([*words[:k], last, *words[k + 1:]])
 
 
 def _zh_name(item) -> str:
-    return next((a for a in getattr(item, "aliases", ()) if has_cjk(a)), item.item)
+    alias = next((a for a in getattr(item, "aliases", ()) if has_cjk(a)), None)
+    if alias:
+        return alias
+    family, size = _family_size(item.item)
+    return f"{family}（{spoken_size(size, 'zh')}）" if size else item.item
+
+
+def _family_size(name: str):
+    """``(family, Size)`` of a sized name ("drill bit 6 mm" → "drill bit", 6 mm), else ``(name, Size())``."""
+    family, size = split_size(name)
+    if size and family and family != name and name_key(name).startswith(name_key(family)):
+        return family, size
+    return name, Size()  # "M8 bolt": the size leads, the name reads as it is
+
+
+#: The most candidates one ask-back question reads out by name.
+MAX_ASKED = 4
 
 
 def ask_back_text(candidates: Sequence, language: str = "en") -> str:
     """The question that asks which of ``candidates`` was meant, short enough to speak.
 
     ``candidates``: items (``item``, ``aliases``) in the order to read them. English: plural names,
-    ``"M8 bolts or M8 washers?"``, ``"M8 bolts, M8 washers or M8 nuts?"``; Chinese: the first
-    Chinese alias (else the name), ``"M8螺栓还是M8垫圈？"``. No candidates: ``"Which item?"`` /
+    ``"M8 bolts or M8 washers?"``, ``"M8 bolts, M8 washers or M8 nuts?"``; a sized name as its
+    family and size, the size said once when they share it (``"drill bits, masonry drill bits or
+    wood drill bits, 6 millimetre?"``); more than :data:`MAX_ASKED`: the families and a request for
+    the size (``"Which hex bolt? Please say its size too."``). Chinese: the first Chinese alias (else
+    the family with its size), ``"M8螺栓还是M8垫圈？"``. No candidates: ``"Which item?"`` /
     ``"哪一个？"``. Raises ``ValueError`` for an unknown ``language``.
     """
     if language not in LANGUAGES:
         raise ValueError(f"language {language!r} is not supported; use one of {', '.join(LANGUAGES)}")
     cands = list(candidates)
+    split = [_family_size(c.item) for c in cands]
+    families = list(dict.fromkeys(f for f, _z in split))
     if language == "zh":
-        names = [_zh_name(c) for c in cands]
-        if not names:
+        if not cands:
             return "哪一个？"
+        if len(cands) > MAX_ASKED:
+            if len(families) == 1:
+                return f"哪一种{families[0]}？请说尺寸。"
+            return "、".join(families[:MAX_ASKED - 1]) + "还是别的？请说名称和尺寸。"
+        names = [_zh_name(c) for c in cands]
         return ("、".join(names[:-1]) + "还是" + names[-1] if len(names) > 1 else names[0]) + "？"
-    names = [_plural(c.item) for c in cands]
-    if not names:
+    if not cands:
         return "Which item?"
-    return (", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]) + "?"
+    if len(cands) > MAX_ASKED:
+        if len(families) == 1:
+            return f"Which {families[0]}? Please say its size too."
+        shown = [_plural(f) for f in families[:MAX_ASKED]]
+        tail = " or something else" if len(families) > MAX_ASKED else ""
+        return f"{', '.join(shown[:-1]) + ' or ' + shown[-1] if len(shown) > 1 and not tail else ', '.join(shown)}" \
+               f"{tail}? Please say the name and size."
+    sizes = {spoken_size(z) for _f, z in split}
+    if len(sizes) == 1 and "" not in sizes and len(families) == len(cands):
+        names = [_plural(f) for f, _z in split]
+        return _either(names) + f", {sizes.pop()}?"
+    names = [f"{_plural(f)} {spoken_size(z)}" if z else _plural(f) for f, z in split]
+    return _either(names) + "?"
+
+
+def _either(names: list[str]) -> str:
+    return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
 
 
 # -- answers about places, variants and numbers -------------------------------------------------------
@@ -166,15 +225,33 @@ _MOST_ZH = (("最长", 1), ("长", 1), ("最大", 1), ("大", 1), ("最短", -1)
 _GARMENT_ORDER = ("XS", "S", "M", "L", "XL", "XXL")
 
 
+# "six and a half" → 6.5 ("three quarters" has become "3 quarters" by then)
+_FRACTION_WORDS = re.compile(r"\b(\d+) and (a half|one half|a quarter|one quarter|3 quarters)\b", re.IGNORECASE)
+_FRACTION_VALUE = {"a half": 0.5, "one half": 0.5, "a quarter": 0.25, "one quarter": 0.25, "3 quarters": 0.75}
+
+
 def _spoken(text: str) -> str:
     """``text`` with spoken numbers as digits, English or Chinese ("fifty", "五十" → "50")."""
     if has_cjk(text or ""):
         return normalize_numbers_zh(text)
-    return normalize_numbers(re.sub(r"\bpoint\b", ".", text or "")).replace(" . ", ".")
+    out = normalize_numbers(re.sub(r"\bpoint\b", ".", text or "")).replace(" . ", ".")
+    return _FRACTION_WORDS.sub(lambda m: f"{int(m.group(1)) + _FRACTION_VALUE[m.group(2).lower()]:g}", out)
 
 
 def _numbers(text: str) -> list[float]:
     return [float(n) for n in _NUMBER.findall(_spoken(text))]
+
+
+def _readings(text: str) -> set[float]:
+    """Every number an answer may mean: those said, and a digit then a two-digit number said as
+    one ("one eighteen" → 118, "one twenty five" → 125, "two fifty" → 250), as places and sizes
+    are read out."""
+    toks = _spoken(text).split()
+    out = set(_numbers(text))
+    for a, b in zip(toks, toks[1:], strict=False):
+        if re.fullmatch(r"[1-9]", a) and re.fullmatch(r"[1-9]\d", b):
+            out.add(float(a + b))
+    return out
 
 
 def number_answer(text: str) -> int | float | None:
@@ -201,12 +278,13 @@ def place_choice(text: str, places: Sequence[str]) -> str | None:
     k = _said_ordinal(text, len(places))
     if k is not None:
         return places[k]
-    nums = set(_numbers(text))
-    by_number = [p for p in places if nums & {float(x) for x in _NUMBER.findall(p)}]
-    if len(by_number) == 1:
-        return by_number[0]
-    k = _ordinal(text, len(places))
-    return None
+    for nums in (set(_numbers(text)), _readings(text)):
+        by_number = [p for p in places if nums & {float(x) for x in _NUMBER.findall(p)}]
+        if len(by_number) == 1:
+            return by_number[0]
+    kinds = [p for p in places if name_key(p).split()[:1] and re.search(
+        rf"(?<!\S){re.escape(name_key(p).split()[0])}(?!\S)", said)]
+    return kinds[0] if len(kinds) == 1 else None  # "the shelf": the one shelf offered
 
 
 _ORDINAL_WORD = re.compile(r"\b(?:first|second|third|fourth|fifth|last|latter|former|1st|2nd|3rd|4th|5th|number)\b|第")
@@ -249,6 +327,14 @@ def _magnitude(item, attribute: str) -> float:
     return z.mm[-1] if z.mm else 0.0
 
 
+def by_size(items: Sequence) -> list:
+    """``items`` of one family in the order their variant question reads them: smallest first (by
+    thread, length or garment size, :func:`variant_choices`); as given when no size tells them apart."""
+    items = list(items)
+    attribute, _labels, _unit = variant_choices(items)
+    return items if attribute == "name" else sorted(items, key=lambda i: _magnitude(i, attribute))
+
+
 def variant_pick(text: str, items: Sequence) -> str | None:
     """The SKU an answer to a variant question (:func:`variant_choices`) picks among ``items``: a
     bare number ("fifty" → the 50 mm one), the size said another way ("5 centimetre"), a thread
@@ -266,6 +352,9 @@ def variant_pick(text: str, items: Sequence) -> str | None:
     pick = _by_value(said, items, attribute, labels)
     if pick is not None:
         return pick
+    pick = _sounds_like(said, items, labels) if attribute == "millimetre" else None
+    if pick is not None:
+        return pick
     direction = _extreme(said)
     if direction and attribute != "name":
         ranked = sorted(items, key=lambda i: _magnitude(i, attribute))
@@ -278,6 +367,8 @@ def _by_value(said: str, items: list, attribute: str, labels: list[str]) -> str 
     if attribute == "millimetre":
         mm = {float(n) * _UNIT_MM.get(_unit_key(u), 1.0) for n, u in _LENGTH_UNIT.findall(said)}
         mm = mm or {float(n) for n in _NUMBER.findall(said)}
+        if not any(float(lab) in mm for lab in labels if lab != "?"):
+            mm = _readings(said)
         hits = [i for i, lab in zip(items, labels, strict=True) if lab != "?" and float(lab) in mm]
     elif attribute == "thread":
         threads = {f"M{_num(float(n))}" for n in re.findall(r"\bm\s*(\d+(?:\.\d+)?)", said)}
@@ -293,6 +384,42 @@ def _by_value(said: str, items: list, attribute: str, labels: list[str]) -> str 
     return hits[0].sku if len(hits) == 1 else None
 
 
+_ONES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+         "sixteen seventeen eighteen nineteen").split()
+_TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_NOT_THE_SIZE = {"the", "ones", "one", "please", "millimetre", "millimetres", "millimeter", "millimeters", "mil",
+                 "mils", "mm"}
+
+
+def _say(n: int) -> str:
+    """0–999 in English words ("125" → "one hundred twenty five")."""
+    if n < 20:
+        return _ONES[n]
+    if n < 100:
+        return _TENS[n // 10] + ("" if n % 10 == 0 else " " + _ONES[n % 10])
+    return f"{_ONES[n // 100]} hundred" + ("" if n % 100 == 0 else " " + _say(n % 100))
+
+
+def _sound_key(text: str) -> str:
+    """A rough key of how words sound: consonants only, voiced as voiceless, doubles collapsed, so a
+    mishearing of a number word keeps its key ("Eddie" and "eighty" → "t")."""
+    k = re.sub(r"[^a-z]", "", text.lower()).replace("gh", "").replace("ph", "f").replace("th", "t")
+    k = re.sub(r"[aeiouyhw]", "", k).translate(str.maketrans("dzvbgqc", "tsfpkkk"))
+    return re.sub(r"(.)\1+", r"\1", k)
+
+
+def _sounds_like(said: str, items: list, labels: list[str]) -> str | None:
+    """The one whole-number size whose spoken words sound as the answer does, when the answer has
+    no number in it (a short word heard for the number word: "Eddie" for "eighty"), else None."""
+    words = [w for w in _words(said) if w not in _NOT_THE_SIZE]
+    if not words or len(words) > 3 or any(c.isdigit() for c in "".join(words)):
+        return None
+    key = _sound_key("".join(words))
+    hits = [i for i, lab in zip(items, labels, strict=True)
+            if lab.isdigit() and int(lab) < 1000 and _sound_key(_say(int(lab))) == key]
+    return hits[0].sku if len(hits) == 1 else None
+
+
 def _unit_key(u: str) -> str:
     u = u.lower()
     if u in _UNIT_MM:
@@ -304,3 +431,36 @@ def _extreme(said: str) -> int:
     if has_cjk(said):
         return next((d for w, d in _MOST_ZH if w in said), 0)
     return next((_MOST[w] for w in _words(said) if w in _MOST), 0)
+
+
+_OUT_EN = re.compile(r"\b(?:used|use|out|took|taken|take|gone|went|removed|issued|consumed|signed out)\b")
+_IN_EN = re.compile(r"\b(?:received|receive|in|added|add|delivered|came in|arrived|put|returned|back|restocked)\b")
+
+
+def direction_answer(text: str, language: str = "en") -> str | None:
+    """``"out"`` or ``"in"`` for an answer to "used or received?" ("used", "we took them", "they
+    came in", "received", "用了", "收到"), None for neither or both. Raises ``ValueError`` for an
+    unknown ``language``."""
+    if language not in LANGUAGES:
+        raise ValueError(f"language {language!r} is not supported; use one of {', '.join(LANGUAGES)}")
+    if has_cjk(text or ""):
+        out, into = bool(re.search(r"用|拿|取|领", text)), bool(re.search(r"收|到货|放入|进", text))
+    else:
+        said = " ".join(_words(text))
+        out, into = bool(_OUT_EN.search(said)), bool(_IN_EN.search(said))
+    if out == into:
+        return None
+    return "out" if out else "in"
+
+
+_CANCEL_EN = re.compile(r"^(?:oh |no |ah )*(?:never ?mind|forget (?:it|that)|cancel(?: that| it)?|leave it|skip it|"
+                        r"nothing|none of them|stop)(?: then| please| thanks)?$")
+_CANCEL_ZH = re.compile(r"^(?:算了|取消|不用了|没事|不要了)[吧了。！!]*$")
+
+
+def is_cancel(text: str, language: str = "en") -> bool:
+    """Whether an answer to the box's question drops the command ("never mind", "forget it",
+    "cancel", "nothing", "算了", "取消"), said on its own (not "cancel the washers, the bolts")."""
+    if has_cjk(text or ""):
+        return _CANCEL_ZH.match(re.sub(r"\s+", "", text)) is not None
+    return _CANCEL_EN.match(" ".join(_words(text))) is not None
