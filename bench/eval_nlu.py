@@ -147,7 +147,8 @@ def match_records(expected: list[dict], got: list[dict]) -> tuple[list[dict], li
 def contains(replies: list[str], word: str) -> bool:
     text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", " ".join(replies)).casefold()
     w = re.sub(r"(?<=\d),(?=\d{3}\b)", "", word).casefold()
-    return re.search(rf"(?<![0-9a-z]){re.escape(w)}(?![0-9a-z])", text) is not None
+    # a word expected may be said in the plural ("sprocket" in "I don't have sprockets")
+    return re.search(rf"(?<![0-9a-z]){re.escape(w)}(?:s|es)?(?![0-9a-z])", text) is not None
 
 
 def _call(fn, *args, **kwargs):

@@ -113,7 +113,17 @@ def resolve_choice(text: str, candidates: Sequence) -> str | None:
     k = _ordinal(text, len(cands))
     if k is not None and -len(cands) <= k < len(cands):
         return cands[k].sku
-    return _thread_by_length(text, cands)
+    return _thread_by_length(text, cands) or _by_number(text, cands)
+
+
+def _by_number(text: str, cands: list) -> str | None:
+    """The one candidate whose name holds the one number said ("forty six" → "hydraulic oil 46"),
+    or None (no number, several numbers, or not exactly one name with it)."""
+    said = re.findall(r"\d+(?:\.\d+)?", _spoken(text))
+    if len(said) != 1:
+        return None
+    hits = [c for c in cands if said[0] in re.findall(r"\d+(?:\.\d+)?", c.item)]
+    return hits[0].sku if len(hits) == 1 else None
 
 
 def _thread_by_length(text: str, cands: list) -> str | None:

@@ -187,11 +187,14 @@ class ItemIndex:
             family, size = split_size(it.item)
             self.sizes[it.sku] = size
             fam = name_tokens(family)
-            if fam:
-                self.families.setdefault(fam, []).append(it.sku)
-                self.heads.setdefault(fam[-1], set()).add(fam)
-                for k in range(1, len(fam) + 1):  # "drill bit" is also said of "HSS drill bit"
-                    self.suffixes.setdefault(fam[-k:], set()).add(fam)
+            # a grade written without a unit ("hydraulic oil 46", "bearing 6204") is a variant too:
+            # "hydraulic oil" is the family of 32, 46 and 68
+            for f in (fam, fam[:-1]) if len(fam) > 1 and fam[-1].isdigit() else (fam,):
+                if f:
+                    self.families.setdefault(f, []).append(it.sku)
+                    self.heads.setdefault(f[-1], set()).add(f)
+                    for k in range(1, len(f) + 1):  # "drill bit" is also said of "HSS drill bit"
+                        self.suffixes.setdefault(f[-k:], set()).add(f)
             for name in (it.item, *it.aliases):
                 norm = normalize_text(name)
                 toks = tuple(singular(t) for t in norm.split())
