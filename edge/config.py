@@ -372,7 +372,7 @@ class MqttSettings(_Frozen):
     password_file: Path | None = Field(None, description="file with the broker password, mode 600; "
                                        "relative: in $CREDENTIALS_DIRECTORY (systemd LoadCredential=)")
     tls: bool = Field(None, description="TLS to the broker, its certificate verified; unset: on when "
-                      "tls_ca_file is set")
+                      "a tls_*_file is set")
     tls_ca_file: Path | None = Field(None, description="CA certificate (PEM) to verify the broker; null with tls: "
                                      "the system's CAs; relative: in $CREDENTIALS_DIRECTORY")
     tls_cert_file: Path | None = Field(None, description="client certificate (PEM) when the broker requires one "
@@ -387,11 +387,11 @@ class MqttSettings(_Frozen):
     @model_validator(mode="before")
     @classmethod
     def _tls_defaults(cls, data):
-        # tls follows tls_ca_file unless given; the port follows tls unless given
+        # tls follows the TLS files unless given; the port follows tls unless given
         if isinstance(data, dict):
             data = dict(data)
             if data.get("tls") is None:
-                data["tls"] = data.get("tls_ca_file") is not None
+                data["tls"] = any(data.get(k) is not None for k in ("tls_ca_file", "tls_cert_file", "tls_key_file"))
             if data.get("port") is None:
                 data["port"] = 8883 if data["tls"] else 1883
         return data
