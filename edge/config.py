@@ -366,16 +366,46 @@ class MqttSettings(_Frozen):
     ``edge/<site>/<box>/alert`` (negative stock).
     """
 
-    host: str = Field(min_length=1, description="broker host name or address")
-    port: int = Field(1883, ge=1, le=65535, description="TCP port (8883 is usual with TLS)")
+    host: str = Field(min_length=1, description="broker host name or address (checked against its TLS certificate)")
+    port: int = Field(None, ge=1, le=65535, description="TCP port; unset: 8883 with TLS, else 1883")
     username: str | None = Field(None, description="broker user; its password in password_file")
     password_file: Path | None = Field(None, description="file with the broker password, mode 600; "
                                        "relative: in $CREDENTIALS_DIRECTORY (systemd LoadCredential=)")
-    tls_ca_file: Path | None = Field(None, description="CA certificate (PEM) to verify the broker; null = no TLS")
+    tls: bool = Field(None, description="TLS to the broker, its certificate verified; unset: on when "
+                      "a tls_*_file is set")
+    tls_ca_file: Path | None = Field(None, description="CA certificate (PEM) to verify the broker; null with tls: "
+                                     "the system's CAs; relative: in $CREDENTIALS_DIRECTORY")
+    tls_cert_file: Path | None = Field(None, description="client certificate (PEM) when the broker requires one "
+                                       "(require_certificate true); relative: in $CREDENTIALS_DIRECTORY")
+    tls_key_file: Path | None = Field(None, description="the client certificate's private key (PEM), mode 600 or "
+                                      "400; relative: in $CREDENTIALS_DIRECTORY")
     keepalive_s: int = Field(30, ge=5, le=3600, description="s between MQTT pings; the last will fires after 1.5x this")
     discovery: bool = Field(False, description="publish Home Assistant MQTT discovery for stock and low-stock sensors")
     discovery_prefix: str = Field("homeassistant", min_length=1, description="Home Assistant's discovery topic prefix")
     low_stock_at: int = Field(0, ge=0, description="the low-stock binary sensor is on at or below this quantity")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _tls_defaults(cls, data):
+        # tls follows the TLS files unless given; the port follows tls unless given
+        if isinstance(data, dict):
+            data = dict(data)
+            if data.get("tls") is None:
+                data["tls"] = any(data.get(k) is not None for k in ("tls_ca_file", "tls_cert_file", "tls_key_file"))
+            if data.get("port") is None:
+                data["port"] = 8883 if data["tls"] else 1883
+        return data
+
+    @model_validator(mode="after")
+    def _tls_consistent(self):
+        files = [k for k in ("tls_ca_file", "tls_cert_file", "tls_key_file") if getattr(self, k) is not None]
+        if files and not self.tls:
+            raise ValueError(f"site.mqtt.tls is false but {', '.join(files)} is set; fix: set tls: true, or remove "
+                             f"{files[0]} for a plain connection")
+        if (self.tls_cert_file is None) != (self.tls_key_file is None):
+            raise ValueError("site.mqtt: tls_cert_file and tls_key_file go together; fix: set both (the client "
+                             "certificate and its private key) or neither")
+        return self
 
 
 class SiteSettings(_Frozen):

@@ -1,5 +1,6 @@
 """A real Mosquitto (Debian's ``mosquitto`` package) for tests: a generated config in a temporary
-directory, its own loopback port, no persistence; optionally one user with a password."""
+directory, its own loopback port, no persistence; optionally one user with a password, optionally
+TLS only."""
 from __future__ import annotations
 
 import os
@@ -21,13 +22,18 @@ def available() -> bool:
 
 
 class Broker:
-    """One broker on 127.0.0.1:``port``; :meth:`stop` ends it and removes its folder."""
+    """One broker on 127.0.0.1:``port``; :meth:`stop` ends it and removes its folder.
 
-    def __init__(self, user: tuple[str, str] | None = None) -> None:
+    ``tls``: (CA certificate, server certificate, its private key), PEM files: the one listener
+    then speaks TLS only (a plain-text client is cut off)."""
+
+    def __init__(self, user: tuple[str, str] | None = None, tls: tuple[Path, Path, Path] | None = None) -> None:
         self.root = Path(tempfile.mkdtemp(prefix="edge-mqtt-"))
         os.chmod(self.root, 0o755)
         self.port = free_port()
         lines = [f"listener {self.port} 127.0.0.1", "persistence false", "log_dest stderr"]
+        if tls:
+            lines += [f"{k} {p}" for k, p in zip(("cafile", "certfile", "keyfile"), tls, strict=True)]
         if os.geteuid() == 0:
             lines.append("user root")  # no privilege drop: the files here are root's
         if user:

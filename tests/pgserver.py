@@ -38,9 +38,13 @@ def free_port() -> int:
 
 class PgServer:
     """One PostgreSQL instance. :meth:`start` once, then :meth:`stop` / :meth:`kill` / :meth:`start`
-    as the test needs; :meth:`destroy` at the end removes everything."""
+    as the test needs; :meth:`destroy` at the end removes everything.
 
-    def __init__(self) -> None:
+    ``tls``: (server certificate, its private key), PEM files: the server then has ``ssl = on``
+    with copies of them (the key mode 600, owned by the server's user) and accepts TCP
+    connections only over TLS (``hostssl`` lines alone in pg_hba.conf)."""
+
+    def __init__(self, tls: tuple[Path, Path] | None = None) -> None:
         self.root = Path(tempfile.mkdtemp(prefix="edge-pg-"))
         os.chmod(self.root, 0o755)  # the postgres user must reach its folders
         self.data = self.root / "data"
@@ -57,6 +61,23 @@ class PgServer:
                   "-E", "UTF8", "--locale=C")
         hba = self.data / "pg_hba.conf"  # the role PASSWORD_ROLE must log in with a password (first match wins)
         hba.write_text(f"host all {PASSWORD_ROLE} 127.0.0.1/32 scram-sha-256\n" + hba.read_text())
+        if tls:
+            self._tls(*tls)
+
+    def _tls(self, cert: Path, key: Path) -> None:
+        own = self.data / "server.crt", self.data / "server.key"
+        for src, dst, mode in ((cert, own[0], 0o644), (key, own[1], 0o600)):
+            shutil.copyfile(src, dst)
+            os.chmod(dst, mode)  # postgres refuses a key that group or others may read
+            if self._as_root:
+                pw = pwd.getpwnam("postgres")
+                os.chown(dst, pw.pw_uid, pw.pw_gid)
+        with (self.data / "postgresql.conf").open("a") as f:
+            f.write(f"ssl = on\nssl_cert_file = '{own[0]}'\nssl_key_file = '{own[1]}'\n")
+        (self.data / "pg_hba.conf").write_text(
+            "local all all trust\n"
+            f"hostssl all {PASSWORD_ROLE} 127.0.0.1/32 scram-sha-256\n"
+            "hostssl all all 127.0.0.1/32 trust\n")  # no host/hostnossl line: plain TCP is refused
 
     @property
     def dsn(self) -> str:

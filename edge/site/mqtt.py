@@ -29,10 +29,10 @@ from typing import TYPE_CHECKING
 import paho.mqtt.client as paho
 from paho.mqtt.enums import CallbackAPIVersion
 
-from edge.site.server import SiteError, read_password
+from edge.site.server import SiteError, credential_file, read_password
 
 if TYPE_CHECKING:
-    from edge.config import SiteSettings
+    from edge.config import MqttSettings, SiteSettings
     from edge.stages.store import Item, Movement, Store
 
 __all__ = ["MqttEvents", "topic_prefix", "stock_state", "discovery_configs"]
@@ -77,6 +77,24 @@ def discovery_configs(site: SiteSettings, item: Item) -> dict[str, dict]:
     }
 
 
+def _tls(client: paho.Client, m: MqttSettings) -> None:
+    """TLS on ``client`` with the files of ``m`` checked (relative names in $CREDENTIALS_DIRECTORY)."""
+    ca = credential_file(m.tls_ca_file, "site.mqtt.tls_ca_file", what="the broker's CA certificate (PEM)") \
+        if m.tls_ca_file is not None else None
+    cert = key = None
+    if m.tls_cert_file is not None:
+        cert = credential_file(m.tls_cert_file, "site.mqtt.tls_cert_file", what="this box's client certificate (PEM)")
+        key = credential_file(m.tls_key_file, "site.mqtt.tls_key_file", private=True,
+                              what="the client certificate's private key (PEM)")
+    try:
+        client.tls_set(ca_certs=str(ca) if ca else None, certfile=str(cert) if cert else None,
+                       keyfile=str(key) if key else None)
+    except (OSError, ValueError) as e:  # ssl.SSLError is an OSError: not PEM, or the key does not fit
+        files = ", ".join(str(f) for f in (ca, cert, key) if f)
+        raise SiteError(f"site.mqtt: cannot use the TLS files {files or '(the system CAs)'}: {e}; fix: give PEM "
+                        "files (tls_ca_file the broker's CA; tls_key_file the key of tls_cert_file)") from e
+
+
 class MqttEvents:
     """Publishes this box's site events to ``site.mqtt``; a listener for :class:`edge.site.sync.SiteSync`.
 
@@ -84,8 +102,11 @@ class MqttEvents:
     published while disconnected are queued in memory and sent on reconnect. ``store`` is read
     from that thread too (the store is thread-safe). Call :meth:`close` to say ``offline`` and stop.
 
-    Raises :class:`SiteError` naming ``site.mqtt.password_file`` or ``site.mqtt.tls_ca_file`` when
-    they cannot be used.
+    With ``site.mqtt.tls`` the connection is TLS and the broker's certificate is verified (against
+    ``tls_ca_file``, else the system's CAs) and must name ``site.mqtt.host``.
+
+    Raises :class:`SiteError` naming ``site.mqtt.password_file`` or a ``site.mqtt.tls_*`` file,
+    with the fix, when it is missing, unreadable, or (the password, the private key) open to others.
     """
 
     def __init__(self, store: Store, site: SiteSettings) -> None:
@@ -99,11 +120,8 @@ class MqttEvents:
         c.will_set(f"{self.prefix}/status", "offline", qos=1, retain=True)
         if m.username:
             c.username_pw_set(m.username, read_password(m.password_file, "site.mqtt.password_file"))
-        if m.tls_ca_file:
-            if not m.tls_ca_file.is_file():
-                raise SiteError(f"site.mqtt.tls_ca_file: no file {m.tls_ca_file}; fix: copy the broker's CA "
-                                "certificate (PEM) there, or set tls_ca_file: null for a plain connection")
-            c.tls_set(ca_certs=str(m.tls_ca_file))
+        if m.tls:
+            _tls(c, m)
         c.on_connect = self._on_connect
         c.on_disconnect = lambda *_: self.connected.clear()
         c.reconnect_delay_set(min_delay=1, max_delay=30)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import psycopg
+from psycopg.conninfo import conninfo_to_dict
 
 from edge.errors import UserError
 
@@ -22,7 +23,8 @@ if TYPE_CHECKING:
     from edge.config import SiteSettings
 
 __all__ = ["SiteError", "SiteOffline", "SERVER_MIGRATIONS", "SERVER_SCHEMA_VERSION", "NOTIFY_CHANNEL",
-           "connect", "init_schema", "schema_version", "require_schema", "read_password"]
+           "connect", "init_schema", "schema_version", "require_schema", "read_password",
+           "credential_file"]
 
 #: The channel every insert into edge_movements notifies (payload empty).
 NOTIFY_CHANNEL = "edge_movements"
@@ -93,6 +95,31 @@ class SiteOffline(SiteError):
     """The site database cannot be reached (the box keeps working from its local store)."""
 
 
+def credential_file(path: Path, key: str, *, private: bool = False, what: str = "the file") -> Path:
+    """The readable file ``path`` names: a relative ``path`` is looked up in ``$CREDENTIALS_DIRECTORY``
+    (systemd ``LoadCredential=``) when that is set.
+
+    ``private``: group and others must have no access (a password or a private key). Raises
+    :class:`SiteError` naming the settings ``key``, the file and the fix when it is missing,
+    unreadable or (``private``) open to others; ``what`` says what the file should hold.
+    """
+    creds = os.environ.get("CREDENTIALS_DIRECTORY")
+    full = Path(creds) / path if creds and not path.is_absolute() else path
+    try:
+        st = full.stat()
+        if private and st.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
+            raise SiteError(f"{key}: {full} may be read by others (mode {stat.filemode(st.st_mode)}); "
+                            f"fix: chmod 600 {full} and chown it to the service user")
+        with open(full, "rb"):
+            pass
+    except OSError as e:
+        where = f" (relative names are looked up in $CREDENTIALS_DIRECTORY={creds})" if creds else ""
+        raise SiteError(f"{key}: cannot read {full}: {e.strerror or e}{where}; fix: put {what} there"
+                        f"{', mode 600, owned by the service user' if private else ', readable by the service user'}"
+                        ) from e
+    return full
+
+
 def read_password(path: Path | None, key: str = "site.password_file") -> str | None:
     """The password in ``path`` (first line, without the newline), or ``None`` without a file.
 
@@ -102,36 +129,79 @@ def read_password(path: Path | None, key: str = "site.password_file") -> str | N
     """
     if path is None:
         return None
-    creds = os.environ.get("CREDENTIALS_DIRECTORY")
-    full = Path(creds) / path if creds and not path.is_absolute() else path
+    full = credential_file(path, key, private=True, what="only the password")
     try:
-        st = full.stat()
-        if st.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
-            raise SiteError(f"{key}: {full} may be read by others (mode {stat.filemode(st.st_mode)}); "
-                            f"fix: chmod 600 {full} and chown it to the service user")
         text = full.read_text(encoding="utf-8")
-    except OSError as e:
-        raise SiteError(f"{key}: cannot read {full}: {e.strerror or e}; fix: create it holding "
-                        "only the database password, mode 600, owned by the service user") from e
+    except (OSError, UnicodeDecodeError) as e:
+        raise SiteError(f"{key}: cannot read {full}: {e}; fix: put only the password there, mode 600") from e
     return text.splitlines()[0] if text else ""
+
+
+#: libpq's TLS file parameters: (private, what the file holds).
+_DSN_FILES = {"sslrootcert": (False, "the site server's CA certificate (PEM)"),
+              "sslcert": (False, "this box's client certificate (PEM)"),
+              "sslkey": (True, "the client certificate's private key (PEM)"),
+              "sslcrl": (False, "the CA's certificate revocation list (PEM)")}
+
+
+def _dsn_files(dsn: str) -> tuple[dict[str, str], dict[str, str]]:
+    """(the DSN's parameters, its TLS files checked and resolved as :func:`credential_file` does)."""
+    try:
+        params = conninfo_to_dict(dsn)
+    except psycopg.ProgrammingError as e:
+        raise SiteError(f"site.dsn: not a libpq connection string ({' '.join(str(e).split())}); fix: write it "
+                        "as 'host=10.0.0.5 dbname=edge user=edge'") from e
+    files = {}
+    for name, (private, what) in _DSN_FILES.items():
+        value = params.get(name)
+        if value and value != "system":  # "system": libpq 16's own CA store
+            files[name] = str(credential_file(Path(value), f"site.dsn {name}", private=private, what=what))
+    return params, files
+
+
+def _refused(reason: str, params: dict[str, str], files: dict[str, str]) -> str:
+    """The operator's message for a failed connection (``reason``: libpq's words on one line)."""
+    host = params.get("host") or params.get("hostaddr") or "localhost"
+    at = f"the site database at host {host} port {params.get('port') or 5432}"
+    mode = params.get("sslmode", "prefer")
+    ca = files.get("sslrootcert", params.get("sslrootcert", "~/.postgresql/root.crt"))
+    if "certificate verify failed" in reason or "self-signed certificate" in reason:
+        return (f"site.dsn: {at} failed the TLS check (sslmode={mode}): its certificate is not signed by the "
+                f"CA in sslrootcert={ca} ({reason}); fix: put the site server's CA certificate there, or check "
+                "that host= names the site server")
+    if "does not match host name" in reason:
+        return (f"site.dsn: {at} failed the TLS check (sslmode={mode}): its certificate is not for host "
+                f"{host} ({reason}); fix: set host= to a name the server's certificate lists")
+    if "server does not support SSL" in reason:
+        return (f"site.dsn: {at} does not offer TLS but sslmode={mode} requires it ({reason}); fix: set "
+                "ssl = on in the server's postgresql.conf (ssl_cert_file, ssl_key_file)")
+    if "no encryption" in reason:
+        return (f"site.dsn: {at} refuses connections without TLS ({reason}); fix: add "
+                "sslmode=verify-full sslrootcert=FILE (the site's CA certificate) to site.dsn")
+    return (f"site.dsn: cannot reach {at} ({reason}); fix: check site.dsn (host, port, dbname, user), "
+            "that PostgreSQL runs and accepts this box in pg_hba.conf, and site.password_file")
 
 
 def connect(site: SiteSettings) -> psycopg.Connection:
     """An autocommit connection to the site database (``site.dsn`` + ``site.password_file``).
 
-    Raises :class:`SiteOffline` naming ``site.dsn`` when the server cannot be reached or refuses
-    the login within ``site.connect_timeout_s`` (s), :class:`SiteError` for a bad password file.
+    TLS is libpq's (``sslmode=verify-full sslrootcert=FILE`` in ``site.dsn``); its files
+    (``sslrootcert``, ``sslcert``, ``sslkey``, ``sslcrl``) are checked first and a relative
+    name is looked up in ``$CREDENTIALS_DIRECTORY`` like the password file.
+
+    Raises :class:`SiteOffline` naming ``site.dsn`` (its host and port; for TLS the check that
+    failed) when the server cannot be reached, fails the TLS check or refuses the login within
+    ``site.connect_timeout_s`` (s); :class:`SiteError` for a bad password or TLS file.
     """
     password = read_password(site.password_file)
+    params, files = _dsn_files(site.dsn)
     extra = {"password": password} if password is not None else {}
     try:
         return psycopg.connect(site.dsn, autocommit=True, connect_timeout=site.connect_timeout_s,
-                               application_name=f"edge-{site.box}", **extra)
+                               application_name=f"edge-{site.box}", **files, **extra)
     except psycopg.Error as e:
-        reason = " ".join(str(e).split())
-        raise SiteOffline(f"site.dsn: cannot reach the site database ({reason}); fix: check site.dsn "
-                          "(host, port, dbname, user), that PostgreSQL runs and accepts this box in "
-                          "pg_hba.conf, and site.password_file; the box keeps working offline meanwhile") from e
+        raise SiteOffline(_refused(" ".join(str(e).split()), params, files)
+                          + "; the box keeps working offline meanwhile") from e
 
 
 def schema_version(conn: psycopg.Connection) -> int:
