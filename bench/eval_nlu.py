@@ -1,7 +1,8 @@
 """The stock-room evaluation: every case of ``bench/eval/nlu.jsonl`` through the product's own turn
 (understanding → dialog → store), each from a fresh store, scored on what the store holds after.
 
-    .venv/bin/python bench/eval_nlu.py [--no-llm] [--limit N] [--only KIND] [--out FILE] [--markdown]
+    .venv/bin/python bench/eval_nlu.py [--no-llm] [--set dev|holdout] [--limit N] [--only KIND] [--out FILE]
+                                       [--markdown]
 
 The store is built once from ``bench/eval/inventory.csv`` (``make_inventory.py``: 2,065 items, some in
 2–3 places) and copied per case. Each case runs as ``edge ask`` does: ``Understanding.understand``
@@ -24,8 +25,11 @@ Per path (the first intent's ``source``: ``template``, ``paraphrase``, ``llm``, 
 ``none`` when nothing was understood): cases, all-fields accuracy, intent accuracy, wrong records
 with the case ids, median and p95 of the understanding time and of the whole case (ms, this
 machine, shared: compare ratios); per kind; and a confusion table (expected × got intent).
-Writes ``bench/results/eval_nlu.json`` (one entry per configuration, ``no_llm`` or ``llm``, a partial
-run as e.g. ``no_llm only=fraction``; a run replaces the earlier one of its configuration) and prints the markdown tables with ``--markdown``.
+``--set holdout`` runs ``bench/eval/nlu_holdout.jsonl`` instead (``make_holdout.py``: cases nobody
+tuned the understanding against, so its figure is the one to quote; the default ``dev`` set was used to
+find and fix failures). Writes ``bench/results/eval_nlu.json`` (one entry per configuration, ``no_llm``
+or ``llm``, the held-out set as ``no_llm holdout``, a partial run as e.g. ``no_llm only=fraction``; a
+run replaces the earlier one of its configuration only) and prints the markdown tables with ``--markdown``.
 """
 from __future__ import annotations
 
@@ -58,6 +62,7 @@ from edge.stages.nlu.types import INTENTS  # noqa: E402
 from edge.stages.store import Store, StoreError  # noqa: E402
 
 EVAL = REPO / "bench" / "eval" / "nlu.jsonl"
+SETS = {"dev": EVAL, "holdout": REPO / "bench" / "eval" / "nlu_holdout.jsonl"}
 INVENTORY = REPO / "bench" / "eval" / "inventory.csv"
 OUT = REPO / "bench" / "results" / "eval_nlu.json"
 KIND_SYNONYMS = {"log": "log", "move": "log", "movement": "log", "in": "log", "out": "log", "use": "log",
@@ -296,6 +301,8 @@ def markdown(result: dict) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--no-llm", action="store_true", help="templates and paraphrase matcher only (llm.engine none)")
+    ap.add_argument("--set", choices=sorted(SETS), default="dev", dest="case_set",
+                    help="dev: nlu.jsonl (default); holdout: nlu_holdout.jsonl, written under its own config name")
     ap.add_argument("--limit", type=int, default=0, help="only the first N cases (after --only)")
     ap.add_argument("--only", help="only the cases of this kind (e.g. fraction)")
     ap.add_argument("--out", default=str(OUT))
@@ -303,7 +310,8 @@ def main() -> int:
     ap.add_argument("--failures", help="write every failing case (text, expected, got, replies, records) as "
                                        "JSON lines to this file")
     args = ap.parse_args()
-    cases = [c for c in load_cases() if not args.only or c["kind"] == args.only][: args.limit or None]
+    eval_path = SETS[args.case_set]
+    cases = [c for c in load_cases(eval_path) if not args.only or c["kind"] == args.only][: args.limit or None]
     assert set(INTENTS) >= {c["expect"]["intent"] for c in cases}, "a case expects an intent types.py lacks"
     with tempfile.TemporaryDirectory(prefix="eval-nlu-") as d:
         work = Path(d)
@@ -330,10 +338,15 @@ def main() -> int:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
                             text=True).stdout.strip()
     name = "no_llm" if args.no_llm else "llm"
+    if args.case_set != "dev":
+        name += f" {args.case_set}"
     if args.only or args.limit:  # a partial run never replaces the whole set's figures
         name += "".join(f" {k}={v}" for k, v in (("only", args.only), ("limit", args.limit)) if v)
-    result.update(eval_set=str(EVAL.relative_to(REPO)), inventory=str(INVENTORY.relative_to(REPO)), machine=machine())
+    if args.case_set == "dev":  # the top-level fields describe the dev set's entries
+        result.update(eval_set=str(EVAL.relative_to(REPO)), inventory=str(INVENTORY.relative_to(REPO)),
+                      machine=machine())
     result["configs"][name] = {
+        "eval_set": str(eval_path.relative_to(REPO)), "machine": machine(),
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "commit": commit,
         "llm": None if args.no_llm else settings.llm.model, "cases": len(cases), "only": args.only,
         "limit": args.limit or None, "inventory_collapsed": collapsed, "understanding_build_s": round(build_s, 2),

@@ -1,6 +1,7 @@
 """The stock-room evaluation set (bench/eval/nlu.jsonl over bench/eval/inventory.csv) is what the
 issue asks for: big enough, enough paraphrases, every intent and behaviour covered, every SKU and
-place it expects real, and both files exactly what their generators write. No models."""
+place it expects real, and both files exactly what their generators write. The held-out set
+(bench/eval/nlu_holdout.jsonl) is checked the same way and shares no text with the dev set. No models."""
 from __future__ import annotations
 
 import csv
@@ -14,8 +15,14 @@ from edge.stages.nlu.types import INTENTS
 from tests.helpers import REPO
 
 EVAL_DIR = REPO / "bench" / "eval"
-CASES = [json.loads(line) for line in (EVAL_DIR / "nlu.jsonl").read_text(encoding="utf-8").splitlines()
-         if line.strip()]
+
+
+def _load(name: str) -> list[dict]:
+    return [json.loads(line) for line in (EVAL_DIR / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+CASES = _load("nlu.jsonl")
+HOLDOUT = _load("nlu_holdout.jsonl")
 with (EVAL_DIR / "inventory.csv").open(newline="", encoding="utf-8") as _f:
     ROWS = list(csv.DictReader(_f))
 STOCK: dict[str, dict[str, int]] = defaultdict(dict)
@@ -54,7 +61,7 @@ def test_every_intent_and_kind_is_covered():
 
 def test_cases_are_well_formed():
     kit = _casekit()
-    for c in CASES:
+    for c in CASES + HOLDOUT:
         assert set(c) <= {"id", "text", "kind", "paraphrase", "before", "answers", "confidence", "expect"}, c
         assert c["kind"] in kit.KINDS and c["text"].strip() and isinstance(c["paraphrase"], bool), c
         exp = c["expect"]
@@ -73,7 +80,7 @@ def test_cases_are_well_formed():
 def test_every_expected_sku_and_place_is_in_the_inventory():
     assert len(STOCK) >= 2000
     assert sum(len(p) > 1 for p in STOCK.values()) >= 50  # items in two or three places
-    for c in CASES:
+    for c in CASES + HOLDOUT:
         for r in c["expect"]["records"]:
             assert r["sku"] in STOCK, (c["id"], r)
             places = STOCK[r["sku"]]
@@ -85,7 +92,32 @@ def test_every_expected_sku_and_place_is_in_the_inventory():
 
 
 def test_generators_reproduce_the_files():
-    for script in ("make_inventory.py", "make_cases.py"):
+    for script in ("make_inventory.py", "make_cases.py", "make_holdout.py"):
         done = subprocess.run([sys.executable, str(EVAL_DIR / script), "--check"], capture_output=True, text=True,
                               timeout=120)
         assert done.returncode == 0, (script, done.stderr)
+
+
+def test_holdout_size_coverage_and_no_shared_text():
+    assert len(HOLDOUT) >= 120
+    assert sum(c["paraphrase"] is True for c in HOLDOUT) / len(HOLDOUT) >= 0.50
+    assert len({c["text"] for c in HOLDOUT}) == len(HOLDOUT), "duplicate texts"
+    ids = {c["id"] for c in HOLDOUT}
+    assert len(ids) == len(HOLDOUT) and not ids & {c["id"] for c in CASES}, "duplicate ids"
+    dev_texts = {" ".join(t.casefold().split()) for c in CASES for t in (c["text"], *c.get("before", ()))}
+    shared = [c["text"] for c in HOLDOUT if " ".join(c["text"].casefold().split()) in dev_texts]
+    assert not shared, shared
+    intents = Counter(c["expect"]["intent"] for c in HOLDOUT)
+    for intent in ("query_stock", "log_record", "undo", "cancel", "place_contents", "transfer", "stock_count",
+                   "low_stock"):
+        assert intents[intent] >= 5, (intent, intents)
+    kinds = Counter(c["kind"] for c in HOLDOUT)
+    for kind in ("negation", "already_done", "range", "correction", "multi", "fraction", "oh", "unknown",
+                 "variant", "place"):
+        assert kinds[kind] >= 5, (kind, kinds)
+    # a sized family said without its size, answered when the box asks
+    assert sum(c["kind"] == "variant" and bool(c.get("answers")) for c in HOLDOUT) >= 5
+    # fractions: of whole units the box asks; of metres and litres a decimal record
+    fr = [c for c in HOLDOUT if c["kind"] == "fraction"]
+    assert sum(c["expect"].get("asks") is True for c in fr) >= 3
+    assert sum(any(not float(r["delta"]).is_integer() for r in c["expect"]["records"]) for c in fr) >= 3
