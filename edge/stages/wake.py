@@ -41,6 +41,39 @@ class Detection:
     score: float  # 0..1
 
 
+class Trigger:
+    """The decision on per-frame scores: a model's score reaching its threshold outside the refractory
+    time is a detection (the highest such score wins; the refractory time is shared by all models).
+    :meth:`WakeWord.process` uses it frame by frame; bench/tv_false_wakes.py replays stored scores
+    through it for a sweep of thresholds.
+
+    Args:
+        thresholds: ``{name: threshold}``, 0..1.
+        refractory_frames: after a detection, no new detection for this many 80 ms frames.
+    """
+
+    def __init__(self, thresholds: dict[str, float], refractory_frames: int):
+        self.thresholds = dict(thresholds)
+        self.refractory_frames = refractory_frames
+        self._since_last = 10**9
+
+    def step(self, scores: dict[str, float]) -> Detection | None:
+        """One frame's ``{name: score}``; a :class:`Detection` or None."""
+        self._since_last += 1
+        if self._since_last <= self.refractory_frames:
+            return None
+        best = max(((k, float(v)) for k, v in scores.items() if v >= self.thresholds[k]),
+                   key=lambda kv: kv[1], default=None)
+        if best is None:
+            return None
+        self._since_last = 0
+        return Detection(best[0], best[1])
+
+    def reset(self) -> None:
+        """Forget the last detection (the refractory time is over)."""
+        self._since_last = 10**9
+
+
 class WakeWord:
     """openWakeWord with per-model thresholds and a refractory time.
 
@@ -57,7 +90,7 @@ class WakeWord:
         from openwakeword.model import Model
 
         d = openwakeword_models_dir()
-        paths, self._names, self._thresholds = [], {}, {}
+        paths, self._names, thresholds = [], {}, {}
         for name, threshold in models:
             p = Path(name) if name.endswith(".onnx") else d / f"{name}_v0.1.onnx"
             if not p.exists():
@@ -65,26 +98,25 @@ class WakeWord:
                 raise ModelNotFoundError(f"wake.models: wake word model '{name}': no file {p}; stock models: {known}")
             paths.append(str(p))
             self._names[p.stem] = p.stem.removesuffix("_v0.1") if not name.endswith(".onnx") else p.stem
-            self._thresholds[p.stem] = threshold
+            thresholds[self._names[p.stem]] = threshold
         self.model = Model(
             wakeword_models=paths, inference_framework="onnx",
             melspec_model_path=str(d / "melspectrogram.onnx"), embedding_model_path=str(d / "embedding_model.onnx"))
-        self.refractory_frames = int(np.ceil(refractory_ms / 80))
-        self._since_last = 10**9
+        self.trigger = Trigger(thresholds, int(np.ceil(refractory_ms / 80)))
+
+    @property
+    def refractory_frames(self) -> int:
+        """The refractory time in 80 ms frames."""
+        return self.trigger.refractory_frames
+
+    def score(self, frame: np.ndarray) -> dict[str, float]:
+        """Score one frame ``(1280,)`` int16 at 16 kHz: ``{configured name: score 0..1}``."""
+        return {self._names[k]: float(v) for k, v in self.model.predict(frame).items()}
 
     def process(self, frame: np.ndarray) -> Detection | None:
         """Score one frame ``(1280,)`` int16 at 16 kHz; a :class:`Detection` when a model's score
         reaches its threshold outside the refractory time, else None."""
-        scores = self.model.predict(frame)
-        self._since_last += 1
-        if self._since_last <= self.refractory_frames:
-            return None
-        best = max(((k, float(v)) for k, v in scores.items() if v >= self._thresholds[k]),
-                   key=lambda kv: kv[1], default=None)
-        if best is None:
-            return None
-        self._since_last = 0
-        return Detection(self._names[best[0]], best[1])
+        return self.trigger.step(self.score(frame))
 
     def set_thresholds(self, models: list[tuple[str, float]]) -> None:
         """New thresholds for the loaded models (a config reload: no model is loaded again, the next
@@ -93,15 +125,15 @@ class WakeWord:
         Raises:
             ValueError: a name that is not one of the loaded models (adding one needs a restart).
         """
-        by_name = {v: k for k, v in self._names.items()}
-        new = dict(self._thresholds)
+        loaded = set(self._names.values())
+        new = dict(self.trigger.thresholds)
         for name, threshold in models:
-            key = by_name.get(name) or by_name.get(Path(name).stem)
-            if key is None:
-                raise ValueError(f"wake.models: {name!r} is not loaded (loaded: {', '.join(sorted(by_name))}); "
+            key = name if name in loaded else Path(name).stem
+            if key not in loaded:
+                raise ValueError(f"wake.models: {name!r} is not loaded (loaded: {', '.join(sorted(loaded))}); "
                                  "a new wake word needs a restart")
             new[key] = float(threshold)
-        self._thresholds = new
+        self.trigger.thresholds = new
 
     def flush(self) -> None:
         """Push 1.6 s of silence through the feature buffers, then clear scores (see module doc)."""
@@ -109,4 +141,4 @@ class WakeWord:
         for _ in range(FLUSH_FRAMES):
             self.model.predict(silence)
         self.model.reset()
-        self._since_last = 10**9
+        self.trigger.reset()
