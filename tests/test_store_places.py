@@ -213,3 +213,14 @@ def test_twenty_thousand_rows_import(tmp_path):
                            "AND quantity - reorder_level <= 0").fetchall()
         assert "items_low" in str(low)
         conn.close()
+
+
+def test_a_misspelt_optional_column_or_two_reorder_levels_are_refused(tmp_path):
+    with Store(tmp_path / "e.db") as s:
+        bad = CSV.replace("reorder_level", "reorder_levl")
+        with pytest.raises(StoreError, match=r"line 1: column 'reorder_levl' is not known; fix: did you mean 'reorder_level'"):
+            s.import_csv(_csv(tmp_path, bad))
+        two = CSV.replace("bin 90,40,pcs,,50", "bin 90,40,pcs,,60")
+        with pytest.raises(StoreError, match=r"line 3, column 'reorder_level': HB-12-80 has 60 here but 50 on line 2"):
+            s.import_csv(_csv(tmp_path, two, "b.csv"))
+        assert s.items() == []

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -186,6 +187,10 @@ def parse_inventory(f: TextIO) -> list[InventoryRow]:
                 f"line 1: missing column {col!r} (header is {','.join(header)!r}); "
                 f"fix: the header row must contain {','.join(CSV_COLUMNS)}"
             )
+    for name in names:  # an optional column misspelt would be ignored as an extra one: say so
+        near = difflib.get_close_matches(name, OPTIONAL_COLUMNS, n=1, cutoff=0.8)
+        if near and name not in OPTIONAL_COLUMNS:
+            raise ValueError(f"line 1: column {name!r} is not known; fix: did you mean {near[0]!r}?")
     index = {col: names.index(col) for col in (*CSV_COLUMNS, *OPTIONAL_COLUMNS) if col in names}
     rows: list[InventoryRow] = []
     first: dict[str, InventoryRow] = {}
@@ -242,12 +247,17 @@ def _row(fields: list[str], header: list[str], index: dict[str, int], line: int)
 
 
 def _same_item(seen: InventoryRow, row: InventoryRow) -> None:
-    """A SKU's second row (another place) must name the same item in the same unit."""
+    """A SKU's second row (another place) must name the same item in the same unit, with the same
+    reorder level where both give one (it is the item's, not the place's; the first row's is kept)."""
     for col in ("item", "unit"):
         if getattr(seen, col) != getattr(row, col):
             raise ValueError(f"line {row.line}, column {col!r}: {row.sku} is {getattr(row, col)!r} here but "
                              f"{getattr(seen, col)!r} on line {seen.line}; fix: a SKU on several rows (several "
                              f"places) keeps one {'name' if col == 'item' else col}")
+    if None not in (seen.reorder_level, row.reorder_level) and seen.reorder_level != row.reorder_level:
+        raise ValueError(f"line {row.line}, column 'reorder_level': {row.sku} has {row.reorder_level} here but "
+                         f"{seen.reorder_level} on line {seen.line}; fix: a SKU's reorder level is one number for "
+                         "all its places (give it on its first row)")
 
 
 def check_names(rows: list[InventoryRow], held: list[tuple[str, str, bool]] | None = None) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import sys
 import threading
@@ -124,7 +125,12 @@ def expand(paths: Iterable[str | Path]) -> tuple[list[Path], list[tuple[str, str
     skipped = 0
     for p in map(Path, paths):
         if p.is_dir():
-            for f in sorted(x for x in p.rglob("*") if x.is_file()):
+            for f in sorted(p.rglob("*")):
+                if f.is_symlink() and not f.exists():  # a broken link is named, not skipped silently
+                    failed.append((str(f), f"a broken link (to {os.readlink(f)})"))
+                    continue
+                if not f.is_file():
+                    continue
                 if kind_of(f) is None:
                     skipped += 1
                 else:

@@ -12,12 +12,17 @@ from __future__ import annotations
 
 import gzip
 import io
+import logging
 import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pypdf
+
+# pypdf logs repairs of broken files ("EOF marker not found") on its own; a file that cannot be
+# read is reported once, by name, with the reason, so its own lines are kept quiet
+logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 from edge.errors import UserError
 from edge.stages.docs.roff import read_roff
