@@ -108,3 +108,19 @@ def test_confidence_passes_through_and_flags_a_low_confidence_quantity():
     query = und.understand("how many drill bits are left", confidence=0.2)  # no quantity: nothing to read back
     assert query.extra == {"confidence": 0.2}
     assert und.understand("we used three drill bits").extra == {}
+
+
+def _fuses():
+    return [Item(f"FUS-{a}A", f"fuse {a} A", f"bin {a}", 20, "pcs", ()) for a in (3, 5, 13)]
+
+
+@pytest.mark.parametrize("text, sku", [("we took two 13 amp fuses", "FUS-13A"), ("used one 3A fuse", "FUS-3A"),
+                                       ("how many five amp fuses are there", "FUS-5A")])
+def test_an_amp_rating_picks_its_fuse(text, sku):
+    assert Understanding(_fuses()).understand(text).sku == sku
+
+
+@pytest.mark.parametrize("text", ["we took two 7 amp fuses", "have we got 30 amp fuses"])
+def test_an_amp_rating_no_fuse_has_is_heard_not_replaced(text):
+    intent = Understanding(_fuses()).understand(text)
+    assert intent.sku is None and intent.heard_variant is not None
