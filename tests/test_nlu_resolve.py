@@ -4,6 +4,7 @@ import pytest
 
 from edge.stages.nlu import followup
 from edge.stages.nlu.grammar import Grammar
+from edge.stages.nlu.resolve import spoken_size as said_size
 from edge.stages.nlu.understand import LOW_CONFIDENCE, Understanding
 from edge.stages.store import Item
 from tests.nlu_helpers import sample_items
@@ -124,3 +125,8 @@ def test_an_amp_rating_picks_its_fuse(text, sku):
 def test_an_amp_rating_no_fuse_has_is_heard_not_replaced(text):
     intent = Understanding(_fuses()).understand(text)
     assert intent.sku is None and intent.heard_variant is not None
+
+
+def test_a_bare_a_after_a_number_is_no_amp():
+    assert said_size("we used 0.75 a litre of oil".split(), set()).amp is None
+    assert said_size("two 13a fuses".split(), set()).amp == 13.0

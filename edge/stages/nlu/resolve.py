@@ -44,8 +44,9 @@ FUZZY_CUTOFF = 85
 _THREAD = re.compile(r"^m(\d+(?:\.\d+)?)$")
 _NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
 _UNIT_MM = {"mm": 1.0, "cm": 10.0}
-#: spoken current units after a number ("thirteen amp", "13 amps", "13 a"); "13a" is one token
-_AMP_WORDS = frozenset({"amp", "amps", "a", "ampere", "amperes"})
+#: spoken current units after a number ("thirteen amp", "13 amps"); "13a" is one token. A bare "a"
+#: after a number is no unit ("0.75 a litre", "two a day")
+_AMP_WORDS = frozenset({"amp", "amps", "ampere", "amperes"})
 _AMP_TOKEN = re.compile(r"^(\d+(?:\.\d+)?)a(?:mps?)?$")
 _GARMENT_SPOKEN = {"small": "S", "medium": "M", "large": "L", "xs": "XS", "xl": "XL", "xxl": "XXL", "xxxl": "XXXL",
                    "2xl": "XXL", "3xl": "XXXL", "xxs": "XXS"}
@@ -150,8 +151,7 @@ def _spoken_amp(toks: list[str], skip: set[int], used: set[int], said: dict[str,
         m = _AMP_TOKEN.match(t)
         if m:
             used.add(i)
-        elif (_NUMBER.match(t) and i + 1 < len(toks) and toks[i + 1] in _AMP_WORDS and i + 1 not in skip
-              and (toks[i + 1] != "a" or i + 2 >= len(toks) or toks[i + 2] not in NOT_ITEM)):
+        elif _NUMBER.match(t) and i + 1 < len(toks) and toks[i + 1] in _AMP_WORDS and i + 1 not in skip:
             used.update((i, i + 1))
         else:
             continue
