@@ -29,6 +29,8 @@ def g() -> Grammar:
     ("used six cutting discs 230 mm, correction, four", "CDS-230", 4, None),          # the count, not the size
     ("we used 2 cutting discs 115, I mean 125 mm", "CDS-125", 2, None),
     ("we used nine, actually make that ten, fuses", "FUS-5A", 10, None),
+    ("we used six cutting discs 230 mm, scratch that, four", "CDS-230", 4, None),
+    ("took 8 fuses, strike that, 5 fuses from bin 12", "FUS-5A", 5, "bin 12"),
 ])
 def test_a_self_correction_replaces_what_it_corrects(g, text, sku, quantity, location):
     got = g.parse(text)
@@ -45,6 +47,13 @@ def test_a_correction_of_the_destination_of_a_move(g):
 def test_a_correction_that_fits_nothing_is_refused(g, text):
     got = g.parse(text)
     assert got.intent == "log_record" and got.refusal == "correction"
+
+
+def test_a_bare_number_after_a_place_and_a_count_is_asked(g):
+    """"to bin 31, no, 7" with a count said: the place or the count? Refused (asked), never guessed."""
+    got = g.parse("move 4 fuses from bin 30 to bin 31, no, 7")
+    assert got.intent == "transfer" and got.refusal == "correction"
+    assert resolve_corrections("fuses from drawer 4 no 5", "fuses from drawer 4, no, 5")[0] == "fuses from drawer 5"
 
 
 def test_a_bare_no_corrects_only_when_set_off_by_a_comma():
