@@ -195,3 +195,25 @@ def test_a_low_stock_question_about_a_family_carries_its_items(g):
     got = g.parse("are we running low on cutting discs")
     assert (got.intent, got.candidates) == ("low_stock", ("CDS-115", "CDS-125", "CDS-230"))
     assert g.parse("are we short on anything").candidates == ()
+
+
+@pytest.fixture(scope="module")
+def shop() -> Grammar:
+    return Grammar([Item("LUB-1", "lubricant spray 400", "shelf F", 9, "can", ()),
+                    Item("ACT", "acetone", "bin 5", 30, "l", ()),
+                    Item("RAG", "cotton rags", "shelf G", 12, "bag", ())])
+
+
+@pytest.mark.parametrize("text, parts", [
+    ("used a can of lubricant spray 400, three litres of acetone and a bag of cotton rags",
+     [("LUB-1", 1), ("ACT", 3), ("RAG", 1)]),
+    ("took three litres of acetone, a bag of cotton rags", [("ACT", 3), ("RAG", 1)]),
+])
+def test_each_amount_stays_with_its_own_item(shop, text, parts):
+    got = shop.parse(text)
+    assert [(p.sku, p.quantity) for p in got.parts] == parts
+
+
+def test_an_amount_of_an_unknown_item_is_not_given_to_the_one_before(shop):
+    got = shop.parse("used a bag of cotton rags, two litres of blinker fluid")
+    assert [(p.sku, p.quantity) for p in got.parts] == [("RAG", 1), (None, 2)]

@@ -107,13 +107,33 @@ def quantity_refusal(q: int | float | None, units: set[str], guarded: Guarded | 
 _SIZE_AFTER = frozenset({"mm", "cm", "m", "a", "amp", "x", "by", "v", "w", "l", "kg", "g", "ml", "metre", "litre"})
 
 
+#: words of an amount said before "of" ("2 litres of degreaser", "a can of WD-40"): such an amount after
+#: an earlier count starts another part, even where a number ends the name before it ("WD-40")
+_AMOUNT_WORDS = frozenset("litre litres liter liters metre metres meter meters kilo kilos kg box boxes pack packs "
+                          "packet packets roll rolls bag bags can cans tin tins tube tubes bottle bottles sheet "
+                          "sheets pair pairs set sets reel reels drum drums".split())
+
+
+def _is_amount(toks: list[str], i: int) -> bool:
+    """``toks[i]`` starts an amount with "of": a number or "a"/"an", an amount word, "of"."""
+    return ((toks[i] in ("a", "an") or bool(_NUMBER.match(toks[i]))) and i + 2 < len(toks)
+            and toks[i + 1] in _AMOUNT_WORDS and toks[i + 2] == "of")
+
+
 def counted_pieces(text: str, keep: frozenset[int] | set[int] = frozenset()) -> list[str]:
     """``text`` cut before each count after the first ("4 m8 nuts 4 m8 washers": the comma between
     them is gone): a number that follows an item word and is followed by one, not by a unit, and is
-    not one of the token indices ``keep`` (a number inside the item's name)."""
+    not one of the token indices ``keep`` (a number inside the item's name); or an amount with "of"
+    (``2 litres of``, ``a can of``) after an earlier count ("a can of wd 40 2 litres of degreaser")."""
     toks = text.split()
     cuts, seen = [0], False
     for i, t in enumerate(toks):
+        amount = _is_amount(toks, i)
+        if amount and seen and i not in keep:
+            cuts.append(i)
+        if amount:
+            seen = True
+            continue
         if not _NUMBER.match(t):
             continue
         before, after = (toks[i - 1] if i else ""), (toks[i + 1] if i + 1 < len(toks) else "")
@@ -201,6 +221,8 @@ class SlotFiller:
         pieces = counted_pieces(text, keep=self.item(toks, skip, None).match.tokens)  # "bearing 6000 zz" is one name
         if len(pieces) < 2:
             return [text]
+        if sum(_is_amount(toks, i) for i in range(len(toks))) >= 2:
+            return pieces  # two amounts with "of" are two parts: one no item fits is asked, never merged
         got = [self.counted("log_record", p, guarded, base) for p in pieces]
         return pieces if all(p is not None and (p.sku or p.candidates) for p in got) else [text]
 
