@@ -13,6 +13,7 @@ from edge.stages.nlu.corrections import resolve_corrections
 from edge.stages.nlu.grammar import Grammar
 from edge.stages.nlu.lexicon import normalize_text
 from edge.stages.nlu.numbers import normalize_numbers
+from edge.stages.nlu.slots import quantity
 from edge.stages.store import Item
 from tests.stockroom import stockroom
 
@@ -217,3 +218,12 @@ def test_each_amount_stays_with_its_own_item(shop, text, parts):
 def test_an_amount_of_an_unknown_item_is_not_given_to_the_one_before(shop):
     got = shop.parse("used a bag of cotton rags, two litres of blinker fluid")
     assert [(p.sku, p.quantity) for p in got.parts] == [("RAG", 1), (None, 2)]
+
+
+
+def test_a_before_the_name_and_a_later_number_is_no_count():
+    """"a bag of cotton rags on line 2": one bag, or two? No count (asked), never 2."""
+    toks = "used a bag of cotton rag on line 2".split()
+    assert quantity(toks, set(), frozenset({4, 5}), True) is None
+    assert quantity("used a bag of cotton rag".split(), set(), frozenset({4, 5}), True) == 1
+    assert quantity("used 2 bag of cotton rag".split(), set(), frozenset({4, 5}), True) == 2

@@ -73,15 +73,19 @@ def _number(tok: str) -> int | float:
 
 def quantity(toks: list[str], skip: set[int], span: frozenset[int], item_known: bool) -> int | float | None:
     """The first number outside ``skip`` (places, sizes) and ``span`` (the item's name); 1 for
-    ``a``/``an`` right before a known item's name; None when no count was said."""
-    nums = [_number(t) for i, t in enumerate(toks) if _NUMBER.match(t) and i not in skip and i not in span]
+    ``a``/``an`` right before a known item's name; None when no count was said, or when "a" before
+    the name and a number after it both say one ("a breaker on line two")."""
+    nums = [i for i, t in enumerate(toks) if _NUMBER.match(t) and i not in skip and i not in span]
+    k = min(span) - 1 if span else -1
+    if k >= 1 and toks[k] == "of" and singular(toks[k - 1]) in CONTAINERS:  # "a box of gloves"
+        k -= 2
+    one = span and item_known and k >= 0 and toks[k] in ("a", "an")
     if nums:
-        return nums[0]
+        if one and nums[0] > max(span):
+            return None  # "a circuit breaker on line two": one, or two? asked, never the later number
+        return _number(toks[nums[0]])
     if span and item_known:
-        k = min(span) - 1
-        if k >= 1 and toks[k] == "of" and singular(toks[k - 1]) in CONTAINERS:  # "a box of gloves"
-            k -= 2
-        if k >= 0 and toks[k] in ("a", "an"):
+        if one:
             return 1
         # "signing out the hex key set": one, when the name is said in the singular
         last = toks[max(span)] if max(span) < len(toks) else ""
