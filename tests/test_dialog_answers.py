@@ -106,13 +106,13 @@ def test_sized_names_in_questions_are_family_and_size_never_mms(store):
     every = " ".join(ask_back_text([store.get(s) for s in group]) for group in (DRILLS, DISCS, BOLTS))
     assert "mms" not in every
     assert reply.plural("fuse 5 A") == "fuses 5 A" and reply.plural("drill bit") == "drill bits"
-    assert reply.amount(store.get("FUS-5A"), 10) == "10 fuses 5 A"
+    assert reply.amount(store.get("FUS-5A"), 10) == "10 fuses, 5 amp"
 
 
 def test_a_log_that_said_neither_in_nor_out_asks_and_never_guesses(store):
     said = Intent("log_record", sku="FUS-5A", quantity=3, text="three fuses 5 amp for the pump")
     out = dialog.act(said, store, said.text, "t1")
-    assert out.text == "3 fuses 5 A: used or received?" and out.pending.kind == "direction" and store.records() == []
+    assert out.text == "3 fuses, 5 amp: used or received?" and out.pending.kind == "direction" and store.records() == []
     assert dialog.follow_up(out.pending, "hmm", store, "t1").record is None and store.records() == []
     done = dialog.follow_up(out.pending, "we used them", store, "t1")
     assert done.record.delta == -3

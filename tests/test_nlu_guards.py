@@ -93,6 +93,8 @@ def test_one_hundred_and_five_is_one_number_not_two_parts(g):
     ("we used 2.5 metres of copper cable", 2.5, None),                     # unit m allows decimals
     ("we used two and a half metres of copper cable", 2.5, None),
     ("we used one point five metres of copper cable", 1.5, None),
+    ("we used two point seven five metres of copper cable", 2.75, None),    # every digit after "point"
+    ("we used nought point six five metres of copper cable", 0.65, None),
 ])
 def test_a_fraction_is_never_rounded(g, text, quantity, refusal):
     got = g.parse(text)

@@ -4,6 +4,7 @@ import pytest
 
 from edge.stages.nlu import followup
 from edge.stages.nlu.grammar import Grammar
+from edge.stages.nlu.resolve import spoken_size as said_size
 from edge.stages.nlu.understand import LOW_CONFIDENCE, Understanding
 from edge.stages.store import Item
 from tests.nlu_helpers import sample_items
@@ -108,3 +109,24 @@ def test_confidence_passes_through_and_flags_a_low_confidence_quantity():
     query = und.understand("how many drill bits are left", confidence=0.2)  # no quantity: nothing to read back
     assert query.extra == {"confidence": 0.2}
     assert und.understand("we used three drill bits").extra == {}
+
+
+def _fuses():
+    return [Item(f"FUS-{a}A", f"fuse {a} A", f"bin {a}", 20, "pcs", ()) for a in (3, 5, 13)]
+
+
+@pytest.mark.parametrize("text, sku", [("we took two 13 amp fuses", "FUS-13A"), ("used one 3A fuse", "FUS-3A"),
+                                       ("how many five amp fuses are there", "FUS-5A")])
+def test_an_amp_rating_picks_its_fuse(text, sku):
+    assert Understanding(_fuses()).understand(text).sku == sku
+
+
+@pytest.mark.parametrize("text", ["we took two 7 amp fuses", "have we got 30 amp fuses"])
+def test_an_amp_rating_no_fuse_has_is_heard_not_replaced(text):
+    intent = Understanding(_fuses()).understand(text)
+    assert intent.sku is None and intent.heard_variant is not None
+
+
+def test_a_bare_a_after_a_number_is_no_amp():
+    assert said_size("we used 0.75 a litre of oil".split(), set()).amp is None
+    assert said_size("two 13a fuses".split(), set()).amp == 13.0

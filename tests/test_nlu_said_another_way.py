@@ -13,6 +13,7 @@ from edge.stages.nlu.corrections import resolve_corrections
 from edge.stages.nlu.grammar import Grammar
 from edge.stages.nlu.lexicon import normalize_text
 from edge.stages.nlu.numbers import normalize_numbers
+from edge.stages.nlu.slots import quantity
 from edge.stages.store import Item
 from tests.stockroom import stockroom
 
@@ -29,6 +30,8 @@ def g() -> Grammar:
     ("used six cutting discs 230 mm, correction, four", "CDS-230", 4, None),          # the count, not the size
     ("we used 2 cutting discs 115, I mean 125 mm", "CDS-125", 2, None),
     ("we used nine, actually make that ten, fuses", "FUS-5A", 10, None),
+    ("we used six cutting discs 230 mm, scratch that, four", "CDS-230", 4, None),
+    ("took 8 fuses, strike that, 5 fuses from bin 12", "FUS-5A", 5, "bin 12"),
 ])
 def test_a_self_correction_replaces_what_it_corrects(g, text, sku, quantity, location):
     got = g.parse(text)
@@ -45,6 +48,13 @@ def test_a_correction_of_the_destination_of_a_move(g):
 def test_a_correction_that_fits_nothing_is_refused(g, text):
     got = g.parse(text)
     assert got.intent == "log_record" and got.refusal == "correction"
+
+
+def test_a_bare_number_after_a_place_and_a_count_is_asked(g):
+    """"to bin 31, no, 7" with a count said: the place or the count? Refused (asked), never guessed."""
+    got = g.parse("move 4 fuses from bin 30 to bin 31, no, 7")
+    assert got.intent == "transfer" and got.refusal == "correction"
+    assert resolve_corrections("fuses from drawer 4 no 5", "fuses from drawer 4, no, 5")[0] == "fuses from drawer 5"
 
 
 def test_a_bare_no_corrects_only_when_set_off_by_a_comma():
@@ -186,3 +196,34 @@ def test_a_low_stock_question_about_a_family_carries_its_items(g):
     got = g.parse("are we running low on cutting discs")
     assert (got.intent, got.candidates) == ("low_stock", ("CDS-115", "CDS-125", "CDS-230"))
     assert g.parse("are we short on anything").candidates == ()
+
+
+@pytest.fixture(scope="module")
+def shop() -> Grammar:
+    return Grammar([Item("LUB-1", "lubricant spray 400", "shelf F", 9, "can", ()),
+                    Item("ACT", "acetone", "bin 5", 30, "l", ()),
+                    Item("RAG", "cotton rags", "shelf G", 12, "bag", ())])
+
+
+@pytest.mark.parametrize("text, parts", [
+    ("used a can of lubricant spray 400, three litres of acetone and a bag of cotton rags",
+     [("LUB-1", 1), ("ACT", 3), ("RAG", 1)]),
+    ("took three litres of acetone, a bag of cotton rags", [("ACT", 3), ("RAG", 1)]),
+])
+def test_each_amount_stays_with_its_own_item(shop, text, parts):
+    got = shop.parse(text)
+    assert [(p.sku, p.quantity) for p in got.parts] == parts
+
+
+def test_an_amount_of_an_unknown_item_is_not_given_to_the_one_before(shop):
+    got = shop.parse("used a bag of cotton rags, two litres of blinker fluid")
+    assert [(p.sku, p.quantity) for p in got.parts] == [("RAG", 1), (None, 2)]
+
+
+
+def test_a_before_the_name_and_a_later_number_is_no_count():
+    """"a bag of cotton rags on line 2": one bag, or two? No count (asked), never 2."""
+    toks = "used a bag of cotton rag on line 2".split()
+    assert quantity(toks, set(), frozenset({4, 5}), True) is None
+    assert quantity("used a bag of cotton rag".split(), set(), frozenset({4, 5}), True) == 1
+    assert quantity("used 2 bag of cotton rag".split(), set(), frozenset({4, 5}), True) == 2

@@ -7,6 +7,7 @@ import pytest
 from edge.models.embed import Encoder
 from edge.stages.nlu.paraphrase import MATCHABLE, Masker, Paraphraser, load_exemplars, understand_paraphrase
 from edge.stages.nlu.types import INTENTS, Intent
+from edge.stages.nlu.understand import Understanding
 from edge.stages.store import Store
 
 try:
@@ -145,3 +146,17 @@ def test_resolver_answering_another_intent_is_refused(para):
     def wrong(name, text):
         return dataclasses.replace(Intent("undo", text=text))
     assert understand_paraphrase("do we have any drill bits at all", wrong, para) is None
+
+
+@pytest.mark.parametrize("text", ["seven M8 washers from bin four oh", "nine fuses out of bin three oh",
+                                  "six M8 bolts from bin 12", "ten to twelve drill bits from drawer 3"])
+def test_a_count_needs_a_counting_word(para, items, text):
+    """Words with no counting word are never a stock count (a count replaces the level): a log, or
+    not understood."""
+    got = Understanding(items, paraphraser=para).understand(text)
+    assert got.intent != "stock_count"
+
+
+def test_a_count_said_stays_a_count(para, items):
+    got = Understanding(items, paraphraser=para).understand("we actually have 12 M8 washers")
+    assert got.intent == "stock_count" and got.quantity == 12

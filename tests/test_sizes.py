@@ -34,3 +34,10 @@ def test_spoken_size_en_and_zh():
     assert spoken_size(Size()) == ""
     assert not Size() and split_size("drill bit 6 mm")[1]
     assert split_size("hex bolt M12 x 80 mm")[1].attributes() == {"thread": "M12", "millimetre": 80.0}
+
+
+def test_a_current_rating_is_a_size():
+    assert split_size("fuse 13 A") == ("fuse", Size(None, (), None, "13 A", 13.0))
+    assert split_size("circuit breaker 10A")[1].attributes() == {"amp": 10.0}
+    assert spoken_size(split_size("fuse 3 A")[1]) == "3 amp"
+    assert split_size("paper A4") == ("paper A4", Size())  # no number before the A

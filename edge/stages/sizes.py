@@ -23,6 +23,9 @@ UNIT_MM = {"mm": 1.0, "cm": 10.0, "m": 1000.0}
 _THREAD = re.compile(r"(?<![\w.])M(\d+(?:\.\d+)?)(?=$|[^\w.]|[x×]\d)", re.IGNORECASE)
 _BY_LENGTH = re.compile(r"\s*[x×]\s*(\d+(?:\.\d+)?)\s*(mm|cm|m)?(?![\w.])", re.IGNORECASE)
 _LENGTH = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(mm|cm|m)(?![\w.])", re.IGNORECASE)
+#: a current rating as written ("fuse 13 A", "circuit breaker 10A"): upper-case A only, so an
+#: article "a" in a name is no size
+_AMP = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:A|amps?)(?![\w.])")
 _GARMENT = re.compile(r"(?:(?<=\s)|^)(?:size\s+)?(XXL|XL|XS|S|M|L|extra large|extra small|small|medium|large)\s*$",
                       re.IGNORECASE)
 
@@ -34,19 +37,22 @@ class Size:
     ``thread``: metric thread as written upper-case (``"M12"``) or None. ``mm``: the lengths or
     diameters written in the name, in millimetres, in the order written (``(80.0,)``; for
     ``M12 x 80`` the 80 is a length). ``garment``: ``XS`` … ``XXL`` or None. ``text``: the size part
-    of the name as written (``"M12 x 80 mm"``), empty when the name has no size.
+    of the name as written (``"M12 x 80 mm"``), empty when the name has no size. ``amp``: a current
+    rating in amperes (``fuse 13 A`` → 13.0) or None.
     """
 
     thread: str | None = None
     mm: tuple[float, ...] = ()
     garment: str | None = None
     text: str = ""
+    amp: float | None = None
 
     def __bool__(self) -> bool:
-        return bool(self.thread or self.mm or self.garment)
+        return bool(self.thread or self.mm or self.garment or self.amp)
 
     def attributes(self) -> dict[str, object]:
-        """The attributes set, by name: ``thread``, ``millimetre`` (the first mm value), ``size``."""
+        """The attributes set, by name: ``thread``, ``millimetre`` (the first mm value), ``size``,
+        ``amp``."""
         out: dict[str, object] = {}
         if self.thread:
             out["thread"] = self.thread
@@ -54,6 +60,8 @@ class Size:
             out["millimetre"] = self.mm[0]
         if self.garment:
             out["size"] = self.garment
+        if self.amp is not None:
+            out["amp"] = self.amp
         return out
 
 
@@ -76,6 +84,11 @@ def split_size(name: str) -> tuple[str, Size]:
             continue
         mm.append(float(m.group(1)) * UNIT_MM[m.group(2).lower()])
         spans.append(m.span())
+    amp = None
+    for m in _AMP.finditer(name):
+        if amp is None and not any(a <= m.start() < b for a, b in spans):
+            amp = float(m.group(1))
+            spans.append(m.span())
     garment = None
     rest = _cut(name, spans)
     g = _GARMENT.search(rest)
@@ -92,7 +105,7 @@ def split_size(name: str) -> tuple[str, Size]:
     text = " ".join(text.split())
     if garment:
         text = (text + " " + garment).strip()
-    return family, Size(thread, tuple(mm), garment, text)
+    return family, Size(thread, tuple(mm), garment, text, amp)
 
 
 def spoken_size(size: Size, language: str = "en") -> str:
@@ -103,6 +116,8 @@ def spoken_size(size: Size, language: str = "en") -> str:
         parts.append(size.thread)
     for v in size.mm:
         parts.append(f"{_num(v)}毫米" if language == "zh" else f"{_num(v)} millimetre")
+    if size.amp is not None:
+        parts.append(f"{_num(size.amp)}安" if language == "zh" else f"{_num(size.amp)} amp")
     if size.garment:
         parts.append(GARMENT_ZH.get(size.garment, size.garment) if language == "zh"
                      else GARMENT_WORDS.get(size.garment, size.garment))

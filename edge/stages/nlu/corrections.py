@@ -6,7 +6,9 @@ The part after the marker (:data:`MARKERS`: "no wait", "I mean", "make that", "c
 
 * a count: "we used 3, no wait, 4 drill bits" → "we used 4 drill bits"; "four o-rings 12 mm,
   correction, five" → five o-rings (a bare number corrects the count, a number with a unit the size);
-* a place with its preposition: "from drawer 4, no, from bin 118"; "to bin 61, no, to bin 62";
+* a place with its preposition: "from drawer 4, no, from bin 118"; "to bin 61, no, to bin 62"; a
+  bare number after a place's number is that place's only when no count was said before it ("move
+  10 … to bin 300, no, 12" is left unresolved: place or count is asked);
 * a size: "M8 nuts, no, M10 nuts"; "large nitrile gloves, no, medium";
 
 the words of B that repeat those after the corrected span ("M10 *nuts*") are dropped, the rest is
@@ -22,7 +24,7 @@ from edge.stages.nlu.lexicon import LOCATION_WORDS
 
 #: markers of a self-correction; a bare "no" counts only when the transcript sets it off with a comma
 MARKERS = ("no wait", "wait no", "no sorry", "sorry no", "i mean", "i meant", "make that", "make it", "or rather",
-           "correction", "sorry", "oops", "actually", "no")
+           "scratch that", "strike that", "let me correct that", "correction", "sorry", "oops", "actually", "no")
 _MARKER = re.compile(r"(?:^| )(?P<m>(?:(?:" + "|".join(MARKERS) + r") ?)+)(?= |$)")
 _WEAK_NO = re.compile(r"(?:[,;.!?-]\s*no\b|\bno\s*[,;.!?-])", re.IGNORECASE)
 _NUM = re.compile(r"^\d+(?:\.\d+)?$")
@@ -78,8 +80,10 @@ def _apply(a: list[str], b: list[str]) -> list[str] | None:
     if not a or not b:
         return None
     kind = _kind(b, 0)
-    if kind == "count" and _kind(a, len(a) - 1) == "placenum":  # "from drawer 4, no, 5": the place
-        return a[:-1] + b[:1] + b[1:]
+    if kind == "count" and _kind(a, len(a) - 1) == "placenum":
+        if any(_kind(a, j) == "count" for j in range(len(a))):
+            return None  # "move 10 … to bin 300, no, 12": the place or the count? asked, not guessed
+        return a[:-1] + b[:1] + b[1:]  # "fuses from drawer 4, no, 5": the place
     if kind == "word":
         return None
     b_end = _run(b, 0, kind)
@@ -122,6 +126,8 @@ def resolve_corrections(text: str, raw: str = "") -> tuple[str, list[str], bool]
             before = text[:m.start("m")].split()
             if before and before[-1] in LOCATION_WORDS | {"number"}:
                 continue
+            if not before and words[0] in ("scratch", "strike"):
+                continue  # "scratch that" on its own: a cancel, no correction
             hit = m
             break
         if hit is None:

@@ -38,7 +38,9 @@ _FRACTIONS = [
     (re.compile(rf"\b({_NUM}) and (?:a|one) half\b"), lambda m: _plus(m, 0.5)),
     (re.compile(rf"\b({_NUM}) and (?:a|one) quarter\b"), lambda m: _plus(m, 0.25)),
     (re.compile(rf"\b({_NUM}) and 3 quarters\b"), lambda m: _plus(m, 0.75)),
-    (re.compile(r"\b(\d+) point (\d+)\b"), lambda m: f"{m.group(1)}.{m.group(2)}"),
+    (re.compile(r"\b(?:nought|naught|zero|oh) point (?=\d)"), lambda m: "0 point "),
+    # "one point two five" is 1.25: the single digits said after "point" are all decimals
+    (re.compile(r"\b(\d+) point ((?:\d )+\d|\d+)\b"), lambda m: f"{m.group(1)}.{m.group(2).replace(' ', '')}"),
     (re.compile(r"\b(?!(?:a |one )?half (?:an? )?dozen)(?:a half|one half|half an?|half)\b"), lambda m: "0.5"),
     (re.compile(r"\b(?:a|one) quarter(?: of)?\b"), lambda m: "0.25"),
     (re.compile(r"\b3 quarters(?: of)?\b"), lambda m: "0.75"),

@@ -44,6 +44,10 @@ FUZZY_CUTOFF = 85
 _THREAD = re.compile(r"^m(\d+(?:\.\d+)?)$")
 _NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
 _UNIT_MM = {"mm": 1.0, "cm": 10.0}
+#: spoken current units after a number ("thirteen amp", "13 amps"); "13a" is one token. A bare "a"
+#: after a number is no unit ("0.75 a litre", "two a day")
+_AMP_WORDS = frozenset({"amp", "amps", "ampere", "amperes"})
+_AMP_TOKEN = re.compile(r"^(\d+(?:\.\d+)?)a(?:mps?)?$")
 _GARMENT_SPOKEN = {"small": "S", "medium": "M", "large": "L", "xs": "XS", "xl": "XL", "xxl": "XXL", "xxxl": "XXXL",
                    "2xl": "XXL", "3xl": "XXXL", "xxs": "XXS"}
 #: "double extra large" is XXL, "triple extra large" XXXL (a size no glove may have: then it is asked)
@@ -58,11 +62,12 @@ _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 @dataclass(frozen=True)
 class SpokenSize:
     """The size words of an utterance: ``thread`` (``"M10"``), ``mm`` (millimetres), ``garment``
-    (``"L"``), with their token indices and how each was said (for ``heard_variant``)."""
+    (``"L"``), ``amp`` (amperes), with their token indices and how each was said (for ``heard_variant``)."""
 
     thread: str | None = None
     mm: float | None = None
     garment: str | None = None
+    amp: float | None = None
     tokens: frozenset[int] = frozenset()
     said: tuple[tuple[str, str], ...] = ()  # (attribute, words) in the order checked
     #: bare numbers that may be a size in millimetres ("the 380 cable ties", "two 125 cutting discs"):
@@ -71,7 +76,7 @@ class SpokenSize:
 
     def checks(self):
         for attr, words in self.said:
-            yield attr, {"thread": self.thread, "millimetre": self.mm, "size": self.garment}[attr], words
+            yield attr, {"thread": self.thread, "millimetre": self.mm, "size": self.garment, "amp": self.amp}[attr], words
 
 
 @dataclass(frozen=True)
@@ -92,6 +97,7 @@ def spoken_size(toks: list[str], skip: set[int]) -> SpokenSize:
     thread = mm = garment = None
     used: set[int] = set()
     said: dict[str, str] = {}
+    amp = _spoken_amp(toks, skip, used, said)
     for i, t in enumerate(toks):
         if i in skip or i in used:
             continue
@@ -131,9 +137,28 @@ def spoken_size(toks: list[str], skip: set[int]) -> SpokenSize:
                 garment = _TIMES_X[times] + garment
                 used.add(i - 2)
             said["size"] = GARMENT_WORDS.get(garment, garment)
-    order = [a for a in ("thread", "millimetre", "size") if a in said]
+    order = [a for a in ("thread", "millimetre", "size", "amp") if a in said]
     soft = () if mm is not None else _soft_sizes(toks, skip | used)
-    return SpokenSize(thread, mm, garment, frozenset(used), tuple((a, said[a]) for a in order), soft)
+    return SpokenSize(thread, mm, garment, amp, frozenset(used), tuple((a, said[a]) for a in order), soft)
+
+
+def _spoken_amp(toks: list[str], skip: set[int], used: set[int], said: dict[str, str]) -> float | None:
+    """A current rating said ("13 amp fuses", "a 10a breaker"): the amperes, its tokens added to
+    ``used`` and its words to ``said["amp"]``; None when no number + amp unit is said."""
+    for i, t in enumerate(toks):
+        if i in skip:
+            continue
+        m = _AMP_TOKEN.match(t)
+        if m:
+            used.add(i)
+        elif _NUMBER.match(t) and i + 1 < len(toks) and toks[i + 1] in _AMP_WORDS and i + 1 not in skip:
+            used.update((i, i + 1))
+        else:
+            continue
+        value = float(m.group(1) if m else t)
+        said["amp"] = f"{_fmt(value)} amp"
+        return value
+    return None
 
 
 def _soft_sizes(toks: list[str], skip: set[int]) -> tuple[tuple[int, float], ...]:
@@ -151,7 +176,7 @@ def _soft_sizes(toks: list[str], skip: set[int]) -> tuple[tuple[int, float], ...
 
 
 def _has(size: Size, attr: str) -> bool:
-    return bool({"thread": size.thread, "millimetre": size.mm, "size": size.garment}[attr])
+    return bool({"thread": size.thread, "millimetre": size.mm, "size": size.garment, "amp": size.amp}[attr])
 
 
 def _fits(size: Size, attr: str, value) -> bool:
@@ -159,6 +184,8 @@ def _fits(size: Size, attr: str, value) -> bool:
         return size.thread == value
     if attr == "millimetre":
         return any(abs(v - value) < 1e-6 for v in size.mm)
+    if attr == "amp":
+        return size.amp is not None and abs(size.amp - value) < 1e-6
     return size.garment == value
 
 
@@ -305,7 +332,7 @@ class ItemIndex:
         z = self.sizes[sku]
         thread = float(z.thread[1:]) if z.thread else -1.0
         garment = list(GARMENT_WORDS).index(z.garment) if z.garment in GARMENT_WORDS else -1
-        return thread, z.mm, garment, sku
+        return thread, z.mm, garment, z.amp or -1.0, sku
 
     def _narrow(self, skus: Iterable[str], size: SpokenSize, span: frozenset[int], via: str) -> Found:
         """``skus`` narrowed by the size said; candidates in size order (M6 before M10, 20 before
@@ -327,9 +354,9 @@ class ItemIndex:
         if len(cur) == 1:
             return Found(ItemMatch(cur[0], span, via=via))
         missing = None
-        for attr in ("thread", "millimetre", "size"):
-            values = {(self.sizes[s].thread, self.sizes[s].mm[:1], self.sizes[s].garment)[
-                ("thread", "millimetre", "size").index(attr)] for s in cur}
+        for attr in ("thread", "millimetre", "size", "amp"):
+            values = {(self.sizes[s].thread, self.sizes[s].mm[:1], self.sizes[s].garment, self.sizes[s].amp)[
+                ("thread", "millimetre", "size", "amp").index(attr)] for s in cur}
             if len(values) > 1:
                 missing = attr
                 break

@@ -73,15 +73,19 @@ def _number(tok: str) -> int | float:
 
 def quantity(toks: list[str], skip: set[int], span: frozenset[int], item_known: bool) -> int | float | None:
     """The first number outside ``skip`` (places, sizes) and ``span`` (the item's name); 1 for
-    ``a``/``an`` right before a known item's name; None when no count was said."""
-    nums = [_number(t) for i, t in enumerate(toks) if _NUMBER.match(t) and i not in skip and i not in span]
+    ``a``/``an`` right before a known item's name; None when no count was said, or when "a" before
+    the name and a number after it both say one ("a breaker on line two")."""
+    nums = [i for i, t in enumerate(toks) if _NUMBER.match(t) and i not in skip and i not in span]
+    k = min(span) - 1 if span else -1
+    if k >= 1 and toks[k] == "of" and singular(toks[k - 1]) in CONTAINERS:  # "a box of gloves"
+        k -= 2
+    one = span and item_known and k >= 0 and toks[k] in ("a", "an")
     if nums:
-        return nums[0]
+        if one and nums[0] > max(span):
+            return None  # "a circuit breaker on line two": one, or two? asked, never the later number
+        return _number(toks[nums[0]])
     if span and item_known:
-        k = min(span) - 1
-        if k >= 1 and toks[k] == "of" and singular(toks[k - 1]) in CONTAINERS:  # "a box of gloves"
-            k -= 2
-        if k >= 0 and toks[k] in ("a", "an"):
+        if one:
             return 1
         # "signing out the hex key set": one, when the name is said in the singular
         last = toks[max(span)] if max(span) < len(toks) else ""
@@ -107,13 +111,33 @@ def quantity_refusal(q: int | float | None, units: set[str], guarded: Guarded | 
 _SIZE_AFTER = frozenset({"mm", "cm", "m", "a", "amp", "x", "by", "v", "w", "l", "kg", "g", "ml", "metre", "litre"})
 
 
+#: words of an amount said before "of" ("2 litres of degreaser", "a can of WD-40"): such an amount after
+#: an earlier count starts another part, even where a number ends the name before it ("WD-40")
+_AMOUNT_WORDS = frozenset("litre litres liter liters metre metres meter meters kilo kilos kg box boxes pack packs "
+                          "packet packets roll rolls bag bags can cans tin tins tube tubes bottle bottles sheet "
+                          "sheets pair pairs set sets reel reels drum drums".split())
+
+
+def _is_amount(toks: list[str], i: int) -> bool:
+    """``toks[i]`` starts an amount with "of": a number or "a"/"an", an amount word, "of"."""
+    return ((toks[i] in ("a", "an") or bool(_NUMBER.match(toks[i]))) and i + 2 < len(toks)
+            and toks[i + 1] in _AMOUNT_WORDS and toks[i + 2] == "of")
+
+
 def counted_pieces(text: str, keep: frozenset[int] | set[int] = frozenset()) -> list[str]:
     """``text`` cut before each count after the first ("4 m8 nuts 4 m8 washers": the comma between
     them is gone): a number that follows an item word and is followed by one, not by a unit, and is
-    not one of the token indices ``keep`` (a number inside the item's name)."""
+    not one of the token indices ``keep`` (a number inside the item's name); or an amount with "of"
+    (``2 litres of``, ``a can of``) after an earlier count ("a can of wd 40 2 litres of degreaser")."""
     toks = text.split()
     cuts, seen = [0], False
     for i, t in enumerate(toks):
+        amount = _is_amount(toks, i)
+        if amount and seen and i not in keep:
+            cuts.append(i)
+        if amount:
+            seen = True
+            continue
         if not _NUMBER.match(t):
             continue
         before, after = (toks[i - 1] if i else ""), (toks[i + 1] if i + 1 < len(toks) else "")
@@ -201,6 +225,8 @@ class SlotFiller:
         pieces = counted_pieces(text, keep=self.item(toks, skip, None).match.tokens)  # "bearing 6000 zz" is one name
         if len(pieces) < 2:
             return [text]
+        if sum(_is_amount(toks, i) for i in range(len(toks))) >= 2:
+            return pieces  # two amounts with "of" are two parts: one no item fits is asked, never merged
         got = [self.counted("log_record", p, guarded, base) for p in pieces]
         return pieces if all(p is not None and (p.sku or p.candidates) for p in got) else [text]
 

@@ -41,6 +41,11 @@ from edge.stages.sentences import SentenceSplitter, answer_sentences, clean_answ
 LOW_CONFIDENCE = 0.6
 #: words of a stock count: a paraphrase that says them is not taken as a log
 COUNT_WORDS = re.compile(r"\b(?:stock ?take|stock ?taking|stock count|re-?count(?:ed|ing)?|counted|counting|count)\b")
+#: what a stock count says besides a counting word ("there are exactly 40", "set the M8 nuts to 40",
+#: "we actually have 12", "22 left"): a paraphrase matched as a count that says none of these and
+#: no :data:`COUNT_WORDS` is no count ("five M8 nuts from bin 60" is a log, or not understood)
+COUNT_CUES = re.compile(r"\b(?:exactly|actually|really|real|left|remaining|set|update[sd]?|correct(?:ed|ion)?|"
+                        r"measured|tally|physical|there (?:are|is|s)|theres|now (?:have|has|at)|should be)\b")
 log = logging.getLogger("edge.stages.nlu")
 
 SYSTEM_PROMPT = (
@@ -216,6 +221,15 @@ class Understanding:
         if found is not None and found["intent"] == "ask_docs":  # no slots: the question is the text
             return Intent("ask_docs", source="paraphrase", text=text, explain={"path": "paraphrase", **found})
         got = understand_paraphrase(text, self.fill_slots, p) if found is not None else None
+        if got is not None and got.intent == "stock_count" and not (COUNT_WORDS.search(text.lower())
+                                                                  or COUNT_CUES.search(text.lower())):
+            # a count replaces the stock level: it needs a counting word; without one the words are a log
+            # (its direction from the words, else not understood) — never a count on a guess
+            log_fill = self.fill_slots("log_record", text)
+            if log_fill is None or log_fill.intent != "log_record" or log_fill.direction is None:
+                return None
+            return dataclasses.replace(log_fill, source="paraphrase", text=text,
+                                       explain={**got.explain, "counted_as": "log_record", "slots": log_fill.slots()})
         if got is not None and got.intent == "log_record" and COUNT_WORDS.search(text.lower()):
             return None  # "just did a stock take, bin 60 has 790 …": a count said, never a log
         if got is not None and got.intent == "log_record" and got.direction is None:
