@@ -180,3 +180,27 @@ def test_a_mandarin_transfer_said_negated_is_refused(zh):
     got = zh.parse("别把5个钻头从4号抽屉移到B号架")
     assert (got.intent, got.sku, got.quantity, got.location, got.to_location, got.refusal) == (
         "transfer", "DRL-BIT-6", 5, "drawer 4", "shelf B", "negated")
+
+
+@pytest.mark.parametrize("text", [
+    "we took 5 drill bits on monday and 2 this morning",
+    "we used 6 fuses, or was it 7",
+    "took 4 boxes of nitrile gloves, or 5",
+    "we used 5-6 washers",
+    "we used roughly 8 washers",
+    "took 10 fuses give or take",
+])
+def test_two_counts_or_a_vague_one_write_no_number(g, text):
+    got = g.parse(text)
+    assert (got.intent, got.quantity, got.refusal) == ("log_record", None, "range"), got.explain
+
+
+def test_a_size_alternative_and_a_code_with_a_hyphen_are_no_two_counts(g):
+    assert g.parse("we used 3 M8-30 bolts").refusal is None
+    assert g.parse("move 3 fuses from bin 3-4 to bin 5").refusal is None
+
+
+@pytest.mark.parametrize("text", ["log 6 washers", "record 2 drill bits", "book 4 fuses, no, make it 5"])
+def test_log_alone_says_no_direction(g, text):
+    got = g.parse(text)
+    assert (got.intent, got.direction) == ("log_record", None)

@@ -176,8 +176,8 @@ class SlotFiller:
         # a range, a vague count or a negation without a count is still the command (asked or refused)
         unsure = guarded is not None and (guarded.range is not None or guarded.vague
                                           or guarded.refusal in ("negated", "already_done"))
-        if guarded is not None and guarded.range is not None:
-            q = None
+        if guarded is not None and (guarded.range is not None or guarded.vague):
+            q = None  # "about 3", "3 or was it 4": no number of it is written
         if q is None and not unsure:
             return None
         if m.sku is None and not m.candidates and not m.tokens:
