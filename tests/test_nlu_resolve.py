@@ -108,3 +108,30 @@ def test_confidence_passes_through_and_flags_a_low_confidence_quantity():
     query = und.understand("how many drill bits are left", confidence=0.2)  # no quantity: nothing to read back
     assert query.extra == {"confidence": 0.2}
     assert und.understand("we used three drill bits").extra == {}
+
+
+@pytest.fixture(scope="module")
+def few() -> Grammar:
+    """A small stock room where a word said beside a name may belong to no item or to another."""
+    return Grammar([Item("HOSE-GRN", "green hose", "shelf A", 20, "m", ("hose",)),
+                    Item("TAPE-INS", "insulating tape", "bin 3", 30, "pcs", ("tape",)),
+                    Item("TAPE-BLU", "blue masking tape", "bin 4", 10, "pcs", ()),
+                    Item("VLV-BALL", "ball valve", "bin 5", 8, "pcs", ("valves",))])
+
+
+@pytest.mark.parametrize("text, unknown", [
+    ("we used 4 hose clamps", "hose clamps"),      # "clamp" is in no item: not 4 m of green hose
+    ("took 2 valve handles", "valve handles"),
+])
+def test_a_word_no_item_has_makes_the_item_unknown(few, text, unknown):
+    got = few.parse(text)
+    assert (got.intent, got.sku, got.candidates, got.unknown) == ("log_record", None, (), unknown)
+
+
+def test_a_word_another_item_has_picks_that_item_or_asks(few):
+    got = few.parse("we received 6 yellow valves")  # another kind of valve: asked, never the ball valve
+    assert (got.sku, got.candidates, got.heard_variant) == (None, ("VLV-BALL",), "yellow valve")
+    assert few.parse("we used 2 rolls of blue tape").sku == "TAPE-BLU"
+    got = few.parse("we used 3 blue hoses")  # "blue" is the masking tape's, "hose" the green hose's: no item has both
+    assert (got.sku, got.candidates, got.unknown) == (None, (), "blue hoses")
+    assert few.parse("we used 3 m of green hose yesterday for the pump").sku == "HOSE-GRN"
