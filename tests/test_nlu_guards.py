@@ -7,7 +7,7 @@ import pytest
 
 from edge.stages.nlu.grammar import Grammar
 from edge.stages.nlu.guards import fractions, guard
-from edge.stages.nlu.lexicon import normalize_text
+from edge.stages.nlu.lexicon import normalize_text, written_fractions
 from edge.stages.nlu.numbers import normalize_numbers
 from tests.stockroom import stockroom
 
@@ -204,3 +204,19 @@ def test_a_size_alternative_and_a_code_with_a_hyphen_are_no_two_counts(g):
 def test_log_alone_says_no_direction(g, text):
     got = g.parse(text)
     assert (got.intent, got.direction) == ("log_record", None)
+
+
+@pytest.mark.parametrize("text, quantity", [
+    ("took 1/2 box of nitrile gloves", 0.5),
+    ("we used 3 1/2 boxes of nitrile gloves", 3.5),
+    ("we used 1/4 box of nitrile gloves", 0.25),
+    ("took 4½ boxes of nitrile gloves", 4.5),
+    ("took ¾ box of nitrile gloves", 0.75),
+])
+def test_a_written_fraction_is_its_value_never_the_numerator(g, text, quantity):
+    got = g.parse(text)
+    assert (got.sku, got.quantity, got.refusal) == ("GLV-NIT-L", quantity, "fraction")
+
+
+def test_written_fractions_on_their_own():
+    assert written_fractions("2 3/4 m and 5/8 inch, open 24/7") == "2.75 m and 0.625 inch, open 24/7"

@@ -34,7 +34,15 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from edge.stages.nlu.filler import has_cjk
-from edge.stages.nlu.lexicon import NOT_ITEM, STOP_WORDS, UNITS, is_name_word, normalize_location, normalize_text, singular
+from edge.stages.nlu.lexicon import (
+    NOT_ITEM,
+    STOP_WORDS,
+    UNITS,
+    is_name_word,
+    normalize_location,
+    normalize_text,
+    singular,
+)
 from edge.stages.nlu.shortlist import Shortlist
 from edge.stages.nlu.types import ItemMatch
 from edge.stages.sizes import GARMENT_WORDS, Size, split_size
