@@ -220,3 +220,10 @@ def test_a_written_fraction_is_its_value_never_the_numerator(g, text, quantity):
 
 def test_written_fractions_on_their_own():
     assert written_fractions("2 3/4 m and 5/8 inch, open 24/7") == "2.75 m and 0.625 inch, open 24/7"
+
+
+@pytest.mark.parametrize("text, quantity", [("took 6 washers not 5", 6), ("we used 4 not 3 drill bits", 4)])
+def test_the_count_and_the_one_it_is_not_is_a_correction_not_a_negation(g, text, quantity):
+    got = g.parse(text)
+    assert (got.intent, got.quantity, got.refusal) == ("log_record", quantity, None)
+    assert g.parse("we did not take 6 washers").refusal == "negated"

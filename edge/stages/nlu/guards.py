@@ -73,6 +73,8 @@ _DAYS = r"(?:yesterday|today|this morning|this afternoon|last night|last week|ea
 _TWO_DAYS = re.compile(rf"\b{_NUM} .*\b{_DAYS} and {_NUM} {_DAYS}\b")
 _RAW_RANGE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?[-\u2013\u2014]\s?(\d+(?:\.\d+)?)(?![\w.]*\s?(?:mm|cm|a|v|w)\b)",
                         re.IGNORECASE)
+#: "we used 3 o-rings not 2", "3 not 2 fuses": the count said, then the one it is not (a correction)
+_NOT_OTHER = re.compile(rf"\b(?P<said>{_NUM})\b(?P<mid>(?: [a-z]\w*){{0,4}}?) not (?P<other>{_NUM})\b(?! ?(?:mm|cm|m|a)\b)")
 _NEGATIVE_RAW = re.compile(r"(?:^|[\s(])[-\u2212]\s?\d|\b(?:minus|negative)\s+\w")
 _NEGATIVE_WORD = re.compile(r"\b(?:minus|negative)\s+")
 _LEADING = re.compile(r"^(?:(?:sorry|actually|oops|wait|no(?! need\b| one\b| 1\b)|ok|okay|right)\s+)+")
@@ -124,6 +126,7 @@ def guard(norm: str, raw: str = "") -> Guarded:
         g.text = _ALREADY.sub("", _ALREADY_END.sub("", _DONE_BEFORE.sub("", g.text))).strip()
         g.refusal = g.refusal or "already_done"
         g.notes.append("already done")
+    _not_the_other(g)
     if _NEGATION.search(g.text):
         g.text = " ".join(_NEGATION.sub(" ", g.text).split())
         g.refusal = "negated"
@@ -145,6 +148,15 @@ def guard(norm: str, raw: str = "") -> Guarded:
         g.refusal = g.refusal or "range"
         g.notes.append(f"range {a}–{b}")
     return g
+
+
+def _not_the_other(g: Guarded) -> None:
+    """"3 o-rings not 2" says 3 and corrects a 2 said or written before: the 2 is dropped (no negation)."""
+    m = _NOT_OTHER.search(g.text)
+    if m is None or float(m.group("said")) == float(m.group("other")):
+        return
+    g.text = " ".join((g.text[:m.start()] + m.group("said") + m.group("mid") + g.text[m.end():]).split())
+    g.notes.append(f"correction not {m.group('other')} → {m.group('said')}")
 
 
 def _unclear_count(g: Guarded, raw: str) -> None:
