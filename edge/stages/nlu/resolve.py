@@ -65,7 +65,7 @@ _NOT_KIND = frozenset("yesterday tonight morning afternoon evening week month ea
                       "thursday friday saturday sunday actually again please altogether each ish maybe around "
                       "roughly approximately wait sorry uh um er erm hmm or nor over across away along through into onto out "
                       "move moved moving transfer transferred transferring shift shifted put bring brought came come "
-                      "went gone taken take took use used tube bottle jar drum spool reel coil carton case crate tub bucket "
+                      "went gone taken take took use used as well tube bottle jar drum spool reel coil carton case crate tub bucket "
                       "pail sachet".split())
 _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 
@@ -234,9 +234,11 @@ class ItemIndex:
 
     # -- the steps -------------------------------------------------------------------------------
 
-    def find(self, toks: list[str], skip: set[int], location: str | None = None) -> Found:
+    def find(self, toks: list[str], skip: set[int], location: str | None = None, strict: bool = True) -> Found:
         """The item ``toks`` (normalized, singular) names; ``skip``: token indices of places and
-        counts. Raises nothing."""
+        counts. ``strict``: a word said beside the name that the pick does not explain makes it
+        unknown or asked (:meth:`_unexplained`; what is written needs it, a question's answer not).
+        Raises nothing."""
         size = spoken_size(toks, skip)
         by_name, by_family = self._by_name(toks, skip, size), self._by_family(toks, skip, size)
         if by_name and by_family:  # the longer match wins: "nitrile work gloves" over the alias "gloves"
@@ -251,7 +253,7 @@ class ItemIndex:
             found = self._by_folded(self._by_cjk(toks, skip) or self._by_fuzzy(toks, skip, size)
                                     or self._unknown_beside(self._by_word(toks, skip, size), toks, skip, size)
                                     or self._at_location(toks, skip, location, size), toks, skip)
-        return self._unexplained(found, toks, skip, size)
+        return self._unexplained(found, toks, skip, size) if strict else found
 
     def _unexplained(self, found: Found, toks: list[str], skip: set[int], size: SpokenSize) -> Found:
         """``found`` unless a content word said beside the name heard is in no picked item's name
@@ -272,11 +274,11 @@ class ItemIndex:
                 span.update(run)    # not at the start ("chuck …", "dave needs …" are the command's)
         picked = (m.sku,) if m.sku else m.candidates
         extra = [i for i in sorted(span - set(m.tokens) - size.tokens) if self._content(toks[i])
-                 and not any(toks[i] in self.name_words.get(s, ()) for s in picked)]
+                 and not any(self._holds(s, toks[i]) for s in picked)]
         if not extra:
             return found
         said = {toks[i] for i in span - size.tokens if self._content(toks[i])}
-        holders = [s for s in self.by_sku if said <= self.name_words.get(s, set())]
+        holders = [s for s in self.by_sku if all(self._holds(s, t) for t in said)]
         tokens = frozenset(span)
         if len(holders) == 1:
             return Found(ItemMatch(holders[0], tokens, via=m.via))
@@ -284,6 +286,11 @@ class ItemIndex:
             return Found(ItemMatch(None, tokens, candidates=tuple(sorted(holders)), via=m.via))
         return Found(ItemMatch(None, frozenset(i for i in span if self._content(toks[i]) or i in m.tokens),
                                via="unknown"))
+
+    def _holds(self, sku: str, word: str) -> bool:
+        """The item's name or an alias has ``word`` (also compared without accents: "Ölva" → "Älva")."""
+        words = self.name_words.get(sku, set())
+        return word in words or _fold(word) in {_fold(w) for w in words}
 
     @staticmethod
     def _content(t: str) -> bool:

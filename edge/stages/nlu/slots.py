@@ -130,8 +130,8 @@ class SlotFiller:
     def __init__(self, index: ItemIndex):
         self.index = index
 
-    def item(self, toks: list[str], skip: set[int], location: str | None) -> Found:
-        return self.index.find([singular(t) for t in toks], skip, location)
+    def item(self, toks: list[str], skip: set[int], location: str | None, strict: bool = True) -> Found:
+        return self.index.find([singular(t) for t in toks], skip, location, strict)
 
     def _kind_of_place(self, toks: list[str], sku: str) -> str | None:
         """The one place of the kind said ("from the shelf") where ``sku`` is kept, else None."""
@@ -227,7 +227,7 @@ class SlotFiller:
         locs = locations(toks)
         skip = set().union(*(s for _, s in locs)) if locs else set()
         location = locs[0][0] if locs else None
-        found = self.item(toks, skip, location)
+        found = self.item(toks, skip, location, strict=False)  # a question writes nothing
         m = found.match
         if m.sku is None and not m.candidates:
             if not m.tokens or not STOCK_CUE.search(full):
