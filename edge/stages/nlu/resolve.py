@@ -65,7 +65,7 @@ _NOT_KIND = frozenset("yesterday tonight morning afternoon evening week month ea
                       "thursday friday saturday sunday actually again please altogether each ish maybe around "
                       "roughly approximately wait sorry uh um er erm hmm or nor over across away along through into onto out "
                       "move moved moving transfer transferred transferring shift shifted put bring brought came come "
-                      "went gone taken take took use used as well tube bottle jar drum spool reel coil carton case crate tub bucket "
+                      "went gone taken take took use used as well was is tube bottle jar drum spool reel coil carton case crate tub bucket "
                       "pail sachet".split())
 _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 
