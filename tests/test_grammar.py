@@ -61,7 +61,7 @@ def test_query_stock(grammar, text, sku, location):
 LOGS = [
     ("log twenty boxes of nitrile gloves received", "GLV-NIT-L", 20, "in", None),
     ("Log 20 boxes of nitrile gloves received.", "GLV-NIT-L", 20, "in", None),
-    ("log twenty boxes of nitrile gloves", "GLV-NIT-L", 20, "in", None),
+    ("log twenty boxes of nitrile gloves", "GLV-NIT-L", 20, None, None),  # no direction said: asked
     ("we used three drill bits from drawer four", "DRL-BIT-6", 3, "out", "drawer 4"),
     ("We used 3 drill bits from drawer 4.", "DRL-BIT-6", 3, "out", "drawer 4"),
     ("add one hundred and five washers to bin two oh two three", "WSH-M8", 105, "in", "bin 2023"),
@@ -74,7 +74,7 @@ LOGS = [
     ("remove two ten millimetre spanners", "SPN-10", 2, "out", None),
     ("put 10 zip ties in drawer 7", "TIE-CBL-200", 10, "in", "drawer 7"),
     ("put half a dozen fuses in bin thirty", "FUS-5A", 6, "in", "bin 30"),
-    ("log a couple of washers", "WSH-M8", 2, "in", None),
+    ("log a couple of washers", "WSH-M8", 2, None, None),  # no direction said: asked
     ("gave out six pairs of safety glasses", "GOG-SAF", 6, "out", None),
     ("issued four pairs of gloves", "GLV-NIT-L", 4, "out", None),
     ("we used two drill bids", "DRL-BIT-6", 2, "out", None),          # fuzzy

@@ -7,7 +7,7 @@ import pytest
 
 from edge.stages.nlu.grammar import Grammar
 from edge.stages.nlu.guards import fractions, guard
-from edge.stages.nlu.lexicon import normalize_text
+from edge.stages.nlu.lexicon import normalize_text, written_fractions
 from edge.stages.nlu.numbers import normalize_numbers
 from tests.stockroom import stockroom
 
@@ -182,3 +182,50 @@ def test_a_mandarin_transfer_said_negated_is_refused(zh):
     got = zh.parse("别把5个钻头从4号抽屉移到B号架")
     assert (got.intent, got.sku, got.quantity, got.location, got.to_location, got.refusal) == (
         "transfer", "DRL-BIT-6", 5, "drawer 4", "shelf B", "negated")
+
+
+@pytest.mark.parametrize("text", [
+    "we took 5 drill bits on monday and 2 this morning",
+    "we used 6 fuses, or was it 7",
+    "took 4 boxes of nitrile gloves, or 5",
+    "we used 5-6 washers",
+    "we used roughly 8 washers",
+    "took 10 fuses give or take",
+])
+def test_two_counts_or_a_vague_one_write_no_number(g, text):
+    got = g.parse(text)
+    assert (got.intent, got.quantity, got.refusal) == ("log_record", None, "range"), got.explain
+
+
+def test_a_size_alternative_and_a_code_with_a_hyphen_are_no_two_counts(g):
+    assert g.parse("we used 3 M8-30 bolts").refusal is None
+    assert g.parse("move 3 fuses from bin 3-4 to bin 5").refusal is None
+
+
+@pytest.mark.parametrize("text", ["log 6 washers", "record 2 drill bits", "book 4 fuses, no, make it 5"])
+def test_log_alone_says_no_direction(g, text):
+    got = g.parse(text)
+    assert (got.intent, got.direction) == ("log_record", None)
+
+
+@pytest.mark.parametrize("text, quantity", [
+    ("took 1/2 box of nitrile gloves", 0.5),
+    ("we used 3 1/2 boxes of nitrile gloves", 3.5),
+    ("we used 1/4 box of nitrile gloves", 0.25),
+    ("took 4½ boxes of nitrile gloves", 4.5),
+    ("took ¾ box of nitrile gloves", 0.75),
+])
+def test_a_written_fraction_is_its_value_never_the_numerator(g, text, quantity):
+    got = g.parse(text)
+    assert (got.sku, got.quantity, got.refusal) == ("GLV-NIT-L", quantity, "fraction")
+
+
+def test_written_fractions_on_their_own():
+    assert written_fractions("2 3/4 m and 5/8 inch, open 24/7") == "2.75 m and 0.625 inch, open 24/7"
+
+
+@pytest.mark.parametrize("text, quantity", [("took 6 washers not 5", 6), ("we used 4 not 3 drill bits", 4)])
+def test_the_count_and_the_one_it_is_not_is_a_correction_not_a_negation(g, text, quantity):
+    got = g.parse(text)
+    assert (got.intent, got.quantity, got.refusal) == ("log_record", quantity, None)
+    assert g.parse("we did not take 6 washers").refusal == "negated"

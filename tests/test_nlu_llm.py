@@ -269,3 +269,19 @@ def test_the_sentence_verbs_decide_the_direction(store):
     # no direction word: the model's pick stands
     engine = ReplayEngine([js(direction="in", quantity=50, sku="FUS-5A")])
     assert LlmIntentParser(engine, store.items()).parse("fifty fuses came in with the order").direction == "in"
+
+
+@pytest.mark.parametrize("text, reply", [
+    ("roughly twelve fuses went out", 12),      # vague: no number written
+    ("twelve fuses, or was it thirteen, went out", 12),
+])
+def test_the_llm_path_runs_the_guards_too(store, text, reply):
+    engine = ReplayEngine([js(direction="out", quantity=reply, sku="FUS-5A")])
+    intent = LlmIntentParser(engine, store.items()).parse(text)
+    assert (intent.intent, intent.quantity, intent.refusal) == ("log_record", None, "range")
+
+
+def test_the_llm_does_not_guess_a_direction_log_alone_leaves_open(store):
+    engine = ReplayEngine([js(direction="in", quantity=4, sku="FUS-5A")])
+    intent = LlmIntentParser(engine, store.items()).parse("please log four fuses for me")
+    assert (intent.direction, intent.extra["llm_direction"]) == (None, "in")

@@ -130,3 +130,30 @@ def test_an_amp_rating_no_fuse_has_is_heard_not_replaced(text):
 def test_a_bare_a_after_a_number_is_no_amp():
     assert said_size("we used 0.75 a litre of oil".split(), set()).amp is None
     assert said_size("two 13a fuses".split(), set()).amp == 13.0
+
+
+@pytest.fixture(scope="module")
+def few() -> Grammar:
+    """A small stock room where a word said beside a name may belong to no item or to another."""
+    return Grammar([Item("HOSE-GRN", "green hose", "shelf A", 20, "m", ("hose",)),
+                    Item("TAPE-INS", "insulating tape", "bin 3", 30, "pcs", ("tape",)),
+                    Item("TAPE-BLU", "blue masking tape", "bin 4", 10, "pcs", ()),
+                    Item("VLV-BALL", "ball valve", "bin 5", 8, "pcs", ("valves",))])
+
+
+@pytest.mark.parametrize("text, unknown", [
+    ("we used 4 hose clamps", "hose clamps"),      # "clamp" is in no item: not 4 m of green hose
+    ("took 2 valve handles", "valve handles"),
+])
+def test_a_word_no_item_has_makes_the_item_unknown(few, text, unknown):
+    got = few.parse(text)
+    assert (got.intent, got.sku, got.candidates, got.unknown) == ("log_record", None, (), unknown)
+
+
+def test_a_word_another_item_has_picks_that_item_or_asks(few):
+    got = few.parse("we received 6 yellow valves")  # another kind of valve: asked, never the ball valve
+    assert (got.sku, got.candidates, got.heard_variant) == (None, ("VLV-BALL",), "yellow valve")
+    assert few.parse("we used 2 rolls of blue tape").sku == "TAPE-BLU"
+    got = few.parse("we used 3 blue hoses")  # "blue" is the masking tape's, "hose" the green hose's: no item has both
+    assert (got.sku, got.candidates, got.unknown) == (None, (), "blue hoses")
+    assert few.parse("we used 3 m of green hose yesterday for the pump").sku == "HOSE-GRN"

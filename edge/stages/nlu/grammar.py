@@ -219,7 +219,8 @@ class Grammar:
             return self.filler.counted("stock_count", item_text, g, base, location=place(slots.get("location")))
         direction = slots.get("direction")
         if direction in (None, "auto"):
-            direction = text_direction(norm) or ("in" if direction == "auto" else place_direction(norm))
+            # "log 3 o-rings": log says no direction; None makes the dialog ask "used or received?"
+            direction = text_direction(norm) or place_direction(norm)
         got = self.filler.log_record(item_text, g, replace(base, direction=direction))
         if got is not None and got.parts:
             got = replace(got, parts=tuple(replace(p, direction=direction) for p in got.parts))

@@ -67,6 +67,16 @@ _DONE_BEFORE = re.compile(r"\s*\b(?:were|was|have been|has been|got|are|is)\s+(?
                           r"last night|last week|on friday|on monday))?\s*$")
 _STRONG_MARKER = re.compile(r"\b(?:no wait|wait no|i mean|i meant|make that|make it|or rather|correction)\b")
 _RANGE = re.compile(rf"\bbetween (?P<a2>{_NUM}) and (?P<b2>{_NUM})\b|\b(?P<a>{_NUM}) (?:or|to) (?P<b>{_NUM})\b")
+#: two counts said for one thing, neither the count: "3 or was it 4", "2 boxes, or 3", "3 yesterday and
+#: 2 today", "3-4 boxes" (a hyphen between two numbers, before the normal form reads it)
+_OR_WAS = re.compile(rf"\b{_NUM}\b.*\bor (?:was it|is it|maybe|perhaps|possibly) {_NUM}\b")
+_OR_LATER = re.compile(rf"\b{_NUM} (?:\w+ ){{1,4}}or {_NUM}(?! ?(?:mm|cm|a|v|w|inch|inches)\b)(?: \w+)?$")
+_DAYS = r"(?:yesterday|today|this morning|this afternoon|last night|last week|earlier|tomorrow|on \w+day)"
+_TWO_DAYS = re.compile(rf"\b{_NUM} .*\b{_DAYS} and {_NUM} {_DAYS}\b")
+_RAW_RANGE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?[-\u2013\u2014]\s?(\d+(?:\.\d+)?)(?![\w.]*\s?(?:mm|cm|a|v|w)\b)",
+                        re.IGNORECASE)
+#: "we used 3 o-rings not 2", "3 not 2 fuses": the count said, then the one it is not (a correction)
+_NOT_OTHER = re.compile(rf"\b(?P<said>{_NUM})\b(?P<mid>(?: [a-z]\w*){{0,4}}?) not (?P<other>{_NUM})\b(?! ?(?:mm|cm|m|a)\b)")
 _NEGATIVE_RAW = re.compile(r"(?:^|[\s(])[-\u2212]\s?\d|\b(?:minus|negative)\s+\w")
 _NEGATIVE_WORD = re.compile(r"\b(?:minus|negative)\s+")
 _LEADING = re.compile(r"^(?:(?:sorry|actually|oops|wait|no(?! need\b| one\b| 1\b)|ok|okay|right)\s+)+")
@@ -118,6 +128,7 @@ def guard(norm: str, raw: str = "") -> Guarded:
         g.text = _ALREADY.sub("", _ALREADY_END.sub("", _DONE_BEFORE.sub("", g.text))).strip()
         g.refusal = g.refusal or "already_done"
         g.notes.append("already done")
+    _not_the_other(g)
     if _NEGATION.search(g.text):
         g.text = " ".join(_NEGATION.sub(" ", g.text).split())
         g.refusal = "negated"
@@ -131,6 +142,7 @@ def guard(norm: str, raw: str = "") -> Guarded:
         g.vague = True
         g.refusal = g.refusal or "range"
         g.notes.append("vague count")
+    _unclear_count(g, raw)
     m = _RANGE.search(g.text)
     if m and not _after_location(g.text, m.start()):
         a, b = (m.group("a"), m.group("b")) if m.group("a") else (m.group("a2"), m.group("b2"))
@@ -138,6 +150,30 @@ def guard(norm: str, raw: str = "") -> Guarded:
         g.refusal = g.refusal or "range"
         g.notes.append(f"range {a}–{b}")
     return g
+
+
+def _not_the_other(g: Guarded) -> None:
+    """"3 o-rings not 2" says 3 and corrects a 2 said or written before: the 2 is dropped (no negation)."""
+    m = _NOT_OTHER.search(g.text)
+    if m is None or float(m.group("said")) == float(m.group("other")):
+        return
+    g.text = " ".join((g.text[:m.start()] + m.group("said") + m.group("mid") + g.text[m.end():]).split())
+    g.notes.append(f"correction not {m.group('other')} → {m.group('said')}")
+
+
+def _unclear_count(g: Guarded, raw: str) -> None:
+    """Two counts for one thing ("3 or was it 4", "2 boxes of gloves, or 3", "3 yesterday and 2
+    today", "3-4 boxes"): refusal ``range`` (no count is written; the box asks for one number)."""
+    m = _RAW_RANGE.search(raw or "")
+    if m:
+        before = (raw or "")[:m.start()].lower().split()
+        if not (before and before[-1] in LOCATION_WORDS | {"number", "no"}):
+            g.range = (float(m.group(1)), float(m.group(2)))
+    if g.range is None and not (_OR_WAS.search(g.text) or _OR_LATER.search(g.text) or _TWO_DAYS.search(g.text)):
+        return
+    g.vague = g.vague or g.range is None
+    g.refusal = g.refusal or "range"
+    g.notes.append("two counts said")
 
 
 def _after_location(text: str, pos: int) -> bool:

@@ -52,10 +52,41 @@ def clean_text(text: str) -> str:
     return name_key(text).replace("decimalpoint", ".")
 
 
+_VULGAR = {"\u00bd": 0.5, "\u00bc": 0.25, "\u00be": 0.75, "\u2153": 1 / 3, "\u2154": 2 / 3, "\u215b": 0.125}
+_MIXED = re.compile(r"(?<![\w./])(\d+)(?:\s+|-)(\d+)\s*[/\u2044]\s*(\d+)(?![\w/])")
+_SLASH = re.compile(r"(?<![\w./])(\d+)\s*[/\u2044]\s*(\d+)(?![\w/])")
+_GLYPH = re.compile(rf"(?<![\w.])(\d+)?\s?([{''.join(_VULGAR)}])")
+
+
+def _decimal(v: float) -> str:
+    return f"{round(v, 4):g}"
+
+
+def written_fractions(text: str) -> str:
+    """Fractions written with a slash or a glyph as decimals, before punctuation is dropped:
+    ``"1/2 box"`` → ``"0.5 box"``, ``"2 1/2"`` → ``"2.5"``, ``"3/4 m"`` → ``"0.75 m"``, ``"2½"`` →
+    ``"2.5"`` (never the numerator, never "21"). A slash whose top is not below its bottom ("24/7",
+    "3/2") is left as written. Raises nothing."""
+    def proper(num: str, den: str) -> float | None:
+        n, d = int(num), int(den)
+        return n / d if 0 < n < d else None
+
+    def mixed(m: re.Match) -> str:
+        f = proper(m.group(2), m.group(3))
+        return m.group(0) if f is None else _decimal(int(m.group(1)) + f)
+
+    def slash(m: re.Match) -> str:
+        f = proper(m.group(1), m.group(2))
+        return m.group(0) if f is None else _decimal(f)
+
+    text = _GLYPH.sub(lambda m: _decimal(int(m.group(1) or 0) + _VULGAR[m.group(2)]), text)
+    return _SLASH.sub(slash, _MIXED.sub(mixed, text))
+
+
 def normalize_text(text: str) -> str:
     """:func:`clean_text`, numbers as digits, ``m 8`` → ``m8``, millimetres/``mil`` → ``mm``,
     centimetres → ``cm``, ``10mm`` → ``10 mm``."""
-    text = normalize_numbers(clean_text(hyphen_hundreds(text or "")))
+    text = normalize_numbers(clean_text(hyphen_hundreds(written_fractions(text or ""))))
     text = re.sub(r"\bmillimet(?:re|er)s?\b", "mm", text)
     text = re.sub(r"\bcentimet(?:re|er)s?\b", "cm", text)
     text = re.sub(r"(?<=\d) mils?\b", " mm", text)

@@ -48,7 +48,9 @@ from rapidfuzz import fuzz, process
 from edge.llm.base import GenerationRequest, GenerationStats, generate
 from edge.stages.nlu.filler import has_cjk
 from edge.stages.nlu.grammar import Grammar, text_direction
-from edge.stages.nlu.lexicon import find_location, normalize_text
+from edge.stages.nlu.guards import fractions, guard
+from edge.stages.nlu.guards_zh import guard_zh
+from edge.stages.nlu.lexicon import LOG_WORDS, find_location, normalize_text
 from edge.stages.nlu.numbers_zh import normalize_numbers_zh
 from edge.stages.nlu.schema import INTENT_VALUES, IntentJsonError, generation_schema, parse_and_validate
 from edge.stages.nlu.types import Intent
@@ -268,6 +270,18 @@ class AnswerTap:
         return "".join(out)
 
 
+def _guarded_quantity(quantity, text: str, extra: dict):
+    """The model's count after the grammar's guards on the sentence itself (a negation, "about 3",
+    "3 or was it 4", a minus): ``(quantity, refusal)``; a range or vague count keeps no number."""
+    g = guard_zh(text) if has_cjk(text) else guard(fractions(normalize_text(text)), text)
+    if g.refusal is None:
+        return quantity, None
+    extra["guards"] = list(getattr(g, "notes", []) or [g.refusal])
+    if g.range is not None or getattr(g, "vague", False):
+        return None, g.refusal
+    return quantity, g.refusal
+
+
 class LlmIntentParser:
     """Sentence → :class:`Intent` with an LLM, constrained, validated, retried once.
 
@@ -472,10 +486,13 @@ class LlmIntentParser:
             return Intent("query_stock", sku=sku, location=location, source="llm", text=text, extra=extra, **slots)
         direction = obj["direction"]
         said = text_direction(text)
+        if said is None and set(normalize_text(text).split()) & LOG_WORDS:
+            said = "asked"  # "log 3 o-rings" says no direction: asked ("used or received?"), never guessed
         if said is not None and said != direction:
             extra["llm_direction"] = direction
-            direction = said
-        return Intent("log_record", sku=sku, quantity=obj["quantity"], direction=direction,
+            direction = None if said == "asked" else said
+        quantity, refusal = _guarded_quantity(obj["quantity"], text, extra)
+        return Intent("log_record", sku=sku, quantity=quantity, direction=direction, refusal=refusal,
                       location=location, source="llm", text=text, extra=extra, **slots)
 
     @staticmethod

@@ -34,7 +34,15 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from edge.stages.nlu.filler import has_cjk
-from edge.stages.nlu.lexicon import NOT_ITEM, STOP_WORDS, is_name_word, normalize_location, normalize_text, singular
+from edge.stages.nlu.lexicon import (
+    NOT_ITEM,
+    STOP_WORDS,
+    UNITS,
+    is_name_word,
+    normalize_location,
+    normalize_text,
+    singular,
+)
 from edge.stages.nlu.shortlist import Shortlist
 from edge.stages.nlu.types import ItemMatch
 from edge.stages.sizes import GARMENT_WORDS, Size, split_size
@@ -56,6 +64,13 @@ _TIMES_X = {"double": "X", "triple": "XX"}
 HARMLESS_MODIFIERS = frozenset("new old spare usual same other big little small long short good bad broken worn "
                                "damaged last next first remaining extra those these few several odd loose "
                                "single spare whole full empty clean dirty".split())
+#: words said beside an item's name that say when or how, not what ("3 o-rings yesterday")
+_NOT_KIND = frozenset("yesterday tonight morning afternoon evening week month earlier later monday tuesday wednesday "
+                      "thursday friday saturday sunday actually again please altogether each ish maybe around "
+                      "roughly approximately wait sorry uh um er erm hmm or nor over across away along through into onto out "
+                      "move moved moving transfer transferred transferring shift shifted put bring brought came come "
+                      "went gone taken take took use used as well was is tube bottle jar drum spool reel coil carton case crate tub bucket "
+                      "pail sachet".split())
 _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 
 
@@ -209,6 +224,8 @@ class ItemIndex:
         self.heads: dict[str, set[tuple[str, ...]]] = {}
         self.suffixes: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
         self.by_location: dict[str, list[str]] = {}
+        #: every word of an item's name and aliases (singular), for words said that no pick explains
+        self.name_words: dict[str, set[str]] = {}
         places: dict[str, str] = {}  # as written → normal form (many items share a place)
         for it in self.items:
             family, size = split_size(it.item)
@@ -227,6 +244,7 @@ class ItemIndex:
                 toks = tuple(singular(t) for t in norm.split())
                 if toks:
                     self.phrases.setdefault(toks, set()).add(it.sku)
+                    self.name_words.setdefault(it.sku, set()).update(toks)
                 for t in toks:
                     if is_name_word(t):
                         self.words.setdefault(t, set()).add(it.sku)
@@ -243,9 +261,11 @@ class ItemIndex:
 
     # -- the steps -------------------------------------------------------------------------------
 
-    def find(self, toks: list[str], skip: set[int], location: str | None = None) -> Found:
+    def find(self, toks: list[str], skip: set[int], location: str | None = None, strict: bool = True) -> Found:
         """The item ``toks`` (normalized, singular) names; ``skip``: token indices of places and
-        counts. Raises nothing."""
+        counts. ``strict``: a word said beside the name that the pick does not explain makes it
+        unknown or asked (:meth:`_unexplained`; what is written needs it, a question's answer not).
+        Raises nothing."""
         size = spoken_size(toks, skip)
         by_name, by_family = self._by_name(toks, skip, size), self._by_family(toks, skip, size)
         if by_name and by_family:  # the longer match wins: "nitrile work gloves" over the alias "gloves"
@@ -255,10 +275,55 @@ class ItemIndex:
         else:
             named = by_name or by_family
         if named:
-            return self._by_folded(self._at_place(self._kind_said(named, toks, skip, size), location), toks, skip)
-        return self._by_folded(self._by_cjk(toks, skip) or self._by_fuzzy(toks, skip, size)
-                               or self._unknown_beside(self._by_word(toks, skip, size), toks, skip, size)
-                               or self._at_location(toks, skip, location, size), toks, skip)
+            found = self._by_folded(self._at_place(self._kind_said(named, toks, skip, size), location), toks, skip)
+        else:
+            found = self._by_folded(self._by_cjk(toks, skip) or self._by_fuzzy(toks, skip, size)
+                                    or self._unknown_beside(self._by_word(toks, skip, size), toks, skip, size)
+                                    or self._at_location(toks, skip, location, size), toks, skip)
+        return self._unexplained(found, toks, skip, size) if strict else found
+
+    def _unexplained(self, found: Found, toks: list[str], skip: set[int], size: SpokenSize) -> Found:
+        """``found`` unless a content word said beside the name heard is in no picked item's name
+        ("3 cable *ties*" for red cable, "*blue* gloves", "fuse *holders*"): then the items whose
+        names hold every word said are the candidates, or none does and the words are an unknown
+        item. Never the item that matches a subset of the words."""
+        m = found.match
+        if (not (m.sku or m.candidates) or found.heard_variant is not None or not m.tokens
+                or m.via not in ("name", "family", "fuzzy", "word")):
+            return found
+        span = set(m.tokens)
+        for step in (-1, 1):  # the run of words around the name, up to a stop word, a place or the count
+            k, run = (min(span) if step < 0 else max(span)) + step, []
+            while 0 <= k < len(toks) and k not in skip and toks[k] not in STOP_WORDS and not _NUMBER.match(toks[k]):
+                run.append(k)
+                k += step
+            if step > 0 or k >= 0:  # words before the name count after the count or "of" ("5 *blue* gloves"),
+                span.update(run)    # not at the start ("chuck …", "dave needs …" are the command's)
+        picked = (m.sku,) if m.sku else m.candidates
+        extra = [i for i in sorted(span - set(m.tokens) - size.tokens) if self._content(toks[i])
+                 and not any(self._holds(s, toks[i]) for s in picked)]
+        if not extra:
+            return found
+        said = {toks[i] for i in span - size.tokens if self._content(toks[i])}
+        holders = [s for s in self.by_sku if all(self._holds(s, t) for t in said)]
+        tokens = frozenset(span)
+        if len(holders) == 1:
+            return Found(ItemMatch(holders[0], tokens, via=m.via))
+        if holders:
+            return Found(ItemMatch(None, tokens, candidates=tuple(sorted(holders)), via=m.via))
+        return Found(ItemMatch(None, frozenset(i for i in span if self._content(toks[i]) or i in m.tokens),
+                               via="unknown"))
+
+    def _holds(self, sku: str, word: str) -> bool:
+        """The item's name or an alias has ``word`` (also compared without accents: "Ölva" → "Älva")."""
+        words = self.name_words.get(sku, set())
+        return word in words or _fold(word) in {_fold(w) for w in words}
+
+    @staticmethod
+    def _content(t: str) -> bool:
+        """A word that may tell what item is meant (not a count, unit, filler, command or time word)."""
+        return (any(c.isalpha() for c in t) and t not in NOT_ITEM and t not in UNITS and t not in _NOT_KIND
+                and t not in HARMLESS_MODIFIERS and t not in _GARMENT_SPOKEN and t not in _TIMES_X and t != "extra")
 
     def _unknown_beside(self, found: Found | None, toks: list[str], skip: set[int], size: SpokenSize) -> Found | None:
         """A match by one word of names that stands beside a word no item has ("hammer drills": no

@@ -154,8 +154,8 @@ class SlotFiller:
     def __init__(self, index: ItemIndex):
         self.index = index
 
-    def item(self, toks: list[str], skip: set[int], location: str | None) -> Found:
-        return self.index.find([singular(t) for t in toks], skip, location)
+    def item(self, toks: list[str], skip: set[int], location: str | None, strict: bool = True) -> Found:
+        return self.index.find([singular(t) for t in toks], skip, location, strict)
 
     def _kind_of_place(self, toks: list[str], sku: str) -> str | None:
         """The one place of the kind said ("from the shelf") where ``sku`` is kept, else None."""
@@ -200,8 +200,8 @@ class SlotFiller:
         # a range, a vague count or a negation without a count is still the command (asked or refused)
         unsure = guarded is not None and (guarded.range is not None or guarded.vague
                                           or guarded.refusal in ("negated", "already_done"))
-        if guarded is not None and guarded.range is not None:
-            q = None
+        if guarded is not None and (guarded.range is not None or guarded.vague):
+            q = None  # "about 3", "3 or was it 4": no number of it is written
         if q is None and not unsure:
             return None
         if m.sku is None and not m.candidates and not m.tokens:
@@ -253,7 +253,7 @@ class SlotFiller:
         locs = locations(toks)
         skip = set().union(*(s for _, s in locs)) if locs else set()
         location = locs[0][0] if locs else None
-        found = self.item(toks, skip, location)
+        found = self.item(toks, skip, location, strict=False)  # a question writes nothing
         m = found.match
         if m.sku is None and not m.candidates:
             if not m.tokens or not STOCK_CUE.search(full):
