@@ -6,15 +6,19 @@ utterance without a new wake word:
   item is in several places ("Bin 12 or bin 90?"), or one number is needed ("three or four"); the
   answer is taken within the follow-up window and the command completed.
 - **read-back**: a log whose quantity was recognised with low confidence, that would take stock
-  below zero, or that puts stock into a place the item is not stored at yet, is read back and
-  written only after "yes".
+  below zero, that puts stock into a place the item is not stored at yet, or whose item was
+  found only from the place said ("add 5 to bin 30"), and a transfer or count into a place the
+  item was never stored in, is read back and written only after "yes". A log whose unit word is
+  clearly not the item's ("2 boxes" of an item counted in pcs) asks for the number in its unit.
+- **undo** undoes this box's last record, of the item named ("undo the fuses") or the last N.
 - **refusals**: an Intent with ``refusal`` set, a negative quantity, a fraction of a whole unit or
   an implausible number writes nothing and says why; ``cancel`` ends the turn and says so.
 
 :func:`act` and :func:`follow_up` return an :class:`Outcome`: the reply text, and a
 :class:`Pending` question when the box waits for an answer. A record is committed to SQLite
 before any text that says it was logged is returned. Each turn reads the store by SKU or place
-(indexed); nothing here reads the whole inventory except the old "Which item?" question.
+(indexed); nothing here reads the whole inventory except the old "Which item?" question and
+an undo that names an item.
 """
 from __future__ import annotations
 
