@@ -123,3 +123,10 @@ def test_an_item_found_only_from_its_place_is_read_back(box):
     assert out.text == "5 fuses into bin 30? Say yes or no." and store.records() == []
     done = dialog.follow_up(out.pending, "yes", store, "t1")
     assert done.record.delta == 5 and store.get("FUS-5A").quantity == 65
+
+
+def test_a_new_place_that_would_also_take_stock_below_zero_says_both(box):
+    store, _ = box
+    out = say(box, "move 100 fuses from bin 30 to bin 31", "t1")
+    assert out.text == "Bin 31 is a new place for fuses, and there are only 60 in bin 30: move 100 fuses there? Say yes or no."
+    assert store.records() == []

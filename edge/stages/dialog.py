@@ -354,10 +354,14 @@ def _transfer(intent: Intent, item: Item, store: Store, utterance: str, turn_id:
         return Outcome(reply.text("where_to", language), Pending("choose_place", intent, slot="to_location"))
     if item.place(intent.to_location) is None and not confirmed:
         # a place the item was never stored in is made only after a yes (a misheard place must not become one)
-        name = reply.plural(reply.sized(item)[0])
-        text = (f"{reply.zh_place(intent.to_location)}是{reply.zh_name(item)}的新位置。要移动到那里吗？请说是或不是。"
+        name, have = reply.plural(reply.sized(item)[0]), item.at(src) or 0
+        short = "" if have >= intent.quantity else (  # one yes answers both, so both are said
+            f"，{reply.zh_place(src)}只有{reply.zh_amount(item, have)}" if language == "zh" else
+            f", and there {'is' if have == 1 else 'are'} only {have} {reply.place(src)}")
+        text = (f"{reply.zh_place(intent.to_location)}是{reply.zh_name(item)}的新位置{short}。要移动到那里吗？请说是或不是。"
                 if language == "zh" else f"{intent.to_location[0].upper()}{intent.to_location[1:]} is a new place for "
-                f"{name}: move them there? Say yes or no.")
+                f"{name}{short}: move {'them' if not short else reply.amount(item, intent.quantity, True)} there? "
+                "Say yes or no.")
         return Outcome(text, Pending("confirm", dataclasses.replace(intent, location=src)))
     if item.place(intent.to_location) == src:
         return Outcome(f"{src}是同一个位置，没有移动。" if language == "zh" else
