@@ -125,7 +125,9 @@ def test_a_destination_that_is_not_one_place_is_asked_again(store):
     move = Intent("transfer", sku="DB-6", quantity=5, location="drawer 4", to_location="er bin 62", text="move …")
     out = dialog.act(move, store, move.text, "t1")
     assert out.text == "Move them where?" and store.records() == []
-    done = dialog.follow_up(out.pending, "bin sixty two", store, "t1")
+    new = dialog.follow_up(out.pending, "bin sixty two", store, "t1")
+    assert new.text.startswith("Bin 62 is a new place for drill bits") and store.records() == []
+    done = dialog.follow_up(new.pending, "yes", store, "t1")
     assert done.record is not None and store.get("DB-6").at("bin 62") == 5
 
 

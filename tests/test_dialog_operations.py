@@ -96,7 +96,10 @@ def test_a_transfer_is_one_reply_and_one_undo(store):
     assert dialog.act(same, store, "", "t2b").text == "Bin 12 is where they are already; nothing was moved."
     where = dialog.act(Intent("transfer", sku="WSH-3", quantity=2, text="move two washers"), store, "", "t3")
     assert where.text == "Move them where?" and store.get("WSH-3").quantity == 42
-    done = dialog.follow_up(where.pending, "to bin four", store, "t3")
+    new = dialog.follow_up(where.pending, "to bin four", store, "t3")
+    assert new.text == "Bin 4 is a new place for washers: move them there? Say yes or no."
+    assert store.get("WSH-3").quantity == 42 and store.get("WSH-3").at("bin 4") is None
+    done = dialog.follow_up(new.pending, "yes", store, "t3")
     assert done.text == "Moved 2 washers from bin 3 to bin 4: 40 left in bin 3, 2 in bin 4."
 
 

@@ -292,8 +292,8 @@ class LockedOnce:
             raise sqlite3.OperationalError("database is locked")
         return self.store.log(sku, delta, utterance, turn_id, location)
 
-    def undo(self, utterance, turn_id):
-        return self.store.undo(utterance, turn_id)
+    def undo(self, utterance, turn_id, sku=None):
+        return self.store.undo(utterance, turn_id, sku)
 
     def site_offline(self):
         return self.store.site_offline()

@@ -373,12 +373,47 @@ def test_handle_logs_then_undoes_in_the_store(server, store):
 
 
 def test_handle_reads_back_a_log_below_zero_and_writes_it_after_yes(server, store):
-    asked = handle(server, "we used thirty drill bits from drawer four")
+    used, yes = Transcript("we used thirty drill bits from drawer four"), Transcript("yes")
+    asked, done = run(ask_all(server, [used, yes]))
     assert "below zero" in Handled.from_event(asked).text
-    assert store.records() == [] and store.get("DRL-BIT-6").quantity == 25
-    done = handle(server, "yes")
     assert done.type == "handled" and store.get("DRL-BIT-6").quantity == -5
     assert [r.delta for r in store.records()] == [-30]
+
+
+async def ask_all(server, transcripts) -> list[Event]:
+    """Each transcript on one connection, its handled / not-handled read before the next is sent."""
+    got = []
+    async with client(server) as c:
+        for t in transcripts:
+            await c.write_event(t.event())
+            while (e := await c.read_event()) is not None and e.type not in ("handled", "not-handled", "error"):
+                pass
+            got.append(e)
+    return got
+
+
+def test_a_question_is_answered_only_in_its_own_conversation(server, store):
+    asked = handle(server, "we used thirty drill bits from drawer four")
+    assert "below zero" in Handled.from_event(asked).text
+    other = handle(server, "yes")  # another connection: not the answer
+    assert store.records() == [] and store.get("DRL-BIT-6").quantity == 25
+    assert "logged" not in (other.data.get("text") or "").lower() or "nothing" in other.data["text"].lower()
+    ha = {"conversation_id": "c1"}  # Home Assistant's conversation id links turns across connections
+    handle_event = Transcript("we used thirty drill bits from drawer four", context=ha)
+    (first,) = run(ask(server, [handle_event], is_type("handled", "not-handled", "error")))
+    assert "below zero" in Handled.from_event(first).text and store.records() == []
+    (elsewhere,) = run(ask(server, [Transcript("yes", context={"conversation_id": "c2"})], is_type("handled", "not-handled", "error")))
+    assert store.records() == []
+    (done,) = run(ask(server, [Transcript("yes", context=ha)], is_type("handled", "not-handled", "error")))
+    assert done.type == "handled" and [r.delta for r in store.records()] == [-30]
+
+
+def test_a_new_command_while_a_question_waits_is_a_new_command(server, store):
+    asked, query = run(ask_all(server, [Transcript("we used thirty drill bits from drawer four"),
+                                        Transcript("how many fuses are there")]))
+    assert "below zero" in Handled.from_event(asked).text and store.records() == []
+    assert query.type == "handled" and "fuse" in Handled.from_event(query).text.lower()
+    assert "don't know which item" not in Handled.from_event(query).text
 
 
 @pytest.mark.parametrize("text", ["Thank you.", "tell me a short joke about hammers"])

@@ -114,7 +114,7 @@ class PreviewInventory:
     def low_stock(self, limit: int = 5) -> tuple[list[Item], int]:
         return self.store.low_stock(limit)
 
-    def undo(self, utterance: str, turn_id: str) -> tuple[Record, Item] | None:
+    def undo(self, utterance: str, turn_id: str, sku: str | None = None) -> tuple[Record, Item] | None:
         raise NotPreviewable("an undo's reply depends on the history")
 
     def site_offline(self) -> tuple[str, int] | None:

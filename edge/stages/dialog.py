@@ -6,15 +6,19 @@ utterance without a new wake word:
   item is in several places ("Bin 12 or bin 90?"), or one number is needed ("three or four"); the
   answer is taken within the follow-up window and the command completed.
 - **read-back**: a log whose quantity was recognised with low confidence, that would take stock
-  below zero, or that puts stock into a place the item is not stored at yet, is read back and
-  written only after "yes".
+  below zero, that puts stock into a place the item is not stored at yet, or whose item was
+  found only from the place said ("add 5 to bin 30"), and a transfer or count into a place the
+  item was never stored in, is read back and written only after "yes". A log whose unit word is
+  clearly not the item's ("2 boxes" of an item counted in pcs) asks for the number in its unit.
+- **undo** undoes this box's last record, of the item named ("undo the fuses") or the last N.
 - **refusals**: an Intent with ``refusal`` set, a negative quantity, a fraction of a whole unit or
   an implausible number writes nothing and says why; ``cancel`` ends the turn and says so.
 
 :func:`act` and :func:`follow_up` return an :class:`Outcome`: the reply text, and a
 :class:`Pending` question when the box waits for an answer. A record is committed to SQLite
 before any text that says it was logged is returned. Each turn reads the store by SKU or place
-(indexed); nothing here reads the whole inventory except the old "Which item?" question.
+(indexed); nothing here reads the whole inventory except the old "Which item?" question and
+an undo that names an item.
 """
 from __future__ import annotations
 
@@ -135,7 +139,7 @@ def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed
     if kind == "transfer":
         return _transfer(intent, item, store, utterance, turn_id, confirmed, language)
     if kind == "stock_count":
-        return _count(intent, item, store, utterance, turn_id, language)
+        return _count(intent, item, store, utterance, turn_id, language, confirmed)
     return _log(intent, item, store, utterance, turn_id, confirmed, language)
 
 
@@ -284,10 +288,21 @@ def _log(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str,
          language: str) -> Outcome:
     if intent.direction not in ("in", "out"):  # neither "used" nor "received" was said: never guess
         return Outcome(reply.direction_question(item, intent.quantity, language), Pending("direction", intent))
+    said_unit = _other_unit(intent, item)
+    if said_unit is not None:
+        text = (f"{reply.zh_name(item)}按{item.unit}计数：多少{item.unit}？" if language == "zh" else
+                f"{reply.plural(reply.sized(item)[0])} are counted in {item.unit}: how many {item.unit}?")
+        return Outcome(text[0].upper() + text[1:],
+                       Pending("quantity", dataclasses.replace(intent, extra={**intent.extra, "unit_asked": True})))
     out = intent.direction == "out"
     location, ask = _place(intent, item, "location", language, new_ok=not out, taking=out)
     if ask is not None:
         return ask
+    if intent.explain.get("item_via") == "location" and not confirmed:  # the item was not said: read it back
+        text = (f"{reply.zh_place(location)}：{'用了' if out else '放入'}{reply.zh_amount(item, intent.quantity)}吗？请说是或不是。"
+                if language == "zh" else f"{reply.amount(item, intent.quantity, True)} {'out of' if out else 'into'} "
+                f"{location}? Say yes or no.")
+        return Outcome(text[0].upper() + text[1:], Pending("confirm", intent))
     delta = -intent.quantity if out else intent.quantity
     have = item.at(location)
     needs_read_back = intent.extra.get("low_confidence_quantity") or (have is not None and have + delta < 0) \
@@ -306,6 +321,27 @@ def _log(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str,
     return Outcome(_with_site_note(reply.log_reply(record, item, language), store, language), record=record)
 
 
+#: Unit words said with a quantity, by the unit they mean.
+_UNIT_WORDS = {"box": "box", "boxes": "box", "pack": "pack", "packs": "pack", "packet": "pack", "packets": "pack",
+               "roll": "roll", "rolls": "roll", "carton": "carton", "cartons": "carton", "bag": "bag", "bags": "bag",
+               "case": "case", "cases": "case", "can": "can", "cans": "can", "m": "m", "metre": "m", "metres": "m",
+               "meter": "m", "meters": "m", "pcs": "pcs", "pieces": "pcs", "piece": "pcs"}
+
+
+def _other_unit(intent: Intent, item: Item) -> str | None:
+    """The unit word said right after the quantity ("2 boxes of o-rings") when it is clearly not
+    the item's unit (boxes of an item counted in pcs), else None. Asked once: an answer to the
+    question is taken as said."""
+    if intent.extra.get("unit_asked") or intent.quantity is None:
+        return None
+    q = intent.quantity
+    num = str(int(q)) if float(q).is_integer() else str(q)
+    m = re.search(rf"(?<![\w.]){re.escape(num)}\s+([a-z]+)\b", normalize_numbers(intent.text or "").lower())
+    said = _UNIT_WORDS.get(m.group(1)) if m else None
+    mine = _UNIT_WORDS.get(item.unit.lower(), item.unit.lower())
+    return said if said is not None and said != mine else None
+
+
 def _transfer(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str, confirmed: bool,
               language: str) -> Outcome:
     src, ask = _place(intent, item, "location", language, taking=True)
@@ -316,6 +352,17 @@ def _transfer(intent: Intent, item: Item, store: Store, utterance: str, turn_id:
     if item.place(intent.to_location) is None and not _names_one(intent.to_location):
         # not one place ("er bin 62", "bin 61 no to bin 62"): a misheard place must not become one
         return Outcome(reply.text("where_to", language), Pending("choose_place", intent, slot="to_location"))
+    if item.place(intent.to_location) is None and not confirmed:
+        # a place the item was never stored in is made only after a yes (a misheard place must not become one)
+        name, have = reply.plural(reply.sized(item)[0]), item.at(src) or 0
+        short = "" if have >= intent.quantity else (  # one yes answers both, so both are said
+            f"，{reply.zh_place(src)}只有{reply.zh_amount(item, have)}" if language == "zh" else
+            f", and there {'is' if have == 1 else 'are'} only {have} {reply.place(src)}")
+        text = (f"{reply.zh_place(intent.to_location)}是{reply.zh_name(item)}的新位置{short}。要移动到那里吗？请说是或不是。"
+                if language == "zh" else f"{intent.to_location[0].upper()}{intent.to_location[1:]} is a new place for "
+                f"{name}{short}: move {'them' if not short else reply.amount(item, intent.quantity, True)} there? "
+                "Say yes or no.")
+        return Outcome(text, Pending("confirm", dataclasses.replace(intent, location=src)))
     if item.place(intent.to_location) == src:
         return Outcome(f"{src}是同一个位置，没有移动。" if language == "zh" else
                        f"{src[0].upper()}{src[1:]} is where they are already; nothing was moved.")
@@ -331,21 +378,66 @@ def _transfer(intent: Intent, item: Item, store: Store, utterance: str, turn_id:
     return Outcome(_with_site_note(reply.transfer_reply(out, into, item, language), store, language), record=out)
 
 
-def _count(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str, language: str) -> Outcome:
+def _count(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str, language: str,
+           confirmed: bool = False) -> Outcome:
     location, ask = _place(intent, item, "location", language, new_ok=True)
     if ask is not None:
         return ask
+    if item.place(location) is None and not confirmed:  # a new place only after a yes
+        text = (f"{reply.zh_place(location)}是{reply.zh_name(item)}的新位置。要记录盘点{reply.zh_amount(item, intent.quantity)}吗？"
+                "请说是或不是。" if language == "zh" else f"{location[0].upper()}{location[1:]} is a new place for "
+                f"{reply.plural(reply.sized(item)[0])}: count {reply.amount(item, intent.quantity, True)} there? Say yes or no.")
+        return Outcome(text, Pending("confirm", dataclasses.replace(intent, location=location)))
     record, item = store.count(item.sku, intent.quantity, utterance, turn_id, location=location)
     return Outcome(_with_site_note(reply.count_reply(record, item, language), store, language), record=record)
 
 
+#: Words of an undo command that name neither an item nor how many ("undo the last one please").
+_UNDO_WORDS = frozenset(
+    "undo un do revert reverse scratch take back delete remove cancel that this it the last one ones entry "
+    "entries record records log logs change changes booking go roll rollback was is s were wrong a mistake "
+    "incorrect not right thats i we made my our and an on please oops sorry ok okay uh um er hey of for "
+    "those these them both".split())
+#: The most records one "undo the last N" reverts.
+MAX_UNDO = 5
+
+
 def _undo(store: Store, utterance: str, turn_id: str, language: str) -> Outcome:
-    result = store.undo(utterance, turn_id)
-    if result is not None and result[0].op:
+    """Undo this box's last record, of the item the words name ("undo the fuses": the last record
+    of fuses, never another item's), or the last N ("undo the last two", at most :data:`MAX_UNDO`).
+    Words naming no item of the store undo nothing (an unheard item must not undo another's)."""
+    sku, n = None, 1
+    if language != "zh":
+        words = re.sub(r"[^\w\s-]", " ", normalize_numbers(utterance).lower()).split()
+        counts = [int(w) for w in words if w.isdigit()] + [2 for w in words if w in ("both", "those", "these")]
+        n = max(1, min(counts[0] if counts else 1, MAX_UNDO))
+        rest = [w for w in words if w not in _UNDO_WORDS and not w.isdigit()]
+        if rest:
+            sku = resolve_choice(" ".join(rest), tuple(store.items()))
+            if sku is None:
+                return Outcome(f"I don't have {' '.join(rest)}, so nothing was undone.")
+    texts, first = [], None
+    for k in range(n):
+        result = store.undo(utterance, turn_id if k == 0 else f"{turn_id}:{k}", sku=sku)
+        if result is None:
+            break
+        first = first or result[0]
+        texts.append(_undo_text(store, result, language))
+    if not texts:
+        if sku is not None:
+            return Outcome(f"There is no record of {reply.plural(reply.sized(store.get(sku))[0])} to undo.")
+        return Outcome(reply.undo_reply(None, language))
+    if n > 1 and len(texts) < n:
+        texts.append(f"That was all there was to undo ({len(texts)} of {n}).")
+    return Outcome(" ".join(texts), record=first)
+
+
+def _undo_text(store: Store, result: tuple[Record, Item], language: str) -> str:
+    if result[0].op:
         rows = store.operation(result[0].op)
         if len(rows) > 1:
-            return Outcome(reply.undo_transfer_reply(rows, result[1], language), record=result[0])
-    return Outcome(reply.undo_reply(result, language), record=result[0] if result else None)
+            return reply.undo_transfer_reply(rows, result[1], language)
+    return reply.undo_reply(result, language)
 
 
 def _parts(intent: Intent, store: Store, utterance: str, turn_id: str, confirmed: bool, language: str) -> Outcome:

@@ -515,8 +515,8 @@ class Store:
                 now = places.quantity_at(conn, sku, place)
                 return self._write(conn, sku, clean(c - now), utterance, turn_id, None, place, "count", counted=c)
 
-    def undo(self, utterance: str, turn_id: str) -> tuple[Record, Item] | None:
-        """Revert this box's most recent change that is neither an undo nor undone (a transfer's
+    def undo(self, utterance: str, turn_id: str, sku: str | None = None) -> tuple[Record, Item] | None:
+        """Revert this box's most recent change (of ``sku`` when given) that is neither an undo nor undone (a transfer's
         two rows as one), never reaching past the latest import's stock count; other boxes' records
         are theirs to undo. Writes a compensating record per row (``delta`` negated, ``undoes`` its
         id, kind ``undo``) in one committed transaction. Returns the (first) compensating record and
@@ -536,7 +536,8 @@ class Store:
                     f"SELECT {_RECORD_COLS} FROM records AS r WHERE r.box = ? AND r.undoes IS NULL "
                     "AND NOT EXISTS (SELECT 1 FROM records AS u WHERE u.undoes = r.id) "
                     "AND r.seq > COALESCE((SELECT MAX(seq) FROM records WHERE box = ? AND turn_id LIKE ?), 0) "
-                    "ORDER BY r.seq DESC LIMIT 1", (self.box, self.box, IMPORT_TURN_PREFIX + "%")
+                    "AND (? IS NULL OR r.sku = ?) "
+                    "ORDER BY r.seq DESC LIMIT 1", (self.box, self.box, IMPORT_TURN_PREFIX + "%", sku, sku)
                 ).fetchone()
                 if row is None:
                     return None

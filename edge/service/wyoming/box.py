@@ -41,9 +41,11 @@ from edge import __version__
 from edge import events as ev
 from edge.loop.inventory import InventoryWatch, same_items
 from edge.loop.pipeline import apply_limits
+from edge.loop.speculation import answer_verdict
 from edge.service.wyoming.locks import StageLocks
 from edge.stages import dialog
 from edge.stages.asr import Recognition
+from edge.stages.nlu.grammar import COMPLETE
 from edge.stages.store import StoreError
 from edge.stages.tts.engine import VOICES
 from edge.stages.wake import Detection, WakeWord
@@ -154,8 +156,9 @@ class Box:
         self._asr_watch = InventoryWatch(stages.store)  # the inventory the recognizer's biasing was built from
         self._asr_base: list[str] = []
         self._und_watch = InventoryWatch(stages.store)
-        self._pending: dialog.Pending | None = None
-        self._pending_until = 0.0
+        # the question asked in each conversation (a client connection, or Home Assistant's
+        # conversation id): (question, monotonic s it is answered until); never answered from another
+        self._pending: dict[str, tuple[dialog.Pending, float]] = {}
 
     async def _run(self, worker: str, fn, *args):
         def locked():
@@ -261,9 +264,11 @@ class Box:
         return await self._run("wake", lambda: [(i, d) for i, f in enumerate(frames) if (d := ww.process(f))])
 
     # -- handle -----------------------------------------------------------------------------
-    async def handle(self, text: str) -> HandleResult:
-        """One turn on ``text`` (a transcript from Home Assistant), as the voice loop takes it."""
-        return await self._run("turn", self._handle, text)
+    async def handle(self, text: str, conversation: str = "") -> HandleResult:
+        """One turn on ``text`` (a transcript from Home Assistant), as the voice loop takes it.
+        ``conversation``: whose turn it is (a connection, or the conversation id Home Assistant
+        sends); only a turn of the same conversation answers the question the box asked there."""
+        return await self._run("turn", self._handle, text, conversation)
 
     def _refresh_understanding(self) -> None:
         items = self._und_watch.changed_items()
@@ -276,13 +281,15 @@ class Box:
         loop (warm: shorter answers; hot: the grammar path only, with the cooling notice)."""
         apply_limits(self.stages)
 
-    def _handle(self, text: str) -> HandleResult:
+    def _handle(self, text: str, conversation: str = "") -> HandleResult:
         turn = uuid.uuid4().hex[:12]
         t0 = time.perf_counter()
         self._refresh_understanding()
         self._apply_limits()
-        pending = self._pending if self._pending is not None and time.monotonic() < self._pending_until else None
-        self._pending = None
+        now = time.monotonic()
+        self._pending = {k: v for k, v in self._pending.items() if v[1] > now}  # expired questions go
+        asked = self._pending.pop(conversation, None)
+        pending = asked[0] if asked is not None and not self._new_command(asked[0], text) else None
         handled = True
         try:
             if pending is not None:
@@ -308,10 +315,19 @@ class Box:
         total = round(1000 * (time.perf_counter() - t0), 1)
         self.emit(ev.Reply(0, turn, outcome.text, None))
         self.emit(ev.TurnEnd(0, turn, {"transcript_to_reply_ms": total, "total_ms": total}))
-        if outcome.pending is not None:  # the next transcript within the follow-up window answers it
-            self._pending = outcome.pending
-            self._pending_until = time.monotonic() + self.settings.dialog.follow_up_window_ms / 1000
+        if outcome.pending is not None:  # the conversation's next transcript within the follow-up window answers it
+            self._pending[conversation] = (outcome.pending,
+                                           time.monotonic() + self.settings.dialog.follow_up_window_ms / 1000)
         return HandleResult(handled, outcome.text, turn)
+
+    def _new_command(self, pending: dialog.Pending, text: str) -> bool:
+        """Whether ``text`` is a whole new command rather than an answer to ``pending`` (as a new
+        wake word starts one in the voice loop): it does not answer the question and the grammar
+        reads it as a complete command."""
+        u = self.stages.understanding
+        if answer_verdict(pending, text, u.items, self.settings.language) == COMPLETE:
+            return False
+        return u.completeness(text)[0] == COMPLETE
 
     def _follow_up(self, pending: dialog.Pending, text: str, turn: str) -> dialog.Outcome:
         outcome = dialog.follow_up(pending, text, self.stages.store, turn, self.settings.language)

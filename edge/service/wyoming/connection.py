@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -96,6 +97,7 @@ class Connection:
     def __init__(self, box: Box, settings: Settings, reader: asyncio.StreamReader,
                  writer: asyncio.StreamWriter, peer: str = "?"):
         self.box, self.settings, self.reader, self.writer, self.peer = box, settings, reader, writer, peer
+        self.conversation = f"connection:{uuid.uuid4().hex}"  # whose question a transcript answers
         self.request: Event | None = None  # the transcribe or detect the next audio stream is for
         self.stream: Stream | None = None
         self.detector: WakeWord | None = None
@@ -298,7 +300,10 @@ class Connection:
         text = event.data.get("text")
         if not isinstance(text, str):
             raise ProtocolError("transcript needs a 'text' string")
-        r = await self.box.handle(text)
+        context = event.data.get("context")
+        said = context.get("conversation_id") if isinstance(context, dict) else None
+        # a question belongs to Home Assistant's conversation when it names one, else to this connection
+        r = await self.box.handle(text, f"conversation:{said}" if isinstance(said, str) and said else self.conversation)
         context = {"edge_turn_id": r.turn_id}
         await self.send((Handled(text=r.text, context=context) if r.handled
                          else NotHandled(text=r.text or None, context=context)).event())

@@ -1,0 +1,132 @@
+"""A fresh user's wrong records, closed in the dialog: new places are confirmed, undo follows
+the item or count said, a unit that is not the item's is asked about, an item found only from
+its place is read back. Real SQLite store, real understanding (grammar, no LLM), real dialog."""
+from __future__ import annotations
+
+import pytest
+
+from edge.stages import dialog
+from edge.stages.nlu.types import Intent
+from edge.stages.nlu.understand import Understanding
+from edge.stages.store import Store
+
+CSV = """sku,item,location,quantity,unit,aliases,reorder_level
+FUS-5A,fuse,bin 30,60,pcs,fuses,10
+ORG-10,o-ring,bin 204,80,pcs,o-rings,10
+CBL-RED,red cable,shelf C,50,m,cable,10
+GLV-NIT-L,nitrile gloves,shelf A,12,box,gloves,5
+"""
+
+
+@pytest.fixture
+def box(tmp_path):
+    p = tmp_path / "inv.csv"
+    p.write_text(CSV, encoding="utf-8")
+    with Store(tmp_path / "edge.db") as s:
+        s.import_csv(p)
+        yield s, Understanding(s.items())
+
+
+def say(box, text: str, turn: str) -> dialog.Outcome:
+    store, nlu = box
+    return dialog.act(nlu.understand(text), store, text, turn)
+
+
+def undo(box, text: str, turn: str) -> dialog.Outcome:
+    """An undo as the understanding hands it on (the intent and the words, no item)."""
+    return dialog.act(Intent("undo", text=text), box[0], text, turn)
+
+
+@pytest.mark.parametrize("text", ["move 3 fuses from bin 30 to bin 12 please", "move 3 fuses from bin 30 to uh bin 12"])
+def test_a_transfer_to_a_new_place_asks_first_and_drops_fillers(box, text):
+    store, _ = box
+    out = say(box, text, "t1")
+    assert out.text == "Bin 12 is a new place for fuses: move them there? Say yes or no."
+    assert store.records() == [] and store.get("FUS-5A").at("bin 12") is None
+    done = dialog.follow_up(out.pending, "yes", store, "t1")
+    assert store.get("FUS-5A").at("bin 12") == 3 and store.get("FUS-5A").at("bin 30") == 57
+    assert [p for p, _q in store.get("FUS-5A").places()] == ["bin 30", "bin 12"] and done.record is not None
+    assert store.place_contents("bin 12 please", 5)[1] == 0
+
+
+def test_a_no_to_a_new_place_writes_nothing(box):
+    store, _ = box
+    out = say(box, "move 5 fuses from bin 30 to bin 31", "t1")
+    assert out.pending.kind == "confirm" and "new place" in out.text
+    assert dialog.follow_up(out.pending, "no", store, "t1").record is None
+    assert store.records() == [] and store.get("FUS-5A").at("bin 31") is None
+
+
+def test_a_corrected_or_kind_only_destination_never_becomes_a_place(box):
+    store, _ = box
+    for k, text in enumerate(["move 3 fuses from bin 30 to the bin", "move 3 fuses from bin 30 to bin 31, no, to bin 12"]):
+        out = say(box, text, f"t{k}")
+        assert out.record is None and "moved 3" not in out.text.lower()
+    assert store.records() == [] and [p for p, _q in store.get("FUS-5A").places()] == ["bin 30"]
+
+
+def test_a_count_in_a_new_place_asks_first(box):
+    store, _ = box
+    out = say(box, "we counted 10 fuses in bin 90", "t1")
+    assert out.text == "Bin 90 is a new place for fuses: count 10 fuses there? Say yes or no."
+    assert store.records() == []
+    done = dialog.follow_up(out.pending, "yes", store, "t1")
+    assert done.record.kind == "count" and store.get("FUS-5A").at("bin 90") == 10
+
+
+def test_undo_naming_an_item_undoes_that_items_record_only(box):
+    store, _ = box
+    say(box, "we used 3 fuses", "t1")
+    say(box, "we used 2 metres of red cable", "t2")
+    say(box, "we used 1 box of gloves", "t3")
+    out = undo(box, "undo the fuses", "t4")
+    assert out.record.sku == "FUS-5A" and out.text.startswith("Undone: 3 fuses")
+    assert store.get("FUS-5A").quantity == 60 and store.get("GLV-NIT-L").quantity == 11
+    again = undo(box, "undo the fuses", "t5")
+    assert again.record is None and again.text == "There is no record of fuses to undo."
+    cable = undo(box, "undo the red cable", "t6")
+    assert cable.record.sku == "CBL-RED" and store.get("CBL-RED").quantity == 50 and store.get("GLV-NIT-L").quantity == 11
+
+
+def test_undo_the_last_two_undoes_two(box):
+    store, _ = box
+    say(box, "we used 3 fuses", "t1")
+    say(box, "we used 1 box of gloves", "t2")
+    say(box, "we used 4 o-rings", "t3")
+    out = undo(box, "undo the last two", "t4")
+    assert out.text.count("Undone:") == 2 and "4 o-rings" in out.text and "1 box of nitrile gloves" in out.text
+    assert store.get("ORG-10").quantity == 80 and store.get("GLV-NIT-L").quantity == 12
+    assert store.get("FUS-5A").quantity == 57
+
+
+def test_undo_naming_an_unknown_item_undoes_nothing(box):
+    store, _ = box
+    say(box, "we used 3 fuses", "t1")
+    out = undo(box, "undo the widgets", "t2")
+    assert out.record is None and store.get("FUS-5A").quantity == 57
+
+
+def test_boxes_of_an_item_counted_in_pcs_are_asked_about(box):
+    store, _ = box
+    out = say(box, "we used 2 boxes of o-rings", "t1")
+    assert out.text == "O-rings are counted in pcs: how many pcs?" and out.pending.kind == "quantity"
+    assert store.records() == []
+    done = dialog.follow_up(out.pending, "forty", store, "t1")
+    assert done.record.delta == -40
+    same = say(box, "we used 1 box of gloves", "t2")  # the item's own unit: written
+    assert same.record is not None and same.record.delta == -1
+
+
+def test_an_item_found_only_from_its_place_is_read_back(box):
+    store, _ = box
+    out = say(box, "add 5 to bin 30", "t1")
+    assert out.text == "5 fuses into bin 30? Say yes or no." and store.records() == []
+    done = dialog.follow_up(out.pending, "yes", store, "t1")
+    assert done.record.delta == 5 and store.get("FUS-5A").quantity == 65
+
+
+def test_a_new_place_that_would_also_take_stock_below_zero_says_both(box):
+    store, _ = box
+    out = say(box, "move 100 fuses from bin 30 to bin 31", "t1")
+    assert out.text == "Bin 31 is a new place for fuses, and there are only 60 in bin 30: move 100 fuses there? Say yes or no."
+    assert store.records() == []
