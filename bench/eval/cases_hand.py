@@ -123,20 +123,20 @@ def transfers() -> list[dict]:
         c("paraphrase", TR, "put 30 metres of the 2.5 flex cable from shelf E into bin 250",
           [("CBL-FLX-2.5", -30, "shelf E", "transfer"), ("CBL-FLX-2.5", 30, "bin 250", "transfer")], p=True),
         c("paraphrase", TR, "take 15 hose clamps 20 mm out of drawer 9 and put them in drawer 8",
-          [("HC-20", -15, "drawer 9", "transfer"), ("HC-20", 15, "drawer 8", "transfer")], p=True),
+          [("HC-20", -15, "drawer 9", "transfer"), ("HC-20", 15, "drawer 8", "transfer")], p=True, answers=("yes",)),
         c("paraphrase", TR, "relocate 6 safety goggles from shelf B to shelf A",
-          [("GOG-SAF", -6, "shelf B", "transfer"), ("GOG-SAF", 6, "shelf A", "transfer")], p=True),
+          [("GOG-SAF", -6, "shelf B", "transfer"), ("GOG-SAF", 6, "shelf A", "transfer")], p=True, answers=("yes",)),
         c("template-like", TR, "move 4 hex bolts M12 x 100 mm from shelf C to bin 31",
           [("HB-M12-100", -4, "shelf C", "transfer"), ("HB-M12-100", 4, "bin 31", "transfer")]),
         c("paraphrase", TR, "ten of the M8 nuts went from bin sixty to bin sixty one",
-          [("NUT-M8", -10, "bin 60", "transfer"), ("NUT-M8", 10, "bin 61", "transfer")], p=True),
+          [("NUT-M8", -10, "bin 60", "transfer"), ("NUT-M8", 10, "bin 61", "transfer")], p=True, answers=("yes",)),
         c("template-like", TR, "move 8 drill bits 6 mm to bin 118", [("DB-6", -8, "drawer 4", "transfer"),
                                                                       ("DB-6", 8, "bin 118", "transfer")],
           answers=("drawer four",)),
         c("template-like", TR, "move 5 M8 x 30 bolts from bin 12 to bin 12", NOTHING),
         c("template-like", TR, "move 500 drill bits 6 mm from drawer 4 to bin 118", NOTHING, answers=("no",)),
         c("paraphrase", TR, "can you book 2 rolls of duct tape over from shelf G to shelf H",
-          [("TAPE-DUCT", -2, "shelf G", "transfer"), ("TAPE-DUCT", 2, "shelf H", "transfer")], p=True),
+          [("TAPE-DUCT", -2, "shelf G", "transfer"), ("TAPE-DUCT", 2, "shelf H", "transfer")], p=True, answers=("yes",)),
     ]
 
 
@@ -222,7 +222,7 @@ def corrections() -> list[dict]:
         c("correction", LG, "we used six large nitrile gloves, no, medium, from shelf A", [("GLV-NIT-M", -6, "shelf A")],
           p=True),
         c("correction", TR, "move 10 M8 nuts from bin 60 to bin 61, no, to bin 62",
-          [("NUT-M8", -10, "bin 60", "transfer"), ("NUT-M8", 10, "bin 62", "transfer")], p=True),
+          [("NUT-M8", -10, "bin 60", "transfer"), ("NUT-M8", 10, "bin 62", "transfer")], p=True, answers=("yes",)),
         c("correction", LG, "used 2 cutting discs 115, I mean 125 mm, from shelf D", [("CD-125", -2, "shelf D")], p=True),
     ]
 
@@ -275,7 +275,7 @@ def numbers() -> list[dict]:
         c("hesitation", LG, "right so, uh, used one cutting disc 230 mm", [("CD-230", -1, "shelf D")]),
         c("hesitation", LG, "hmm, we took, you know, three o-rings 20 mm", [("OR-20", -3, "drawer 20")], p=True),
         c("hesitation", TR, "move, uh, five, um, M8 nuts from bin sixty to, er, bin sixty two",
-          [("NUT-M8", -5, "bin 60", "transfer"), ("NUT-M8", 5, "bin 62", "transfer")]),
+          [("NUT-M8", -5, "bin 60", "transfer"), ("NUT-M8", 5, "bin 62", "transfer")], answers=("yes",)),
         c("hesitation", U, "uh, undo that", [("DB-6", -3, "drawer 4"), ("DB-6", 3, "drawer 4", "undo")],
           before=("we used three drill bits 6 mm from drawer 4",)),
         c("hesitation", LG, "the the the 5 amp fuses, we used two", [("FUS-5A", -2, "bin 30")], p=True),

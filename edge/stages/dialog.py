@@ -397,7 +397,11 @@ _UNDO_WORDS = frozenset(
     "undo un do revert reverse scratch take back delete remove cancel that this it the last one ones entry "
     "entries record records log logs change changes booking go roll rollback was is s were wrong a mistake "
     "incorrect not right thats i we made my our and an on please oops sorry ok okay uh um er hey of for "
-    "those these them both".split())
+    "those these them both "
+    # what was done, not what with: "undo the transfer", "put that move back the way it was",
+    # "forget the last thing I logged", "undo that last count"
+    "transfer transfers move moves moved count counts counted stock thing things logged booked entered put "
+    "way forget just did done".split())
 #: The most records one "undo the last N" reverts.
 MAX_UNDO = 5
 
