@@ -47,6 +47,9 @@ COUNT_WORDS = re.compile(r"\b(?:stock ?take|stock ?taking|stock count|re-?count(
 COUNT_CUES = re.compile(r"\b(?:exactly|actually|really|real|left|remaining|set|update[sd]?|correct(?:ed|ion)?|"
                         r"measured|tally|physical|there (?:are|is|s)|theres|now (?:have|has|at)|should be)\b")
 log = logging.getLogger("edge.stages.nlu")
+#: Fewest words the paraphrase matcher and the documents judge; shorter utterances are the templates'
+MIN_WORDS_PARAPHRASE = 2
+MIN_WORDS_DOCS = 3
 
 SYSTEM_PROMPT = (
     "You are the voice assistant of a workshop stock room. Answer in at most two short, plain "
@@ -200,7 +203,8 @@ class Understanding:
             return None
         if intent is None:
             intent = self._paraphrase(text)
-        if intent is None and self.docs is not None and self.docs.finds(text):
+        # a free question of a few words goes to the documents; "8" or "yes" alone never does
+        if intent is None and self.docs is not None and len(text.split()) >= MIN_WORDS_DOCS and self.docs.finds(text):
             intent = Intent("ask_docs", source="docs", text=text, explain={"path": "docs"})
         if intent is None:
             intent = self._llm(text, on_sentence)
@@ -212,8 +216,8 @@ class Understanding:
         return intent
 
     def _paraphrase(self, text: str) -> Intent | None:
-        if self.language != "en" or self._paraphraser is None:
-            return None
+        if self.language != "en" or self._paraphraser is None or len(text.split()) < MIN_WORDS_PARAPHRASE:
+            return None  # one word ("yes", "no") is too little for a sentence embedding to judge
         p = self.paraphraser()
         if p is None:
             return None
