@@ -588,3 +588,14 @@ def test_partial_decoding_gets_the_governors_budget_at_each_wake_word(store, tmp
     stages.governor = Governor(settings)
     run_mode(stages, script, tmp_path)
     assert stages.governor.level == level and stages.asr.partials == (1000, fraction)
+
+
+def test_a_new_loop_clears_the_answers_another_loop_left_on_the_recognizer(store, tmp_path):
+    # the recognizer outlives a loop (the service's, a test rig's): a question's expected answers
+    # left on it by one loop must not bias the next loop's first command
+    script = command(Script().quiet(400)).quiet(1500)
+    stages = stages_for(script, store, [QUERY])
+    stages.asr.expect(["eighty", "one hundred"])
+    events, _ = run(stages, script, tmp_path)
+    assert stages.asr.answers is None
+    assert of(events, "intent")[0].intent == "query_stock"

@@ -153,7 +153,9 @@ class Pipeline:
         self._watch = InventoryWatch(stages.store)
         self._bias = True  # the recognizer's phrases follow the inventory and this box's most used items
         self._phrases: list[str] | None = None  # the recognizer's phrases as last set from the inventory
-        self._answer_bias = False  # the recognizer is biased toward the pending question's answers
+        # the recognizer is biased toward the pending question's answers; True at first, so the
+        # first turn clears answers another loop over the same recognizer left behind
+        self._answer_bias = True
         self._tail: tuple[int, list] = (-1, [])  # when the last utterance ended, and its last frames
         self.pending: dialog.Pending | None = None
         self.follow_up_ms = 5000
