@@ -19,6 +19,12 @@ A case, one JSON object a line:
 """
 from __future__ import annotations
 
+import argparse
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
 KINDS = ("template-like", "paraphrase", "hesitation", "correction", "unknown", "fraction", "oh", "negation",
          "multi", "unicode", "variant", "place", "range", "already_done", "readback", "undo", "cancel", "other")
 RECORD_KINDS = ("log", "transfer", "count", "undo")
@@ -47,3 +53,30 @@ def case(kind: str, intent: str, text: str, records=(), *, p: bool = False, asks
         expect["reply_contains"] = list(reply)
     out["expect"] = expect
     return out
+
+
+def numbered(cases: list[dict], prefix: str = "") -> list[dict]:
+    """``cases`` with ids ``<prefix><kind>-NNN``, numbered per kind in order."""
+    counters: dict[str, int] = defaultdict(int)
+    out = []
+    for x in cases:
+        counters[x["kind"]] += 1
+        out.append({"id": f"{prefix}{x['kind']}-{counters[x['kind']]:03d}", **x})
+    return out
+
+
+def write_or_check(cases: list[dict], out: Path, description: str) -> int:
+    """The generators' command line: write ``cases`` to ``out`` as JSON lines, or with ``--check``
+    exit 1 when ``out`` differs from what would be written."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--check", action="store_true", help=f"exit 1 if {out.name} differs from what would be written")
+    args = ap.parse_args()
+    text = "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in cases)
+    if args.check:
+        same = out.exists() and out.read_text(encoding="utf-8") == text
+        print(f"{out}: {'up to date' if same else 'differs'}", file=sys.stderr)
+        return 0 if same else 1
+    out.write_text(text, encoding="utf-8")
+    para = sum(x["paraphrase"] for x in cases)
+    print(f"wrote {out}: {len(cases)} cases, {para} paraphrases ({para / len(cases):.0%})", file=sys.stderr)
+    return 0

@@ -9,9 +9,7 @@ the place holds (no read-back below zero).
 """
 from __future__ import annotations
 
-import argparse
 import csv
-import json
 import random
 import sys
 from collections import defaultdict
@@ -22,6 +20,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parents[1]))
 
 from casekit import case as c  # noqa: E402
+from casekit import numbered, write_or_check  # noqa: E402
 from cases_hand import hand_cases  # noqa: E402
 
 from edge.stages.sizes import split_size  # noqa: E402
@@ -156,32 +155,11 @@ def build() -> list[dict]:
     from make_inventory import PINNED  # the pinned items stay for the hand cases
 
     cases = hand + templated(items, named_skus(hand) | set(PINNED))
-    counters: dict[str, int] = defaultdict(int)
-    out = []
-    for x in cases:
-        counters[x["kind"]] += 1
-        out.append({"id": f"{x['kind']}-{counters[x['kind']]:03d}", **x})
-    return out
-
-
-def render(cases: list[dict]) -> str:
-    return "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in cases)
+    return numbered(cases, "")
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--check", action="store_true", help="exit 1 if nlu.jsonl differs from what would be written")
-    args = ap.parse_args()
-    cases = build()
-    text = render(cases)
-    if args.check:
-        same = OUT.exists() and OUT.read_text(encoding="utf-8") == text
-        print(f"{OUT}: {'up to date' if same else 'differs'}", file=sys.stderr)
-        return 0 if same else 1
-    OUT.write_text(text, encoding="utf-8")
-    para = sum(x["paraphrase"] for x in cases)
-    print(f"wrote {OUT}: {len(cases)} cases, {para} paraphrases ({para / len(cases):.0%})", file=sys.stderr)
-    return 0
+    return write_or_check(build(), OUT, __doc__.split("\n\n")[0])
 
 
 if __name__ == "__main__":

@@ -12,16 +12,14 @@ and litres take decimals. The inventory has no item kept by the kilogram, so no 
 """
 from __future__ import annotations
 
-import argparse
-import json
 import sys
-from collections import defaultdict
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from casekit import case as c  # noqa: E402
+from casekit import numbered, write_or_check  # noqa: E402
 
 OUT = HERE / "nlu_holdout.jsonl"
 Q, LG, U, CN, PC, TR, SC, LS, OT = ("query_stock", "log_record", "undo", "cancel", "place_contents", "transfer",
@@ -299,32 +297,11 @@ def build() -> list[dict]:
     for section in (queries, logs_and_sizes, places_transfers_counts, low_and_undo_and_cancel, refusals,
                     numbers_and_corrections, multis_unknowns_misc):
         cases.extend(section())
-    counters: dict[str, int] = defaultdict(int)
-    out = []
-    for x in cases:
-        counters[x["kind"]] += 1
-        out.append({"id": f"h-{x['kind']}-{counters[x['kind']]:03d}", **x})
-    return out
-
-
-def render(cases: list[dict]) -> str:
-    return "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in cases)
+    return numbered(cases, "h-")
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--check", action="store_true", help="exit 1 if nlu_holdout.jsonl differs from what would be written")
-    args = ap.parse_args()
-    cases = build()
-    text = render(cases)
-    if args.check:
-        same = OUT.exists() and OUT.read_text(encoding="utf-8") == text
-        print(f"{OUT}: {'up to date' if same else 'differs'}", file=sys.stderr)
-        return 0 if same else 1
-    OUT.write_text(text, encoding="utf-8")
-    para = sum(x["paraphrase"] for x in cases)
-    print(f"wrote {OUT}: {len(cases)} cases, {para} paraphrases ({para / len(cases):.0%})", file=sys.stderr)
-    return 0
+    return write_or_check(build(), OUT, __doc__.split("\n\n")[0])
 
 
 if __name__ == "__main__":
