@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -31,3 +33,15 @@ def of_type(events, t: str) -> list:
 def heard(events) -> str:
     """The transcripts of ``events``, for an assertion message (what the recogniser heard)."""
     return "heard: " + " | ".join(repr(e.text) for e in events if e.type == "transcript")
+
+
+@contextmanager
+def csv_store(folder: Path, csv_text: str) -> Iterator:
+    """A real SQLite store in ``folder`` with the inventory ``csv_text`` imported (closed after)."""
+    from edge.stages.store import Store
+
+    p = folder / "inv.csv"
+    p.write_text(csv_text, encoding="utf-8")
+    with Store(folder / "edge.db") as s:
+        s.import_csv(p)
+        yield s

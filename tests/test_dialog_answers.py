@@ -11,7 +11,7 @@ from edge.loop.speculation import PreviewInventory
 from edge.stages import dialog, reply
 from edge.stages.nlu.followup import ask_back_text, direction_answer, place_choice, variant_pick
 from edge.stages.nlu.types import Intent
-from edge.stages.store import Store
+from tests.helpers import csv_store
 
 CSV = """sku,item,location,quantity,unit,aliases,reorder_level
 DB-6,drill bit 6 mm,drawer 4,25,pcs,,10
@@ -42,10 +42,7 @@ BOLTS = ("HB-20", "HB-25", "HB-30", "HB-40", "HB-50", "HB-60", "HB-80", "HB-100"
 
 @pytest.fixture
 def store(tmp_path):
-    p = tmp_path / "inv.csv"
-    p.write_text(CSV, encoding="utf-8")
-    with Store(tmp_path / "edge.db") as s:
-        s.import_csv(p)
+    with csv_store(tmp_path, CSV) as s:
         yield s
 
 

@@ -8,7 +8,7 @@ import pytest
 from edge.stages import dialog
 from edge.stages.nlu.types import Intent
 from edge.stages.nlu.understand import Understanding
-from edge.stages.store import Store
+from tests.helpers import csv_store
 
 CSV = """sku,item,location,quantity,unit,aliases,reorder_level
 FUS-5A,fuse,bin 30,60,pcs,fuses,10
@@ -20,10 +20,7 @@ GLV-NIT-L,nitrile gloves,shelf A,12,box,gloves,5
 
 @pytest.fixture
 def box(tmp_path):
-    p = tmp_path / "inv.csv"
-    p.write_text(CSV, encoding="utf-8")
-    with Store(tmp_path / "edge.db") as s:
-        s.import_csv(p)
+    with csv_store(tmp_path, CSV) as s:
         yield s, Understanding(s.items())
 
 

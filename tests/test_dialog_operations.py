@@ -8,6 +8,7 @@ import pytest
 from edge.stages import dialog
 from edge.stages.nlu.types import Intent
 from edge.stages.store import Store
+from tests.helpers import csv_store
 
 CSV = """sku,item,location,quantity,unit,aliases,reorder_level
 HB-12-30,hex bolt M12 x 30 mm,bin 11,100,pcs,,20
@@ -24,10 +25,7 @@ FAMILY = ("HB-12-30", "HB-12-50", "HB-12-80")
 
 @pytest.fixture
 def store(tmp_path):
-    p = tmp_path / "inv.csv"
-    p.write_text(CSV, encoding="utf-8")
-    with Store(tmp_path / "edge.db") as s:
-        s.import_csv(p)
+    with csv_store(tmp_path, CSV) as s:
         yield s
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from edge.stages import dialog
 from edge.stages.nlu.grammar import Grammar
-from edge.stages.store import Store
+from tests.helpers import csv_store
 
 CSV = """sku,item,location,quantity,unit,aliases
 OIL-HYD-32,hydraulic oil 32,bin 157,15,l,
@@ -20,9 +20,7 @@ OIL-CUT,cutting oil,bin 4,5,l,
 
 @pytest.fixture
 def room(tmp_path):
-    (tmp_path / "inv.csv").write_text(CSV)
-    with Store(tmp_path / "e.db") as s:
-        s.import_csv(tmp_path / "inv.csv")
+    with csv_store(tmp_path, CSV) as s:
         yield s, Grammar(s.items())
 
 
