@@ -30,8 +30,7 @@ def test_defaults_load():
     s = load_settings()
     assert s.asr.engine == "whisper"
     assert s.language == "en"
-    assert [m.name for m in s.wake.models] == ["hey_mycroft", "hey_jarvis", "alexa", "hey_rhasspy"]
-    assert all(m.threshold == 0.5 for m in s.wake.models)
+    assert [(m.name, m.threshold) for m in s.wake.models] == [("hey_mycroft", 0.6)]
     assert s.endpoint.trailing_silence_ms == 700
     assert s.endpoint.max_utterance_ms == 10000
     assert s.endpoint.no_speech_timeout_ms == 5000

@@ -26,7 +26,7 @@ from wyoming.wake import Detect, Detection, NotDetected
 from zeroconf.asyncio import AsyncZeroconf
 
 from drivers.audio import SAMPLE_RATE, wav_frames
-from edge.config import ConfigError, WyomingSettings, load_settings
+from edge.config import ConfigError, WakeModel, WyomingSettings, load_settings
 from edge.service.wyoming.announce import SERVICE_TYPE, lan_address
 from edge.service.wyoming.box import Box
 from edge.service.wyoming.server import BackgroundServer
@@ -37,6 +37,7 @@ REAL = AUDIO / "real"
 STT_SESSIONS = ["query_m8_bolts", "log_gloves_received", "log_drill_bits_used", "log_washers_numbers"]
 TIMEOUT_S = 120  # bound on every exchange; generous for two shared cores, never asserted on
 CHUNK = 1024  # samples per audio-chunk sent, as Home Assistant sends
+STOCK_WAKE = ("hey_mycroft", "hey_jarvis", "alexa", "hey_rhasspy")
 
 
 def run(coro, timeout_s: float = TIMEOUT_S):
@@ -112,8 +113,11 @@ def emitted():
 @pytest.fixture(scope="module")
 def box(rig_grammar, heard, emitted):
     settings, stages = rig_grammar
-    settings = settings.model_copy(update={"wyoming": WyomingSettings(uri="tcp://127.0.0.1:0", frame_timeout_s=1.0)})
-    b = Box(settings, stages, emitted.append)
+    # the four stock wake models, as an integrator offering Home Assistant a choice configures them
+    wake = settings.wake.model_copy(update={"models": [WakeModel(name=n) for n in STOCK_WAKE]})
+    settings = settings.model_copy(update={"wyoming": WyomingSettings(uri="tcp://127.0.0.1:0", frame_timeout_s=1.0),
+                                           "wake": wake})
+    b = Box(settings, stages, emitted.append, share_wake=False)  # its own detectors, with the four models
     yield b
     b.close()
 
