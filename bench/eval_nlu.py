@@ -1,7 +1,7 @@
 """The stock-room evaluation: every case of ``bench/eval/nlu.jsonl`` through the product's own turn
 (understanding → dialog → store), each from a fresh store, scored on what the store holds after.
 
-    .venv/bin/python bench/eval_nlu.py [--no-llm] [--set dev|holdout] [--limit N] [--only KIND] [--out FILE]
+    .venv/bin/python bench/eval_nlu.py [--no-llm] [--set dev|holdout|holdout2] [--limit N] [--only KIND] [--out FILE]
                                        [--markdown]
 
 The store is built once from ``bench/eval/inventory.csv`` (``make_inventory.py``: 2,065 items, some in
@@ -27,7 +27,8 @@ with the case ids, median and p95 of the understanding time and of the whole cas
 machine, shared: compare ratios); per kind; and a confusion table (expected × got intent).
 ``--set holdout`` runs ``bench/eval/nlu_holdout.jsonl`` instead (``make_holdout.py``: cases nobody
 tuned the understanding against, so its figure is the one to quote; the default ``dev`` set was used to
-find and fix failures). Writes ``bench/results/eval_nlu.json`` (one entry per configuration, ``no_llm``
+find and fix failures); ``--set holdout2`` runs ``bench/eval/nlu_holdout2.jsonl`` (``make_holdout2.py``:
+200 more, written blind to the code). Writes ``bench/results/eval_nlu.json`` (one entry per configuration, ``no_llm``
 or ``llm``, the held-out set as ``no_llm holdout``, a partial run as e.g. ``no_llm only=fraction``; a
 run replaces the earlier one of its configuration only) and prints the markdown tables with ``--markdown``.
 """
@@ -62,7 +63,8 @@ from edge.stages.nlu.types import INTENTS  # noqa: E402
 from edge.stages.store import Store, StoreError  # noqa: E402
 
 EVAL = REPO / "bench" / "eval" / "nlu.jsonl"
-SETS = {"dev": EVAL, "holdout": REPO / "bench" / "eval" / "nlu_holdout.jsonl"}
+SETS = {"dev": EVAL, "holdout": REPO / "bench" / "eval" / "nlu_holdout.jsonl",
+        "holdout2": REPO / "bench" / "eval" / "nlu_holdout2.jsonl"}
 INVENTORY = REPO / "bench" / "eval" / "inventory.csv"
 OUT = REPO / "bench" / "results" / "eval_nlu.json"
 KIND_SYNONYMS = {"log": "log", "move": "log", "movement": "log", "in": "log", "out": "log", "use": "log",
@@ -302,7 +304,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--no-llm", action="store_true", help="templates and paraphrase matcher only (llm.engine none)")
     ap.add_argument("--set", choices=sorted(SETS), default="dev", dest="case_set",
-                    help="dev: nlu.jsonl (default); holdout: nlu_holdout.jsonl, written under its own config name")
+                    help="dev: nlu.jsonl (default); holdout: nlu_holdout.jsonl; holdout2: nlu_holdout2.jsonl "
+                         "(each held-out set written under its own config name)")
     ap.add_argument("--limit", type=int, default=0, help="only the first N cases (after --only)")
     ap.add_argument("--only", help="only the cases of this kind (e.g. fraction)")
     ap.add_argument("--out", default=str(OUT))

@@ -1,7 +1,8 @@
 """The stock-room evaluation set (bench/eval/nlu.jsonl over bench/eval/inventory.csv) is what the
 issue asks for: big enough, enough paraphrases, every intent and behaviour covered, every SKU and
 place it expects real, and both files exactly what their generators write. The held-out set
-(bench/eval/nlu_holdout.jsonl) is checked the same way and shares no text with the dev set. No models."""
+(bench/eval/nlu_holdout.jsonl) is checked the same way and shares no text with the dev set; so is the
+second held-out set (bench/eval/nlu_holdout2.jsonl), which shares no text with either. No models."""
 from __future__ import annotations
 
 import csv
@@ -23,6 +24,7 @@ def _load(name: str) -> list[dict]:
 
 CASES = _load("nlu.jsonl")
 HOLDOUT = _load("nlu_holdout.jsonl")
+HOLDOUT2 = _load("nlu_holdout2.jsonl")
 with (EVAL_DIR / "inventory.csv").open(newline="", encoding="utf-8") as _f:
     ROWS = list(csv.DictReader(_f))
 STOCK: dict[str, dict[str, int]] = defaultdict(dict)
@@ -61,7 +63,7 @@ def test_every_intent_and_kind_is_covered():
 
 def test_cases_are_well_formed():
     kit = _casekit()
-    for c in CASES + HOLDOUT:
+    for c in CASES + HOLDOUT + HOLDOUT2:
         assert set(c) <= {"id", "text", "kind", "paraphrase", "before", "answers", "confidence", "expect"}, c
         assert c["kind"] in kit.KINDS and c["text"].strip() and isinstance(c["paraphrase"], bool), c
         exp = c["expect"]
@@ -80,7 +82,7 @@ def test_cases_are_well_formed():
 def test_every_expected_sku_and_place_is_in_the_inventory():
     assert len(STOCK) >= 2000
     assert sum(len(p) > 1 for p in STOCK.values()) >= 50  # items in two or three places
-    for c in CASES + HOLDOUT:
+    for c in CASES + HOLDOUT + HOLDOUT2:
         for r in c["expect"]["records"]:
             assert r["sku"] in STOCK, (c["id"], r)
             places = STOCK[r["sku"]]
@@ -92,7 +94,7 @@ def test_every_expected_sku_and_place_is_in_the_inventory():
 
 
 def test_generators_reproduce_the_files():
-    for script in ("make_inventory.py", "make_cases.py", "make_holdout.py"):
+    for script in ("make_inventory.py", "make_cases.py", "make_holdout.py", "make_holdout2.py"):
         done = subprocess.run([sys.executable, str(EVAL_DIR / script), "--check"], capture_output=True, text=True,
                               timeout=120)
         assert done.returncode == 0, (script, done.stderr)
@@ -121,3 +123,20 @@ def test_holdout_size_coverage_and_no_shared_text():
     fr = [c for c in HOLDOUT if c["kind"] == "fraction"]
     assert sum(c["expect"].get("asks") is True for c in fr) >= 3
     assert sum(any(not float(r["delta"]).is_integer() for r in c["expect"]["records"]) for c in fr) >= 3
+
+
+def test_holdout2_size_and_no_shared_text():
+    assert len(HOLDOUT2) == 200
+    assert len({c["text"] for c in HOLDOUT2}) == len(HOLDOUT2), "duplicate texts"
+    ids = {c["id"] for c in HOLDOUT2}
+    assert len(ids) == len(HOLDOUT2) and not ids & {c["id"] for c in CASES + HOLDOUT}, "duplicate ids"
+    earlier = {" ".join(t.casefold().split()) for c in CASES + HOLDOUT for t in (c["text"], *c.get("before", ()))}
+    shared = [c["text"] for c in HOLDOUT2 if " ".join(c["text"].casefold().split()) in earlier]
+    assert not shared, shared
+    intents = Counter(c["expect"]["intent"] for c in HOLDOUT2)
+    for intent in ("query_stock", "log_record", "undo", "cancel", "place_contents", "transfer", "stock_count",
+                   "low_stock", "other"):
+        assert intents[intent] >= 5, (intent, intents)
+    # about 15 % must write nothing although they speak of a movement (logs refused, cancelled, asked only)
+    silent = [c for c in HOLDOUT2 if c["expect"]["intent"] == "log_record" and not c["expect"]["records"]]
+    assert len(silent) >= 25, len(silent)
