@@ -75,7 +75,8 @@ def test_a_steady_worker_is_not_recycled_and_concurrent_callers_share_one_model(
 
 def test_a_leaking_worker_is_recycled_between_utterances_and_no_utterance_is_dropped(asr_settings):
     audio = clip(*SPOKEN)
-    watch = MemoryWatch(window=9, warmup=3)
+    # short window and a small total growth, so the 16 KiB leak shows in a few calls (defaults: 45, 2 MiB)
+    watch = MemoryWatch(window=9, warmup=3, min_growth_bytes=8 * LEAK_BYTES)
     w = AsrWorker(asr_settings, watch=watch, target=leaky)
     try:
         pids, texts = {w.pid}, []

@@ -6,9 +6,13 @@ allocator arenas settle first):
 
 - budget: RSS above ``budget_bytes`` (set so that the 30 % reserve of MemTotal is never reached);
 - slope: the last ``window`` calls in three parts: the lowest RSS of each part rises from part to
-  part, by more than ``slope_bytes_per_call`` per call from the first part to the last. Lowest
-  values, because a decoder's working memory swings by megabytes from call to call; three rising
-  parts, because a leak grows all the time while an allocator arena that grows once is one step.
+  part, by more than ``slope_bytes_per_call`` per call from the first part to the last, and the
+  lowest RSS of the last part is ``min_growth_bytes`` over the lowest of the first ``window`` calls
+  after warm-up. Lowest values, because a decoder's working memory swings by megabytes from call to
+  call; three rising parts, because a leak grows all the time while an allocator arena that grows
+  once is one step; the total growth, because a worker under CPU contention can grow its arenas by
+  half a MiB in a few steps after warm-up and then stay flat (whisper tiny.en here: 227.5 → 228.0 MiB
+  over 45 calls, then flat), and recycling it for that costs a model load for nothing.
 """
 from __future__ import annotations
 
@@ -43,22 +47,26 @@ def rss_of(pid: int) -> int | None:
 
 
 class MemoryWatch:
-    """See the module docstring. ``budget_bytes``: None = no budget rule; ``window`` >= 3 calls."""
+    """See the module docstring. ``budget_bytes``: None = no budget rule; ``window`` >= 3 calls;
+    ``min_growth_bytes``: growth since the first window after warm-up before the slope rule fires."""
 
     def __init__(self, budget_bytes: int | None = None, slope_bytes_per_call: float = 1024.0,
-                 window: int = 45, warmup: int = 10):
+                 window: int = 45, warmup: int = 10, min_growth_bytes: int = 2 * MIB):
         self.budget_bytes = budget_bytes
         self.slope_bytes_per_call = slope_bytes_per_call
         self.window = window
         self.warmup = warmup
+        self.min_growth_bytes = min_growth_bytes
         self.calls = 0
         self.samples: deque[int] = deque(maxlen=window)
+        self.baseline: int | None = None  # lowest RSS of the first window after warm-up
         self.peak = 0
 
     def reset(self) -> None:
         """Start over (a recycled worker has a new memory history)."""
         self.calls = 0
         self.samples.clear()
+        self.baseline = None
 
     def observe(self, rss: int | None) -> str | None:
         """Record the RSS (bytes) after one call; the reason to recycle, or None."""
@@ -74,10 +82,12 @@ class MemoryWatch:
         if len(self.samples) < self.window:
             return None
         s = list(self.samples)
+        if self.baseline is None:
+            self.baseline = min(s)
         k = len(s) // 3
         m1, m2, m3 = min(s[:k]), min(s[k:2 * k]), min(s[2 * k:])
         slope = (m3 - m1) / (2 * k)
-        if m1 < m2 < m3 and slope > self.slope_bytes_per_call:
+        if m1 < m2 < m3 and slope > self.slope_bytes_per_call and m3 - self.baseline >= self.min_growth_bytes:
             return (f"RSS grew {slope / 1024:.1f} KiB per call over the last {self.window} calls "
                     f"(lowest {m1 / MIB:.1f} → {m3 / MIB:.1f} MiB): a leak")
         return None
