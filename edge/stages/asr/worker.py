@@ -24,7 +24,9 @@ from __future__ import annotations
 import logging
 import multiprocessing as mp
 import os
+import signal
 import threading
+import time
 from typing import Callable
 
 import numpy as np
@@ -67,7 +69,9 @@ def _answer(rec, method: str, args: tuple):  # pragma: no cover - child
 def serve(conn, settings: dict, language: str, on_call: Callable[[], None] | None = None) -> None:  # pragma: no cover - child
     """The child: build the recognizer, send ``("ready", (pid, engine name))``, then answer each
     ``(method, args)`` (:data:`REQUESTS`) with ``("ok", result)`` or ``("error", text)`` until the
-    pipe closes. ``on_call`` runs after each utterance (``finish``, ``transcribe``), before the answer."""
+    pipe closes. ``on_call`` runs after each utterance (``finish``, ``transcribe``), before the answer.
+    Ctrl-C is the parent's to handle: the child ignores SIGINT and ends when the parent closes the pipe."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         rec = create(AsrSettings(**settings), language)
     except Exception as e:
@@ -156,6 +160,7 @@ class AsrWorker:
             proc.start()
         child.close()
         self._proc, self._conn, self.pid, self._ready = proc, parent, proc.pid, False
+        self._spawned = time.monotonic()
 
     def _await_ready(self) -> None:
         """Wait for the child's model, then give it the state (vocabulary, answers, budget, the
@@ -174,6 +179,8 @@ class AsrWorker:
             raise AsrWorkerError(f"the speech recognizer worker failed to start: {msg}")
         self.pid, self.name = int(msg[0]), str(msg[1])
         self._ready = True
+        log.info("speech recognizer worker %d (%s) ready %.1f s after its start", self.pid, self.name,
+                 time.monotonic() - self._spawned)
         self.watch.reset()
         if self._vocabulary is not None:
             self._request("set_vocabulary", self._vocabulary)
