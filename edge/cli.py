@@ -234,7 +234,7 @@ def cmd_serve(args) -> int:
 
 
 def cmd_wyoming(args) -> int:
-    from edge.loop.build import build_stages, preflight, printer
+    from edge.loop.build import build_stages, close_stages, preflight, printer
     from edge.service import logs
     from edge.service.wyoming.server import run
 
@@ -253,11 +253,11 @@ def cmd_wyoming(args) -> int:
         show(e)
         logs.log_event(log, e)
 
-    stages = build_stages(settings, store)
+    stages = build_stages(settings, store, isolation=settings.asr.worker.wyoming)  # the server is the only user
     try:
         return run(settings, stages, emit)
     finally:
-        stages.tts.close()
+        close_stages(stages)
 
 
 def cmd_status(args) -> int:

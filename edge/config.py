@@ -98,11 +98,34 @@ class VoskSettings(_Frozen):
     command_mode: bool = Field(False, description="recognise only the inventory's phrases plus [unk]")
 
 
+class AsrWorkerSettings(_Frozen):
+    """Where the recognizer runs (edge.stages.asr.worker): ``inline`` in the caller's process, or
+    ``process``: in a worker process whose resident memory the governor's memory watch follows
+    utterance by utterance, recycled between utterances when over its budget or growing steadily."""
+
+    wyoming: Literal["process", "inline"] = Field(
+        "process", description="the Wyoming asr service; inline = the stages' own recognizer (beside the voice loop, the loop's)")
+    loop: Literal["process", "inline"] = Field("inline", description="the voice loop's recognizer (partials and speculation included)")
+    budget_mib: float | None = Field(None, gt=0.0, le=1048576.0,
+                                     description="MiB of resident memory the worker may hold; null = no fixed budget")
+    growth_mib: float | None = Field(256.0, gt=0.0, le=1048576.0,
+                                     description="MiB the worker may grow past its RSS at the end of warm-up; null = no such budget")
+    leak_kib_per_call: float = Field(1.0, gt=0.0, le=1048576.0,
+                                     description="KiB per utterance of steady growth over the window that counts as a leak")
+    leak_min_mib: float = Field(2.0, ge=0.0, le=1048576.0,
+                                description="MiB a leak must have grown since warm-up before it is one (an arena "
+                                "that grows in a few steps and stays flat is not)")
+    window: int = Field(45, ge=3, le=100000, description="utterances the leak rule looks back over")
+    warmup: int = Field(10, ge=0, le=100000, description="utterances before either rule applies (caches settle)")
+    start_timeout_s: float = Field(180.0, gt=0.0, le=3600.0, description="s for a worker to load its model")
+
+
 class AsrSettings(_Frozen):
     engine: Literal["whisper", "vosk"] = "whisper"
     bias: bool = Field(True, description="bias recognition toward the inventory's words")
     whisper: WhisperSettings = WhisperSettings()
     vosk: VoskSettings = VoskSettings()
+    worker: AsrWorkerSettings = AsrWorkerSettings()
 
 
 class LlmStep(_Frozen):

@@ -46,4 +46,4 @@ def test_over_the_budget_is_recycled_at_once_after_warm_up():
     trace = [BASE] * 20 + [BASE + 9 * MIB]
     assert first_recycle(watch, trace) == 20
     watch.reset()
-    assert watch.baseline is None and watch.calls == 0
+    assert watch.baseline is None and watch.floor is None and watch.calls == 0

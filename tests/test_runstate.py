@@ -9,11 +9,16 @@ import sys
 import threading
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from drivers.audio import wav_frames
 from edge import events as ev
 from edge.config import load_settings
+from edge.service.api.metrics import ServiceStateCollector
 from edge.service.runstate import ServiceState, format_service, read_state, state_path
+from edge.stages.asr.worker import AsrWorker
+from tests.helpers import SESSIONS
 
 
 class Clock:
@@ -188,6 +193,8 @@ BAD = {
     "capture null": _doc(capture=None), "capture text": _doc(capture="x"), "updated text": _doc(updated="x"),
     "updated NaN": _doc().replace('"updated": 2.0', '"updated": NaN'),
     "counter text": _doc().replace('"xruns": 0', '"xruns": "many"'), "version 2": _doc(version=2),
+    "asr_worker text": _doc(asr_worker="x"),
+    "asr_worker counter text": _doc(asr_worker={"pid": 5, "calls": "many", "recycles": 0, "restarts": 0}),
     "deep nesting": "[" * 100_000, "over 1 MiB": " " * (1 << 20) + _doc(), "a list": "[1, 2]",
 }
 
@@ -226,3 +233,25 @@ def test_the_state_file_goes_to_the_runtime_directory_when_there_is_one(tmp_path
     assert state_path(s, runtime_dir=run) == run / "service-state.json"  # the installed service's tmpfs
     explicit = load_settings(board="x86-dev", overrides={"service": {"state_file": "~/x.json"}})
     assert state_path(explicit, runtime_dir=run) == Path.home() / "x.json"
+
+
+def test_the_recognizer_workers_memory_and_recycles_are_in_the_state_status_and_metrics(tmp_path):
+    """A real worker (whisper tiny.en) after one utterance: its pid, RSS and counters in the state
+    file, the ``edge status`` line and the /metrics families."""
+    w = AsrWorker(load_settings(board="x86-dev").asr)
+    try:
+        assert "bolts" in w.transcribe(np.concatenate(list(wav_frames(SESSIONS / "query_m8_bolts.wav")))).text.lower()
+        st = ServiceState(tmp_path / "s.json")
+        st.asr_worker = w.status
+        st.write()
+        got = read_state(st.path)
+        lines = format_service(got)
+        families = {f.name: f.samples[0].value for f in ServiceStateCollector(st.path).collect()}
+    finally:
+        w.close()
+    a = got["asr_worker"]
+    assert a["pid"] == w.pid and a["rss_bytes"] > 50 * 2**20 and (a["calls"], a["recycles"], a["restarts"]) == (1, 0, 0)
+    assert any(x.startswith(f"asr worker: pid {w.pid}, RSS ") and "1 utterances, recycled 0 times" in x for x in lines)
+    assert families["edge_asr_worker_rss_bytes"] == a["rss_bytes"]
+    assert (families["edge_asr_worker_utterances"], families["edge_asr_worker_recycles"]) == (1.0, 0.0)
+    assert "asr_worker" not in ServiceState(tmp_path / "t.json").snapshot()  # no worker: no entry

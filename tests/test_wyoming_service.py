@@ -3,7 +3,8 @@ PulseAudio server's null sink, tests/pulse.py) with a ``wyoming:`` section serve
 same process and the same loaded stages. The wyoming package's own client asks ``describe``, logs
 stock with a ``transcript`` (``handled``), and the turn is in the service's event output and its
 store like a voice turn. A Wyoming transcription sent while a spoken turn is under way waits for the
-recognizer's stage lock (the service logs the wait) and is then answered."""
+recognizer's stage lock (the service logs the wait) and is then answered; ``edge status`` shows the
+Wyoming service's recognizer worker."""
 from __future__ import annotations
 
 import asyncio
@@ -30,6 +31,7 @@ from edge.stages.store import Store
 from tests.helpers import AUDIO, SESSIONS
 from tests.live import lines_until, start_edge_run, stop
 from tests.pulse import pulse_server
+from tests.test_cli import edge
 
 TIMEOUT_S = 120  # hang detection only, never asserted on
 CHUNK = 1024
@@ -53,7 +55,7 @@ def service(tmp_path_factory):
             host, port = uri.removeprefix("tcp://").rsplit(":", 1)
             err += lines_until(err_q, lambda l: l.startswith("listening on"), TIMEOUT_S)
             yield {"proc": proc, "out": out_q, "err": err, "err_q": err_q, "addr": (host, int(port)), "env": env,
-                   "store": tmp / "edge.db", "out_dir": tmp / "out"}
+                   "store": tmp / "edge.db", "out_dir": tmp / "out", "cfg": cfg}
         finally:
             stop(proc, signal.SIGINT)
 
@@ -153,6 +155,26 @@ def test_a_wyoming_transcription_during_a_voice_turn_waits_for_the_recognizer(se
             err.append(line)
     # the recognizer's stage lock: the Wyoming request found it held by the voice turn and waited
     assert any("stage asr: wyoming waits for voice" in line for line in err), "".join(err)
+
+
+def test_the_wyoming_recognizer_worker_is_in_edge_status(service):
+    """Beside the voice loop's inline recognizer the Wyoming asr service has a worker of its own
+    (``asr.worker.wyoming: process``); ``edge status`` reads its pid, RSS and counters from the
+    service's state file."""
+    got = run(ask(service["addr"], transcribe_events(np.concatenate(list(wav_frames(SESSIONS / "query_m8_bolts.wav")))),
+                  "transcript"))
+    assert got.type == "transcript" and "m8" in Transcript.from_event(got).text.lower(), got
+    deadline = time.monotonic() + TIMEOUT_S  # the heartbeat writes every service.state_interval_s (hang detection only)
+    while True:
+        st = json.loads(edge("status", "--json", "--config", service["cfg"]).stdout)["service"]
+        w = st.get("asr_worker") or {}
+        if w.get("calls", 0) >= 1 or time.monotonic() > deadline:
+            break
+        time.sleep(1.0)
+    assert st["running"] and w["calls"] >= 1 and w["recycles"] == 0 and w["rss_bytes"] > 50 * 2**20, st
+    assert w["pid"] != service["proc"].pid
+    text = edge("status", "--config", service["cfg"]).stdout
+    assert f"asr worker: pid {w['pid']}, RSS " in text, text
 
 
 def test_stage_locks_make_a_wyoming_call_wait_for_the_voice_turn_in_order():

@@ -4,7 +4,9 @@
 and answers with a reason to recycle it, or None. Two rules, after ``warmup`` calls (model caches and
 allocator arenas settle first):
 
-- budget: RSS above ``budget_bytes`` (set so that the 30 % reserve of MemTotal is never reached);
+- budget: RSS above ``budget_bytes`` (set so that the 30 % reserve of MemTotal is never reached),
+  or more than ``growth_bytes`` above the RSS of the first call after warm-up (a budget that fits
+  whatever model the worker holds);
 - slope: the last ``window`` calls in three parts: the lowest RSS of each part rises from part to
   part, by more than ``slope_bytes_per_call`` per call from the first part to the last, and the
   lowest RSS of the last part is ``min_growth_bytes`` over the lowest of the first ``window`` calls
@@ -47,26 +49,38 @@ def rss_of(pid: int) -> int | None:
 
 
 class MemoryWatch:
-    """See the module docstring. ``budget_bytes``: None = no budget rule; ``window`` >= 3 calls;
-    ``min_growth_bytes``: growth since the first window after warm-up before the slope rule fires."""
+    """See the module docstring. ``budget_bytes``, ``growth_bytes``: None = no such rule; ``window``
+    >= 3 calls; ``min_growth_bytes``: growth since the first window after warm-up before the slope
+    rule fires. ``peak``: the highest RSS seen (bytes), over every worker watched."""
 
     def __init__(self, budget_bytes: int | None = None, slope_bytes_per_call: float = 1024.0,
-                 window: int = 45, warmup: int = 10, min_growth_bytes: int = 2 * MIB):
+                 window: int = 45, warmup: int = 10, growth_bytes: int | None = None,
+                 min_growth_bytes: int = 2 * MIB):
         self.budget_bytes = budget_bytes
+        self.growth_bytes = growth_bytes
         self.slope_bytes_per_call = slope_bytes_per_call
         self.window = window
         self.warmup = warmup
         self.min_growth_bytes = min_growth_bytes
         self.calls = 0
         self.samples: deque[int] = deque(maxlen=window)
-        self.baseline: int | None = None  # lowest RSS of the first window after warm-up
         self.peak = 0
+        self.baseline: int | None = None  # RSS of the first call after warm-up, bytes
+        self.floor: int | None = None  # lowest RSS of the first window after warm-up, bytes
 
     def reset(self) -> None:
         """Start over (a recycled worker has a new memory history)."""
         self.calls = 0
         self.samples.clear()
         self.baseline = None
+        self.floor = None
+
+    def limit(self) -> int | None:
+        """The budget in force now, bytes: the lower of ``budget_bytes`` and baseline + ``growth_bytes``
+        (None: neither applies yet)."""
+        grown = None if self.growth_bytes is None or self.baseline is None else self.baseline + self.growth_bytes
+        limits = [b for b in (self.budget_bytes, grown) if b is not None]
+        return min(limits) if limits else None
 
     def observe(self, rss: int | None) -> str | None:
         """Record the RSS (bytes) after one call; the reason to recycle, or None."""
@@ -76,18 +90,21 @@ class MemoryWatch:
         self.peak = max(self.peak, rss)
         if self.calls <= self.warmup:
             return None
-        if self.budget_bytes is not None and rss > self.budget_bytes:
-            return f"RSS {rss / MIB:.1f} MiB is over its budget of {self.budget_bytes / MIB:.1f} MiB"
+        if self.baseline is None:
+            self.baseline = rss
+        limit = self.limit()
+        if limit is not None and rss > limit:
+            return f"RSS {rss / MIB:.1f} MiB is over its budget of {limit / MIB:.1f} MiB"
         self.samples.append(rss)
         if len(self.samples) < self.window:
             return None
         s = list(self.samples)
-        if self.baseline is None:
-            self.baseline = min(s)
+        if self.floor is None:
+            self.floor = min(s)
         k = len(s) // 3
         m1, m2, m3 = min(s[:k]), min(s[k:2 * k]), min(s[2 * k:])
         slope = (m3 - m1) / (2 * k)
-        if m1 < m2 < m3 and slope > self.slope_bytes_per_call and m3 - self.baseline >= self.min_growth_bytes:
+        if m1 < m2 < m3 and slope > self.slope_bytes_per_call and m3 - self.floor >= self.min_growth_bytes:
             return (f"RSS grew {slope / 1024:.1f} KiB per call over the last {self.window} calls "
                     f"(lowest {m1 / MIB:.1f} → {m3 / MIB:.1f} MiB): a leak")
         return None

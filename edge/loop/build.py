@@ -18,6 +18,8 @@ from edge.models.embed import Encoder
 from edge.models.manifest import ModelError
 from edge.models.startup import check_configured
 from edge.stages import asr as asr_mod
+from edge.stages.asr.base import Recognizer
+from edge.stages.asr.worker import AsrWorker
 from edge.stages.docs.desk import DocsDesk
 from edge.stages.nlu.paraphrase import Paraphraser
 from edge.stages.nlu.understand import Understanding
@@ -91,8 +93,24 @@ def open_docs(settings: Settings, llm=None) -> DocsDesk | None:
         return None
 
 
-def build_stages(settings: Settings, store: Store, llm=None, governor=None) -> Stages:
-    """Load every model the loop needs (wake word, VAD, ASR, LLM, TTS).
+def build_recognizer(settings: Settings, isolation: str = "inline", cpus: tuple[int, ...] | None = None) -> Recognizer:
+    """The configured recognizer: in this process (``isolation`` ``inline``) or in a worker process
+    recycled when it leaks (``process``: :class:`edge.stages.asr.worker.AsrWorker` with the memory
+    watch of ``asr.worker``, its children on ``cpus``).
+
+    Raises:
+        FileNotFoundError: the model is not installed (inline).
+        edge.stages.asr.worker.AsrWorkerError: the worker did not start (process).
+    """
+    if isolation == "process":
+        return AsrWorker.from_settings(settings.asr, settings.language, cpus=cpus)
+    return asr_mod.create(settings.asr, settings.language)
+
+
+def build_stages(settings: Settings, store: Store, llm=None, governor=None, isolation: str | None = None) -> Stages:
+    """Load every model the loop needs (wake word, VAD, ASR, LLM, TTS). ``isolation``: where the
+    recognizer runs (:func:`build_recognizer`); None = ``asr.worker.loop`` (``edge wyoming`` gives
+    ``asr.worker.wyoming``).
 
     On a big.LITTLE board (:meth:`edge.governor.governor.Governor.cpu_sets`) the wake word and VAD are loaded
     pinned to the audio core and recognition and the LLM to the big cores, so the worker threads
@@ -104,7 +122,7 @@ def build_stages(settings: Settings, store: Store, llm=None, governor=None) -> S
         wake = WakeWord([(m.name, m.threshold) for m in w.models], w.refractory_ms)
         vad = SileroVad(normalize=settings.endpoint.vad_adaptive)
     with pinned(turn_cpus):
-        asr = asr_mod.create(settings.asr, settings.language)
+        asr = build_recognizer(settings, isolation or settings.asr.worker.loop, turn_cpus)
         if settings.asr.bias:
             items = store.items()
             asr.set_vocabulary(with_units(asr_mod.vocabulary(items), items))
@@ -113,6 +131,13 @@ def build_stages(settings: Settings, store: Store, llm=None, governor=None) -> S
         understanding.docs = open_docs(settings, understanding.llm)
     return Stages(wake=wake, vad=vad, asr=asr, understanding=understanding, store=store, docs=understanding.docs,
                   tts=tts_mod.create(settings.tts, settings.language), governor=governor)
+
+
+def close_stages(stages: Stages) -> None:
+    """Stop what runs beside the process: the speech engine's worker and a recognizer worker."""
+    stages.tts.close()
+    if isinstance(stages.asr, AsrWorker):
+        stages.asr.close()
 
 
 def run_frames(frames, stages: Stages, settings: Settings, output_dir: Path,

@@ -19,6 +19,11 @@ Capture counters (case C04/C05; what Rhasspy and Wyoming satellites leave to the
 * ``xruns``: input overflows PortAudio itself reported (the driver lost samples);
 * ``lost_events``: outages of the capture device; ``reopens``: outages that ended with the device back;
 * ``open_attempts``: every try to open a capture device, failed ones included.
+
+With the recognizer in a worker process (:mod:`edge.stages.asr.worker`), ``asr_worker`` holds its
+:meth:`~edge.stages.asr.worker.AsrWorker.status`: ``pid``, ``rss_bytes``, ``peak_rss_bytes``,
+``budget_bytes``, ``calls`` (utterances), ``recycles`` (replaced for their memory), ``restarts``
+(replaced after dying), ``last_reason``.
 """
 from __future__ import annotations
 
@@ -84,6 +89,8 @@ class ServiceState:
         self._warned = False
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        #: the recognizer worker's status (``AsrWorker.status``), None without one
+        self.asr_worker: Callable[[], dict[str, Any]] | None = None
 
     # -- capture lifecycle ---------------------------------------------------------------------------
     # The service calls these from its drivers.audio.capture.CaptureObserver, at the moments the
@@ -141,10 +148,13 @@ class ServiceState:
         with self._lock:
             capture = {**self.capture, **self.counters()}
         frame_age = None if self.last_frame is None else round(now - self.last_frame, 1)
-        return {"version": STATE_VERSION, "pid": os.getpid(), "started": round(self.started, 3),
-                "updated": round(now, 3), "uptime_s": round(now - self.started, 1), "turn": self.turn,
-                "turns": self.turns, "interval_s": self.interval_s, "last_frame_age_s": frame_age,
-                "capture": capture}
+        doc = {"version": STATE_VERSION, "pid": os.getpid(), "started": round(self.started, 3),
+               "updated": round(now, 3), "uptime_s": round(now - self.started, 1), "turn": self.turn,
+               "turns": self.turns, "interval_s": self.interval_s, "last_frame_age_s": frame_age,
+               "capture": capture}
+        if self.asr_worker is not None:
+            doc["asr_worker"] = self.asr_worker()
+        return doc
 
     def tick(self) -> None:
         """From the audio loop, per frame: note the time (cheap; the heartbeat thread writes)."""
@@ -259,6 +269,12 @@ def _load(p: Path) -> dict[str, Any]:
         number(k, cap, integer=True)
     if not isinstance(st.get("turn"), str):
         raise ValueError("field 'turn' is not a string")
+    w = st.get("asr_worker")
+    if w is not None:
+        if not isinstance(w, dict):
+            raise ValueError(f"field 'asr_worker' is {type(w).__name__}, not an object")
+        for k in ("calls", "recycles", "restarts"):
+            number(k, w, integer=True)
     return st
 
 
@@ -292,4 +308,13 @@ def format_service(st: dict[str, Any]) -> list[str]:
     lines = [head, cap]
     if c.get("last_error"):
         lines.append(f"capture last error: {c['last_error']}")
+    w = st.get("asr_worker")
+    if w:
+        def mib(v) -> str:
+            return "unknown" if not isinstance(v, (int, float)) else f"{v / 2**20:.1f} MiB"
+
+        lines.append(f"asr worker: pid {w.get('pid')}, RSS {mib(w.get('rss_bytes'))} (peak {mib(w.get('peak_rss_bytes'))}, "
+                     f"budget {'none yet' if w.get('budget_bytes') is None else mib(w['budget_bytes'])}); "
+                     f"{w['calls']} utterances, recycled {w['recycles']} times, restarted {w['restarts']} times"
+                     + (f"; last recycle: {w['last_reason']}" if w.get("last_reason") else ""))
     return lines

@@ -68,6 +68,7 @@ from edge.service.runstate import ServiceState, state_path
 from edge.service.wyoming.box import Box
 from edge.service.wyoming.locks import StageLocks
 from edge.service.wyoming.server import BackgroundServer
+from edge.stages.asr.worker import AsrWorker
 from edge.stages.tts.speaker import DeviceSpeaker
 
 
@@ -242,6 +243,8 @@ class LiveService:
         t0 = time.monotonic()
         self.stages = build_stages(self.settings, self.store)
         self.log.info("models loaded in %.1f s", time.monotonic() - t0)
+        if isinstance(self.stages.asr, AsrWorker):  # asr.worker.loop: process
+            self.run_state.asr_worker = self.stages.asr.status
 
     def smoke(self) -> bool:
         """Step 2: the smoke inference (unless ``service.smoke_inference`` is off); False when it
@@ -270,6 +273,8 @@ class LiveService:
         if self.settings.wyoming is None:
             return
         box = Box(self.settings, self.stages, self.wyoming_event, locks=self.locks, share_wake=False)
+        if box.worker is not None:  # the loop's own, or the Wyoming service's (asr.worker.wyoming)
+            self.run_state.asr_worker = box.worker.status
         try:
             self.wyoming = BackgroundServer(box, self.settings).start()
         except OSError as e:
@@ -382,6 +387,8 @@ def run_service(settings, store, output_dir: Path, emit: Callable[[ev.Event], No
         return service.shut_down(e)
     finally:
         service.stop_wyoming()
+        if service.stages is not None and isinstance(service.stages.asr, AsrWorker):
+            service.stages.asr.close()  # its child ends now, not at interpreter exit
         run_state.stop("stopped")
         for s, h in old.items():
             signal.signal(s, h)

@@ -105,7 +105,10 @@ class ServiceStateCollector:
     * ``edge_capture_overflows_total`` (chunks the ring buffer dropped), ``edge_capture_overflow_stalls_total``,
       ``edge_capture_xruns_total`` (PortAudio input overflows), ``edge_capture_lost_total`` (device
       outages), ``edge_capture_reopens_total``, ``edge_capture_open_attempts_total``;
-    * ``edge_capture_ok``: 1 while the capture device delivers audio.
+    * ``edge_capture_ok``: 1 while the capture device delivers audio;
+    * with the recognizer in a worker process: ``edge_asr_worker_rss_bytes`` (when known),
+      ``edge_asr_worker_utterances_total``, ``edge_asr_worker_recycles_total`` (replaced for its
+      memory), ``edge_asr_worker_restarts_total`` (replaced after dying).
 
     Without a state file only ``edge_service_up 0`` is exported. Never raises."""
 
@@ -133,6 +136,17 @@ class ServiceStateCollector:
             yield CounterMetricFamily(name, help_, value=float(cap.get(key, 0)))
         yield GaugeMetricFamily("edge_capture_ok", "1 while the capture device delivers audio",
                                 value=1.0 if cap.get("state") == "ok" else 0.0)
+        w = st.get("asr_worker")
+        if w:
+            if isinstance(w.get("rss_bytes"), (int, float)):
+                yield GaugeMetricFamily("edge_asr_worker_rss_bytes", "resident memory of the recognizer worker, bytes",
+                                        value=float(w["rss_bytes"]))
+            yield CounterMetricFamily("edge_asr_worker_utterances", "utterances the recognizer worker answered",
+                                      value=float(w["calls"]))
+            yield CounterMetricFamily("edge_asr_worker_recycles", "recognizer workers replaced for their memory",
+                                      value=float(w["recycles"]))
+            yield CounterMetricFamily("edge_asr_worker_restarts", "recognizer workers replaced after dying",
+                                      value=float(w["restarts"]))
 
 
 # {status: ok|degraded, engine, chain: [...], queue_depth, busy}; degraded = grammar only. (Comments, not

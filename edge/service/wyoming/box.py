@@ -4,7 +4,18 @@ Every call to a stage runs on that stage's own single worker thread (recognition
 word, turns), so calls to one model are serialized while the event loop keeps reading other
 clients; each call also holds the :class:`~edge.service.wyoming.locks.StageLock` of every stage it
 uses (:data:`NEEDS`), which the live service's voice loop holds for a whole turn when the two run in
-one process. A ``handle`` turn is the voice loop's turn on a text: the same understanding, store,
+one process.
+
+Recognition runs in a worker process by default (``asr.worker.wyoming: process``,
+:class:`edge.stages.asr.worker.AsrWorker`): this server runs for months and answers every satellite
+of the house, so a recognizer that leaks a few KB per request would grow without end in the
+service's own process; in a worker the governor's memory watch sees it (over its budget, or a
+steady slope) and the worker is recycled between requests, none dropped. Requests stay serialized
+on one model instance, and the biasing toward the inventory goes through the worker (and to every
+fresh one). The recognizer is the stages' own when it already is a worker (``edge wyoming``, or a
+voice loop with ``asr.worker.loop: process``: one model in the box); beside a voice loop whose
+recognizer is inline, the Wyoming service gets a worker of its own, a second model instance
+(~200 MiB resident with Whisper tiny.en here). ``inline``: the stages' recognizer as it is. A ``handle`` turn is the voice loop's turn on a text: the same understanding, store,
 :func:`edge.stages.dialog.act` (records, undo, ask-back and read-back) and the same events
 (:mod:`edge.events`) to ``emit``.
 """
@@ -42,9 +53,11 @@ from edge import events as ev
 from edge.loop.inventory import InventoryWatch, same_items
 from edge.loop.pipeline import apply_limits
 from edge.loop.speculation import answer_verdict
+from edge.loop.stages import cpu_sets
 from edge.service.wyoming.locks import StageLocks
 from edge.stages import dialog
 from edge.stages.asr import Recognition
+from edge.stages.asr.worker import AsrWorker
 from edge.stages.nlu.grammar import COMPLETE
 from edge.stages.store import StoreError
 from edge.stages.tts.engine import VOICES
@@ -139,12 +152,22 @@ class Box:
         locks: the stage locks shared with a voice loop in the same process (a fresh set when None).
         share_wake: lend the stages' own wake-word detector to the first wake stream (False beside a
             voice loop, which scores every frame with it: the streams get their own detectors).
+        asr: the recognizer of the asr service (closed by :meth:`close`); None = by
+            ``asr.worker.wyoming`` (module docstring; a worker of its own loads in the background
+            and the first request waits for it).
+    Attributes:
+        asr: the recognizer the asr service uses; ``worker``: it, when it is an :class:`AsrWorker`.
     """
 
     def __init__(self, settings: Settings, stages: Stages, emit: Callable[[ev.Event], None] | None = None,
-                 locks: StageLocks | None = None, share_wake: bool = True):
+                 locks: StageLocks | None = None, share_wake: bool = True, asr=None):
         self.settings = settings
         self.stages = stages
+        self._own_asr = asr
+        if asr is None and settings.asr.worker.wyoming == "process" and not isinstance(stages.asr, AsrWorker):
+            self._own_asr = AsrWorker.from_settings(settings.asr, settings.language, cpus=cpu_sets(stages.governor)[1],
+                                                    wait=False)
+        self.asr = self._own_asr if self._own_asr is not None else stages.asr
         self.emit = emit or (lambda e: None)
         self.locks = locks if locks is not None else StageLocks()
         self._workers = {name: ThreadPoolExecutor(1, thread_name_prefix=f"edge-wyoming-{name}")
@@ -167,10 +190,18 @@ class Box:
 
         return await asyncio.get_running_loop().run_in_executor(self._workers[worker], locked)
 
+    @property
+    def worker(self) -> AsrWorker | None:
+        """The recognizer's worker process, when recognition runs in one."""
+        return self.asr if isinstance(self.asr, AsrWorker) else None
+
     def close(self) -> None:
-        """Stop the worker threads (after the calls running now) and remove the temporary files."""
+        """Stop the worker threads (after the calls running now), the asr service's own recognizer
+        and remove the temporary files."""
         for w in self._workers.values():
             w.shutdown(wait=True, cancel_futures=True)
+        if self._own_asr is not None:
+            self._own_asr.close()
         shutil.rmtree(self._tmp, ignore_errors=True)
 
     # -- describe ---------------------------------------------------------------------------
@@ -202,13 +233,17 @@ class Box:
 
     # -- asr --------------------------------------------------------------------------------
     async def transcribe(self, frames: list[np.ndarray], names=(), terms=()) -> Recognition:
-        """The transcript of ``frames`` (16 kHz mono int16, 1280 samples each), the voice loop's
-        recognizer with its inventory biasing plus ``terms`` and ``names`` (names last: they
-        survive when Whisper's prompt is cut to its last tokens)."""
+        """The transcript of ``frames`` (16 kHz mono int16, 1280 samples each) by :attr:`asr`
+        (module docstring) with the inventory's biasing plus ``terms`` and ``names`` (names last:
+        they survive when Whisper's prompt is cut to its last tokens).
+
+        Raises:
+            edge.stages.asr.worker.AsrWorkerError: the worker did not start, or failed twice.
+        """
         return await self._run("asr", self._transcribe, frames, _unique(names), _unique(terms))
 
     def _transcribe(self, frames, names: list[str], terms: list[str]) -> Recognition:
-        asr = self.stages.asr
+        asr = self.asr
         items = self._asr_watch.changed_items()
         phrases = self._asr_watch.vocabulary_if_changed(items is not None) if self.settings.asr.bias else None
         if phrases is not None:
