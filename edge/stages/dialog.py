@@ -129,6 +129,8 @@ def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed
         return Outcome(intent.answer or reply.text("not_understood", language))
     intent = _narrow(intent, store)
     item = store.get(intent.sku) if intent.sku else None
+    if item is None and intent.refusal in ("negated", "already_done") and not intent.unknown:
+        return Outcome(_refused(intent, None, language))  # nothing will be written: no question which item
     if item is None:
         return _which_item(intent, store, language)
     if kind == "query_stock":
@@ -232,7 +234,7 @@ def _check_quantity(intent: Intent, item: Item, language: str, part: int | None 
     if intent.refusal in ("range", "correction", "fraction"):
         return Outcome(reply.refusal_reply(intent.refusal, item, q, language), Pending("quantity", intent, part=part))
     if intent.refusal:
-        return Outcome(reply.refusal_reply(intent.refusal, item, q, language))
+        return Outcome(_refused(intent, item, language))
     if q is None or (not q and intent.intent != "stock_count"):
         return Outcome(reply.text("no_quantity", language), Pending("quantity", intent, part=part))
     if q < 0:
@@ -243,6 +245,13 @@ def _check_quantity(intent: Intent, item: Item, language: str, part: int | None 
         # defence in depth: the understanding should have set refusal=fraction already
         return Outcome(reply.refusal_reply("fraction", item, q, language), Pending("quantity", intent, part=part))
     return None
+
+
+def _refused(intent: Intent, item: Item | None, language: str, what: str | None = None) -> str:
+    """The refusal reply for ``intent``, read back as it was said (a log told not to be written,
+    one said not to have happened, a move, a count)."""
+    return reply.refusal_reply(intent.refusal, item, intent.quantity, language, kind=intent.intent,
+                               direction=intent.direction, told=bool(intent.extra.get("told_not_to")), what=what)
 
 
 def _place(intent: Intent, item: Item, slot: str, language: str, part: int | None = None,
@@ -447,6 +456,8 @@ def _undo_text(store: Store, result: tuple[Record, Item], language: str) -> str:
 def _parts(intent: Intent, store: Store, utterance: str, turn_id: str, confirmed: bool, language: str) -> Outcome:
     """Several logs in one sentence: every part resolved and checked first (the first one that is
     not is asked about, nothing written), then all written in one transaction."""
+    if intent.refusal in ("negated", "already_done"):
+        return _parts_refused(intent, store, language)
     changes: list[tuple[str, int | float, str | None]] = []
     for k, part in enumerate(intent.parts):
         part = _narrow(part, store)
@@ -469,6 +480,18 @@ def _parts(intent: Intent, store: Store, utterance: str, turn_id: str, confirmed
         changes.append((item.sku, delta, location))
     done = store.log_many(changes, utterance, turn_id)
     return Outcome(_with_site_note(reply.parts_reply(done, language), store, language), record=done[0][0])
+
+
+def _parts_refused(intent: Intent, store: Store, language: str) -> Outcome:
+    """A negated or already logged sentence of several parts: one reply naming every part said."""
+    said = []
+    for part in intent.parts:
+        item = store.get(part.sku) if part.sku else None
+        if item is None or part.quantity is None:
+            return Outcome(_refused(intent, None, language))
+        said.append(reply.zh_amount(item, part.quantity) if language == "zh" else reply.amount(item, part.quantity))
+    what = "和".join(said) if language == "zh" else reply.join_and(said)
+    return Outcome(_refused(intent, None, language, what=what))
 
 
 def _for_part(outcome: Outcome, whole: Intent, k: int) -> Outcome:

@@ -277,6 +277,8 @@ def _guarded_quantity(quantity, text: str, extra: dict):
     if g.refusal is None:
         return quantity, None
     extra["guards"] = list(getattr(g, "notes", []) or [g.refusal])
+    if g.refusal == "negated" and g.told:
+        extra["told_not_to"] = True
     if g.range is not None or getattr(g, "vague", False):
         return None, g.refusal
     return quantity, g.refusal
