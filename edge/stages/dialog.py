@@ -5,7 +5,8 @@ utterance without a new wake word:
   ("30, 50 or 80 millimetre?"), a variant said is not stocked (the nearest ones are named), the
   item is in several places ("Bin 12 or bin 90?"), or one number is needed ("three or four"); the
   answer is taken within the follow-up window and the command completed.
-- **read-back**: a log whose quantity was recognised with low confidence, that would take stock
+- **read-back**: a log whose quantity was recognised with low confidence, or whose count or
+  direction only the LLM gave (``extra["llm_guessed"]``), that would take stock
   below zero, that puts stock into a place the item is not stored at yet, or whose item was
   found only from the place said ("add 5 to bin 30"), and a transfer or count into a place the
   item was never stored in, is read back and written only after "yes". A log whose unit word is
@@ -315,7 +316,7 @@ def _log(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str,
     delta = -intent.quantity if out else intent.quantity
     have = item.at(location)
     needs_read_back = intent.extra.get("low_confidence_quantity") or (have is not None and have + delta < 0) \
-        or have is None
+        or have is None or intent.extra.get("llm_guessed")  # a count or direction only the LLM said
     if needs_read_back and not confirmed:
         if have is None:  # stock into a place the item is not stored at yet: a misheard place must not make one
             text = (f"{reply.plural(reply.sized(item)[0])} are not stored {reply.place(location)} yet. "
