@@ -186,6 +186,9 @@ def _narrow(intent: Intent, store: Store) -> Intent:
 def _which_item(intent: Intent, store: Store, language: str) -> Outcome:
     """The question (or the refusal) for an Intent whose item is not one SKU."""
     cands = tuple(i for i in (store.get(s) for s in intent.candidates) if i is not None)
+    alike = reply.sound_alike_question(cands, language) if 1 < len(cands) <= MAX_PLACES_ASKED else None
+    if alike is not None:  # names that sound the same are asked by place or SKU, never by name
+        return Outcome(alike, Pending("choose_item", intent, cands))
     if intent.heard_variant and cands:
         cands = _nearest(cands, intent.heard_variant)
         attribute, labels, unit = variant_choices(cands)
@@ -530,6 +533,9 @@ def answer_phrases(pending: Pending) -> list[str]:
         attribute, labels, unit = variant_choices(pending.candidates)
         said += [f"{lab} {unit}".strip() for lab in labels] if pending.variant and attribute != "name" \
             else [c.item for c in pending.candidates[:MAX_VARIANTS_ASKED]]
+        if reply.sounds_alike(pending.candidates):  # asked by place or SKU
+            said += list(dict.fromkeys(p for c in pending.candidates for p, _q in c.places()))
+            said += [c.sku for c in pending.candidates]
     elif pending.kind == "direction":
         said += ["used", "received"]
     elif pending.kind == "confirm":

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from edge.stages.names import name_key
+from edge.stages.names import name_key, spoken_key
 from edge.stages.sizes import split_size, spoken_size
 from edge.stages.store import Item, Record
 
@@ -450,6 +450,40 @@ def choice_text(options: list[str], language: str = "en", suffix: str = "", most
         return f"{text}{suffix}？"
     text = (", ".join(shown[:-1]) + " or " + shown[-1]) if len(shown) > 1 else shown[0]
     return f"{text[0].upper()}{text[1:]}{(' ' + suffix) if suffix else ''}?"
+
+
+def sounds_alike(items) -> bool:
+    """Whether two of ``items`` have names that sound the same (:func:`edge.stages.names.spoken_key`:
+    "Muller clamp", "Müller clamp"): asking them by name cannot be answered."""
+    keys = [spoken_key(i.item) for i in items]
+    return len(set(keys)) < len(keys)
+
+
+def sound_alike_question(items, language: str = "en") -> str | None:
+    """Which of ``items`` was meant when their names sound the same: by the place only each one is
+    kept at ("The Muller clamps in bin 3 or the Müller clamps in bin 4? Please say the place."),
+    else by SKU ("MUL-1 or MUL-2? Please say the SKU."). None when no two names sound alike."""
+    items = list(items)
+    if not sounds_alike(items):
+        return None
+    own = []
+    for i in items:
+        others = {p for j in items if j is not i for p in (*(q for q, _n in j.places()), j.location)}
+        mine = [p for p in (*(q for q, _n in i.places()), i.location) if p not in others]
+        own.append(mine[0] if mine else None)
+    if language == "zh":
+        if all(own):
+            return "还是".join(f"{zh_place(p)}的{zh_name(i)}" for i, p in zip(items, own, strict=True)) + "？请说位置。"
+        return "还是".join(i.sku for i in items) + "？请说编号。"
+    if all(own):
+        said = join_or([f"the {name_and_size(i)} {place(p)}" for i, p in zip(items, own, strict=True)])
+        return f"{said[0].upper()}{said[1:]}? Please say the place."
+    return f"{join_or([i.sku for i in items])}? Please say the SKU."
+
+
+def join_or(parts: list[str]) -> str:
+    """"a", "a or b", "a, b or c"."""
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " or " + parts[-1]
 
 
 def no_variant_reply(family: str, heard: str, options: list[str], unit: str, language: str = "en") -> str:
