@@ -2,7 +2,7 @@
 
     edge run [--input FILE.wav] [--config FILE] [--board NAME] [--output-dir DIR] [--json] [--inventory CSV]
     edge ask "TEXT" [--json] [--docs]
-    edge inventory import FILE.csv
+    edge inventory import FILE.csv [--prune]
     edge records export --csv
     edge models list|verify [--json]
     edge models add FILE [--id ID] [--trust-on-first-use]
@@ -79,8 +79,10 @@ def cmd_run(args) -> int:
         stderr(f"warning: the store {settings.store.path} was corrupt and has been rebuilt "
                f"({store.recovery['records']} records); the damaged file is {store.recovery['moved_to']}")
     if args.inventory:
-        n = store.import_csv(args.inventory)
-        stderr(f"imported {n} items from {args.inventory} into {settings.store.path}")
+        report = store.import_csv(args.inventory)
+        stderr(f"imported {report.rows} items from {args.inventory} into {settings.store.path}")
+        for note in report.notes():
+            stderr(note)
     if not store.items():
         stderr(f"warning: the store {settings.store.path} has no items; load them with "
                f"'edge inventory import FILE.csv' (or --inventory FILE.csv)")
@@ -169,8 +171,10 @@ def _explained(intent) -> dict:
 def cmd_inventory_import(args) -> int:
     settings = _settings(args)
     with _store(settings) as store:
-        n = store.import_csv(args.file)
-    print(f"imported {n} items from {args.file} into {settings.store.path}")
+        report = store.import_csv(args.file, prune=args.prune)
+    print(f"imported {report.rows} items from {args.file} into {settings.store.path}")
+    for note in report.notes(pruned=args.prune):
+        print(note)
     return 0
 
 
@@ -464,6 +468,9 @@ def main(argv: list[str] | None = None) -> int:
     q = isub.add_parser("import", help="load items from a CSV (sku,item,location,quantity,unit,aliases)")
     common(q)
     q.add_argument("file")
+    q.add_argument("--prune", action="store_true",
+                   help="remove the items in the store that the file does not list and no record names "
+                        "(without it they are kept and listed)")
     q.set_defaults(func=cmd_inventory_import)
 
     p = sub.add_parser("records", help="the stock change history")

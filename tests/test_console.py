@@ -219,6 +219,17 @@ def test_a_post_without_the_csrf_token_is_refused(server, store):
         assert r.status_code == 409 and "already undone" in r.text  # once only
 
 
+def test_an_import_preview_names_the_items_the_file_leaves_out(server, store):
+    short = "".join(line for line in INVENTORY.read_text().splitlines(keepends=True)
+                    if not line.startswith(("FUS-5A,", "GOG-SAF,")))
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        token = csrf_of(c.get("/console/inventory").text)
+        r = c.post("/console/inventory/preview", data={"csv": short, "csrf": token})
+    assert r.status_code == 200
+    assert re.search(r"2 items are in the store\s+but not in this file: kept \(FUS-5A, GOG-SAF\)", r.text), r.text
+    assert store.get("FUS-5A").quantity == 60  # a preview writes nothing
+
+
 def test_any_record_can_be_undone_from_the_console_once_and_an_undo_cannot(server, store):
     older, _ = store.log("GLV-NIT-L", 20, "log twenty boxes", "turn-a")
     store.log("FUS-5A", -2, "two fuses", "turn-b")  # the latest change; the older one is still undoable

@@ -122,7 +122,7 @@ def test_place_contents_and_low_stock_are_short(store):
 
 
 @pytest.mark.parametrize("refusal,said", [
-    ("negated", "Nothing logged: you said you did not use 3 drill bits."),
+    ("negated", "Nothing logged: you said 3 drill bits were not used."),
     ("already_done", "Nothing logged again: 3 drill bits were already logged."),
     ("implausible", "Nothing logged: 3 drill bits is more than I can believe at once; please check the number."),
 ])

@@ -9,7 +9,15 @@ import json
 import pytest
 
 from edge.stages.dialog import act as dialog_act
-from edge.stages.nlu.llm_intent import ATTEMPTS, NOT_UNDERSTOOD, SHORTLIST_MAX, LlmIntentParser, build_system_prompt
+from edge.stages.dialog import follow_up
+from edge.stages.nlu.llm_intent import (
+    ATTEMPTS,
+    NOT_UNDERSTOOD,
+    NOT_UNDERSTOOD_COMMAND,
+    SHORTLIST_MAX,
+    LlmIntentParser,
+    build_system_prompt,
+)
 from edge.stages.nlu.schema import (
     INTENT_VALUES,
     IntentJsonError,
@@ -110,9 +118,10 @@ def test_two_failures_are_refused_and_nothing_is_written(case, store):
     text = "note that three fuses went out to the van"
     intent = und.understand(text)
     assert len(engine.requests) == ATTEMPTS == 2
-    assert (intent.intent, intent.source, intent.answer) == ("other", "llm", NOT_UNDERSTOOD)
+    # a stock command: the refusal says nothing was logged
+    assert (intent.intent, intent.source, intent.answer) == ("other", "llm", NOT_UNDERSTOOD_COMMAND)
     assert intent.extra["failed_validation"] is True and intent.extra["errors"]
-    assert act(intent, store, text) == NOT_UNDERSTOOD
+    assert act(intent, store, text) == NOT_UNDERSTOOD_COMMAND
     assert store.records() == [] and quantities(store) == before
 
 
@@ -162,7 +171,7 @@ def test_a_quantity_the_sentence_does_not_say_is_refused(store):
     intent = Understanding(store.items(), engine).understand("note that three fuses went out to the van")
     assert intent.extra["failed_validation"] is True
     assert "quantity: 30 is not a number the sentence says (3)" in intent.extra["errors"]
-    assert act(intent, store, "x") == NOT_UNDERSTOOD and store.records() == []
+    assert act(intent, store, "x") == NOT_UNDERSTOOD_COMMAND and store.records() == []
 
 
 def test_an_item_the_sentence_does_not_name_is_not_logged(store):
@@ -206,6 +215,44 @@ def test_undo_from_the_llm(store):
     assert (intent.intent, intent.source) == ("undo", "llm")
 
 
+def test_a_command_the_model_calls_other_is_not_answered_in_its_words(store):
+    # the model's words would say it was done ("Sure, I put the gloves on the order."): never spoken
+    engine = ReplayEngine([js(intent="other", sku=None, quantity=None, direction=None,
+                              answer="Sure, I put the gloves on the order.")])
+    spoken: list[str] = []
+    text = "chuck the gloves on the order"
+    intent = Understanding(store.items(), engine).understand(text, on_sentence=spoken.append)
+    assert len(engine.requests) == 1  # no free answer is generated for it either
+    assert spoken == [] and (intent.intent, intent.answer) == ("other", NOT_UNDERSTOOD_COMMAND)
+    assert intent.extra["llm_answer_dropped"] == "Sure, I put the gloves on the order."
+    assert act(intent, store, text) == NOT_UNDERSTOOD_COMMAND and store.records() == []
+
+
+def test_a_free_question_that_fails_validation_is_not_understood(store):
+    engine = ReplayEngine([BAD_OUTPUTS["not_json"], BAD_OUTPUTS["not_json"]])
+    intent = Understanding(store.items(), engine).understand("what's the capital of France")
+    assert (intent.intent, intent.answer) == ("other", NOT_UNDERSTOOD)  # no "nothing was logged" for small talk
+
+
+def test_a_log_the_model_said_of_no_item_does_not_echo_the_sentence(store):
+    engine = ReplayEngine([js(sku="FUS-5A", quantity=1, direction="out")])
+    text = "please take it out of there for me"  # no word of it names an item
+    intent = shortlisted(Understanding(store.items(), engine), "FUS-5A").understand(text)
+    reply = act(intent, store, text)
+    assert reply == NOT_UNDERSTOOD_COMMAND and text not in reply and store.records() == []
+
+
+def test_a_log_whose_count_and_direction_only_the_model_gave_is_read_back(store):
+    engine = ReplayEngine([js(sku="DRL-BIT-6", quantity=1, direction="in")])  # seen from SmolLM2-135M
+    text = "shift the drill bits along a bit"
+    intent = LlmIntentParser(engine, store.items()).parse(text)
+    assert intent.extra["llm_guessed"] == ["quantity", "direction"]
+    out = dialog_act(intent, store, text, "turn-1")
+    assert out.pending is not None and out.pending.kind == "confirm" and out.text.startswith("Did you say")
+    assert store.records() == []
+    assert follow_up(out.pending, "no", store, "turn-1").record is None and store.records() == []
+
+
 # -- the real model --------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def smollm2():
@@ -245,7 +292,7 @@ def test_real_model_cut_off_json_is_refused_and_not_written(smollm2, store):
 
 
 def test_chinese_prompt_examples_and_refusal():
-    from edge.stages.nlu.llm_intent import NOT_UNDERSTOOD_ZH, spoken_numbers
+    from edge.stages.nlu.llm_intent import NOT_UNDERSTOOD_COMMAND_ZH, spoken_numbers
     from tests.nlu_helpers import ZH_ALIASES
 
     items = sample_items(ZH_ALIASES)
@@ -253,7 +300,7 @@ def test_chinese_prompt_examples_and_refusal():
     assert "M8螺栓还有多少" in prompt and "Mandarin" in prompt
     engine = ReplayEngine([BAD_OUTPUTS["sideways"], BAD_OUTPUTS["sideways"]])
     intent = Understanding(items, engine, language="zh").understand("保险丝少了三个")
-    assert (intent.intent, intent.answer, intent.extra["failed_validation"]) == ("other", NOT_UNDERSTOOD_ZH, True)
+    assert (intent.intent, intent.answer, intent.extra["failed_validation"]) == ("other", NOT_UNDERSTOOD_COMMAND_ZH, True)
     assert spoken_numbers("拿了三个保险丝，放回两个M8螺栓") == {3, 2}
     assert spoken_numbers("we took a dozen fuses and one hundred and five washers") == {12, 105}
 
@@ -285,3 +332,19 @@ def test_the_llm_does_not_guess_a_direction_log_alone_leaves_open(store):
     engine = ReplayEngine([js(direction="in", quantity=4, sku="FUS-5A")])
     intent = LlmIntentParser(engine, store.items()).parse("please log four fuses for me")
     assert (intent.direction, intent.extra["llm_direction"]) == (None, "in")
+
+
+@pytest.mark.parametrize("text", ["chuck the gloves on the order", "shift the drill bits along a bit"])
+def test_real_model_a_command_it_cannot_place_is_never_echoed_nor_written(smollm2, store, text):
+    # SmolLM2-135M answered the first "chuck the gloves on." (as if done) and logged the second as
+    # 1 drill bit received; now the first is not understood and the second read back first
+    und = Understanding(ITEMS, smollm2)
+    assert und.grammar.parse(text) is None  # really the LLM's turn
+    before = quantities(store)
+    intent = und.understand(text)
+    out = dialog_act(intent, store, text, "turn-1")
+    assert store.records() == [] and quantities(store) == before
+    if intent.intent == "other":
+        assert out.text == NOT_UNDERSTOOD_COMMAND
+    else:  # a command the model placed: asked or read back, never written on its word alone
+        assert out.pending is not None, out.text

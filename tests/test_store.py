@@ -31,7 +31,7 @@ def store(db_path: Path):
 
 def test_import_inventory(db_path: Path) -> None:
     with Store(db_path) as s:
-        assert s.import_csv(INVENTORY) == 10
+        assert s.import_csv(INVENTORY).rows == 10
         items = s.items()
         assert len(items) == 10
         bolt = s.get("BLT-M8-30")
@@ -46,7 +46,7 @@ def test_import_inventory(db_path: Path) -> None:
         assert s.get("PNT-WHT").quantity == 0
         assert s.get("NOPE") is None
         # importing again upserts, does not duplicate
-        assert s.import_csv(INVENTORY) == 10
+        assert s.import_csv(INVENTORY).rows == 10
         assert len(s.items()) == 10
 
 

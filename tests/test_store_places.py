@@ -28,7 +28,7 @@ def _csv(tmp_path: Path, text: str, name: str = "inv.csv") -> Path:
 @pytest.fixture
 def store(tmp_path):
     with Store(tmp_path / "edge.db") as s:
-        assert s.import_csv(_csv(tmp_path, CSV)) == 5
+        assert s.import_csv(_csv(tmp_path, CSV)).rows == 5
         yield s
 
 
@@ -176,7 +176,7 @@ def test_names_that_collide_under_the_unicode_key_are_refused_with_both(tmp_path
     text = ("sku,item,location,quantity,unit,aliases\nS-1,Schrauben Ä,bin 1,1,pcs,\nS-2,Schrauben Ö,bin 2,1,pcs,\n"
             "S-3,ＭＳ８ Bolt,bin 3,1,pcs,\nS-4,Straße,bin 4,1,pcs,\n")
     with Store(tmp_path / "e.db") as s:
-        assert s.import_csv(_csv(tmp_path, text)) == 4  # Ä and Ö differ; full-width is just another spelling
+        assert s.import_csv(_csv(tmp_path, text)).rows == 4  # Ä and Ö differ; full-width is just another spelling
         clash = "sku,item,location,quantity,unit,aliases\nS-5,ms8 bolt,bin 5,1,pcs,\n"
         with pytest.raises(StoreError, match=r"line 2: S-5 'ms8 bolt' and S-3 'ＭＳ８ Bolt' \(the store\) are the same"):
             s.import_csv(_csv(tmp_path, clash, "b.csv"))
@@ -202,7 +202,7 @@ def test_twenty_thousand_rows_import(tmp_path):
         lines.append(f"SKU-{n:05d},part {n} M{n % 30 + 3} x {n % 200 + 10} mm,bin {n % 997},{n % 500},pcs,"
                      f"part {n};p{n},{n % 7}")
     with Store(tmp_path / "e.db") as s:
-        assert s.import_csv(_csv(tmp_path, "\n".join(lines) + "\n")) == 20_000
+        assert s.import_csv(_csv(tmp_path, "\n".join(lines) + "\n")).rows == 20_000
         assert s.get("SKU-19999").stock == (("bin 59", 499),)
         conn = sqlite3.connect(tmp_path / "e.db")
         assert conn.execute("SELECT COUNT(*) FROM stock").fetchone()[0] == 20_000

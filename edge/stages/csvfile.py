@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence, TextIO
 
-from edge.stages.names import name_key
+from edge.stages.names import name_key, spoken_key
 
 #: Columns an inventory CSV must have (in any order; extra columns are ignored).
 CSV_COLUMNS = ("sku", "item", "location", "quantity", "unit", "aliases")
@@ -283,6 +283,30 @@ def check_names(rows: list[InventoryRow], held: list[tuple[str, str, bool]] | No
             raise ValueError(f"{where}: {sku} {text!r} and {clash[0]} {clash[1]!r} ({clash[2]}) are the same name "
                              "when spoken or compared; fix: rename one or drop the alias")
         (names if is_name else aliases).setdefault(k, (sku, text, where))
+
+
+def sound_alikes(rows: list[InventoryRow], held: list[tuple[str, str, bool]] | None = None) -> list[tuple[str, str, str, str]]:
+    """Items whose names or aliases differ in writing but sound the same
+    (:func:`edge.stages.names.spoken_key` equal, :func:`edge.stages.names.name_key` not: "Muller
+    clamp" and "Müller clamp"): ``(sku, name, other sku, other name)``, each pair of SKUs once, the
+    stored items (``held``, as in :func:`check_names`) first, then in file order. Not refused (they
+    are two items in writing); a voice turn that hears such a name asks which one."""
+    seen: dict[str, list[tuple[str, str, str]]] = {}  # spoken key → (sku, text, name key)
+    pairs: set[frozenset[str]] = set()
+    out: list[tuple[str, str, str, str]] = []
+    entries = [(sku, text) for sku, text, _is_name in held or ()]
+    entries += [(row.sku, n) for row in rows for n in (row.item, *split_aliases(row.aliases))]
+    for sku, text in dict.fromkeys(entries):  # a SKU on several rows (places) says its names once
+        spoken, key = spoken_key(text), name_key(text)
+        if not spoken:
+            continue
+        for other, other_text, other_key in seen.get(spoken, ()):
+            pair = frozenset((sku, other))
+            if other != sku and other_key != key and pair not in pairs:
+                pairs.add(pair)
+                out.append((other, other_text, sku, text))
+        seen.setdefault(spoken, []).append((sku, text, key))
+    return out
 
 
 def _rows(reader) -> Iterator[list[str]]:

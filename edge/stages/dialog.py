@@ -5,7 +5,8 @@ utterance without a new wake word:
   ("30, 50 or 80 millimetre?"), a variant said is not stocked (the nearest ones are named), the
   item is in several places ("Bin 12 or bin 90?"), or one number is needed ("three or four"); the
   answer is taken within the follow-up window and the command completed.
-- **read-back**: a log whose quantity was recognised with low confidence, that would take stock
+- **read-back**: a log whose quantity was recognised with low confidence, or whose count or
+  direction only the LLM gave (``extra["llm_guessed"]``), that would take stock
   below zero, that puts stock into a place the item is not stored at yet, or whose item was
   found only from the place said ("add 5 to bin 30"), and a transfer or count into a place the
   item was never stored in, is read back and written only after "yes". A log whose unit word is
@@ -129,6 +130,8 @@ def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed
         return Outcome(intent.answer or reply.text("not_understood", language))
     intent = _narrow(intent, store)
     item = store.get(intent.sku) if intent.sku else None
+    if item is None and intent.refusal in ("negated", "already_done") and not intent.unknown:
+        return Outcome(_refused(intent, None, language))  # nothing will be written: no question which item
     if item is None:
         return _which_item(intent, store, language)
     if kind == "query_stock":
@@ -183,6 +186,9 @@ def _narrow(intent: Intent, store: Store) -> Intent:
 def _which_item(intent: Intent, store: Store, language: str) -> Outcome:
     """The question (or the refusal) for an Intent whose item is not one SKU."""
     cands = tuple(i for i in (store.get(s) for s in intent.candidates) if i is not None)
+    alike = reply.sound_alike_question(cands, language) if 1 < len(cands) <= MAX_PLACES_ASKED else None
+    if alike is not None:  # names that sound the same are asked by place or SKU, never by name
+        return Outcome(alike, Pending("choose_item", intent, cands))
     if intent.heard_variant and cands:
         cands = _nearest(cands, intent.heard_variant)
         attribute, labels, unit = variant_choices(cands)
@@ -232,7 +238,7 @@ def _check_quantity(intent: Intent, item: Item, language: str, part: int | None 
     if intent.refusal in ("range", "correction", "fraction"):
         return Outcome(reply.refusal_reply(intent.refusal, item, q, language), Pending("quantity", intent, part=part))
     if intent.refusal:
-        return Outcome(reply.refusal_reply(intent.refusal, item, q, language))
+        return Outcome(_refused(intent, item, language))
     if q is None or (not q and intent.intent != "stock_count"):
         return Outcome(reply.text("no_quantity", language), Pending("quantity", intent, part=part))
     if q < 0:
@@ -243,6 +249,13 @@ def _check_quantity(intent: Intent, item: Item, language: str, part: int | None 
         # defence in depth: the understanding should have set refusal=fraction already
         return Outcome(reply.refusal_reply("fraction", item, q, language), Pending("quantity", intent, part=part))
     return None
+
+
+def _refused(intent: Intent, item: Item | None, language: str, what: str | None = None) -> str:
+    """The refusal reply for ``intent``, read back as it was said (a log told not to be written,
+    one said not to have happened, a move, a count)."""
+    return reply.refusal_reply(intent.refusal, item, intent.quantity, language, kind=intent.intent,
+                               direction=intent.direction, told=bool(intent.extra.get("told_not_to")), what=what)
 
 
 def _place(intent: Intent, item: Item, slot: str, language: str, part: int | None = None,
@@ -306,7 +319,7 @@ def _log(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str,
     delta = -intent.quantity if out else intent.quantity
     have = item.at(location)
     needs_read_back = intent.extra.get("low_confidence_quantity") or (have is not None and have + delta < 0) \
-        or have is None
+        or have is None or intent.extra.get("llm_guessed")  # a count or direction only the LLM said
     if needs_read_back and not confirmed:
         if have is None:  # stock into a place the item is not stored at yet: a misheard place must not make one
             text = (f"{reply.plural(reply.sized(item)[0])} are not stored {reply.place(location)} yet. "
@@ -447,6 +460,8 @@ def _undo_text(store: Store, result: tuple[Record, Item], language: str) -> str:
 def _parts(intent: Intent, store: Store, utterance: str, turn_id: str, confirmed: bool, language: str) -> Outcome:
     """Several logs in one sentence: every part resolved and checked first (the first one that is
     not is asked about, nothing written), then all written in one transaction."""
+    if intent.refusal in ("negated", "already_done"):
+        return _parts_refused(intent, store, language)
     changes: list[tuple[str, int | float, str | None]] = []
     for k, part in enumerate(intent.parts):
         part = _narrow(part, store)
@@ -469,6 +484,18 @@ def _parts(intent: Intent, store: Store, utterance: str, turn_id: str, confirmed
         changes.append((item.sku, delta, location))
     done = store.log_many(changes, utterance, turn_id)
     return Outcome(_with_site_note(reply.parts_reply(done, language), store, language), record=done[0][0])
+
+
+def _parts_refused(intent: Intent, store: Store, language: str) -> Outcome:
+    """A negated or already logged sentence of several parts: one reply naming every part said."""
+    said = []
+    for part in intent.parts:
+        item = store.get(part.sku) if part.sku else None
+        if item is None or part.quantity is None:
+            return Outcome(_refused(intent, None, language))
+        said.append(reply.zh_amount(item, part.quantity) if language == "zh" else reply.amount(item, part.quantity))
+    what = "和".join(said) if language == "zh" else reply.join_and(said)
+    return Outcome(_refused(intent, None, language, what=what))
 
 
 def _for_part(outcome: Outcome, whole: Intent, k: int) -> Outcome:
@@ -506,6 +533,9 @@ def answer_phrases(pending: Pending) -> list[str]:
         attribute, labels, unit = variant_choices(pending.candidates)
         said += [f"{lab} {unit}".strip() for lab in labels] if pending.variant and attribute != "name" \
             else [c.item for c in pending.candidates[:MAX_VARIANTS_ASKED]]
+        if reply.sounds_alike(pending.candidates):  # asked by place or SKU
+            said += list(dict.fromkeys(p for c in pending.candidates for p, _q in c.places()))
+            said += [c.sku for c in pending.candidates]
     elif pending.kind == "direction":
         said += ["used", "received"]
     elif pending.kind == "confirm":

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from edge.stages.names import name_key
+from edge.stages.names import name_key, spoken_key
 from edge.stages.sizes import split_size, spoken_size
 from edge.stages.store import Item, Record
 
@@ -75,7 +75,8 @@ def _more(n: int, what: str = "item") -> str:
     return f"{n} more {what}{'' if n == 1 else 's'}"
 
 
-def _and(parts: list[str]) -> str:
+def join_and(parts: list[str]) -> str:
+    """"a", "a and b", "a, b and c"."""
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
@@ -99,7 +100,7 @@ def where(item: Item, language: str = "en") -> str:
     each = [f"{q} {place(p)}" for p, q in stock[:MAX_LISTED]]
     if len(stock) > MAX_LISTED:
         each.append(_more(len(stock) - MAX_LISTED, "place"))
-    return f"{amount(item, item.quantity)}: {_and(each)}"
+    return f"{amount(item, item.quantity)}: {join_and(each)}"
 
 
 def query_reply(item: Item, asked_location: str | None = None, language: str = "en") -> str:
@@ -300,7 +301,7 @@ def parts_reply(done: list[tuple[Record, Item]], language: str = "en") -> str:
     if language == "zh":
         return "已记录：" + "，".join(f"{'收到' if r.delta > 0 else '用了'}{zh_amount(i, abs(r.delta))}" for r, i in done) + "。"
     said = [f"{amount(i, abs(r.delta), True)} {'received' if r.delta > 0 else 'used'}" for r, i in done]
-    return f"Logged {_and(said)}."
+    return f"Logged {join_and(said)}."
 
 
 def transfer_reply(out: Record, into: Record, item: Item, language: str = "en") -> str:
@@ -350,7 +351,7 @@ def low_stock_reply(items: list[Item], total: int, language: str = "en") -> str:
     said = [f"{amount(i, i.quantity)} (reorder at {i.reorder_level})" for i in items]
     if total > len(items):
         said.append(_more(total - len(items)))
-    return f"Low on stock: {_and(said)}."
+    return f"Low on stock: {join_and(said)}."
 
 
 def undo_transfer_reply(rows: list[Record], item: Item, language: str = "en") -> str:
@@ -366,25 +367,78 @@ def undo_transfer_reply(rows: list[Record], item: Item, language: str = "en") ->
             f"Now {item.at(src)} {place(src)} and {item.at(dst)} {place(dst)}.")
 
 
-def refusal_reply(refusal: str, item: Item | None, quantity: int | float | None, language: str = "en") -> str:
+def refusal_reply(refusal: str, item: Item | None, quantity: int | float | None, language: str = "en", *,
+                  kind: str = "log_record", direction: str | None = None, told: bool = False,
+                  what: str | None = None) -> str:
     """Why nothing was written for an Intent whose ``refusal`` is set (see
-    :data:`edge.stages.nlu.types.REFUSALS`); for range, correction and fraction a question for one number."""
-    what = amount(item, quantity, True) if item is not None and quantity is not None else "that"
+    :data:`edge.stages.nlu.types.REFUSALS`); for range, correction and fraction a question for one number.
+
+    ``kind``: the intent (``log_record``, ``transfer``, ``stock_count``), ``direction`` the log's
+    (``in``/``out``/None) and ``told`` whether the words told the box not to write it ("don't log
+    3 fuses") rather than saying it did not happen ("we did not use 3 fuses"): a negation is read
+    back as it was said, never as another one. ``what``: the amount said, when it is not
+    ``quantity`` of ``item`` (several parts)."""
+    if what is None:
+        what = amount(item, quantity, True) if item is not None and quantity is not None else None
     name = plural(sized(item)[0]) if item is not None else "items"
     if language == "zh":
-        zwhat = zh_amount(item, quantity) if item is not None and quantity is not None else "这个"
-        return {"negated": f"没有记录：你说没有用{zwhat}。", "already_done": f"没有再记录：{zwhat}已经记录过了。",
+        zwhat = zh_amount(item, quantity) if item is not None and quantity is not None else (
+            zh_name(item) if item is not None else "这个")
+        return {"negated": _negated_zh(zwhat, kind, direction, told), "already_done": f"没有再记录：{zwhat}已经记录过了。",
                 "range": "请只说一个数：多少？", "correction": "请再说一次数量：多少？",
                 "fraction": "这个物品按整数计：多少？", "negative": "没有记录：数量不能是负数。",
                 "implausible": f"没有记录：{zwhat}不太可能，请核对数量。"}.get(refusal, "没有记录。")
-    return {"negated": f"Nothing logged: you said you did not use {what}.",
-            "already_done": f"Nothing logged again: {what} {'was' if quantity == 1 else 'were'} already logged.",
-            "range": "Please say one number: how many?",
+    if refusal == "negated":
+        return _negated_en(what, item, kind, direction, told)
+    if refusal == "already_done":
+        done = {"transfer": "moved", "stock_count": "counted"}.get(kind, "logged")
+        if what is None:
+            return f"Nothing {done} again: you said that was already done."
+        return f"Nothing {done} again: {what} {'was' if quantity == 1 else 'were'} already {done}."
+    what = what or "that"
+    return {"range": "Please say one number: how many?",
             "correction": "Please say the number once more: how many?",
             "fraction": f"{name[0].upper()}{name[1:]} are counted in whole {item.unit if item else 'units'}: how many?",
             "negative": "Nothing logged: a quantity cannot be negative.",
             "implausible": f"Nothing logged: {what} is more than I can believe at once; please check the number."
             }.get(refusal, "Nothing logged.")
+
+
+def _negated_en(what: str | None, item: Item | None, kind: str, direction: str | None, told: bool) -> str:
+    """The reply to a negated command: what the box will not do when told so (or when the words
+    say no direction), else the negation read back as said ("3 fuses were not used")."""
+    some = what or (name_and_size(item) if item is not None else "that")
+    if kind == "transfer":
+        return f"OK, I won't move {some}. Nothing was moved." if told or what is None else \
+            f"Nothing moved: you said {what} {_were(what)} not moved."
+    if kind == "stock_count":
+        return f"OK, I won't record a count of {name_and_size(item) if item is not None else 'that'}. Nothing was logged."
+    done = {"out": "used", "in": "received"}.get(direction or "")
+    if told or done is None:
+        return f"OK, I won't log {some}. Nothing was logged."
+    if what is None and item is not None:  # "we didn't use any goggles"
+        return f"Nothing logged: you said no {some} {_were(some)} {done}."
+    return f"Nothing logged: you said {some} {_were(some)} not {done}."
+
+
+def _were(what: str) -> str:
+    """The verb for an amount or a name: "1 fuse was", "3 fuses were", "white paint was"."""
+    head = what.split(",", 1)[0]
+    first = head.split(" ", 1)[0]
+    if first.replace(".", "", 1).isdigit():
+        return "was" if first == "1" else "were"
+    return "were" if head.endswith("s") else "was"
+
+
+def _negated_zh(zwhat: str, kind: str, direction: str | None, told: bool) -> str:
+    if kind == "transfer":
+        return f"好的，不移动{zwhat}。" if told else f"没有移动：你说没有移动{zwhat}。"
+    if kind == "stock_count":
+        return f"好的，不记录{zwhat}的盘点。"
+    done = {"out": "用", "in": "收到"}.get(direction or "")
+    if told or done is None:
+        return f"好的，不记录{zwhat}。"
+    return f"没有记录：你说没有{done}{zwhat}。"
 
 
 def choice_text(options: list[str], language: str = "en", suffix: str = "", most: int = MAX_LISTED + 1) -> str:
@@ -398,11 +452,45 @@ def choice_text(options: list[str], language: str = "en", suffix: str = "", most
     return f"{text[0].upper()}{text[1:]}{(' ' + suffix) if suffix else ''}?"
 
 
+def sounds_alike(items) -> bool:
+    """Whether two of ``items`` have names that sound the same (:func:`edge.stages.names.spoken_key`:
+    "Muller clamp", "Müller clamp"): asking them by name cannot be answered."""
+    keys = [spoken_key(i.item) for i in items]
+    return len(set(keys)) < len(keys)
+
+
+def sound_alike_question(items, language: str = "en") -> str | None:
+    """Which of ``items`` was meant when their names sound the same: by the place only each one is
+    kept at ("The Muller clamps in bin 3 or the Müller clamps in bin 4? Please say the place."),
+    else by SKU ("MUL-1 or MUL-2? Please say the SKU."). None when no two names sound alike."""
+    items = list(items)
+    if not sounds_alike(items):
+        return None
+    own = []
+    for i in items:
+        others = {p for j in items if j is not i for p in (*(q for q, _n in j.places()), j.location)}
+        mine = [p for p in (*(q for q, _n in i.places()), i.location) if p not in others]
+        own.append(mine[0] if mine else None)
+    if language == "zh":
+        if all(own):
+            return "还是".join(f"{zh_place(p)}的{zh_name(i)}" for i, p in zip(items, own, strict=True)) + "？请说位置。"
+        return "还是".join(i.sku for i in items) + "？请说编号。"
+    if all(own):
+        said = join_or([f"the {name_and_size(i)} {place(p)}" for i, p in zip(items, own, strict=True)])
+        return f"{said[0].upper()}{said[1:]}? Please say the place."
+    return f"{join_or([i.sku for i in items])}? Please say the SKU."
+
+
+def join_or(parts: list[str]) -> str:
+    """"a", "a or b", "a, b or c"."""
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " or " + parts[-1]
+
+
 def no_variant_reply(family: str, heard: str, options: list[str], unit: str, language: str = "en") -> str:
     """A variant that was said but is not stocked, with the nearest ones that are."""
     if language == "zh":
         return f"没有{heard}{unit}的{family}；有{'、'.join(options)}{unit}。要哪一个？"
-    return f"I don't have {plural(family)}, {heard} {unit}; there are {_and(options)} {unit}. Which one?"
+    return f"I don't have {plural(family)}, {heard} {unit}; there are {join_and(options)} {unit}. Which one?"
 
 
 def direction_question(item: Item, quantity: int | float | None, language: str = "en") -> str:

@@ -41,6 +41,7 @@ from edge.stages import store_places as places
 from edge.stages.csvfile import CSV_COLUMNS, InventoryRow, split_aliases
 from edge.stages.names import name_key
 from edge.stages.sqlite_tx import Guard, Tx
+from edge.stages.store_import import ImportReport, import_inventory
 from edge.stages.store_places import IMPORT_TURN_PREFIX, add_place, clean, clean_or_none, places_of, settle
 from edge.stages.store_recovery import recover_if_corrupt
 from edge.stages.store_schema import SCHEMA_VERSION, claim_box, migrate
@@ -339,12 +340,14 @@ class Store:
 
     # -- items -------------------------------------------------------------------------------
 
-    def import_csv(self, path: str | PathLike[str]) -> int:
+    def import_csv(self, path: str | PathLike[str], *, prune: bool = False) -> ImportReport:
         """Insert or update items from an inventory CSV (:func:`edge.stages.csvfile.parse_inventory`:
         columns :data:`CSV_COLUMNS`, optional ``reorder_level``, one row per SKU and place, with its
-        bounds); returns the number of rows. Known SKUs are overwritten; where a known place's
-        quantity changes, a stock-count record is written (turn id ``import:<time>``, the counted
-        value kept), which voice ``undo`` never reverts nor reaches past. One transaction, or none.
+        bounds). Known SKUs are overwritten; where a known place's quantity changes, a stock-count
+        record is written (turn id ``import:<time>``, the counted value kept), which voice ``undo``
+        never reverts nor reaches past. Items the file does not list are kept, or with ``prune``
+        removed when no record names them. One transaction, or none. Returns the
+        :class:`edge.stages.store_import.ImportReport` (rows, left-out items, names that sound alike).
 
         Raises :class:`StoreError` naming the file, line and column, and the fix, for any refusal of
         the CSV checks, and for names or aliases of two SKUs that compare equal
@@ -355,21 +358,16 @@ class Store:
         count_turn = f"{IMPORT_TURN_PREFIX}{self._clock().strftime('%Y%m%dT%H%M%S%f')}"
         with self._lock:
             conn = self._db()
-            skus = {r.sku for r in rows}
-            held = [(sku, n, i == 0) for sku, item, aliases in conn.execute("SELECT sku, item, aliases FROM items")
-                    if sku not in skus for i, n in enumerate((item, *split_aliases(aliases)))]
-            try:
-                csvfile.check_names(rows, held)
-            except ValueError as e:
-                raise StoreError(f"{path}: {e}") from e
             utterance = f"stock count from {path.name}"
 
             def write_count(sku: str, delta: int | float, place: str, counted: int | float) -> int:
                 return self._insert(conn, sku, delta, utterance, count_turn, None, place, "count", counted=counted)[0]
 
-            with Tx(conn), _Refusals():
-                places.import_rows(conn, rows, write_count)
-        return len(rows)
+            try:
+                with Tx(conn), _Refusals():
+                    return import_inventory(conn, rows, write_count, prune)
+            except ValueError as e:  # two SKUs' names compare equal: nothing was written
+                raise StoreError(f"{path}: {e}") from e
 
     @staticmethod
     def _read_csv(path: Path) -> list[InventoryRow]:

@@ -72,11 +72,15 @@ class Change:
 
 @dataclass(frozen=True)
 class Preview:
-    """An inventory CSV against the store: the changes, how many rows leave an item as it is."""
+    """An inventory CSV against the store: the changes, how many rows leave an item as it is, the
+    SKUs the store holds that the file does not list (``missing``: an import keeps them) and the
+    names that sound alike (``sound_alike``: ``(sku, name, other sku, other name)``)."""
 
     changes: list[Change]
     unchanged: int
     rows: int
+    missing: tuple[str, ...] = ()
+    sound_alike: tuple[tuple[str, str, str, str], ...] = ()
 
 
 def preview_import(store: Store, csv_text: str) -> Preview:
@@ -90,12 +94,14 @@ def preview_import(store: Store, csv_text: str) -> Preview:
         path = Path(d) / "inventory.csv"
         path.write_text(csv_text, encoding="utf-8")
         with Store(Path(d) / "preview.db") as scratch:
-            n = scratch.import_csv(path)
+            report = scratch.import_csv(path)
             after = scratch.items()
+    n = report.rows
     before = {i.sku: i for i in store.items()}
     changes = [Change("new" if a.sku not in before else "changed", a, before.get(a.sku))
                for a in after if before.get(a.sku) != a]
-    return Preview(changes, n - len(changes), n)
+    missing = tuple(sorted(set(before) - {a.sku for a in after}))
+    return Preview(changes, n - len(changes), n, missing, report.sound_alike)
 
 
 def import_text(store: Store, csv_text: str, name: str = "console-import.csv") -> int:
@@ -107,5 +113,5 @@ def import_text(store: Store, csv_text: str, name: str = "console-import.csv") -
     with tempfile.TemporaryDirectory(prefix="edge-import-") as d:
         path = Path(d) / name
         path.write_text(csv_text, encoding="utf-8")
-        return store.import_csv(path)
+        return store.import_csv(path).rows
 

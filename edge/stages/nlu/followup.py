@@ -97,7 +97,7 @@ def resolve_choice(text: str, candidates: Sequence) -> str | None:
     """The SKU of the candidate an answer to :func:`ask_back_text` picks, or None.
 
     ``text``: the answer as transcribed ("the bolts", "washers", "M8 washer please", "the first
-    one", "number two", "the last one", "the one in bin twelve", "螺栓", "第二个").
+    one", "number two", "the last one", "the one in bin twelve", "MUL 2" (a SKU), "螺栓", "第二个").
     ``candidates``: the items asked about, in the order they were read out (objects with ``sku``,
     ``item``, ``location``, ``aliases``, e.g. :class:`edge.stages.store.Item`). Names are matched as in
     the grammar path, but only against these items, so a word they do not share ("bolts") decides.
@@ -113,7 +113,20 @@ def resolve_choice(text: str, candidates: Sequence) -> str | None:
     k = _ordinal(text, len(cands))
     if k is not None and -len(cands) <= k < len(cands):
         return cands[k].sku
-    return _thread_by_length(text, cands) or _by_number(text, cands)
+    return _by_sku(text, cands) or _thread_by_length(text, cands) or _by_number(text, cands)
+
+
+#: words said around a SKU ("the SKU is MUL 2 please")
+_SKU_FILLER = frozenset("the sku code number is its it that this one please".split())
+
+
+def _by_sku(text: str, cands: list) -> str | None:
+    """The candidate whose SKU the answer spells ("MUL 2", "mul-two", "the SKU is MUL-2"), compared
+    without spaces and punctuation, or None."""
+    words = [w for w in name_key(normalize_numbers(text or "")).split() if w not in _SKU_FILLER]
+    said = "".join(words)
+    hits = [c.sku for c in cands if said and re.sub(r"[\W_]+", "", name_key(c.sku)) == said]
+    return hits[0] if len(hits) == 1 else None
 
 
 def _by_number(text: str, cands: list) -> str | None:

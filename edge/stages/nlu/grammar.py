@@ -148,7 +148,9 @@ class Grammar:
             if got is not None:
                 if got.intent in WRITES:  # a transfer or count said negated, as a range …: refused
                     zg = guard_zh(text)
-                    got = replace(got, refusal=zg.refusal, quantity=None if zg.range else got.quantity)
+                    got = replace(got, refusal=zg.refusal, quantity=None if zg.range else got.quantity,
+                                  extra={**got.extra, "told_not_to": True} if zg.told and zg.refusal == "negated"
+                                  else got.extra)
                 return replace(got, explain={"path": "template", "template": m.sentence, "file": m.file,
                                              "slots": dict(m.slots)})
         plain = self._zh.parse(text)
@@ -183,7 +185,9 @@ class Grammar:
         units = {item.unit.lower()} if item is not None else set()
         guarded = Guarded(text, refusal=zg.refusal)
         refusal = quantity_refusal(q, units, guarded if zg.refusal else None)
-        extra = {**got.extra, "range": list(zg.range)} if zg.range is not None else got.extra
+        extra = {**got.extra, "range": list(zg.range)} if zg.range is not None else dict(got.extra)
+        if zg.told and refusal == "negated":
+            extra["told_not_to"] = True
         return replace(got, quantity=q, refusal=refusal, extra=extra)
 
     def _fill(self, m: TemplateMatch, norm: str, text: str, g: Guarded | None) -> Intent | None:
@@ -195,6 +199,8 @@ class Grammar:
         return self._resolve(m.intent, m.slots, norm, g, base)
 
     def _resolve(self, name: str, slots: dict, norm: str, g: Guarded | None, base: Intent) -> Intent | None:
+        if g is not None and g.told:  # "don't log …": the reply says so rather than "you said … not used"
+            base = replace(base, extra={**base.extra, "told_not_to": True})
         item_text = slots.get("item", norm)
         if slots.get("count") and slots.get("item"):  # "set the flex cable 1.5 mm on shelf E to 142 metres"
             item_text = f"{item_text} {slots['count']}"

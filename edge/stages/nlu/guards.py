@@ -5,8 +5,10 @@ They run on text already in the normal form of :func:`edge.stages.nlu.lexicon.no
 reason it must not be written as heard (:data:`edge.stages.nlu.types.REFUSALS`):
 
 * **negated** — "we did not use 3 drill bits", "don't log 3 drill bits", "we never took …",
-  "nobody took …", "no need to log …": the
-  negation is removed so the command still matches, and the refusal says it must not be written;
+  "nobody took …", "no need to log …", "the fuses haven't come in yet": the negation (and a "yet" or
+  "still" with it) is removed so the command still matches, and the refusal says it must not be
+  written; ``told`` tells an instruction not to write it ("don't log …", "no need to record …")
+  from a report that it did not happen ("we did not use …"), so the reply can say which;
 * **already_done** — "… already logged", "that's already been recorded", "… were logged yesterday";
 * **correction** — a self-correction replaces what it corrects
   (:mod:`edge.stages.nlu.corrections`: "3, no wait, 4" → 4; "from drawer 4, no, from bin 118";
@@ -50,6 +52,13 @@ _NEGATION = re.compile(
     r"\b(?:(?:did|do|does|have|has|had|was|were|should|will|would|could|must) not|didnt|dont|doesnt|"
     r"havent|hasnt|hadnt|wasnt|werent|shouldnt|wont|wouldnt|couldnt|mustnt|never|not|nobody|no one|no 1|noone|"
     r"none of (?:us|them|you)|neither of (?:us|them)|no need to)\b")
+#: the negation is an instruction to the box ("don't log 3 fuses", "no need to record …", "please do not
+#: move …"), not a report that something did not happen ("we did not use …", "nobody took …")
+_TOLD = re.compile(r"^(?:please |so |just )*(?:dont|do not|never|no need to|(?:theres|there is) no need to)\b|"
+                   r"\b(?:dont|do not|not|no need to|never|neednt|need not) (?:(?:need|have) to )?(?:bother to )?"
+                   r"(?:log|record|enter|book|note|write)\b")
+#: said with a negation ("not received yet", "still haven't got"): no part of an item's name
+_NEGATION_TIME = re.compile(r"\b(?:yet|still)\b")
 #: a count said vaguely: no number to write ("about 20", "20 or so", "a few", "some")
 _VAGUE = re.compile(r"\b(?:about|around|roughly|approximately|approx|maybe|perhaps|probably|or so|ish|give or take|"
                     r"more or less|something like|a few|few|several|some|a bunch of|a handful of|a load of|"
@@ -87,13 +96,15 @@ class Guarded:
     """What the guards made of a text: ``text`` (for the templates), ``refusal`` (one of
     :data:`edge.stages.nlu.types.REFUSALS` or None), ``negative`` (a minus was said), ``range``
     (the two numbers of "three or four"), ``vague`` (a count said as "about 20", "a few": refusal
-    ``range``, no count written) and ``notes`` (what was changed, for ``--explain``)."""
+    ``range``, no count written), ``told`` (refusal ``negated`` by an instruction not to write it:
+    "don't log …") and ``notes`` (what was changed, for ``--explain``)."""
 
     text: str
     refusal: str | None = None
     negative: bool = False
     range: tuple[float, float] | None = None
     vague: bool = False
+    told: bool = False
     notes: list[str] = field(default_factory=list)
 
 
@@ -130,9 +141,10 @@ def guard(norm: str, raw: str = "") -> Guarded:
         g.notes.append("already done")
     _not_the_other(g)
     if _NEGATION.search(g.text):
-        g.text = " ".join(_NEGATION.sub(" ", g.text).split())
+        g.told = bool(_TOLD.search(g.text))
+        g.text = " ".join(_NEGATION_TIME.sub(" ", _NEGATION.sub(" ", g.text)).split())
         g.refusal = "negated"
-        g.notes.append("negated")
+        g.notes.extend(["negated", "told not to"] if g.told else ["negated"])
     g.text, notes, unresolved = resolve_corrections(g.text, raw)
     g.notes.extend(notes)
     if unresolved or _STRONG_MARKER.search(g.text):

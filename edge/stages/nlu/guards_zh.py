@@ -35,6 +35,8 @@ _DECIMAL = re.compile(r"(?<![A-Za-z\d.])(\d+\.\d+)")
 _NOT_VERB = re.compile(r"(?:并)?没有?(用|拿|领|取|消耗|收到|入库)(?:了)?")
 _DONT_LOG = re.compile(r"(?:不要|别|不用)(?:记|登记|录|记录)(?:一下)?")
 _DONT = re.compile(r"(?:别|不要|不用|并没有|没有|没)(?=把|从|移|搬|转|挪|调|用|拿|领|盘点|清点)")
+#: an instruction not to write it (别记, 不要把…移到…), not a report that it did not happen (没有用)
+_TOLD = re.compile(r"(?:别|不要|不用)(?=把|从|移|搬|转|挪|调|用|拿|领|盘点|清点|记|登记|录)")
 _ALREADY = re.compile(r"(?:已经|早就|之前就?)(?:登记|记录|记|录入|入账)(?:过)?(?:了)?")
 _NEGATIVE = re.compile(r"负(?=\d)")
 _PARTS = re.compile(r"(?:和|还有|以及|跟|外加)(?=\d)")
@@ -45,14 +47,15 @@ _VERB = re.compile(r"^.*?(用了|用掉|拿了|拿走|领了|领用|出库|消�
 class GuardedZh:
     """``text``: what the Mandarin parser should read (numbers as digits). ``refusal``: one of
     :data:`edge.stages.nlu.types.REFUSALS` or None. ``quantity``: a decimal count the parser cannot
-    read itself (2.5), else None. ``negative``, ``range`` and ``parts`` (texts of several commands)
-    as in :class:`edge.stages.nlu.guards.Guarded`; ``notes`` for ``--explain``."""
+    read itself (2.5), else None. ``negative``, ``range``, ``told`` and ``parts`` (texts of several
+    commands) as in :class:`edge.stages.nlu.guards.Guarded`; ``notes`` for ``--explain``."""
 
     text: str
     refusal: str | None = None
     quantity: float | None = None
     negative: bool = False
     range: tuple[float, float] | None = None
+    told: bool = False
     parts: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -68,6 +71,7 @@ def guard_zh(raw: str) -> GuardedZh:
         g.notes.append(f"range {m.group(1)}{m.group(2)}")
     g.text = normalize_numbers_zh(g.text)
     if _NOT_VERB.search(g.text) or _DONT_LOG.search(g.text) or _DONT.search(g.text):
+        g.told = bool(_TOLD.search(g.text))
         g.text = _DONT.sub("", _DONT_LOG.sub("登记", _NOT_VERB.sub(r"\1了", g.text)))
         g.refusal = g.refusal or "negated"
         g.notes.append("negated")

@@ -35,6 +35,13 @@ is constrained while it is generated and validated after (case C14).
    the model's answer is dropped (kept in ``extra["llm_answer_dropped"]``) and the dialog answers
    from the store or says it does not know the item. A stock question whose two attempts both
    failed validation is the same ``query_stock`` (``extra["llm_errors"]``), not "not understood".
+8. A stock command (:func:`is_stock_command`: not a question, and it names an item or says a stock
+   verb) is never answered in the model's words: when the model calls it ``other``, when both
+   attempts fail, or when a log names no item at all, the answer is
+   :data:`NOT_UNDERSTOOD_COMMAND` (nothing is written; a small model's free answer to "chuck the
+   gloves on the order" was "chuck the gloves on.", as if done), and nothing of it is streamed.
+   A log whose count or direction only the model gave (the sentence says no number, or no
+   direction word) carries ``extra["llm_guessed"]`` and is read back before it is written.
 """
 from __future__ import annotations
 
@@ -60,6 +67,10 @@ from edge.stages.sentences import two_sentences
 #: the reply when both attempts failed validation (same words as :data:`edge.stages.reply.NOT_UNDERSTOOD`)
 NOT_UNDERSTOOD = "Sorry, I didn't understand that."
 NOT_UNDERSTOOD_ZH = "对不起，我没听懂。"
+#: the reply to a stock command the model did not turn into a valid intent (:func:`is_stock_command`):
+#: never the model's own words, which may echo the command as if it were done
+NOT_UNDERSTOOD_COMMAND = "Sorry, I didn't understand that, so nothing was logged. Please say it again, for example: we used 3 fuses."
+NOT_UNDERSTOOD_COMMAND_ZH = "对不起，我没听懂，所以没有记录。请再说一次，例如：用了三个保险丝。"
 #: tokens for the JSON around the answer. Measured with SmolLM2's tokenizer on the sample
 #: inventory: 33 (undo, every slot null) to 55 (a log with the longest SKU, a 4-digit quantity and
 #: a location); the answer budget comes on top of it
@@ -180,6 +191,21 @@ def asks_about_stock(text: str, names_item: bool) -> bool:
     return asked and (bool(_STOCK_WORDS.search(norm)) or (names_item and bool(_WHERE_OR_COUNT.search(norm))))
 
 
+def is_stock_command(text: str, names_item: bool) -> bool:
+    """Whether ``text`` is a stock command rather than a question or small talk: not a question
+    (no question word first, no question mark), and it names an inventory item (``names_item``:
+    the item resolver found one or several) or says a stock verb ("used", "received", "log" …).
+    "chuck the gloves on the order" is one; "tell me a joke" and "what is the torque for M8
+    bolts" are not. Raises nothing."""
+    if has_cjk(text):
+        asked = text.rstrip().endswith(("?", "？", "吗", "呢")) or bool(_STOCK_ZH.search(text))
+        return not asked and (names_item or text_direction(text) is not None)
+    norm = normalize_text(text)
+    if _QUESTION_START.match(norm) or text.rstrip().endswith("?"):
+        return False
+    return names_item or text_direction(text) is not None or bool(set(norm.split()) & LOG_WORDS)
+
+
 def counts_question(text: str) -> bool:
     """Whether ``text`` opens as a "how many / do we have / is there" question (never a command
     to log). Raises nothing."""
@@ -277,9 +303,28 @@ def _guarded_quantity(quantity, text: str, extra: dict):
     if g.refusal is None:
         return quantity, None
     extra["guards"] = list(getattr(g, "notes", []) or [g.refusal])
+    if g.refusal == "negated" and g.told:
+        extra["told_not_to"] = True
     if g.range is not None or getattr(g, "vague", False):
         return None, g.refusal
     return quantity, g.refusal
+
+
+def _grounded_sku(sku: str | None, match, extra: dict) -> str | None:
+    """The SKU the sentence names (``match``, the grammar's resolver) over the model's ``sku``:
+    the one item it names, else None with ``extra["candidates"]`` or ``extra["unknown_item"]``
+    (the model's differing pick kept in ``extra["llm_sku"]``)."""
+    if match.sku is not None:
+        if sku != match.sku:
+            extra["llm_sku"] = sku
+        return match.sku
+    if match.candidates:
+        extra["candidates"] = list(match.candidates)
+    elif match.unknown is not None:
+        extra["unknown_item"] = match.unknown
+    if sku is not None:
+        extra["llm_sku"] = sku
+    return None
 
 
 class LlmIntentParser:
@@ -376,6 +421,21 @@ class LlmIntentParser:
         match = self.grammar.resolve_item(text)
         return asks_about_stock(text, match.sku is not None or bool(match.candidates))
 
+    def is_command(self, text: str) -> bool:
+        """:func:`is_stock_command` with the grammar's item resolver deciding whether an item is named."""
+        match = self.grammar.resolve_item(text)
+        return is_stock_command(text, match.sku is not None or bool(match.candidates))
+
+    def not_understood(self, text: str, extra: dict) -> Intent:
+        """``other`` with the not-understood answer (:data:`NOT_UNDERSTOOD_COMMAND` for a stock
+        command, else :data:`NOT_UNDERSTOOD`) and ``extra``."""
+        if self.is_command(text):
+            answer = NOT_UNDERSTOOD_COMMAND_ZH if self.language == "zh" else NOT_UNDERSTOOD_COMMAND
+            extra = {**extra, "command_not_understood": True}
+        else:
+            answer = NOT_UNDERSTOOD_ZH if self.language == "zh" else NOT_UNDERSTOOD
+        return Intent("other", source="llm", text=text, answer=answer, extra=extra)
+
     def _valid_prefix(self, obj_text: str) -> bool:
         try:
             parse_and_validate(obj_text, self.skus)
@@ -398,8 +458,8 @@ class LlmIntentParser:
         """
         self.attempts = []
         messages = self.messages(text, shortlist)
-        if on_answer is not None and self.is_stock_question(text):
-            on_answer = None  # its answer comes from the store: nothing of the model's is spoken
+        if on_answer is not None and (self.is_stock_question(text) or self.is_command(text)):
+            on_answer = None  # answered from the store, or a command: nothing of the model's is spoken
         max_tokens = self.max_tokens
         errors: list[str] = []
         for attempt in range(ATTEMPTS):
@@ -438,9 +498,7 @@ class LlmIntentParser:
                      "answer": None}
             intent = self._intent(blank, text, ATTEMPTS)
             return dataclasses.replace(intent, extra={**intent.extra, "llm_errors": errors})
-        refusal = NOT_UNDERSTOOD_ZH if self.language == "zh" else NOT_UNDERSTOOD
-        return Intent("other", source="llm", text=text, answer=refusal,
-                      extra={"failed_validation": True, "errors": errors, "attempts": ATTEMPTS})
+        return self.not_understood(text, {"failed_validation": True, "errors": errors, "attempts": ATTEMPTS})
 
     def _intent(self, obj: dict, text: str, attempts: int) -> Intent:
         kind = obj["intent"]
@@ -456,27 +514,18 @@ class LlmIntentParser:
             if obj.get("answer"):
                 extra["llm_answer_dropped"] = obj["answer"]
             kind, obj = "query_stock", {**obj, "intent": "query_stock", "answer": None}
+        if kind == "other" and self.is_command(text):  # the model's words may say it was done: never spoken
+            return self.not_understood(text, {**extra, "llm_answer_dropped": obj.get("answer")})
         if kind == "other":
             answer = two_sentences(obj.get("answer") or "") or None
             if answer in self.example_answers:
                 extra["example_answer_repeated"] = True
                 answer = None
             return Intent("other", source="llm", text=text, answer=answer, extra=extra)
-        sku = obj["sku"]
-        if match.sku is not None:
-            if sku != match.sku:
-                extra["llm_sku"] = sku
-            sku = match.sku
-        elif match.candidates:
-            extra["candidates"] = list(match.candidates)
-            if sku is not None:
-                extra["llm_sku"] = sku
-            sku = None
-        else:
-            extra["unknown_item"] = match.unknown or text
-            if sku is not None:
-                extra["llm_sku"] = sku
-            sku = None
+        sku = _grounded_sku(obj["sku"], match, extra)
+        if sku is None and not match.candidates and match.unknown is None:
+            # no content word names an item: nothing to ask about or log
+            return self.not_understood(text, {**extra, "llm_intent": kind, "llm_sku": obj["sku"]})
         location = self._location(text)
         if obj.get("location") and obj["location"] != location:
             extra["llm_location"] = obj["location"]
@@ -491,6 +540,10 @@ class LlmIntentParser:
         if said is not None and said != direction:
             extra["llm_direction"] = direction
             direction = None if said == "asked" else said
+        guessed = [k for k, own in (("quantity", bool(spoken_numbers(text))), ("direction", said is not None))
+                   if not own]
+        if guessed:  # only the model said it: read back before anything is written
+            extra["llm_guessed"] = guessed
         quantity, refusal = _guarded_quantity(obj["quantity"], text, extra)
         return Intent("log_record", sku=sku, quantity=quantity, direction=direction, refusal=refusal,
                       location=location, source="llm", text=text, extra=extra, **slots)

@@ -23,6 +23,9 @@
 6. else the content words are an unknown item.
 
 Candidates left are narrowed by the words said compared without accents ("Alva" → "Älva").
+A name heard that sounds like another item's (:func:`edge.stages.names.spoken_key`: "Muller clamp"
+and "Müller clamp", two SKUs) is never taken as the one spelled as heard: both are candidates,
+narrowed by the place said, else asked by place or SKU.
 """
 from __future__ import annotations
 
@@ -33,6 +36,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
+from edge.stages.names import name_key, spoken_key
 from edge.stages.nlu.filler import has_cjk
 from edge.stages.nlu.lexicon import (
     NOT_ITEM,
@@ -226,6 +230,7 @@ class ItemIndex:
         self.by_location: dict[str, list[str]] = {}
         #: every word of an item's name and aliases (singular), for words said that no pick explains
         self.name_words: dict[str, set[str]] = {}
+        spoken: dict[str, dict[str, str]] = {}  # spoken key of a name → {sku: its written key}
         places: dict[str, str] = {}  # as written → normal form (many items share a place)
         for it in self.items:
             family, size = split_size(it.item)
@@ -245,6 +250,7 @@ class ItemIndex:
                 if toks:
                     self.phrases.setdefault(toks, set()).add(it.sku)
                     self.name_words.setdefault(it.sku, set()).update(toks)
+                    spoken.setdefault(spoken_key(norm), {}).setdefault(it.sku, name_key(norm))
                 for t in toks:
                     if is_name_word(t):
                         self.words.setdefault(t, set()).add(it.sku)
@@ -255,6 +261,8 @@ class ItemIndex:
                 if place not in places:
                     places[place] = normalize_location(place) or place
                 self.by_location.setdefault(places[place], []).append(it.sku)
+        #: the items whose names sound like one of this item's (same spoken key, spelled otherwise)
+        self.alike: dict[str, set[str]] = _alike(spoken)
         self.max_phrase = max((len(p) for p in self.phrases), default=1)
         self.max_family = max((len(f) for f in self.families), default=1)
         self.shortlist = Shortlist(self.items)
@@ -275,11 +283,13 @@ class ItemIndex:
         else:
             named = by_name or by_family
         if named:
-            found = self._by_folded(self._at_place(self._kind_said(named, toks, skip, size), location), toks, skip)
+            found = self._by_folded(self._at_place(self._sound_alike(self._kind_said(named, toks, skip, size), toks, size),
+                                                   location), toks, skip)
         else:
-            found = self._by_folded(self._by_cjk(toks, skip) or self._by_fuzzy(toks, skip, size)
-                                    or self._unknown_beside(self._by_word(toks, skip, size), toks, skip, size)
-                                    or self._at_location(toks, skip, location, size), toks, skip)
+            heard = (self._by_cjk(toks, skip) or self._by_fuzzy(toks, skip, size)
+                     or self._unknown_beside(self._by_word(toks, skip, size), toks, skip, size))
+            found = self._by_folded(self._sound_alike(heard, toks, size) or self._at_location(toks, skip, location, size),
+                                    toks, skip)
         return self._unexplained(found, toks, skip, size) if strict else found
 
     def _unexplained(self, found: Found, toks: list[str], skip: set[int], size: SpokenSize) -> Found:
@@ -313,6 +323,20 @@ class ItemIndex:
             return Found(ItemMatch(None, tokens, candidates=tuple(sorted(holders)), via=m.via))
         return Found(ItemMatch(None, frozenset(i for i in span if self._content(toks[i]) or i in m.tokens),
                                via="unknown"))
+
+    def _sound_alike(self, found: Found | None, toks: list[str], size: SpokenSize) -> Found | None:
+        """``found`` unless its item's name sounds like another item's and the words heard fit that
+        one too ("Muller clamp" heard, "Müller clamp" also stocked; any fuzzy hit on such a name):
+        then both are candidates, never the one spelled as heard."""
+        if found is None or found.match.sku not in self.alike or found.heard_variant is not None:
+            return found
+        m = found.match
+        said = {spoken_key(toks[i]) for i in m.tokens - size.tokens}
+        same = self.alike[m.sku] if m.via == "fuzzy" else {
+            s for s in self.alike[m.sku] if said <= {spoken_key(w) for w in self.name_words.get(s, ())}}
+        if not same:
+            return found  # a word only this item's name has ("MC clamp") tells them apart
+        return Found(ItemMatch(None, m.tokens, candidates=tuple(sorted({m.sku, *same})), via=m.via))
 
     def _holds(self, sku: str, word: str) -> bool:
         """The item's name or an alias has ``word`` (also compared without accents: "Ölva" → "Älva")."""
@@ -532,6 +556,16 @@ class ItemIndex:
         if len(at) > 1 and not content:
             return Found(ItemMatch(None, frozenset(), candidates=tuple(sorted(at)), via="location"))
         return Found(ItemMatch(None, frozenset(content), via="unknown"))
+
+
+def _alike(spoken: dict[str, dict[str, str]]) -> dict[str, set[str]]:
+    """``{sku: the other SKUs with a name of the same sound}`` from ``{spoken key: {sku: written key}}``."""
+    out: dict[str, set[str]] = {}
+    for group in spoken.values():
+        if len(set(group.values())) > 1:  # one sound, several spellings of several items
+            for sku, key in group.items():
+                out.setdefault(sku, set()).update(o for o, k in group.items() if k != key)
+    return out
 
 
 def _fold(word: str) -> str:

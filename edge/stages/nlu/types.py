@@ -53,7 +53,8 @@ class Intent:
     Mandarin parser). ``explain``: what matched (template or path name, score, slot values) for
     ``edge ask --explain``. ``text``: the transcript. ``answer``: the LLM's free answer for ``other``.
     ``extra``: everything else (``confidence``, ``low_confidence_quantity``, ``candidates`` of older
-    callers, engine errors).
+    callers, engine errors; ``told_not_to``: a ``negated`` command was an instruction not to write
+    it, "don't log …"; ``llm_guessed``: the slots only the LLM gave, read back before writing).
     """
 
     intent: str
