@@ -5,8 +5,8 @@ push sends this box's records after the highest ``seq`` the server holds for the
 order, in transactions of ``site.batch`` records, with ``INSERT ... ON CONFLICT (gid) DO NOTHING``:
 a push cut off anywhere (server killed, box killed, network gone) is simply repeated. A pull asks
 for every other box's records after the highest ``seq`` the store holds for that box and adds them
-with :meth:`edge.stages.store.Store.apply` (one SQLite transaction per batch, idempotent on
-``gid``). Neither side keeps a cursor that could disagree with the data: both are ``MAX(seq)``.
+with :meth:`edge.stages.store.Store.apply` (one SQLite transaction per batch, each place it
+touches settled once, idempotent on ``gid``). Neither side keeps a cursor that could disagree with the data: both are ``MAX(seq)``.
 
 :meth:`SiteSync.run` is the long-running loop (``edge site sync``): it listens on the server's
 ``NOTIFY`` channel, so a record pushed by one box is pulled by the others at once; it looks for
@@ -17,7 +17,6 @@ doubling delay and writes the state into the store's ``meta`` table, which ``edg
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 import socket
 import sqlite3
@@ -72,8 +71,9 @@ _OWN = (f"SELECT {_COLS} FROM edge_movements "
 
 def _moved(row: tuple) -> Movement:
     """A server row as a :class:`Movement` (the server's double precision back to the store's numbers)."""
-    m = Movement(*row)
-    return dataclasses.replace(m, delta=clean(m.delta), counted=clean_or_none(m.counted))
+    gid, box, seq, time_, sku, delta, utterance, turn_id, undoes, location, kind, counted, op = row
+    return Movement(gid, box, seq, time_, sku, clean(delta), utterance, turn_id, undoes, location, kind,
+                    clean_or_none(counted), op)
 
 
 def _utc_now() -> datetime:
@@ -231,8 +231,9 @@ class SiteSync:
     def pull(self) -> list[Movement]:
         """Add the other boxes' records the store lacks, per box in ``seq`` order; returns those added.
 
-        Each box's records go in their own transaction, so one box whose record cannot be added
-        (e.g. its SKU is unknown here) holds back only that box's records, not the others'.
+        Each batch of ``site.batch`` records is one store transaction; if the store refuses a record
+        (e.g. its SKU is unknown here), the batch is applied box by box, so that box's records
+        wait and the others' do not.
 
         Raises :class:`SiteOffline` when the connection fails, :class:`PullHeldBack` (after adding
         everything else) when a box's records cannot be added: the message names the record and
@@ -247,18 +248,30 @@ class SiteSync:
                 rows = conn.execute(_PULL, (boxes, [held[b] for b in boxes], self.store.box, sorted(blocked),
                                             self.site.batch)).fetchall()
             moves = _contiguous([_moved(r) for r in rows], held)
-            for box in sorted({m.box for m in moves}):
-                mine = [m for m in moves if m.box == box]
-                try:
-                    self.store.apply(mine)
-                    got += mine
-                except StoreError as e:
-                    blocked[box] = str(e)
+            got += self._apply(moves, blocked)
             if len(rows) < self.site.batch or not moves:
                 break
         if blocked:
             raise PullHeldBack("pull from the site held back: " + "; ".join(
                 f"box {b}: {e}" for b, e in blocked.items()), got)
+        return got
+
+    def _apply(self, moves: list[Movement], blocked: dict[str, str]) -> list[Movement]:
+        """Add ``moves`` in one store transaction (each place settled once); if the store refuses
+        one, again box by box, so only the refused box's records wait (named in ``blocked``)."""
+        try:
+            self.store.apply(moves)
+            return moves
+        except StoreError:
+            pass
+        got = []
+        for box in sorted({m.box for m in moves}):
+            mine = [m for m in moves if m.box == box]
+            try:
+                self.store.apply(mine)
+                got += mine
+            except StoreError as e:
+                blocked[box] = str(e)
         return got
 
     def resync(self) -> dict:

@@ -42,6 +42,7 @@ from edge.stages.csvfile import CSV_COLUMNS, InventoryRow, split_aliases
 from edge.stages.names import name_key
 from edge.stages.sqlite_tx import Guard, Tx
 from edge.stages.store_places import IMPORT_TURN_PREFIX, add_place, clean, clean_or_none, places_of, settle
+from edge.stages.store_pulled import apply_batch
 from edge.stages.store_recovery import recover_if_corrupt
 from edge.stages.store_schema import SCHEMA_VERSION, claim_box, migrate
 from edge.stages.storefaults import diagnose
@@ -55,11 +56,8 @@ LOCAL_BOX = "local"
 #: What a box id may look like: it is part of MQTT topics and of every record's identity.
 BOX_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,31}$"
 
-
-
 #: Columns written by :meth:`Store.export_csv`, in order.
 EXPORT_COLUMNS = ("id", "time", "sku", "delta", "utterance", "turn_id", "undoes", "location", "kind", "counted")
-
 
 
 class StoreError(UserError):
@@ -654,7 +652,8 @@ class Store:
 
     def apply(self, movements: list[Movement], *, restore: bool = False) -> int:
         """Add other boxes' movements (pulled from the site) and their deltas to the quantities,
-        all in one committed transaction; returns how many were new.
+        all in one committed transaction, each place touched settled once
+        (:func:`edge.stages.store_pulled.apply_batch`); returns how many were new.
 
         Idempotent on ``gid``: a movement already held is skipped. Each box's movements must come
         in ``seq`` order without gaps, after those already held. ``restore=True`` also takes this
@@ -667,7 +666,7 @@ class Store:
         with self._lock:
             conn = self._db()
             with Tx(conn), _Refusals():
-                return sum(places.apply_movement(conn, self.box, m, restore, RECORD_KINDS) for m in movements)
+                return len(apply_batch(conn, self.box, movements, restore, RECORD_KINDS))
 
     def unpushed(self) -> int:
         """How many of this box's records the site has not acknowledged yet (a count of records;

@@ -1,0 +1,98 @@
+"""Pulled movements applied a batch at a time (edge.stages.store_pulled) against real SQLite files:
+each place settled once per batch holds what settling record by record holds, whatever the batches."""
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from edge.stages.store import Movement, Store
+from edge.stages.store_places import recompute
+
+CSV = """sku,item,location,quantity,unit,aliases,reorder_level
+HB-12-80,hex bolt M12 x 80 mm,bin 12,241,pcs,hex bolts 80,50
+HB-12-80,hex bolt M12 x 80 mm,bin 90,40,pcs,,50
+WSH-3,washer,bin 3,42,pcs,washers,
+CBL-2,copper cable,reel 1,12.5,m,cable,20
+"""
+
+
+def _stock(s: Store) -> dict[str, tuple]:
+    return {i.sku: (i.quantity, i.stock) for i in s.items()}
+
+
+def _histories(tmp_path: Path) -> tuple[list[Movement], list[Movement], dict]:
+    """Two boxes' records (logs, a transfer to a new place, counts, undos of a log and of a count,
+    decimals) and the stock either box holds once it has the other's."""
+    inv = tmp_path / "inv.csv"
+    inv.write_text(CSV, encoding="utf-8")
+    a, b = Store(tmp_path / "a.db", box="a"), Store(tmp_path / "b.db", box="b")
+    for s in (a, b):
+        s.import_csv(inv)
+    a.log("WSH-3", -2, "two washers", "a1")
+    b.log("WSH-3", -1, "one washer", "b1")
+    a.transfer("HB-12-80", 30, "bin 12", "bin 50", "thirty bolts to bin 50", "a2")
+    b.count("HB-12-80", 200, "two hundred bolts in bin 12", "b2", location="bin 12")
+    a.count("WSH-3", 40, "forty washers", "a3")
+    b.log("HB-12-80", -3, "three bolts", "b3", location="bin 12")
+    a.log("WSH-3", -5, "five washers", "a4")
+    b.log("WSH-3", 4, "four washers back", "b4")
+    a.log("CBL-2", -2.25, "cable", "a5")
+    b.undo("undo", "b5")  # the washers back
+    a.undo("undo", "a6")  # the five washers
+    b.undo("undo", "b6")  # the three bolts
+    b.undo("undo", "b7")  # the count of bin 12
+    ours, theirs = a.movements("a"), b.movements("b")
+    a.apply(theirs)
+    b.apply(ours)
+    assert _stock(a) == _stock(b)
+    want = _stock(a)
+    a.close()
+    b.close()
+    return ours, theirs, want
+
+
+def _from_history(s: Store) -> dict[tuple[str, str], int | float]:
+    conn = sqlite3.connect(s.path)
+    try:
+        return {(i.sku, p): recompute(conn, i.sku, p) for i in s.items() for p, _q in i.stock}
+    finally:
+        conn.close()
+
+
+def test_batches_of_any_size_and_order_settle_to_the_same_stock(tmp_path: Path) -> None:
+    ours, theirs, want = _histories(tmp_path)
+    by_time = sorted(ours + theirs, key=lambda m: (m.gid[:10], m.box, m.seq))
+    inv = tmp_path / "inv.csv"
+    plans = {"one batch": [ours + theirs], "one record each": [[m] for m in by_time],
+             "theirs first": [theirs, ours], "halves": [by_time[:7], by_time[7:]]}
+    for name, batches in plans.items():
+        with Store(tmp_path / f"{name}.db", box="c") as c:
+            c.import_csv(inv)
+            assert sum(c.apply(batch) for batch in batches) == len(ours) + len(theirs), name
+            assert _stock(c) == want, name
+            held = {(i.sku, p): q for i in c.items() for p, q in i.stock}
+            assert held == _from_history(c), name  # every place is its history's quantity
+            assert c.apply(ours + theirs) == 0  # idempotent on the gid
+            assert _stock(c) == want
+
+
+def test_a_count_and_the_logs_around_it_in_one_batch(tmp_path: Path) -> None:
+    inv = tmp_path / "inv.csv"
+    inv.write_text(CSV, encoding="utf-8")
+    with Store(tmp_path / "z.db", box="z") as z:
+        z.import_csv(inv)
+        z.log("WSH-3", -2, "before the count", "z1")
+        z.count("WSH-3", 30, "thirty washers", "z2")
+        z.log("WSH-3", -4, "after the count", "z3")
+        theirs = z.movements("z")
+        z.log("WSH-3", -1, "later still", "z4")
+        later = z.movements("z", after_seq=3)
+        assert z.get("WSH-3").quantity == 25
+    late = [Movement(f"01AAAAAAAAAAAAAAAAAAAAAAA{n}", "y", n, "2020-01-01T00:00:00.000+00:00", "WSH-3", -7,
+                     "old log", f"y{n}", None, "bin 3", "log") for n in (1, 2)]
+    with Store(tmp_path / "c.db", box="c") as c:
+        c.import_csv(inv)
+        assert c.apply([*theirs, late[0]]) == 4  # the old log is before the count: the count saw it
+        assert c.get("WSH-3").quantity == 26
+        assert c.apply([late[1], *later]) == 2  # no count in this batch: only the later log counts
+        assert c.get("WSH-3").quantity == 25
