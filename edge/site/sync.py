@@ -42,11 +42,19 @@ __all__ = ["SiteSync", "SyncListener", "PullHeldBack", "waiting"]
 _COLS = "gid, box, seq, time, sku, delta, utterance, turn_id, undoes, location, kind, counted, op"
 _INSERT = (f"INSERT INTO edge_movements ({_COLS}) "
            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (gid) DO NOTHING")
-_PULL = ("SELECT m.gid, m.box, m.seq, m.time, m.sku, m.delta, m.utterance, m.turn_id, m.undoes, m.location, "
+# Every box on the server by a skip-scan of the (box, seq) index, then each box's records after the
+# store's cursor from that index: the cost is per box and per record sent, not per record held (a
+# join over the whole table read all of it: 133 ms at 300,000 rows).
+_PULL = ("WITH RECURSIVE boxes(box) AS (SELECT MIN(box) FROM edge_movements UNION ALL "
+         "SELECT (SELECT MIN(e.box) FROM edge_movements AS e WHERE e.box > boxes.box) FROM boxes "
+         "WHERE boxes.box IS NOT NULL) "
+         "SELECT m.gid, m.box, m.seq, m.time, m.sku, m.delta, m.utterance, m.turn_id, m.undoes, m.location, "
          "m.kind, m.counted, m.op "
-         "FROM edge_movements AS m LEFT JOIN unnest(%s::text[], %s::bigint[]) AS c(box, seq) ON c.box = m.box "
-         "WHERE m.box <> %s AND m.box <> ALL(%s::text[]) AND m.seq > COALESCE(c.seq, 0) "
-         "ORDER BY m.box, m.seq LIMIT %s")
+         "FROM boxes LEFT JOIN unnest(%(boxes)s::text[], %(seqs)s::bigint[]) AS c(box, seq) ON c.box = boxes.box "
+         "CROSS JOIN LATERAL (SELECT * FROM edge_movements AS e WHERE e.box = boxes.box "
+         "AND e.seq > COALESCE(c.seq, 0) ORDER BY e.seq LIMIT %(limit)s) AS m "
+         "WHERE boxes.box IS NOT NULL AND boxes.box <> %(me)s AND boxes.box <> ALL(%(blocked)s::text[]) "
+         "ORDER BY m.box, m.seq LIMIT %(limit)s")
 
 
 class PullHeldBack(SiteError):
@@ -245,8 +253,8 @@ class SiteSync:
             held = self.store.cursors()
             boxes = sorted(held)
             with self._deadline() as conn:
-                rows = conn.execute(_PULL, (boxes, [held[b] for b in boxes], self.store.box, sorted(blocked),
-                                            self.site.batch)).fetchall()
+                rows = conn.execute(_PULL, {"boxes": boxes, "seqs": [held[b] for b in boxes], "me": self.store.box,
+                                            "blocked": sorted(blocked), "limit": self.site.batch}).fetchall()
             moves = _contiguous([_moved(r) for r in rows], held)
             got += self._apply(moves, blocked)
             if len(rows) < self.site.batch or not moves:
@@ -323,8 +331,10 @@ class SiteSync:
             if len(rows) < self.site.batch:
                 return restored
 
-    def sync_once(self) -> tuple[int, int]:
-        """Push, then pull; returns (records sent, records received) and records the state.
+    def sync_once(self, *, pull_first: bool = False) -> tuple[int, int]:
+        """Push, then pull (``pull_first``: pull, then push, as after a NOTIFY: the records another
+        box just pushed are not kept waiting behind this box's push); returns (records sent,
+        records received) and records the state.
 
         Raises :class:`SiteOffline` (state "offline") when the server cannot be reached,
         :class:`PullHeldBack` (state "error") when some box's records could not be added (all
@@ -333,8 +343,16 @@ class SiteSync:
         """
         sent: list[Movement] = []
         try:
-            sent = self.push()
-            got = self.pull()
+            if pull_first:
+                try:
+                    got = self.pull()
+                except PullHeldBack:  # the rest was pulled: push still, then report it
+                    sent = self.push()
+                    raise
+                sent = self.push()
+            else:
+                sent = self.push()
+                got = self.pull()
         except PullHeldBack as e:
             self._mark_offline("error", " ".join(str(e).split()))
             if self.listener is not None and (sent or e.pulled):
@@ -384,7 +402,7 @@ class SiteSync:
                     next_full = time.monotonic() + self.site.pull_every_s
                 woke = self._woken(self.site.poll_ms / 1000.0)
                 if woke or waiting(self.store) > 0:
-                    self.sync_once()
+                    self.sync_once(pull_first=woke)
                     next_full = time.monotonic() + self.site.pull_every_s if woke else next_full
                 delay = 0.5
             except PullHeldBack as e:

@@ -42,7 +42,7 @@ from edge.stages.csvfile import CSV_COLUMNS, InventoryRow, split_aliases
 from edge.stages.names import name_key
 from edge.stages.sqlite_tx import Guard, Tx
 from edge.stages.store_places import IMPORT_TURN_PREFIX, add_place, clean, clean_or_none, places_of, settle
-from edge.stages.store_pulled import apply_batch
+from edge.stages.store_pulled import CURSORS, apply_batch
 from edge.stages.store_recovery import recover_if_corrupt
 from edge.stages.store_schema import SCHEMA_VERSION, claim_box, migrate
 from edge.stages.storefaults import diagnose
@@ -648,7 +648,7 @@ class Store:
     def cursors(self) -> dict[str, int]:
         """The highest ``seq`` held for every box, this one included: ``{box: seq}``."""
         with self._lock:
-            return {b: int(n) for b, n in self._db().execute("SELECT box, MAX(seq) FROM records GROUP BY box")}
+            return {b: int(n) for b, n in self._db().execute(CURSORS)}
 
     def apply(self, movements: list[Movement], *, restore: bool = False) -> int:
         """Add other boxes' movements (pulled from the site) and their deltas to the quantities,

@@ -31,7 +31,13 @@ from edge.stages.store_places import (
 if TYPE_CHECKING:
     from edge.stages.store import Movement
 
-__all__ = ["apply_batch", "settle_places", "Touched"]
+__all__ = ["apply_batch", "settle_places", "Touched", "CURSORS"]
+
+#: ``(box, highest seq)`` for every box the records hold: a skip-scan of the ``(box, seq)`` index
+#: (one lookup per box; ``GROUP BY box`` reads the whole index: 127 ms at 300,000 records).
+CURSORS = ("WITH RECURSIVE b(box) AS (SELECT MIN(box) FROM records UNION ALL "
+           "SELECT (SELECT MIN(r.box) FROM records AS r WHERE r.box > b.box) FROM b WHERE b.box IS NOT NULL) "
+           "SELECT box, (SELECT MAX(r.seq) FROM records AS r WHERE r.box = b.box) FROM b WHERE box IS NOT NULL")
 
 #: A record's place in the order of a place's records: (ULID time prefix, box, seq).
 Key = tuple[str, str, int]
