@@ -96,3 +96,31 @@ def test_a_count_and_the_logs_around_it_in_one_batch(tmp_path: Path) -> None:
         assert c.get("WSH-3").quantity == 26
         assert c.apply([late[1], *later]) == 2  # no count in this batch: only the later log counts
         assert c.get("WSH-3").quantity == 25
+
+
+def test_a_movement_for_an_unknown_sku_is_kept_aside_and_added_once_the_item_is_imported(tmp_path: Path) -> None:
+    inv = tmp_path / "inv.csv"
+    inv.write_text(CSV, encoding="utf-8")
+    wider = tmp_path / "wider.csv"  # only the new row: a row of a known item would be a stock count
+    wider.write_text("sku,item,location,quantity,unit,aliases\nWDG-1,widget,bin 99,5,pcs,widgets\n", encoding="utf-8")
+    with Store(tmp_path / "crib.db", box="crib") as crib:
+        crib.import_csv(inv)
+        crib.import_csv(wider)
+        crib.log("WSH-3", -1, "one washer", "c1")
+        crib.log("WDG-1", -2, "two widgets", "c2")
+        crib.count("WDG-1", 4, "four widgets in bin 99", "c3")
+        crib.log("WSH-3", -3, "three washers", "c4")
+        crib.log("WDG-1", 1, "a widget back", "c5")
+        crib.undo("undo", "c6")  # the widget back
+        theirs, want = crib.movements("crib"), _stock(crib)
+    with Store(tmp_path / "line.db", box="line") as line:
+        line.import_csv(inv)
+        assert line.apply(theirs[:3]) == 3 and line.apply(theirs) == 3 and line.apply(theirs) == 0  # once by gid
+        assert line.get("WSH-3").quantity == 42 - 4  # the crib's washers went on past the widgets
+        assert line.get("WDG-1") is None and line.cursors()["crib"] == 6
+        assert line.kept_aside() == [{"sku": "WDG-1", "box": "crib", "records": 4}]
+        assert [m.seq for m in line.movements("crib")] == [1, 4]
+        line.import_csv(wider)
+        assert line.kept_aside() == [] and _stock(line) == want  # 5 - 2, counted 4, +1 undone: 4
+        assert sorted(line.movements("crib"), key=lambda m: m.seq) == theirs  # the undo points at its record
+        assert line.apply(theirs) == 0

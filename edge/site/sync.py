@@ -31,12 +31,13 @@ import psycopg
 from edge.site.server import NOTIFY_CHANNEL, SiteError, SiteOffline, connect, require_schema
 from edge.stages.store import Movement, StoreError
 from edge.stages.store_places import clean, clean_or_none
+from edge.stages.store_pulled import IMPORT_FIX
 
 if TYPE_CHECKING:
     from edge.config import SiteSettings
     from edge.stages.store import Store
 
-__all__ = ["SiteSync", "SyncListener", "PullHeldBack", "waiting"]
+__all__ = ["SiteSync", "SyncListener", "PullHeldBack", "waiting", "kept_note"]
 
 #: The columns of a movement, in :class:`edge.stages.store.Movement` order.
 _COLS = "gid, box, seq, time, sku, delta, utterance, turn_id, undoes, location, kind, counted, op"
@@ -61,8 +62,8 @@ _PULL = ("WITH RECURSIVE boxes(box) AS (SELECT MIN(box) FROM edge_movements UNIO
 
 
 class PullHeldBack(SiteError):
-    """Some box's records could not be added (e.g. an SKU this box does not know); every other
-    box's records were. ``pulled``: the records that were added."""
+    """Some box's records could not be added (e.g. an undo of a record the store lacks, two boxes
+    sharing a box id); every other box's records were. ``pulled``: the records that were added."""
 
     def __init__(self, message: str, pulled: list[Movement]) -> None:
         super().__init__(message)
@@ -98,6 +99,13 @@ def _columns(moves: list[Movement]) -> list[list]:
 
 def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
+
+
+def kept_note(k: dict) -> str:
+    """The line for one entry of :meth:`edge.stages.store.Store.kept_aside`: what is kept, why, the fix."""
+    n = k["records"]
+    return (f"  {n} record{'' if n == 1 else 's'} of box {k['box']} for SKU {k['sku']!r} kept aside: this box "
+            f"does not know the item, so its stock here leaves them out; {IMPORT_FIX}")
 
 
 def waiting(store: Store) -> int:
@@ -139,6 +147,8 @@ class SiteSync:
         self.listener = listener
         self._noted = float("-inf")  # monotonic s of the last site_last_sync write
         self._conn: psycopg.Connection | None = None
+        self.news: list[str] = []  # lines to tell once (records kept aside), drained by run()
+        self._kept_told: set[tuple[str, str]] = set()
 
     # -- connection and state -----------------------------------------------------------------
 
@@ -249,13 +259,14 @@ class SiteSync:
     def pull(self) -> list[Movement]:
         """Add the other boxes' records the store lacks, per box in ``seq`` order; returns those added.
 
-        Each batch of ``site.batch`` records is one store transaction; if the store refuses a record
-        (e.g. its SKU is unknown here), the batch is applied box by box, so that box's records
-        wait and the others' do not.
+        Each batch of ``site.batch`` records is one store transaction; if the store refuses a record,
+        the batch is applied box by box, so that box's records wait and the others' do not. A
+        record for an SKU this box does not know is kept aside, not refused
+        (:meth:`edge.stages.store.Store.kept_aside`).
 
         Raises :class:`SiteOffline` when the connection fails, :class:`PullHeldBack` (after adding
         everything else) when a box's records cannot be added: the message names the record and
-        the fix (e.g. import the site's inventory CSV).
+        the fix.
         """
         got: list[Movement] = []
         blocked: dict[str, str] = {}
@@ -383,9 +394,17 @@ class SiteSync:
             self._mark_offline("error", " ".join(str(e).split()))
             raise e if isinstance(e, SiteError) else SiteError(f"site sync failed: {e}") from e
         self._mark_online(len(sent) + len(got))
+        if got:
+            self._tell_kept()
         if self.listener is not None and (sent or got):
             self.listener.movements(sent, got)
         return len(sent), len(got)
+
+    def _tell_kept(self) -> None:
+        """Queue in :attr:`news` a line for each SKU and box newly kept aside (told once)."""
+        now = {(k["sku"], k["box"]): k for k in self.store.kept_aside()}
+        self.news += [kept_note(now[key]).strip() for key in sorted(now.keys() - self._kept_told)]
+        self._kept_told = set(now)
 
     # -- the loop -----------------------------------------------------------------------------
 
@@ -402,8 +421,9 @@ class SiteSync:
         """Sync until ``stop`` is set: at once, then on every NOTIFY, on new local records (looked
         for every ``site.poll_ms`` ms) and every ``site.pull_every_s`` s. Failures are recorded in
         the store's state, passed to ``on_error`` and retried after a delay doubling from 0.5 s up
-        to ``site.retry_max_s`` s; they never end the loop. Records held back (an unknown SKU) are
-        retried on the same doubling delay while everything else syncs on."""
+        to ``site.retry_max_s`` s; they never end the loop. Records held back (a record the store
+        refuses) are retried on the same doubling delay while everything else syncs on. Records
+        kept aside for an SKU this box does not know are told to ``on_error`` once per SKU and box."""
         delay, next_full, last_held = 0.5, 0.0, ""  # next_full: monotonic s of the next full round
         while not stop.is_set():
             try:
@@ -415,6 +435,8 @@ class SiteSync:
                     self.sync_once(pull_first=woke)
                     next_full = time.monotonic() + self.site.pull_every_s if woke else next_full
                 delay = 0.5
+                while self.news and on_error is not None:
+                    on_error(SiteError(self.news.pop(0)))
             except PullHeldBack as e:
                 # the connection is fine: keep syncing the rest at full speed, retry the held-back
                 # box's records after the doubling delay (the item may have been added meanwhile)

@@ -8,6 +8,11 @@ a place with a new count, or the undo of one, is recomputed from its history
 record, since a place's quantity is a function of the records held for it
 (:mod:`edge.stages.store_places`).
 
+A movement for an SKU this box does not know (the boxes imported different inventories) is kept
+aside in the ``kept`` table, so its box's other records go on: the store holds it (idempotent on
+``gid``, counted in :data:`CURSORS`) without a stock to add it to, says so (:func:`kept_aside`),
+and adds it once the item is imported here (:func:`release_kept`).
+
 Every function raises ``sqlite3`` errors as they are and :class:`edge.stages.store_places.Refused`
 for a movement the store does not take (the caller rolls back: nothing is applied).
 """
@@ -16,7 +21,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from edge.stages.store_places import (
     ACTIVE_COUNT,
@@ -31,13 +36,35 @@ from edge.stages.store_places import (
 if TYPE_CHECKING:
     from edge.stages.store import Movement
 
-__all__ = ["apply_batch", "settle_places", "Touched", "CURSORS"]
+__all__ = ["apply_batch", "settle_places", "Touched", "CURSORS", "kept_aside", "release_kept", "IMPORT_FIX"]
 
-#: ``(box, highest seq)`` for every box the records hold: a skip-scan of the ``(box, seq)`` index
-#: (one lookup per box; ``GROUP BY box`` reads the whole index: 127 ms at 300,000 records).
+#: ``(box, highest seq)`` for every box the records (and the movements kept aside) hold: a
+#: skip-scan of the ``(box, seq)`` index, one lookup per box (``GROUP BY box`` reads the whole
+#: index: 127 ms at 300,000 records).
 CURSORS = ("WITH RECURSIVE b(box) AS (SELECT MIN(box) FROM records UNION ALL "
            "SELECT (SELECT MIN(r.box) FROM records AS r WHERE r.box > b.box) FROM b WHERE b.box IS NOT NULL) "
-           "SELECT box, (SELECT MAX(r.seq) FROM records AS r WHERE r.box = b.box) FROM b WHERE box IS NOT NULL")
+           "SELECT box, MAX(seq) FROM (SELECT box, (SELECT MAX(r.seq) FROM records AS r WHERE r.box = b.box) AS seq "
+           "FROM b WHERE box IS NOT NULL UNION ALL SELECT box, MAX(seq) FROM kept GROUP BY box) GROUP BY box")
+
+_COLS = "gid, box, seq, time, sku, delta, utterance, turn_id, undoes, location, kind, counted, op"
+
+
+class _Kept(NamedTuple):
+    """A row of ``kept``: the fields of :class:`edge.stages.store.Movement`."""
+
+    gid: str
+    box: str
+    seq: int
+    time: str
+    sku: str
+    delta: int | float
+    utterance: str
+    turn_id: str
+    undoes: str | None
+    location: str | None
+    kind: str
+    counted: int | float | None
+    op: str | None
 
 #: A record's place in the order of a place's records: (ULID time prefix, box, seq).
 Key = tuple[str, str, int]
@@ -71,8 +98,10 @@ class _Batch:
 
     def __init__(self, conn: sqlite3.Connection, moves: list[Movement]) -> None:
         self.conn = conn
-        self.held = {g for (g,) in conn.execute("SELECT gid FROM records WHERE gid IN (SELECT value FROM json_each(?))",
-                                                (_in([m.gid for m in moves]),))}
+        gids = _in([m.gid for m in moves])
+        self.held = {g for (g,) in conn.execute("SELECT gid FROM records WHERE gid IN (SELECT value FROM json_each(?)) "
+                                                "UNION ALL SELECT gid FROM kept WHERE gid IN (SELECT value FROM "
+                                                "json_each(?))", (gids, gids))}
         self.skus = {s for (s,) in conn.execute("SELECT sku FROM items WHERE sku IN (SELECT value FROM json_each(?))",
                                                 (_in([m.sku for m in moves]),))}
         self.tops: dict[str, int] = {}
@@ -82,8 +111,9 @@ class _Batch:
 
     def top(self, box: str) -> int:
         if box not in self.tops:
-            self.tops[box] = self.conn.execute("SELECT COALESCE(MAX(seq), 0) FROM records WHERE box = ?",
-                                               (box,)).fetchone()[0]
+            self.tops[box] = self.conn.execute(
+                "SELECT MAX(COALESCE((SELECT MAX(seq) FROM records WHERE box = ?), 0), "
+                "COALESCE((SELECT MAX(seq) FROM kept WHERE box = ?), 0))", (box, box)).fetchone()[0]
         return self.tops[box]
 
     def place(self, sku: str, location: str | None) -> str:
@@ -107,33 +137,47 @@ class _Batch:
         return int(row[0]), row[1] == "count"
 
 
-def _check(b: _Batch, m: Movement, box: str, restore: bool) -> None:
+#: What to do about an unknown SKU: import the item's row alone (a known item's row is a count).
+IMPORT_FIX = ("fix: add the item on this box with 'edge inventory import FILE', FILE a CSV holding its row "
+              "(only new rows: a row of a known item is a stock count)")
+
+
+def _check(b: _Batch, m: Movement, box: str, restore: bool, ordered: bool) -> None:
     if m.box == box and not restore:
         raise Refused(f"movement {m.gid} claims to be from this box ({box}) but this store "
-                      "does not hold it; fix: two boxes share site.box: give each its own")
-    if m.seq != b.top(m.box) + 1:
+                      f"does not hold it; fix: two boxes share site.box: give each its own")
+    if ordered and m.seq != b.top(m.box) + 1:
         raise Refused(f"movement {m.gid} is number {m.seq} of box {m.box}, but this store holds "
                       f"up to {b.top(m.box)}; movements must be applied in order")
-    if m.sku not in b.skus:
+    if restore and m.sku not in b.skus:
         raise Refused(f"movement {m.gid} of box {m.box} is for SKU {m.sku!r}, which this box does not know; "
-                      "fix: add the item on this box with 'edge inventory import FILE', FILE a CSV "
-                      "holding its row (only new rows: a row of a known item is a stock count)")
+                      f"{IMPORT_FIX}")
 
 
 def apply_batch(conn: sqlite3.Connection, box: str, moves: list[Movement], restore: bool,
-                kinds: tuple[str, ...]) -> list[Movement]:
+                kinds: tuple[str, ...], *, ordered: bool = True) -> list[Movement]:
     """Insert the movements of ``moves`` this store lacks (by ``gid``) and settle the places they
-    touched; returns the movements added, in order. ``box``: this store's box id; ``restore``:
-    take this box's own movements too; ``kinds``: the record kinds the store knows.
+    touched; returns the movements taken, in order (those of an SKU this box does not know are
+    kept aside). ``box``: this store's box id; ``restore``: take this box's own movements too (an
+    unknown SKU is then refused); ``kinds``: the record kinds the store knows; ``ordered``: each
+    box's movements must follow on the highest ``seq`` held (False: kept ones being added).
 
     :class:`Refused` for a movement of this box (unless ``restore``), a gap in a box's sequence,
-    an unknown SKU, or an undo of a record this store does not hold."""
+    an unknown SKU with ``restore``, or an undo of a record this store does not hold."""
     b = _Batch(conn, moves)
     added = []
     for m in moves:
         if m.gid in b.held:
             continue
-        _check(b, m, box, restore)
+        _check(b, m, box, restore, ordered)
+        b.held.add(m.gid)
+        b.tops[m.box] = max(m.seq, b.tops.get(m.box, 0))
+        added.append(m)
+        if m.sku not in b.skus:
+            conn.execute(f"INSERT INTO kept ({_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                         (m.gid, m.box, m.seq, m.time, m.sku, clean(m.delta), m.utterance, m.turn_id, m.undoes,
+                          m.location, m.kind, clean_or_none(m.counted), m.op))
+            continue
         undone = b.undone(m)
         place, kind = b.place(m.sku, m.location), _kind(m, kinds)
         delta = clean(m.delta)
@@ -143,14 +187,29 @@ def apply_batch(conn: sqlite3.Connection, box: str, moves: list[Movement], resto
             (m.time, m.sku, delta, m.utterance, m.turn_id, None if undone is None else undone[0], m.box, m.gid,
              m.seq, place, kind, clean_or_none(m.counted), m.op))
         b.ids[m.gid] = (int(cur.lastrowid), kind)
-        b.held.add(m.gid)
-        b.tops[m.box] = m.seq
         t = b.touched.setdefault((m.sku, place), Touched())
         t.deltas.append(((m.gid[:10], m.box, m.seq), delta))
         t.recount = t.recount or kind == "count" or (undone is not None and undone[1])
-        added.append(m)
     settle_places(conn, b.touched)
     return added
+
+
+def release_kept(conn: sqlite3.Connection, box: str, kinds: tuple[str, ...]) -> int:
+    """Add the movements kept aside whose SKU this store now knows (after an import), per box in
+    ``seq`` order; returns how many. Raises as :func:`apply_batch`."""
+    rows = [_Kept(*r) for r in conn.execute(f"SELECT {_COLS} FROM kept WHERE sku IN (SELECT sku FROM items) "
+                                            "ORDER BY box, seq")]
+    if not rows:
+        return 0
+    conn.execute("DELETE FROM kept WHERE sku IN (SELECT sku FROM items)")
+    return len(apply_batch(conn, box, rows, False, kinds, ordered=False))  # type: ignore[arg-type]
+
+
+def kept_aside(conn: sqlite3.Connection) -> list[dict]:
+    """``[{"sku", "box", "records"}]``: the movements kept aside for SKUs this box does not know,
+    per SKU and box."""
+    return [{"sku": sku, "box": b, "records": int(n)} for sku, b, n in
+            conn.execute("SELECT sku, box, COUNT(*) FROM kept GROUP BY sku, box ORDER BY sku, box")]
 
 
 def settle_places(conn: sqlite3.Connection, touched: dict[tuple[str, str], Touched]) -> None:
