@@ -26,7 +26,8 @@ def site_status(store: Store) -> dict:
     ``waiting`` (this box's records not yet on the site, a count); ``boxes`` ({box: highest seq
     held}); ``negative`` ([{sku, item, location, quantity}] for stock below zero); ``kept_aside``
     ([{sku, box, records}]: other boxes' movements for SKUs this box does not know, kept until the
-    item is imported here).
+    item is imported here); ``mqtt`` (None before the sync has used a broker, else ``{state, error}``:
+    state one of :data:`edge.site.mqtt.MQTT_STATES`, error why it is not connected, with the fix).
     """
     state = store.meta("site_state") or "never"
     return {
@@ -40,6 +41,8 @@ def site_status(store: Store) -> dict:
         "negative": [{"sku": i.sku, "item": i.item, "location": i.location, "quantity": i.quantity}
                      for i in store.negatives()],
         "kept_aside": store.kept_aside(),
+        "mqtt": {"state": store.meta("mqtt_state"), "error": store.meta("mqtt_error") or None}
+        if store.meta("mqtt_state") else None,
     }
 
 
@@ -56,6 +59,8 @@ def format_site(st: dict) -> list[str]:
             lines.append(f"  last error: {st['error']}")
     else:
         lines = [f"site not synced yet (box {st['box']}), {records}"]
+    if st["mqtt"] and st["mqtt"]["state"] != "connected":
+        lines.append(f"  MQTT {st['mqtt']['state']}: {st['mqtt']['error']}")
     for k in st["kept_aside"]:
         lines.append(kept_note(k))
     for neg in st["negative"]:
