@@ -12,7 +12,10 @@ import paho.mqtt.client as paho
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-from edge.site.mqtt import stock_state
+from edge.config import load_settings
+from edge.site.mqtt import MqttEvents, stock_state
+from edge.site.status import format_site, site_status
+from edge.stages.store import Store
 from tests import mqttbroker, pgserver
 from tests.helpers import INVENTORY
 from tests.mqttbroker import Broker
@@ -162,5 +165,42 @@ def test_a_broker_with_a_password(dsn: str, tmp_path: Path) -> None:
             assert r.returncode == 2 and "site.mqtt.password_file" in r.stderr and "chmod 600" in r.stderr
         finally:
             sub.close()
+    finally:
+        broker.stop()
+
+
+def test_a_broker_that_refuses_the_box_is_shown_in_the_status_and_told_once(tmp_path: Path) -> None:
+    broker = Broker(user=("edge-box", "broker-s3cret"))
+    pw = tmp_path / "mqtt-password"
+    pw.write_text("not-the-password\n")
+    pw.chmod(0o600)
+    site = load_settings(overrides={"site": {"box": "crib", "dsn": "host=x", "mqtt": {
+        "host": "127.0.0.1", "port": broker.port, "username": "edge-box", "password_file": str(pw)}}}).site
+    told: list = []
+    try:
+        with Store(tmp_path / "edge.db", box="crib") as store:
+            store.import_csv(INVENTORY)
+            assert site_status(store)["mqtt"] is None  # no broker used yet
+            events = MqttEvents(store, site, on_error=told.append)
+            try:
+                assert wait_for(lambda: store.meta("mqtt_state") == "refused", HANG_S)
+                # paho keeps retrying: wait for a second refusal at the broker; the reason is told once
+                assert wait_for(lambda: (broker.root / "broker.log").read_text().count("not authorised") >= 2, HANG_S)
+                assert len(told) == 1 and "refused this box: Not authorized (user 'edge-box')" in str(told[0])
+                st = site_status(store)
+                assert st["mqtt"] == {"state": "refused", "error": str(told[0])}
+                assert any(line.startswith("  MQTT refused: ") and "fix: set site.mqtt.username" in line
+                           for line in format_site(st))
+                assert not events.connected.is_set()
+            finally:
+                events.close()
+            pw.write_text("broker-s3cret\n")  # the right password: connected, the error gone
+            events = MqttEvents(store, site, on_error=told.append)
+            try:
+                assert events.connected.wait(HANG_S)
+                assert site_status(store)["mqtt"] == {"state": "connected", "error": None}
+                assert not any("MQTT" in line for line in format_site(site_status(store))) and len(told) == 1
+            finally:
+                events.close()
     finally:
         broker.stop()

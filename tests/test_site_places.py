@@ -66,3 +66,19 @@ def test_plain_logs_still_merge_by_adding(tmp_path, dsn):
     written = {"goods-in": a.log(6, undo_every=3), "line": b.log(5)}
     _sync(a, b, a)
     check_site(dsn, [a, b], written)
+
+
+def test_text_travels_unchanged_through_the_batch_insert(tmp_path, dsn):
+    """A push sends each column as one array: quotes, backslashes, braces, commas, the word NULL
+    and non-ASCII text must come out as they went in."""
+    a, b = Box(tmp_path, "goods-in", dsn), Box(tmp_path, "line", dsn)
+    said = ['take "two" fuses, {please}', "back\\slash 'n' NULL", "zwei Schrauben „rein“ 十个"]
+    with a.store() as s:
+        for n, text in enumerate(said):
+            s.log("FUS-5A", n + 1, text, f"t{n}", location=f"bin {{{n},x}}" if n else None)
+        s.count("TIE-CBL-200", 299, "NULL", "t9")
+    _sync(a, b)
+    with a.store() as s, b.store() as t:
+        assert [m.utterance for m in t.movements("goods-in")][:3] == said
+        assert set(t.movements("goods-in")) == set(s.movements("goods-in"))
+        assert {i.sku: i.stock for i in s.items()} == {i.sku: i.stock for i in t.items()}

@@ -17,7 +17,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from edge.config import ConfigError, load_settings
 from edge.site.mqtt import MqttEvents
 from edge.site.server import SiteError, SiteOffline, connect
-from edge.site.status import site_status
+from edge.site.status import format_site, site_status
 from edge.stages.store import Store
 from tests import mqttbroker, pgserver
 from tests.helpers import INVENTORY
@@ -215,6 +215,28 @@ def test_mqtt_over_tls_delivers_the_movement(dsn: str, pki, broker: Broker, tmp_
         assert ("edge/site/goods-in/status", "online") in sub.messages
     finally:
         sub.close()
+
+
+def test_a_broker_failing_the_tls_check_or_wanting_tls_is_shown_in_the_status(pki, broker: Broker,
+                                                                               tmp_path: Path) -> None:
+    def mqtt(**tls):
+        return load_settings(overrides={"site": {"box": "a", "dsn": "host=x", "mqtt": {
+            "host": "127.0.0.1", "port": broker.port, **tls}}}).site
+    for name, site, state, said in (
+            ("wrong-ca", mqtt(tls_ca_file=str(pki["wrong_ca"])), "tls",
+             "failed the TLS check: self-signed certificate in certificate chain; fix: set site.mqtt.tls_ca_file"),
+            ("plain", mqtt(), "refused", "closed the connection before accepting this box")):
+        told: list = []
+        with Store(tmp_path / f"{name}.db", box="a") as store:
+            events = MqttEvents(store, site, on_error=told.append)
+            try:
+                assert wait_for(lambda s=store, want=state: s.meta("mqtt_state") == want, HANG_S), name
+                st = site_status(store)
+                assert said in st["mqtt"]["error"] and "fix: " in st["mqtt"]["error"], st
+                assert f"port {broker.port}" in st["mqtt"]["error"] and len(told) == 1
+                assert any(line.startswith(f"  MQTT {state}: ") for line in format_site(st))
+            finally:
+                events.close()
 
 
 def test_a_plain_text_client_is_refused_by_the_tls_listener(broker: Broker) -> None:

@@ -28,7 +28,7 @@ def test_a_schema_3_store_migrates_and_keeps_every_record(tmp_path):
     before, items = _old_file(path)
     assert len(before) == 10 and any(r[6] is not None for r in before)  # undo links are in the dump
     with Store(path) as s:
-        assert s.schema_version == SCHEMA_VERSION == 5
+        assert s.schema_version == SCHEMA_VERSION == 6
         assert s.box == "crib"
         conn = sqlite3.connect(path)
         after = conn.execute(f"SELECT {OLD_COLS} FROM records ORDER BY id").fetchall()
@@ -56,4 +56,4 @@ def test_migrating_twice_changes_nothing(tmp_path):
     with Store(path) as s:
         first = s.records()
     with Store(path) as s:
-        assert s.records() == first and s.schema_version == 5
+        assert s.records() == first and s.schema_version == 6

@@ -50,8 +50,11 @@ def cmd_init(args) -> int:
 def cmd_sync(args) -> int:
     settings = _settings(args)
     site = site_settings(settings)
+    def tell(e: SiteError) -> None:
+        print(f"edge site sync: {e}", file=sys.stderr, flush=True)
+
     with Store(settings.store.path, box=site.box) as store:
-        events = MqttEvents(store, site) if site.mqtt is not None else None
+        events = MqttEvents(store, site, on_error=tell) if site.mqtt is not None else None
         sync = SiteSync(store, site, listener=events)
         try:
             if args.once:
@@ -64,7 +67,7 @@ def cmd_sync(args) -> int:
             stop = threading.Event()
             for sig in (signal.SIGTERM, signal.SIGINT):
                 signal.signal(sig, lambda *_: stop.set())
-            sync.run(stop, on_error=lambda e: print(f"edge site sync: {e}", file=sys.stderr, flush=True))
+            sync.run(stop, on_error=tell)
         finally:
             sync.close()
             if events is not None:

@@ -18,24 +18,37 @@ The database stays the truth; MQTT only tells. Topic tree, ``P = edge/<site>/<bo
 With ``discovery: true`` each SKU also gets Home Assistant MQTT discovery configs (retained):
 ``<prefix>/sensor/edge_<site>_<box>/<sku>/config`` (the quantity) and
 ``<prefix>/binary_sensor/edge_<site>_<box>/<sku>_low/config`` (on at or below ``low_stock_at``).
+
+The connection's state is kept in the store's ``meta`` table (``mqtt_state``: one of
+:data:`MQTT_STATES`, ``mqtt_error``: why, with the fix), written when it changes, so
+``edge site status`` and ``edge status`` show a broker that refuses the box (its credentials, its
+TLS handshake) while paho keeps retrying; each new reason is also told once to ``on_error``.
 """
 from __future__ import annotations
 
 import json
 import re
+import ssl
+import sys
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import paho.mqtt.client as paho
 from paho.mqtt.enums import CallbackAPIVersion
 
 from edge.site.server import SiteError, credential_file, read_password
+from edge.stages.store import StoreError
 
 if TYPE_CHECKING:
     from edge.config import MqttSettings, SiteSettings
     from edge.stages.store import Item, Movement, Store
 
-__all__ = ["MqttEvents", "topic_prefix", "stock_state", "discovery_configs"]
+__all__ = ["MqttEvents", "topic_prefix", "stock_state", "discovery_configs", "MQTT_STATES", "connect_failure",
+           "refusal"]
+
+#: ``mqtt_state`` values: accepted by the broker; refused by it (credentials, client id, or the
+#: connection closed before it answered); the TLS check or handshake failed; not reachable at all.
+MQTT_STATES = ("connected", "refused", "tls", "unreachable")
 
 
 def topic_prefix(site: SiteSettings) -> str:
@@ -95,6 +108,41 @@ def _tls(client: paho.Client, m: MqttSettings) -> None:
                         "files (tls_ca_file the broker's CA; tls_key_file the key of tls_cert_file)") from e
 
 
+def _where(m: MqttSettings) -> str:
+    return f"site.mqtt: the broker at host {m.host} port {m.port}"
+
+
+def refusal(m: MqttSettings, reason: object) -> str:
+    """Why the broker refused this box after the connection was made (``reason``: the CONNACK's
+    reason code, or None when it closed the connection without answering), with the fix."""
+    if reason is None:
+        return (f"{_where(m)} closed the connection before accepting this box; fix: if the listener "
+                f"speaks TLS, set site.mqtt.tls_ca_file{'' if m.tls else ' (TLS is off)'}; if it wants a client "
+                "certificate, set tls_cert_file and tls_key_file")
+    text = str(reason)
+    if text in ("Bad user name or password", "Not authorized"):
+        who = f"user {m.username!r}" if m.username else "no user (site.mqtt.username is not set)"
+        return (f"{_where(m)} refused this box: {text} ({who}); fix: set site.mqtt.username and put that user's "
+                "password in site.mqtt.password_file, as the broker's password file has them")
+    return f"{_where(m)} refused this box: {text}; fix: see the broker's log"
+
+
+def connect_failure(m: MqttSettings, error: BaseException | None) -> tuple[str, str]:
+    """``(state, why with the fix)`` for a connection attempt that failed with ``error``."""
+    if isinstance(error, ssl.SSLCertVerificationError):
+        return "tls", (f"{_where(m)} failed the TLS check: {error.verify_message or error}; fix: set "
+                       "site.mqtt.tls_ca_file to the CA that signed the broker's certificate, and site.mqtt.host "
+                       "to a name the certificate lists")
+    if isinstance(error, ssl.SSLError):
+        return "tls", (f"{_where(m)} refused the TLS handshake ({error.reason or error}); fix: check that the "
+                       "port is the broker's TLS listener; if it wants a client certificate, set tls_cert_file "
+                       "and tls_key_file")
+    if isinstance(error, ConnectionRefusedError):
+        return "unreachable", (f"{_where(m)} refuses connections (nothing listens there); fix: start the broker "
+                               "or correct site.mqtt.host and port")
+    return "unreachable", f"{_where(m)} cannot be reached ({error}); the events wait and go on reconnect"
+
+
 class MqttEvents:
     """Publishes this box's site events to ``site.mqtt``; a listener for :class:`edge.site.sync.SiteSync`.
 
@@ -105,17 +153,22 @@ class MqttEvents:
     With ``site.mqtt.tls`` the connection is TLS and the broker's certificate is verified (against
     ``tls_ca_file``, else the system's CAs) and must name ``site.mqtt.host``.
 
+    The connection state goes to the store (see the module doc); ``on_error`` is told each new
+    reason the broker refuses the box or cannot be reached (once, not on every retry).
+
     Raises :class:`SiteError` naming ``site.mqtt.password_file`` or a ``site.mqtt.tls_*`` file,
     with the fix, when it is missing, unreadable, or (the password, the private key) open to others.
     """
 
-    def __init__(self, store: Store, site: SiteSettings) -> None:
+    def __init__(self, store: Store, site: SiteSettings,
+                 on_error: Callable[[SiteError], None] | None = None) -> None:
         if site.mqtt is None:
             raise SiteError("site.mqtt: not configured; fix: add site.mqtt.host to the config")
         self.store, self.site, self.prefix = store, site, topic_prefix(site)
         m = site.mqtt
         self.connected = threading.Event()
         self._last: paho.MQTTMessageInfo | None = None
+        self._on_error, self._told, self._acked, self._closing = on_error, "", False, False
         c = paho.Client(CallbackAPIVersion.VERSION2, client_id=f"edge-{site.name}-{site.box}")
         c.will_set(f"{self.prefix}/status", "offline", qos=1, retain=True)
         if m.username:
@@ -123,15 +176,42 @@ class MqttEvents:
         if m.tls:
             _tls(c, m)
         c.on_connect = self._on_connect
-        c.on_disconnect = lambda *_: self.connected.clear()
+        c.on_disconnect = self._on_disconnect
+        # called inside paho's ``except OSError`` around a connection attempt: the error is at hand
+        c.on_connect_fail = lambda *_: self._state(*connect_failure(m, sys.exc_info()[1]))
         c.reconnect_delay_set(min_delay=1, max_delay=30)
         self.client = c
         c.connect_async(m.host, m.port, keepalive=m.keepalive_s)
         c.loop_start()
 
-    def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
-        if reason_code.is_failure:
+    def _state(self, state: str, error: str = "") -> None:
+        """Keep the connection state in the store when it changes; tell a new error once."""
+        try:
+            if (self.store.meta("mqtt_state"), self.store.meta("mqtt_error") or "") != (state, error):
+                self.store.set_meta(mqtt_state=state, mqtt_error=error)
+        except StoreError:
+            pass  # the store busy or failing: the next change writes it (never break paho's thread)
+        if error and error != self._told and self._on_error is not None:
+            self._on_error(SiteError(error))
+        self._told = error
+
+    def _on_disconnect(self, client, userdata, flags, reason_code, properties) -> None:
+        self.connected.clear()
+        if self._closing:
             return
+        if not self._acked:  # closed before any CONNACK: e.g. a TLS listener spoken to in plain text
+            self._state("refused", refusal(self.site.mqtt, None))
+        elif reason_code.is_failure and self.store.meta("mqtt_state") == "connected":
+            self._state("unreachable", f"{_where(self.site.mqtt)} dropped the connection ({reason_code}); "
+                                       "the events wait and go on reconnect")
+        self._acked = False
+
+    def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
+        self._acked = True
+        if reason_code.is_failure:
+            self._state("refused", refusal(self.site.mqtt, reason_code))
+            return
+        self._state("connected")
         client.publish(f"{self.prefix}/status", "online", qos=1, retain=True)
         for item in self.store.items():  # a (re)connect refreshes every retained state
             self._stock(item)
@@ -167,6 +247,7 @@ class MqttEvents:
     def close(self, timeout_s: float = 5.0) -> None:
         """Publish ``offline`` (retained) after what is queued, wait up to ``timeout_s`` s for the
         broker to take them while connected, disconnect, stop the network thread."""
+        self._closing = True
         info = self.client.publish(f"{self.prefix}/status", "offline", qos=1, retain=True)
         if self.connected.is_set():
             for pending in (self._last, info):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from edge.site.sync import waiting
+from edge.site.sync import kept_note, waiting
 from edge.stages.reply import clock_time
 
 if TYPE_CHECKING:
@@ -24,7 +24,10 @@ def site_status(store: Store) -> dict:
     Keys: ``box``; ``state`` ("online", "offline", "error" or "never" before the first sync);
     ``offline_since`` and ``last_sync`` (ISO 8601 UTC or None); ``error`` (text or None);
     ``waiting`` (this box's records not yet on the site, a count); ``boxes`` ({box: highest seq
-    held}); ``negative`` ([{sku, item, location, quantity}] for stock below zero).
+    held}); ``negative`` ([{sku, item, location, quantity}] for stock below zero); ``kept_aside``
+    ([{sku, box, records}]: other boxes' movements for SKUs this box does not know, kept until the
+    item is imported here); ``mqtt`` (None before the sync has used a broker, else ``{state, error}``:
+    state one of :data:`edge.site.mqtt.MQTT_STATES`, error why it is not connected, with the fix).
     """
     state = store.meta("site_state") or "never"
     return {
@@ -37,6 +40,9 @@ def site_status(store: Store) -> dict:
         "boxes": store.cursors(),
         "negative": [{"sku": i.sku, "item": i.item, "location": i.location, "quantity": i.quantity}
                      for i in store.negatives()],
+        "kept_aside": store.kept_aside(),
+        "mqtt": {"state": store.meta("mqtt_state"), "error": store.meta("mqtt_error") or None}
+        if store.meta("mqtt_state") else None,
     }
 
 
@@ -53,6 +59,10 @@ def format_site(st: dict) -> list[str]:
             lines.append(f"  last error: {st['error']}")
     else:
         lines = [f"site not synced yet (box {st['box']}), {records}"]
+    if st["mqtt"] and st["mqtt"]["state"] != "connected":
+        lines.append(f"  MQTT {st['mqtt']['state']}: {st['mqtt']['error']}")
+    for k in st["kept_aside"]:
+        lines.append(kept_note(k))
     for neg in st["negative"]:
         lines.append(f"  negative stock: {neg['sku']} ({neg['item']}, {neg['location']}): the records say "
                      f"{neg['quantity']}; please count them")

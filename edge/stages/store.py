@@ -18,13 +18,12 @@ A site of several boxes (:mod:`edge.site`) exchanges records by gid; :meth:`Stor
 other boxes' records. A place's quantity is its base (the imported count) or its latest stock
 count, plus the records after it, so every box that holds the same records holds the same stock.
 
-The schema version (4) is ``PRAGMA user_version``; :mod:`edge.stages.store_schema` lists the
+The schema version (6) is ``PRAGMA user_version``; :mod:`edge.stages.store_schema` lists the
 migration steps. All failures the caller can act on are raised as :class:`StoreError`.
 """
 from __future__ import annotations
 
 import io
-import re
 import sqlite3
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -38,29 +37,20 @@ from ulid import ULID
 from edge.errors import UserError
 from edge.stages import csvfile
 from edge.stages import store_places as places
+from edge.stages import store_pulled as pulled
 from edge.stages.csvfile import CSV_COLUMNS, InventoryRow, split_aliases
 from edge.stages.names import name_key
 from edge.stages.sqlite_tx import Guard, Tx
 from edge.stages.store_import import ImportReport, import_inventory
 from edge.stages.store_places import IMPORT_TURN_PREFIX, add_place, clean, clean_or_none, places_of, settle
 from edge.stages.store_recovery import recover_if_corrupt
-from edge.stages.store_schema import SCHEMA_VERSION, claim_box, migrate
+from edge.stages.store_schema import LOCAL_BOX, SCHEMA_VERSION, check_box_id, claim_box, migrate
 from edge.stages.storefaults import diagnose
 
-__all__ = ["Item", "Record", "Movement", "Store", "StoreError", "CSV_COLUMNS", "LOCAL_BOX", "BOX_ID_PATTERN",
-           "RECORD_KINDS", "check_box_id", "check_quantity"]
-
-#: The box id of a store that has never been given one (a box not on a site).
-LOCAL_BOX = "local"
-
-#: What a box id may look like: it is part of MQTT topics and of every record's identity.
-BOX_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,31}$"
-
-
+__all__ = ["Item", "Record", "Movement", "Store", "StoreError", "CSV_COLUMNS", "RECORD_KINDS", "check_quantity"]
 
 #: Columns written by :meth:`Store.export_csv`, in order.
 EXPORT_COLUMNS = ("id", "time", "sku", "delta", "utterance", "turn_id", "undoes", "location", "kind", "counted")
-
 
 
 class StoreError(UserError):
@@ -208,22 +198,14 @@ def check_quantity(value: object, unit: str, what: str = "delta") -> int | float
         return places.check_quantity(value, unit, what)
 
 
-def check_box_id(box: str, key: str = "site.box") -> str:
-    """``box`` if it matches :data:`BOX_ID_PATTERN`; else :class:`StoreError` naming ``key``."""
-    if not isinstance(box, str) or not re.match(BOX_ID_PATTERN, box):
-        raise StoreError(f"{key}: {box!r} is not a box id; fix: 1 to 32 characters of a-z, 0-9, '-' "
-                         "or '_', starting with a letter or digit (e.g. goods-in)")
-    return box
-
-
 class Store:
     """The SQLite store at ``path`` (created with its parent directories if missing).
 
     Safe to share between threads for a single writer (every method holds an internal lock). Use
     as a context manager or call :meth:`close`. ``clock``: the current time (timezone-aware, for tests).
 
-    ``box``: this box's id on a site (:data:`BOX_ID_PATTERN`); ``None`` keeps the file's own id
-    (:data:`LOCAL_BOX` for a new file). A file whose records have never been pushed to a site
+    ``box``: this box's id on a site (:data:`edge.stages.store_schema.BOX_ID_PATTERN`); ``None`` keeps
+    the file's own id (:data:`edge.stages.store_schema.LOCAL_BOX` for a new file). A file whose records have never been pushed to a site
     takes a new id (its records are relabelled); one that has pushed records keeps its id.
 
     Raises :class:`StoreError` if the file cannot be opened, WAL mode cannot be enabled, the
@@ -239,7 +221,8 @@ class Store:
         self.recovery = recover_if_corrupt(self.path) if recover else None  # see edge.stages.store_recovery
         self._clock = clock
         if box is not None:
-            check_box_id(box)
+            with _Refusals():
+                check_box_id(box)
         self._lock = Guard(self.path, sqlite_failure)
         self._conn: sqlite3.Connection | None = None
         if self.path.is_dir():
@@ -346,7 +329,8 @@ class Store:
         bounds). Known SKUs are overwritten; where a known place's quantity changes, a stock-count
         record is written (turn id ``import:<time>``, the counted value kept), which voice ``undo``
         never reverts nor reaches past. Items the file does not list are kept, or with ``prune``
-        removed when no record names them. One transaction, or none. Returns the
+        removed when no record names them. Other boxes' movements kept aside for a new SKU are added
+        (:mod:`edge.stages.store_pulled`). One transaction, or none. Returns the
         :class:`edge.stages.store_import.ImportReport` (rows, left-out items, names that sound alike).
 
         Raises :class:`StoreError` naming the file, line and column, and the fix, for any refusal of
@@ -365,7 +349,9 @@ class Store:
 
             try:
                 with Tx(conn), _Refusals():
-                    return import_inventory(conn, rows, write_count, prune)
+                    report = import_inventory(conn, rows, write_count, prune)
+                    pulled.release_kept(conn, self.box, RECORD_KINDS)  # other boxes' movements of the new items
+                    return report
             except ValueError as e:  # two SKUs' names compare equal: nothing was written
                 raise StoreError(f"{path}: {e}") from e
 
@@ -648,24 +634,31 @@ class Store:
     def cursors(self) -> dict[str, int]:
         """The highest ``seq`` held for every box, this one included: ``{box: seq}``."""
         with self._lock:
-            return {b: int(n) for b, n in self._db().execute("SELECT box, MAX(seq) FROM records GROUP BY box")}
+            return {b: int(n) for b, n in self._db().execute(pulled.CURSORS)}
 
     def apply(self, movements: list[Movement], *, restore: bool = False) -> int:
         """Add other boxes' movements (pulled from the site) and their deltas to the quantities,
-        all in one committed transaction; returns how many were new.
+        all in one committed transaction, each place touched settled once
+        (:func:`edge.stages.store_pulled.apply_batch`); returns how many were new.
 
         Idempotent on ``gid``: a movement already held is skipped. Each box's movements must come
         in ``seq`` order without gaps, after those already held. ``restore=True`` also takes this
         box's own movements (a lost store rebuilt from the site, ``edge site resync``).
 
-        Raises :class:`StoreError` (nothing applied) for a movement of this box (unless
-        ``restore``), a gap in a box's sequence, an unknown SKU (fix: import the site's inventory
-        CSV on this box) or an undo of a record this file does not hold.
+        A movement for an SKU this box does not know is kept aside (:meth:`kept_aside`) until the
+        item is imported. Raises :class:`StoreError` (nothing applied) for a movement of this box
+        (unless ``restore``), a gap in a box's sequence, an unknown SKU with ``restore`` or an undo
+        of a record this file does not hold.
         """
         with self._lock:
             conn = self._db()
             with Tx(conn), _Refusals():
-                return sum(places.apply_movement(conn, self.box, m, restore, RECORD_KINDS) for m in movements)
+                return len(pulled.apply_batch(conn, self.box, movements, restore, RECORD_KINDS))
+
+    def kept_aside(self) -> list[dict]:
+        """Other boxes' movements kept aside for SKUs this box does not know: ``[{"sku", "box", "records"}]``."""
+        with self._lock:
+            return pulled.kept_aside(self._db())
 
     def unpushed(self) -> int:
         """How many of this box's records the site has not acknowledged yet (a count of records;

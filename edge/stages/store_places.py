@@ -26,8 +26,8 @@ from typing import Callable, Iterator
 from edge.stages.csvfile import InventoryRow, allows_decimals
 from edge.stages.names import name_key
 
-__all__ = ["IMPORT_TURN_PREFIX", "clean", "find_place", "add_place", "settle", "recompute", "places_of", "MAX_QUANTITY", "Refused",
-           "check_quantity", "unit_of", "place_for", "quantity_at", "import_rows", "apply_movement", "at_place", "low", "clean_or_none",
+__all__ = ["IMPORT_TURN_PREFIX", "ACTIVE_COUNT", "clean", "find_place", "add_place", "settle", "recompute", "places_of", "MAX_QUANTITY", "Refused",
+           "check_quantity", "unit_of", "place_for", "quantity_at", "import_rows", "at_place", "low", "clean_or_none",
            "bump_items_version"]
 
 #: Turn ids of stock-count records written by :meth:`edge.stages.store.Store.import_csv` start with this.
@@ -37,7 +37,9 @@ MAX_QUANTITY = 10**9
 
 # the order of records at a place: ULID time (ms, its first 10 characters), box, per-box sequence
 _KEY = "substr(r.gid, 1, 10), r.box, r.seq"
-_ACTIVE_COUNT = (f"SELECT r.id, {_KEY}, r.counted FROM records AS r WHERE r.sku = ? AND r.location = ? "
+#: The latest count at a place ``(sku, location)`` that is not undone: ``(id, time key, box, seq,
+#: counted)``, or no row.
+ACTIVE_COUNT = (f"SELECT r.id, {_KEY}, r.counted FROM records AS r WHERE r.sku = ? AND r.location = ? "
                  "AND r.kind = 'count' AND r.counted IS NOT NULL "
                  "AND NOT EXISTS (SELECT 1 FROM records AS u WHERE u.undoes = r.id) "
                  "ORDER BY substr(r.gid, 1, 10) DESC, r.box DESC, r.seq DESC LIMIT 1")
@@ -104,7 +106,7 @@ def places_of(conn: sqlite3.Connection, sku: str) -> tuple[tuple[str, int | floa
 
 def recompute(conn: sqlite3.Connection, sku: str, location: str) -> int | float:
     """The quantity at ``sku``'s place ``location`` from its history (see the module doc)."""
-    row = conn.execute(_ACTIVE_COUNT, (sku, location)).fetchone()
+    row = conn.execute(ACTIVE_COUNT, (sku, location)).fetchone()
     if row is None:
         base = conn.execute("SELECT base FROM stock WHERE sku = ? AND location = ?", (sku, location)).fetchone()
         total = conn.execute("SELECT COALESCE(SUM(delta), 0) FROM records WHERE sku = ? AND location = ?",
@@ -129,7 +131,7 @@ def settle(conn: sqlite3.Connection, record_id: int) -> None:
     if kind == "count" or undoes_count:
         quantity = recompute(conn, sku, location)
     else:
-        count = conn.execute(_ACTIVE_COUNT, (sku, location)).fetchone()
+        count = conn.execute(ACTIVE_COUNT, (sku, location)).fetchone()
         if count is not None and (t, box, seq) < tuple(count[1:4]):
             return  # superseded: the later count already holds this change
         held = conn.execute("SELECT quantity FROM stock WHERE sku = ? AND location = ?", (sku, location)).fetchone()
@@ -222,50 +224,6 @@ def import_rows(conn: sqlite3.Connection, rows: list[InventoryRow],
     conn.execute("UPDATE items SET quantity = (SELECT COALESCE(SUM(s.quantity), 0) FROM stock AS s "
                  "WHERE s.sku = items.sku) WHERE sku IN (SELECT value FROM json_each(?))",
                  (json.dumps(sorted(firsts)),))
-
-
-def _kind(m, kinds: tuple[str, ...]) -> str:
-    """A movement's kind; one from a box of an older schema has none: an undo, an import's count
-    (without the counted value: a plain delta) or a log."""
-    if m.kind in kinds and m.kind != "log":
-        return m.kind
-    if m.undoes is not None:
-        return "undo"
-    return "count" if m.turn_id.startswith(IMPORT_TURN_PREFIX) else "log"
-
-
-def apply_movement(conn: sqlite3.Connection, box: str, m, restore: bool, kinds: tuple[str, ...]) -> int:
-    """Add one movement ``m`` (:class:`edge.stages.store.Movement`) pulled from the site; 1 if new,
-    0 if held. :class:`Refused` as :meth:`edge.stages.store.Store.apply` describes."""
-    if conn.execute("SELECT 1 FROM records WHERE gid = ?", (m.gid,)).fetchone() is not None:
-        return 0
-    if m.box == box and not restore:
-        raise Refused(f"movement {m.gid} claims to be from this box ({box}) but this store "
-                      "does not hold it; fix: two boxes share site.box: give each its own")
-    held = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM records WHERE box = ?", (m.box,)).fetchone()[0]
-    if m.seq != held + 1:
-        raise Refused(f"movement {m.gid} is number {m.seq} of box {m.box}, but this store holds "
-                      f"up to {held}; movements must be applied in order")
-    if conn.execute("SELECT 1 FROM items WHERE sku = ?", (m.sku,)).fetchone() is None:
-        raise Refused(f"movement {m.gid} of box {m.box} is for SKU {m.sku!r}, which this box does not know; "
-                      "fix: add the item on this box with 'edge inventory import FILE', FILE a CSV "
-                      "holding its row (only new rows: a row of a known item is a stock count)")
-    undoes = None
-    if m.undoes is not None:
-        row = conn.execute("SELECT id FROM records WHERE gid = ?", (m.undoes,)).fetchone()
-        if row is None:
-            raise Refused(f"movement {m.gid} of box {m.box} undoes {m.undoes}, which this store does not hold")
-        undoes = int(row[0])
-    # a movement of an older box names no place: it is the item's first
-    place = add_place(conn, m.sku, m.location) if m.location else \
-        conn.execute("SELECT location FROM items WHERE sku = ?", (m.sku,)).fetchone()[0]
-    cur = conn.execute(
-        "INSERT INTO records (time, sku, delta, utterance, turn_id, undoes, box, gid, seq, location, kind, "
-        "counted, op) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (m.time, m.sku, clean(m.delta), m.utterance, m.turn_id, undoes, m.box, m.gid, m.seq, place,
-         _kind(m, kinds), None if m.counted is None else clean(m.counted), m.op))
-    settle(conn, int(cur.lastrowid))
-    return 1
 
 
 def at_place(conn: sqlite3.Connection, location: str, limit: int) -> tuple[list[tuple[str, int | float]], int]:

@@ -6,6 +6,7 @@ one transaction when it opens a file. Never edit a released step; append a new o
 """
 from __future__ import annotations
 
+import re
 import sqlite3
 from datetime import datetime
 from pathlib import Path
@@ -16,7 +17,14 @@ from ulid import ULID
 from edge.stages.names import name_key
 from edge.stages.store_places import Refused
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "NO_UPDATE_TRIGGER", "MigrationStep", "migrate", "claim_box"]
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "NO_UPDATE_TRIGGER", "MigrationStep", "migrate", "claim_box",
+           "LOCAL_BOX", "BOX_ID_PATTERN", "check_box_id"]
+
+#: The box id of a store that has never been given one (a box not on a site).
+LOCAL_BOX = "local"
+
+#: What a box id may look like: it is part of MQTT topics and of every record's identity.
+BOX_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,31}$"
 
 #: One step of a migration: an SQL statement, or a function of (connection, box id).
 MigrationStep = Union[str, Callable[[sqlite3.Connection, str], None]]
@@ -174,6 +182,28 @@ MIGRATIONS: list[list[MigrationStep]] = [
     # 4 → 5: a place's latest count is found without scanning the place's history (applying
     # 10,000 pulled records took 18 s: bench/fleet.py)
     ["CREATE INDEX records_counts ON records(sku, location) WHERE kind = 'count'"],
+    # 5 → 6: other boxes' movements for an SKU this box does not know are kept aside (their box's
+    # other records go on) until the item is imported here (edge.stages.store_pulled)
+    [
+        """
+        CREATE TABLE kept (
+            gid       TEXT PRIMARY KEY NOT NULL,
+            box       TEXT NOT NULL,
+            seq       INTEGER NOT NULL,
+            time      TEXT NOT NULL,
+            sku       TEXT NOT NULL,
+            delta     NUMERIC NOT NULL,
+            utterance TEXT NOT NULL,
+            turn_id   TEXT NOT NULL,
+            undoes    TEXT NULL,
+            location  TEXT NULL,
+            kind      TEXT NOT NULL,
+            counted   NUMERIC NULL,
+            op        TEXT NULL,
+            UNIQUE (box, seq)
+        )
+        """,
+    ],
 ]
 
 #: The schema version this code writes and expects.
@@ -198,6 +228,14 @@ def migrate(conn: sqlite3.Connection, path: Path, box: str) -> None:
                           "fix: back up the file and repair it with the sqlite3 shell, or use another "
                           "store file") from e
         conn.execute(f"PRAGMA user_version = {int(target)}")
+
+
+def check_box_id(box: str, key: str = "site.box") -> str:
+    """``box`` if it matches :data:`BOX_ID_PATTERN`; else :class:`edge.stages.store_places.Refused` naming ``key``."""
+    if not isinstance(box, str) or not re.match(BOX_ID_PATTERN, box):
+        raise Refused(f"{key}: {box!r} is not a box id; fix: 1 to 32 characters of a-z, 0-9, '-' "
+                      "or '_', starting with a letter or digit (e.g. goods-in)")
+    return box
 
 
 def claim_box(conn: sqlite3.Connection, path: Path, box: str) -> str:
