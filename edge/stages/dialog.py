@@ -401,7 +401,10 @@ _UNDO_WORDS = frozenset(
     # what was done, not what with: "undo the transfer", "put that move back the way it was",
     # "forget the last thing I logged", "undo that last count"
     "transfer transfers move moves moved count counts counted stock thing things logged booked entered put "
-    "way forget just did done".split())
+    "way forget just did done"
+    # what is said around an undo, not what it undoes: "no hang on, undo that", "I said that wrong, back it
+    # out", "take it off again", "scrap that last one"
+    " no hang hold wait again off out said got bad scrap strike ditch drop".split())
 #: The most records one "undo the last N" reverts.
 MAX_UNDO = 5
 

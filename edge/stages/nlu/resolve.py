@@ -524,8 +524,9 @@ class ItemIndex:
 
     def _at_location(self, toks: list[str], skip: set[int], location: str | None, size: SpokenSize) -> Found:
         at = self.by_location.get(location or "", [])
-        content = [i for i, t in enumerate(toks)
-                   if i not in skip and i not in size.tokens and t not in NOT_ITEM and not t.isdigit()]
+        content = [i for i, t in enumerate(toks)  # "a tub of grease": grease is the unknown, not the tub
+                   if i not in skip and i not in size.tokens and t not in NOT_ITEM and not t.isdigit()
+                   and not (t in _NOT_KIND and toks[i + 1:i + 2] == ["of"])]
         # only when nothing else was said of the item: "we used 3 sprockets from bin 12" is not bin 12's item
         if len(at) == 1 and not content:
             return Found(ItemMatch(at[0], frozenset(), via="location"))
