@@ -220,9 +220,12 @@ class Grammar:
             got = self.filler.transfer({}, norm, g, replace(base, intent="transfer"))
             if got is not None:
                 return got
-        if name == "low_stock" and slots.get("item"):  # "are we low on gloves": the items asked about
-            got = self.filler.query(item_text, norm, base)
-            return base if got is None else replace(got, intent="low_stock", location=None)
+        if name == "low_stock":  # "are we low on gloves": the items asked about; "… in drawer 5": its items
+            got = self.filler.query(item_text, norm, base) if slots.get("item") else None
+            if got is not None:
+                return replace(got, intent="low_stock", location=None)
+            here = locations(norm.split())
+            return replace(base, location=here[0][0]) if here and here[0][0] in self.index.by_location else base
         if name in ("undo", "cancel", "low_stock", "ask_docs", "other"):
             return base
         if name == "place_contents":

@@ -35,6 +35,9 @@ STOCK_CUE = re.compile(r"\b(?:do we (?:still )?have|have we (?:still )?got|are t
                        r"left|remaining|stock of|we got|got any|have any|where (?:is|are|do we keep)|wheres|"
                        r"do we (?:stock|carry|keep|hold|sell)|where (?:do|does) (?:the )?\w+)\b")
 
+#: a stock question about the sizes of a family ("what sizes of socket do we carry"): the answer lists them
+VARIANTS_ASKED = re.compile(r"\b(?:what|which) (?:sizes?|lengths?|diameters?|threads?|grades?|kinds?|types?)\b")
+
 
 def locations(toks: list[str]) -> list[tuple[str, set[int]]]:
     """Every place in ``toks`` (normalized) with the token indices it covers, in order."""
@@ -294,7 +297,10 @@ class SlotFiller:
         if m.sku is None and not m.candidates:
             if not m.tokens or not STOCK_CUE.search(full):
                 return None
-        return self.with_item(replace(base, intent="query_stock", location=location), found, toks)
+        got = self.with_item(replace(base, intent="query_stock", location=location), found, toks)
+        if VARIANTS_ASKED.search(full) and len(got.candidates) > 1:
+            got = replace(got, extra={**got.extra, "variants_asked": True})
+        return got
 
     def place_contents(self, slot: str | None, text: str, base: Intent) -> Intent | None:
         """What is stored at a place; None for a place where nothing is stocked (not a command)."""
