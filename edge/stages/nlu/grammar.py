@@ -165,8 +165,8 @@ class Grammar:
                 if got.intent in WRITES:  # a transfer or count said negated, as a range …: refused
                     zg = guard_zh(text)
                     got = replace(got, refusal=zg.refusal, quantity=None if zg.range else got.quantity)
-                return replace(got, explain={"path": "template", "template": m.sentence, "file": m.file,
-                                             "slots": dict(m.slots)})
+                return replace(got, explain={**got.explain, "path": "template", "template": m.sentence,
+                                             "file": m.file, "slots": dict(m.slots)})
         plain = self._zh.parse(text)
         if plain is not None and plain.intent == "undo":  # read before the guards rewrite numbers (上一条)
             return replace(plain, explain={"path": "zh grammar"})
@@ -182,7 +182,7 @@ class Grammar:
             path = {"path": "zh grammar", **({"guards": zg.notes} if zg.notes else {})}
             if m is not None:
                 path.update(template=m.sentence, file=m.file, slots=dict(m.slots))
-            got = replace(got, text=text, explain=path)
+            got = replace(got, text=text, explain={**got.explain, **path})
         return got
 
     def _zh_guarded(self, text: str, zg: GuardedZh) -> Intent | None:
