@@ -16,7 +16,7 @@ from edge.stages.nlu.grammar import Grammar, text_direction
 from edge.stages.nlu.paraphrase import Paraphraser
 from edge.stages.nlu.slots import purpose_span
 from edge.stages.nlu.understand import Understanding
-from tests.helpers import csv_store
+from tests.helpers import INVENTORY, csv_store
 from tests.stockroom import stockroom
 
 CSV = """sku,item,location,quantity,unit,aliases,reorder_level
@@ -188,3 +188,15 @@ def test_a_paraphrased_log_without_a_direction_asks_which(tmp_path, encoder):
         assert (got.intent, got.sku, got.quantity, got.direction) == ("log_record", "ACE", 1, None)
         out = dialog.act(got, store, text, "t1")
         assert out.text == "1 l of acetone: used or received?" and store.records() == []
+
+
+@pytest.mark.parametrize("text, intent", [
+    ("sorry, I was speaking to my colleague", "cancel"),
+    ("are the cable ties running out", "low_stock"),
+    ("I measured the paint, 3 cans left", "stock_count"),
+    ("I messed that up, take it off", "undo"),
+])
+def test_the_exemplars_take_these_phrasings(tmp_path, encoder, text, intent):
+    """The paraphrase matcher's own exemplars (not a test's) pick the intent of phrasings no template lists."""
+    with csv_store(tmp_path, INVENTORY.read_text(encoding="utf-8")) as store:
+        assert Paraphraser(encoder, store.items()).match(text)[0] == intent
