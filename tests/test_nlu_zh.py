@@ -177,3 +177,24 @@ def test_mandarin_odds_and_ends():
     assert query_reply(oil, language="zh") == "2号货架有3瓶机油。"
     assert Governor(load_settings(board="x86-dev", overrides={"language": "zh"}))._cooling_notice() == COOLING_NOTICE_ZH
     assert Governor(load_settings(board="x86-dev"))._cooling_notice().startswith("I'm cooling down")
+
+
+def test_mandarin_stock_questions_said_many_ways_end_to_end(zh_box, capsys):
+    """Stock questions go to the cue parser (free word order: place first or last, the item before or
+    after 多少, 在哪, 够不够, 还有吗) through 'edge ask' with language zh; an unknown item is said so,
+    never the only item of the place said."""
+    for text in ("护目镜放在哪", "还有没有护目镜", "B号货架上的护目镜还有几个", "护目镜够不够"):
+        assert ask_zh(zh_box, text, capsys) == "B号货架有8个护目镜。"
+    for text in ("我们还有多少扎带", "扎带的库存是多少", "7号抽屉里扎带剩下多少"):
+        assert ask_zh(zh_box, text, capsys) == "7号抽屉有300个扎带。"
+    assert ask_zh(zh_box, "链轮还有多少", capsys) == "库存里没有链轮。"
+    assert ask_zh(zh_box, "十二号箱有多少链轮", capsys) == "库存里没有链轮。"  # bin 12 holds only the M8 bolts
+
+
+def test_a_mandarin_log_whose_item_comes_from_the_place_is_read_back(zh):
+    """"往十二号箱放了五个" names no item: bin 12's only item is read back before it is written, as in
+    English; with an item word no item has, nothing is taken from the place."""
+    got = zh.parse("往十二号箱放了五个")
+    assert (got.sku, got.quantity, got.explain["item_via"]) == ("BLT-M8-30", 5, "location")
+    got = zh.parse("往十二号箱放了五个链轮")
+    assert (got.sku, got.unknown) == (None, "链轮")

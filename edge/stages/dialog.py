@@ -124,7 +124,7 @@ def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed
     if kind == "place_contents":
         if not intent.location:
             return Outcome(reply.text("no_place", language))
-        rows, total = store.place_contents(intent.location, reply.MAX_LISTED)
+        rows, total = store.place_contents(intent.location, reply.MAX_LISTED + 1)
         return Outcome(reply.place_reply(intent.location, rows, total, language))
     if kind not in ITEM_INTENTS:
         return Outcome(intent.answer or reply.text("not_understood", language))
@@ -133,7 +133,7 @@ def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed
     if item is None and intent.refusal in ("negated", "already_done") and not intent.unknown:
         return Outcome(_refused(intent, None, language))  # nothing will be written: no question which item
     if item is None:
-        return _which_item(intent, store, language)
+        return _without_item(intent, store, language)
     if kind == "query_stock":
         return Outcome(_with_site_note(reply.query_reply(item, intent.location, language), store, language))
     problem = _check_quantity(intent, item, language)
@@ -151,7 +151,7 @@ def _low(intent: Intent, store: Store) -> tuple[list[Item], int]:
     cutting discs"), at its place ("anything on shelf F getting low"), else all of them."""
     skus = (intent.sku,) if intent.sku else intent.candidates
     if not skus and not intent.location:
-        return store.low_stock(reply.MAX_LISTED)
+        return store.low_stock(reply.MAX_LISTED + 1)
     if skus:
         items = [i for i in (store.get(s) for s in skus) if i is not None]
     else:
@@ -159,8 +159,8 @@ def _low(intent: Intent, store: Store) -> tuple[list[Item], int]:
     if skus and intent.location:
         items = [i for i in items if i.place(intent.location) is not None]
     low = sorted((i for i in items if i.reorder_level is not None and i.quantity <= i.reorder_level),
-                 key=lambda i: (i.quantity - i.reorder_level, i.sku))
-    return low[:reply.MAX_LISTED], len(low)
+                 key=lambda i: (i.quantity > 0, i.quantity - i.reorder_level, i.sku))  # none left first
+    return low[:reply.MAX_LISTED + 1], len(low)
 
 
 def _with_site_note(text: str, store: Store, language: str) -> str:
@@ -181,6 +181,27 @@ def _narrow(intent: Intent, store: Store) -> Intent:
     if len(here) == 1:
         return dataclasses.replace(intent, sku=here[0], candidates=(), variant_missing=None)
     return dataclasses.replace(intent, candidates=tuple(here)) if here else intent
+
+
+def _without_item(intent: Intent, store: Store, language: str) -> Outcome:
+    """The reply to an Intent whose item is not one SKU: a refusal that needs no size, the sizes
+    asked for, else the question (:func:`_which_item`)."""
+    if intent.candidates and intent.refusal in ("negated", "already_done"):
+        # "don't log the cable ties": nothing is written whichever size was meant, so none is asked
+        return Outcome(reply.refusal_reply(intent.refusal, None, intent.quantity, language))
+    if intent.intent == "query_stock" and intent.extra.get("variants_asked"):
+        return _variants(intent, store, language)
+    return _which_item(intent, store, language)
+
+
+def _variants(intent: Intent, store: Store, language: str) -> Outcome:
+    """The answer to "what sizes of sockets do we carry": every variant of the candidates, smallest
+    first; the question of :func:`_which_item` when no size tells them apart."""
+    cands = tuple(by_size([i for i in (store.get(s) for s in intent.candidates) if i is not None]))
+    attribute, labels, unit = variant_choices(cands) if len(cands) > 1 else ("name", [], "")
+    if attribute == "name":
+        return _which_item(intent, store, language)
+    return Outcome(reply.variants_reply(split_size(cands[0].item)[0], labels, unit, language))
 
 
 def _which_item(intent: Intent, store: Store, language: str) -> Outcome:
@@ -414,7 +435,10 @@ _UNDO_WORDS = frozenset(
     # what was done, not what with: "undo the transfer", "put that move back the way it was",
     # "forget the last thing I logged", "undo that last count"
     "transfer transfers move moves moved count counts counted stock thing things logged booked entered put "
-    "way forget just did done".split())
+    "way forget just did done"
+    # what is said around an undo, not what it undoes: "no hang on, undo that", "I said that wrong, back it
+    # out", "take it off again", "scrap that last one"
+    " no hang hold wait again off out said got bad scrap strike ditch drop".split())
 #: The most records one "undo the last N" reverts.
 MAX_UNDO = 5
 

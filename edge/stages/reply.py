@@ -71,6 +71,13 @@ def amount(item: Item, quantity: int | float, more: bool = False) -> str:
     return f"{quantity} {unit} of {name}{tail}"
 
 
+def shown(rows: list, total: int) -> list:
+    """The rows a list says by name: all of them when at most one more than :data:`MAX_LISTED`
+    (naming the last one is as short as "and 1 more item"), else the first :data:`MAX_LISTED`.
+    ``rows``: the first rows of ``total`` (callers fetch ``MAX_LISTED + 1``)."""
+    return list(rows) if total <= MAX_LISTED + 1 and len(rows) >= total else list(rows)[:MAX_LISTED]
+
+
 def _more(n: int, what: str = "item") -> str:
     return f"{n} more {what}{'' if n == 1 else 's'}"
 
@@ -90,16 +97,17 @@ def where(item: Item, language: str = "en") -> str:
     bin 12"; several: the total first, then each place: "200 hex bolts, M8, 30 millimetre: 140 in
     bin 12 and 60 in bin 47" (at most :data:`MAX_LISTED` places, then how many more)."""
     stock = item.places()
+    said = shown(stock, len(stock))
     if language == "zh":
-        shown = [f"{zh_place(p)}有{zh_amount(item, q)}" for p, q in stock[:MAX_LISTED]]
-        rest = f"，另有{len(stock) - MAX_LISTED}处" if len(stock) > MAX_LISTED else ""
+        listed = [f"{zh_place(p)}有{zh_amount(item, q)}" for p, q in said]
+        rest = f"，另有{len(stock) - len(said)}处" if len(stock) > len(said) else ""
         total = f"，共{_zh_q(item, item.quantity)}" if len(stock) > 1 else ""
-        return "，".join(shown) + rest + total
+        return "，".join(listed) + rest + total
     if len(stock) == 1:
         return f"{amount(item, stock[0][1], True)} {place(stock[0][0])}"
-    each = [f"{q} {place(p)}" for p, q in stock[:MAX_LISTED]]
-    if len(stock) > MAX_LISTED:
-        each.append(_more(len(stock) - MAX_LISTED, "place"))
+    each = [f"{q} {place(p)}" for p, q in said]
+    if len(stock) > len(said):
+        each.append(_more(len(stock) - len(said), "place"))
     return f"{amount(item, item.quantity)}: {join_and(each)}"
 
 
@@ -325,7 +333,9 @@ def count_reply(record: Record, item: Item, language: str = "en") -> str:
 
 
 def place_reply(location: str, rows: list[tuple[Item, int | float]], total: int, language: str = "en") -> str:
-    """What is stored at ``location``: the first :data:`MAX_LISTED` items and how many more."""
+    """What is stored at ``location``: the items of ``rows`` (the first of ``total``) said by name
+    (:func:`shown`) and how many more."""
+    rows = shown(rows, total)
     if language == "zh":
         if not rows:
             return f"{zh_place(location)}没有记录任何物品。"
@@ -340,7 +350,9 @@ def place_reply(location: str, rows: list[tuple[Item, int | float]], total: int,
 
 
 def low_stock_reply(items: list[Item], total: int, language: str = "en") -> str:
-    """The items at or below their reorder level: the first :data:`MAX_LISTED` and how many more."""
+    """The items at or below their reorder level: those of ``items`` (the first of ``total``) said
+    by name (:func:`shown`) and how many more."""
+    items = shown(items, total)
     if language == "zh":
         if not items:
             return "没有物品低于补货线。"
@@ -439,6 +451,15 @@ def _negated_zh(zwhat: str, kind: str, direction: str | None, told: bool) -> str
     if told or done is None:
         return f"好的，不记录{zwhat}。"
     return f"没有记录：你说没有{done}{zwhat}。"
+
+
+def variants_reply(family: str, labels: list[str], unit: str = "", language: str = "en") -> str:
+    """The sizes a family is stocked in, smallest first: "Sockets come in 3 sizes: 10, 13 and 17
+    millimetre."; Mandarin "套筒有3种规格：10、13、17毫米。"."""
+    if language == "zh":
+        return f"{family}有{len(labels)}种规格：{'、'.join(labels)}{'毫米' if unit else ''}。"
+    name = plural(family)
+    return f"{name[0].upper()}{name[1:]} come in {len(labels)} sizes: {join_and(labels)}{' ' + unit if unit else ''}."
 
 
 def choice_text(options: list[str], language: str = "en", suffix: str = "", most: int = MAX_LISTED + 1) -> str:

@@ -400,7 +400,7 @@ class Store:
             return [(self.get(sku), q) for sku, q in rows], total
 
     def low_stock(self, limit: int = 5) -> tuple[list[Item], int]:
-        """Items at or below their reorder level, lowest margin first: up to ``limit`` of them and
+        """Items at or below their reorder level, none left first, then lowest margin: up to ``limit`` of them and
         how many there are in all (an index on quantity − reorder level)."""
         with self._lock:
             skus, total = places.low(self._db(), limit)

@@ -235,10 +235,11 @@ def at_place(conn: sqlite3.Connection, location: str, limit: int) -> tuple[list[
 
 
 def low(conn: sqlite3.Connection, limit: int) -> tuple[list[str], int]:
-    """Up to ``limit`` SKUs at or below their reorder level (lowest margin first), and how many in all."""
+    """Up to ``limit`` SKUs at or below their reorder level (none left first, then lowest margin), and how
+    many in all."""
     where = "reorder_level IS NOT NULL AND quantity - reorder_level <= 0"  # the items_low index
     total = conn.execute(f"SELECT COUNT(*) FROM items WHERE {where}").fetchone()[0]
-    skus = [r[0] for r in conn.execute(f"SELECT sku FROM items WHERE {where} ORDER BY quantity - reorder_level, sku "
+    skus = [r[0] for r in conn.execute(f"SELECT sku FROM items WHERE {where} ORDER BY quantity > 0, quantity - reorder_level, sku "
                                        "LIMIT ?", (int(limit),))]
     return skus, int(total)
 

@@ -59,7 +59,12 @@ _OUT_PHRASES = re.compile(r"\b(?:(?:gave|give|giving|hand|handed|handing|book|bo
                           r"check|checked|checking) out|(?:write|wrote|written|writing) off|gone|went|"
                           r"(?:burn|burned|burnt|burning|got|go|going|went) through|needs|needed|grabbed|grab|"
                           r"for (?:the|a|an|my|our) (?:new |night |day )?(?:job|site|apprentice|starter|shift|fitter|"
-                          r"customer|repair|van|crew|team|client|contractor|line|machine|pump|gearbox|doors?))\b")
+                          r"customer|repair|van|crew|team|client|contractor|line|machine|pump|gearbox|doors?|forklift|"
+                          r"truck|lorry|trailer|press|lathe|compressor|boiler|conveyor|generator|mixer|crane|loader|"
+                          r"digger|car|motor|engine|window|roof|workshop|office|kitchen)|"
+                          # what it is for, said as doing: "for cleaning the parts" (stock in is not "for")
+                          r"for (?!restock|stock|return|deliver|receiv|record|logg|book)[a-z]+ing|"
+                          r"(?:taken|pulled|came|went|gone) out of)\b")
 
 COMPLETE, INCOMPLETE, UNCLEAR = "complete", "incomplete", "unclear"
 #: a command ending on one of these goes on: "… boxes of", "… and", "… from", "… to bin"
@@ -91,6 +96,7 @@ class Grammar:
         self.index = ItemIndex(self.items)
         self.shortlist = self.index.shortlist
         self.filler = SlotFiller(self.index)
+        self._place_keys = {p.casefold() for p in self.index.by_location}
         self.templates = templates_for("en", site_dir)
         self._zh = ZhGrammar(self.items) if language == "zh" else None
         self.zh_templates = templates_for("zh", site_dir) if language == "zh" else None
@@ -124,14 +130,14 @@ class Grammar:
         norm = fractions(normalize_text(strip_leading_fillers(text or "")))
         if not norm:
             return None
-        m = self.templates.match(norm)
+        m = self.templates.match(norm, self._places_said)
         if m is not None and m.intent == "query_stock" and _COUNT_SAID.match(norm) and _said_count(norm):
             m = replace(m, intent="stock_count")  # "count 11 safety goggles on shelf B": a count, not a question
         if m is not None and m.intent not in WRITES:
             return self._fill(m, norm, text, None)
         g = guard(norm, text or "")
         if g.text != norm or m is None:
-            m = self.templates.match(g.text)
+            m = self.templates.match(g.text, self._places_said)
             if m is not None and m.intent == "query_stock" and _COUNT_SAID.match(g.text) and _said_count(g.text):
                 m = replace(m, intent="stock_count")
         if m is None and g.refusal in ("already_done", "negated"):  # "those 50 washers were logged yesterday"
@@ -140,6 +146,16 @@ class Grammar:
         if m is None or m.intent not in WRITES | {"query_stock"}:
             return None if m is None else self._fill(m, g.text, text, None)
         return self._fill(m, g.text, text, g)
+
+    def _places_said(self, m: TemplateMatch) -> bool:
+        """A template's place slots hold places: a place word with its number or letter ("bin 12",
+        "from drawer 4 to bin 118"), or a place of the inventory ("the back room"); "knocked off a litre
+        of brake fluid" is no "{item} off {location}"."""
+        for key in ("location", "to_location"):
+            said = m.slots.get(key)
+            if said and not locations(said.split()) and (place(said) or "").casefold() not in self._place_keys:
+                return False
+        return True
 
     def _parse_zh(self, text: str) -> Intent | None:
         m = self.zh_templates.match(zh_match_text(text))
@@ -151,8 +167,8 @@ class Grammar:
                     got = replace(got, refusal=zg.refusal, quantity=None if zg.range else got.quantity,
                                   extra={**got.extra, "told_not_to": True} if zg.told and zg.refusal == "negated"
                                   else got.extra)
-                return replace(got, explain={"path": "template", "template": m.sentence, "file": m.file,
-                                             "slots": dict(m.slots)})
+                return replace(got, explain={**got.explain, "path": "template", "template": m.sentence,
+                                             "file": m.file, "slots": dict(m.slots)})
         plain = self._zh.parse(text)
         if plain is not None and plain.intent == "undo":  # read before the guards rewrite numbers (上一条)
             return replace(plain, explain={"path": "zh grammar"})
@@ -168,7 +184,7 @@ class Grammar:
             path = {"path": "zh grammar", **({"guards": zg.notes} if zg.notes else {})}
             if m is not None:
                 path.update(template=m.sentence, file=m.file, slots=dict(m.slots))
-            got = replace(got, text=text, explain=path)
+            got = replace(got, text=text, explain={**got.explain, **path})
         return got
 
     def _zh_guarded(self, text: str, zg: GuardedZh) -> Intent | None:
@@ -210,9 +226,12 @@ class Grammar:
             got = self.filler.transfer({}, norm, g, replace(base, intent="transfer"))
             if got is not None:
                 return got
-        if name == "low_stock" and slots.get("item"):  # "are we low on gloves": the items asked about
-            got = self.filler.query(item_text, norm, base)
-            return base if got is None else replace(got, intent="low_stock", location=None)
+        if name == "low_stock":  # "are we low on gloves": the items asked about; "… in drawer 5": its items
+            got = self.filler.query(item_text, norm, base) if slots.get("item") else None
+            if got is not None:
+                return replace(got, intent="low_stock", location=None)
+            here = locations(norm.split())
+            return replace(base, location=here[0][0]) if here and here[0][0] in self.index.by_location else base
         if name in ("undo", "cancel", "low_stock", "ask_docs", "other"):
             return base
         if name == "place_contents":
@@ -223,8 +242,15 @@ class Grammar:
             return self.filler.transfer(slots, norm, g, base)
         if name == "stock_count":
             return self.filler.counted("stock_count", item_text, g, base, location=place(slots.get("location")))
+        return self._log(slots, norm, item_text, g, base)
+
+    def _log(self, slots: dict, norm: str, item_text: str, g: Guarded | None, base: Intent) -> Intent | None:
+        """A ``log_record`` template match with its direction and item resolved."""
         direction = slots.get("direction")
-        if direction in (None, "auto"):
+        said_at = locations(slots.get("purpose", "").split())
+        if said_at:  # "… went into bin 12", "topped up shelf A with …": a stock place, not a use
+            item_text, direction = f"{item_text} at {said_at[0][0]}", None
+        elif direction in (None, "auto"):
             # "log 3 o-rings": log says no direction; None makes the dialog ask "used or received?"
             direction = text_direction(norm) or place_direction(norm)
         got = self.filler.log_record(item_text, g, replace(base, direction=direction))

@@ -51,10 +51,10 @@ _FRACTIONS = [
 _NEGATION = re.compile(
     r"\b(?:(?:did|do|does|have|has|had|was|were|should|will|would|could|must) not|didnt|dont|doesnt|"
     r"havent|hasnt|hadnt|wasnt|werent|shouldnt|wont|wouldnt|couldnt|mustnt|never|not|nobody|no one|no 1|noone|"
-    r"none of (?:us|them|you)|neither of (?:us|them)|no need to)\b")
+    r"none of (?:us|them|you)|neither of (?:us|them)|no need to|hold off(?: on)?|wait with)\b")
 #: the negation is an instruction to the box ("don't log 3 fuses", "no need to record …", "please do not
 #: move …"), not a report that something did not happen ("we did not use …", "nobody took …")
-_TOLD = re.compile(r"^(?:please |so |just )*(?:dont|do not|never|no need to|(?:theres|there is) no need to)\b|"
+_TOLD = re.compile(r"^(?:please |so |just )*(?:dont|do not|never|no need to|hold off|wait with|(?:theres|there is) no need to)\b|"
                    r"\b(?:dont|do not|not|no need to|never|neednt|need not) (?:(?:need|have) to )?(?:bother to )?"
                    r"(?:log|record|enter|book|note|write)\b")
 #: said with a negation ("not received yet", "still haven't got"): no part of an item's name
@@ -65,15 +65,19 @@ _VAGUE = re.compile(r"\b(?:about|around|roughly|approximately|approx|maybe|perha
                     r"loads of|lots of|a lot of|plenty of|a couple more|a number of)\b")
 #: hesitations inside a command ("move, uh, five, um, M8 nuts"); "mm" is millimetres there
 _HESITATION = re.compile(r"\b(?:uh|um|umm|uhm|er|erm|ah|eh|hm|hmm)\b ?")
+#: what may follow "… already logged": "no need", "so no need to log them", "nothing to do"
+_NO_NEED = (r"(?:\s+(?:so\s+)?(?:no need(?:\s+to\s+\w+(?:\s+(?:it|them|that|those|again))?)?|nothing to do|"
+            r"dont worry|all good|forget it))?")
 _ALREADY_END = re.compile(
     r"\s*\b(?:(?:thats|that is|that was|that has|its|it is|it was|it has|they are|theyre|theyve|they were|"
     r"was|were|is|are|has|have|we have|weve|i have|ive)\s+)?(?:been\s+)?already\s+(?:been\s+)?"
-    r"(?:logged|recorded|entered|booked|done|noted|in|in the system|put in)(?:\s+(?:it|that|them|those))?\s*$")
+    r"(?:logged|recorded|entered|booked|done|noted|in|in the system|put in)(?:\s+(?:it|that|them|those))?" + _NO_NEED
+    + r"\s*$")
 _ALREADY = re.compile(r"\balready\s*")
 #: "… were logged yesterday", "… got booked this morning": said as done before
 _DONE_BEFORE = re.compile(r"\s*\b(?:were|was|have been|has been|got|are|is)\s+(?:logged|recorded|entered|booked|noted)"
                           r"(?:\s+(?:in|out))?(?:\s+(?:yesterday|earlier|before|today|this morning|this afternoon|"
-                          r"last night|last week|on friday|on monday))?\s*$")
+                          r"last night|last week|on friday|on monday))?" + _NO_NEED + r"\s*$")
 _STRONG_MARKER = re.compile(r"\b(?:no wait|wait no|i mean|i meant|make that|make it|or rather|correction)\b")
 _RANGE = re.compile(rf"\bbetween (?P<a2>{_NUM}) and (?P<b2>{_NUM})\b|\b(?P<a>{_NUM}) (?:or|to) (?P<b>{_NUM})\b")
 #: two counts said for one thing, neither the count: "3 or was it 4", "2 boxes, or 3", "3 yesterday and

@@ -24,7 +24,8 @@ AMBIGUOUS_LETTERS = frozenset({"a", "i", "o", "be", "see", "are", "you", "why", 
 IN_WORDS = frozenset("add added adding receive received receiving got get put putting restock restocked "
                      "restocking delivered delivery arrived return returned returning".split())
 OUT_WORDS = frozenset("use used using took take taking remove removed removing consume consumed "
-                      "issue issued pulled grabbed subtract subtracted".split())
+                      "issue issued pulled grabbed subtract subtracted cut snipped fitted replaced installed swapped "
+                      "topped".split())
 LOG_WORDS = frozenset({"log", "record", "enter", "book"})
 STOP_WORDS = frozenset("a an the of to in on from at for we i you it is are do does did have has had any some "
                        "how many much what whats and please there this that my our me".split())

@@ -67,7 +67,8 @@ _TIMES_X = {"double": "X", "triple": "XX"}
 #: words said before an item's name that do not make it another kind of item
 HARMLESS_MODIFIERS = frozenset("new old spare usual same other big little small long short good bad broken worn "
                                "damaged last next first remaining extra those these few several odd loose "
-                               "single spare whole full empty clean dirty".split())
+                               "single spare whole full empty clean dirty plain standard normal regular ordinary "
+                               "basic".split())
 #: words said beside an item's name that say when or how, not what ("3 o-rings yesterday")
 _NOT_KIND = frozenset("yesterday tonight morning afternoon evening week month earlier later monday tuesday wednesday "
                       "thursday friday saturday sunday actually again please altogether each ish maybe around "
@@ -92,6 +93,9 @@ class SpokenSize:
     #: bare numbers that may be a size in millimetres ("the 380 cable ties", "two 125 cutting discs"):
     #: (token index, value), used only when exactly such a variant exists
     soft: tuple[tuple[int, float], ...] = ()
+    #: words with digits and letters that are no thread, length or current ("p240", "2rs", "10w"):
+    #: (token index, word), a grade or code that may single out an item of a family
+    codes: tuple[tuple[int, str], ...] = ()
 
     def checks(self):
         for attr, words in self.said:
@@ -111,8 +115,10 @@ def _fmt(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else f"{v:g}"
 
 
-def spoken_size(toks: list[str], skip: set[int]) -> SpokenSize:
-    """The size said in ``toks`` (normalized, singular tokens), outside ``skip``."""
+def spoken_size(toks: list[str], skip: set[int], question: bool = False) -> SpokenSize:
+    """The size said in ``toks`` (normalized, singular tokens), outside ``skip``. ``question``: no
+    count is said, so any bare number beside a name word may be a size ("how many metres of 2.5
+    earth cable")."""
     thread = mm = garment = None
     used: set[int] = set()
     said: dict[str, str] = {}
@@ -157,8 +163,10 @@ def spoken_size(toks: list[str], skip: set[int]) -> SpokenSize:
                 used.add(i - 2)
             said["size"] = GARMENT_WORDS.get(garment, garment)
     order = [a for a in ("thread", "millimetre", "size", "amp") if a in said]
-    soft = () if mm is not None else _soft_sizes(toks, skip | used)
-    return SpokenSize(thread, mm, garment, amp, frozenset(used), tuple((a, said[a]) for a in order), soft)
+    soft = () if mm is not None else _soft_sizes(toks, skip | used, question)
+    codes = tuple((i, t) for i, t in enumerate(toks) if i not in skip and i not in used
+                  and any(c.isdigit() for c in t) and any(c.isalpha() for c in t))
+    return SpokenSize(thread, mm, garment, amp, frozenset(used), tuple((a, said[a]) for a in order), soft, codes)
 
 
 def _spoken_amp(toks: list[str], skip: set[int], used: set[int], said: dict[str, str]) -> float | None:
@@ -180,16 +188,17 @@ def _spoken_amp(toks: list[str], skip: set[int], used: set[int], said: dict[str,
     return None
 
 
-def _soft_sizes(toks: list[str], skip: set[int]) -> tuple[tuple[int, float], ...]:
+def _soft_sizes(toks: list[str], skip: set[int], question: bool = False) -> tuple[tuple[int, float], ...]:
     """Bare numbers beside a name word that are no count: after "the"/"those" ("the 380 cable ties")
-    or after another number, which is the count ("two 125 cutting discs", "50 cable ties 380")."""
+    or after another number, which is the count ("two 125 cutting discs", "50 cable ties 380"), or
+    any in a ``question``."""
     nums = [i for i, t in enumerate(toks) if i not in skip and _NUMBER.match(t)]
     out = []
     for k, i in enumerate(nums):
         before = toks[i - 1] if i > 0 else ""
         nxt = toks[i + 1] if i + 1 < len(toks) else ""
         beside = (nxt.isalpha() and nxt not in NOT_ITEM) or (before.isalpha() and before not in NOT_ITEM)
-        if beside and (k > 0 or before in ("the", "those", "these")):
+        if beside and (k > 0 or before in ("the", "those", "these") or question):
             out.append((i, float(toks[i])))
     return tuple(out)
 
@@ -236,9 +245,9 @@ class ItemIndex:
             family, size = split_size(it.item)
             self.sizes[it.sku] = size
             fam = name_tokens(family)
-            # a grade written without a unit ("hydraulic oil 46", "bearing 6204") is a variant too:
-            # "hydraulic oil" is the family of 32, 46 and 68
-            for f in (fam, fam[:-1]) if len(fam) > 1 and fam[-1].isdigit() else (fam,):
+            # a grade written without a unit ("hydraulic oil 46", "engine oil 10W-40", "bearing 6204 2RS") is a
+            # variant too: "hydraulic oil" is the family of 32, 46 and 68, "engine oil" of 10W-40
+            for f in _families_of(fam):
                 if f:
                     self.families.setdefault(f, []).append(it.sku)
                     self.heads.setdefault(f[-1], set()).add(f)
@@ -272,9 +281,9 @@ class ItemIndex:
     def find(self, toks: list[str], skip: set[int], location: str | None = None, strict: bool = True) -> Found:
         """The item ``toks`` (normalized, singular) names; ``skip``: token indices of places and
         counts. ``strict``: a word said beside the name that the pick does not explain makes it
-        unknown or asked (:meth:`_unexplained`; what is written needs it, a question's answer not).
-        Raises nothing."""
-        size = spoken_size(toks, skip)
+        unknown or asked (:meth:`_unexplained`; what is written needs it, a question's answer not);
+        not ``strict`` (a question) any bare number beside the name may be its size. Raises nothing."""
+        size = spoken_size(toks, skip, question=not strict)
         by_name, by_family = self._by_name(toks, skip, size), self._by_family(toks, skip, size)
         if by_name and by_family:  # the longer match wins: "nitrile work gloves" over the alias "gloves"
             words = [len(f.match.tokens - size.tokens) for f in (by_name, by_family)]
@@ -440,6 +449,11 @@ class ItemIndex:
                 if nxt:
                     cur, span = nxt, span | {idx}
                     break
+        if len(cur) > 1:  # a grade or code said ("P240 sheets", "6004 bearings") picks the items named with it
+            for idx, word in (*size.codes, *((i, _fmt(v)) for i, v in size.soft)):
+                nxt = [s for s in cur if word in self.name_words.get(s, ())]
+                if nxt:
+                    cur, span = nxt, span | {idx}
         if len(cur) == 1:
             return Found(ItemMatch(cur[0], span, via=via))
         missing = None
@@ -548,8 +562,9 @@ class ItemIndex:
 
     def _at_location(self, toks: list[str], skip: set[int], location: str | None, size: SpokenSize) -> Found:
         at = self.by_location.get(location or "", [])
-        content = [i for i, t in enumerate(toks)
-                   if i not in skip and i not in size.tokens and t not in NOT_ITEM and not t.isdigit()]
+        content = [i for i, t in enumerate(toks)  # "a tub of grease": grease is the unknown, not the tub
+                   if i not in skip and i not in size.tokens and t not in NOT_ITEM and not t.isdigit()
+                   and not (t in _NOT_KIND and toks[i + 1:i + 2] == ["of"])]
         # only when nothing else was said of the item: "we used 3 sprockets from bin 12" is not bin 12's item
         if len(at) == 1 and not content:
             return Found(ItemMatch(at[0], frozenset(), via="location"))
@@ -565,6 +580,19 @@ def _alike(spoken: dict[str, dict[str, str]]) -> dict[str, set[str]]:
         if len(set(group.values())) > 1:  # one sound, several spellings of several items
             for sku, key in group.items():
                 out.setdefault(sku, set()).update(o for o, k in group.items() if k != key)
+    return out
+
+
+def _families_of(fam: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """``fam`` and the family it names without a grade at its end: without the last word when that is a
+    number, and without a code from its first word with a digit on ("engine oil 10w 40" → "engine oil",
+    "bearing 6004 zz" → "bearing"; not "wd 40 spray": a word follows the code)."""
+    out = [fam]
+    if len(fam) > 1 and fam[-1].isdigit():
+        out.append(fam[:-1])
+    k = next((i for i in range(1, len(fam)) if any(c.isdigit() for c in fam[i])), len(fam))
+    if k < len(fam) and all(any(c.isdigit() for c in t) or len(t) <= 3 for t in fam[k:]) and fam[:k] not in out:
+        out.append(fam[:k])
     return out
 
 

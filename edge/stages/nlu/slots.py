@@ -24,12 +24,19 @@ DECIMAL_UNITS = frozenset({"m", "kg", "g", "l", "ml"})
 #: intents that would write a record
 WRITES = frozenset({"log_record", "transfer", "stock_count"})
 #: a count's container: "a box of …" is one box
-CONTAINERS = frozenset("box pack packet can pair bag roll set piece tin pallet carton case unit pc".split())
+CONTAINERS = frozenset("box pack packet can pair bag roll set piece tin pallet carton case unit pc tube bottle jar drum "
+                       "spool reel coil tub bucket pail sachet crate cartridge sheet "
+                       # a measure said with "a" is one of it: "a litre of acetone", "a metre of cable"
+                       "litre liter metre meter kilo kilogram gram".split())
 _NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
 _PARTS = re.compile(r" (?:and|plus|also|as well as) (?=(?:\d+(?:\.\d+)? |an? )\S)")
 #: a stock query whose item is unknown needs one of these, else the text is the LLM's
 STOCK_CUE = re.compile(r"\b(?:do we (?:still )?have|have we (?:still )?got|are there|is there|in stock|on hand|"
-                       r"left|remaining|stock of|we got|got any|have any|where (?:is|are|do we keep)|wheres)\b")
+                       r"left|remaining|stock of|we got|got any|have any|where (?:is|are|do we keep)|wheres|"
+                       r"do we (?:stock|carry|keep|hold|sell)|where (?:do|does) (?:the )?\w+)\b")
+
+#: a stock question about the sizes of a family ("what sizes of socket do we carry"): the answer lists them
+VARIANTS_ASKED = re.compile(r"\b(?:what|which) (?:sizes?|lengths?|diameters?|threads?|grades?|kinds?|types?)\b")
 
 
 def locations(toks: list[str]) -> list[tuple[str, set[int]]]:
@@ -71,20 +78,51 @@ def _number(tok: str) -> int | float:
     return int(v) if v.is_integer() else v
 
 
+#: what a purpose phrase starts with after "for": "for the bearings", "for cleaning the parts"
+_PURPOSE_OPENERS = frozenset("the a an my our his her their this that".split())
+#: words that end a purpose phrase: a place or the next part of the command follows
+_PURPOSE_END = frozenset("from out off in into at to and plus".split())
+
+
+def purpose_span(toks: list[str], skip: set[int]) -> set[int]:
+    """The token indices of what an item is for ("3 washers *for the gearbox*", "a tub of grease *for
+    the bearings*", "acetone *for cleaning the parts*"), up to a place or "from"/"and": said after a
+    word that may name the item, it is never the item nor its count. Empty when nothing before "for"
+    could name an item ("we used 3 for the M8 bolts")."""
+    for i, t in enumerate(toks):
+        if t != "for" or i + 1 >= len(toks) or i in skip:
+            continue
+        nxt = toks[i + 1]
+        if nxt not in _PURPOSE_OPENERS and not (nxt.endswith("ing") and len(nxt) > 4):
+            continue
+        if not any(j not in skip and any(c.isalpha() for c in toks[j]) and singular(toks[j]) not in NOT_ITEM
+                   for j in range(i)):
+            continue
+        end = i + 1
+        while end < len(toks) and end not in skip and toks[end] not in _PURPOSE_END:
+            end += 1
+        return set(range(i, end))
+    return set()
+
+
 def quantity(toks: list[str], skip: set[int], span: frozenset[int], item_known: bool) -> int | float | None:
     """The first number outside ``skip`` (places, sizes) and ``span`` (the item's name); 1 for
     ``a``/``an`` right before a known item's name; None when no count was said, or when "a" before
     the name and a number after it both say one ("a breaker on line two")."""
     nums = [i for i, t in enumerate(toks) if _NUMBER.match(t) and i not in skip and i not in span]
     k = min(span) - 1 if span else -1
-    if k >= 1 and toks[k] == "of" and singular(toks[k - 1]) in CONTAINERS:  # "a box of gloves"
+    contained = k >= 1 and toks[k] == "of" and singular(toks[k - 1]) in CONTAINERS
+    if contained:  # "a box of gloves"
         k -= 2
-    one = span and item_known and k >= 0 and toks[k] in ("a", "an")
+    elif span and min(span) + 1 < len(toks) and singular(toks[min(span)]) in CONTAINERS and toks[min(span) + 1] == "of":
+        contained = True  # an unknown item's words start with the container: "a *tub of grease*"
+    # "a tub of grease" is one, whatever grease is; a bare "a" before unknown words is no count
+    one = span and (item_known or contained) and k >= 0 and toks[k] in ("a", "an")
     if nums:
         if one and nums[0] > max(span):
             return None  # "a circuit breaker on line two": one, or two? asked, never the later number
         return _number(toks[nums[0]])
-    if span and item_known:
+    if span and (item_known or contained):
         if one:
             return 1
         # "signing out the hex key set": one, when the name is said in the singular
@@ -193,6 +231,7 @@ class SlotFiller:
         skip = set().union(*(s for _, s in locs)) if locs else set()
         if location is None and locs:
             location = locs[0][0]
+        skip |= purpose_span(toks, skip)  # "a tub of grease for the bearings": the grease, not the bearings
         found = self.item(toks, skip, location)
         m = found.match
         size_skip = skip | set(m.tokens)
@@ -253,12 +292,15 @@ class SlotFiller:
         locs = locations(toks)
         skip = set().union(*(s for _, s in locs)) if locs else set()
         location = locs[0][0] if locs else None
-        found = self.item(toks, skip, location, strict=False)  # a question writes nothing
+        found = self.item(toks, skip | purpose_span(toks, skip), location, strict=False)  # a question writes nothing
         m = found.match
         if m.sku is None and not m.candidates:
             if not m.tokens or not STOCK_CUE.search(full):
                 return None
-        return self.with_item(replace(base, intent="query_stock", location=location), found, toks)
+        got = self.with_item(replace(base, intent="query_stock", location=location), found, toks)
+        if VARIANTS_ASKED.search(full) and len(got.candidates) > 1:
+            got = replace(got, extra={**got.extra, "variants_asked": True})
+        return got
 
     def place_contents(self, slot: str | None, text: str, base: Intent) -> Intent | None:
         """What is stored at a place; None for a place where nothing is stocked (not a command)."""

@@ -17,12 +17,14 @@ character by character (CJK needs no word breaks), wildcards included.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 import yaml
-from hassil import Intents, recognize_best
+from hassil import Intents
+from hassil.recognize import recognize_ranked
 from hassil.util import merge_dict
 
 from edge.errors import UserError
@@ -114,21 +116,24 @@ class Templates:
         except Exception as e:  # hassil raises plain exceptions for a template it cannot parse
             raise TemplateError(f"{', '.join(self.files)}: an intent template does not parse ({e})") from None
 
-    def match(self, text: str) -> TemplateMatch | None:
-        """The best template for ``text`` (normal form), or None. Raises nothing."""
+    def match(self, text: str, accept: Callable[[TemplateMatch], bool] | None = None) -> TemplateMatch | None:
+        """The best template for ``text`` (normal form), or None. ``accept``: a check of the slot
+        texts (a place slot must hold a place); the best match it accepts is returned. Raises nothing."""
         if not text.strip():
             return None
         try:
-            result = recognize_best(text, self.intents)
+            results = recognize_ranked(text, self.intents)
         except Exception:  # a matcher failure is "not a template command", never a crash
             return None
-        if result is None:
-            return None
-        slots = {name: (e.text or str(e.value)).strip() if e.is_wildcard else e.value
-                 for name, e in result.entities.items()}
-        sentence = result.intent_sentence.text if result.intent_sentence is not None else ""
-        meta = result.intent_metadata or {}
-        return TemplateMatch(result.intent.name, slots, sentence, str(meta.get("file", "")))
+        for result in results:
+            slots = {name: (e.text or str(e.value)).strip() if e.is_wildcard else e.value
+                     for name, e in result.entities.items()}
+            sentence = result.intent_sentence.text if result.intent_sentence is not None else ""
+            meta = result.intent_metadata or {}
+            got = TemplateMatch(result.intent.name, slots, sentence, str(meta.get("file", "")))
+            if accept is None or accept(got):
+                return got
+        return None
 
 
 @lru_cache(maxsize=4)

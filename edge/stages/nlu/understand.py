@@ -46,6 +46,12 @@ COUNT_WORDS = re.compile(r"\b(?:stock ?take|stock ?taking|stock count|re-?count(
 #: no :data:`COUNT_WORDS` is no count ("five M8 nuts from bin 60" is a log, or not understood)
 COUNT_CUES = re.compile(r"\b(?:exactly|actually|really|real|left|remaining|set|update[sd]?|correct(?:ed|ion)?|"
                         r"measured|tally|physical|there (?:are|is|s)|theres|now (?:have|has|at)|should be)\b")
+#: how a question starts (or a request to be told): a paraphrase taken as a stock question that starts
+#: otherwise, and says a count and a direction, is a log ("knocked off a litre of brake fluid …")
+QUESTION_START = re.compile(r"^\W*(?:(?:hey|ok|okay|so|and|um|uh|please)\W+)*(?:how|what|whats|where|wheres|which|who|"
+                            r"when|why|do|does|did|is|are|was|were|have|has|any|anything|can|could|would|got|tell|"
+                            r"check|show|list|give|find|look)\b")
+_WH_WORD = re.compile(r"\b(?:how|what|whats|where|wheres|which)\b")
 log = logging.getLogger("edge.stages.nlu")
 #: Fewest words the paraphrase matcher and the documents judge; shorter utterances are the templates'
 MIN_WORDS_PARAPHRASE = 2
@@ -59,6 +65,12 @@ SYSTEM_PROMPT_ZH = "你是车间库房的语音助手。用不超过两句简短
 #: The answer when a question does not fit the LLM's context window even after trimming (case C10).
 TOO_LONG = "That question is too long for me. Please ask it in fewer words."
 TOO_LONG_ZH = "这个问题太长了，请说得简短一些。"
+
+def _asks(text: str) -> bool:
+    """``text`` is said as a question: a question mark, a question word ("bearings 6204, what have we got"),
+    or it starts like one (:data:`QUESTION_START`)."""
+    return "?" in text or bool(QUESTION_START.match(text.lower()) or _WH_WORD.search(text.lower()))
+
 
 class SentenceGate:
     """Passes an answer's complete sentences to ``on_sentence`` as the text arrives, cut and cleaned
@@ -234,13 +246,21 @@ class Understanding:
                 return None
             return dataclasses.replace(log_fill, source="paraphrase", text=text,
                                        explain={**got.explain, "counted_as": "log_record", "slots": log_fill.slots()})
+        if got is not None and got.intent == "query_stock" and not _asks(text) and text_direction(text) is not None:
+            # "knocked off a litre of brake fluid for the forklift": a statement with a count and a direction
+            # is a log, not a question; written only when the log's slots are all there
+            log_fill = self.fill_slots("log_record", text)
+            if log_fill is None or log_fill.intent != "log_record" or log_fill.quantity is None and not log_fill.parts:
+                return None
+            return dataclasses.replace(log_fill, source="paraphrase", text=text,
+                                       explain={**got.explain, "said_as": "log_record", "slots": log_fill.slots()})
         if got is not None and got.intent == "log_record" and COUNT_WORDS.search(text.lower()):
             return None  # "just did a stock take, bin 60 has 790 …": a count said, never a log
         if got is not None and got.intent == "log_record" and got.direction is None:
             # the words say no direction ("four o-rings for the pump"): the nearest exemplar's, if it says one
             d = text_direction(got.explain.get("exemplar", ""))
-            if d is None:
-                return None  # neither used nor received was said: not written on a guess
+            if d is None:  # neither used nor received was said: the dialog asks which, never a guess
+                return got
             got = dataclasses.replace(got, direction=d, parts=tuple(dataclasses.replace(q, direction=d) for q in got.parts))
         return got
 

@@ -62,7 +62,7 @@ _QTY = re.compile(r"(?<![a-z0-9.])(\d+)(?![a-z0-9])")
 _LATIN = re.compile(r"[a-z][a-z0-9]*|\d+[a-z]+[a-z0-9]*")
 _PARTICLES = re.compile(
     r"一下|刚才|今天|现在|一共|总共|我们|咱们|里面|已经|请问|帮我|给我|还有|"
-    rf"[的了吗呢吧啊呀我你他她有还在里上下把帮请给共这那都就是从到要和跟也又再被个点些{MEASURE_WORDS}]")
+    rf"[的了吗呢吧啊呀我你他她有还在里上下把帮请给共这那都就是从到往向要和跟也又再被个点些{MEASURE_WORDS}]")
 
 
 def clean_zh(text: str) -> str:
@@ -158,7 +158,7 @@ class ZhGrammar:
                 return ItemMatch(skus[0], via="word"), rest
             return ItemMatch(None, candidates=tuple(skus), via="word"), rest
         at = self._by_location.get(location or "", [])
-        if len(at) == 1:
+        if len(at) == 1 and not self._unknown_words(t):  # "12号箱有多少链轮": the 链轮, not bin 12's item
             return ItemMatch(at[0], via="location"), t
         return ItemMatch(None, via="unknown"), t
 
@@ -206,23 +206,26 @@ class ZhGrammar:
             return None
         found, rest = self._find_item(t, location)
         extra: dict = {}
+        unknown = None
         if found.candidates:
             extra["candidates"] = list(found.candidates)
         elif found.sku is None:
-            words = self._unknown_words(rest)
-            if not words:
+            unknown = self._unknown_words(rest)
+            if not unknown:
                 return None
-            extra["unknown_item"] = words
+            extra["unknown_item"] = unknown
         if intent == "query_stock":
             if "unknown_item" in extra and not _STRONG_QUERY.search(t):
                 return None
             return Intent("query_stock", sku=found.sku, location=location, source="grammar", text=text,
-                          extra=extra)
+                          candidates=tuple(found.candidates), unknown=unknown, extra=extra,
+                          explain={"item_via": found.via})
         nums = [int(n) for n in _QTY.findall(rest)]
         if not nums or nums[0] <= 0:
             return None
         return Intent("log_record", sku=found.sku, quantity=nums[0], direction=direction, location=location,
-                      source="grammar", text=text, extra=extra)
+                      source="grammar", text=text, candidates=tuple(found.candidates), unknown=unknown, extra=extra,
+                      explain={"item_via": found.via})
 
 
 def zh_match_text(text: str) -> str:
@@ -258,4 +261,5 @@ def zh_fill(g: ZhGrammar, intent: str, slots: dict, text: str) -> Intent | None:
         return None
     extra = {"candidates": list(found.candidates)} if found.candidates else {}
     return Intent(intent, sku=found.sku, quantity=nums[0], location=location, to_location=to_location,
-                  candidates=tuple(found.candidates), source="template", text=text, extra=extra)
+                  candidates=tuple(found.candidates), source="template", text=text, extra=extra,
+                  explain={"item_via": found.via})
