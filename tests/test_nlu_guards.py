@@ -308,3 +308,17 @@ def test_a_mandarin_change_not_seen_to_happen_is_no_plain_log(zh, text, refusal)
     got = zh.parse(text)
     assert got.intent == "log_record" and got.quantity is not None and got.refusal == refusal, got.explain
     assert zh.parse("等一会儿用了三个钻头").refusal is None  # 一会儿 ("in a moment") says no plan
+
+
+@pytest.mark.parametrize("text, sku, quantity, direction", [
+    ("issued 10 nos fuses", "FUS-5A", 10, "out"),
+    ("we used 5 pcs drill bits", "DRL-BIT-6", 5, "out"),
+    ("received 20 no. washers", "WSH-M8", 20, "in"),     # "no." after a number: numbers, no correction
+    ("took 3 ea fuses", "FUS-5A", 3, "out"),
+    ("inward entry of 40 nos washers", "WSH-M8", 40, "in"),
+    ("outward 6 nos fuses", "FUS-5A", 6, "out"),
+])
+def test_a_unit_word_after_the_count_is_no_part_of_the_name(g, text, sku, quantity, direction):
+    got = g.fill_slots("log_record", text)
+    assert (got.sku, got.quantity, got.direction, got.refusal) == (sku, quantity, direction, None), got.explain
+    assert g.fill_slots("log_record", "took 2, no. 3 fuses").quantity == 3  # "no." after a comma still corrects

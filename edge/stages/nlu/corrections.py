@@ -26,7 +26,8 @@ from edge.stages.nlu.lexicon import LOCATION_WORDS
 MARKERS = ("no wait", "wait no", "no sorry", "sorry no", "i mean", "i meant", "make that", "make it", "or rather",
            "scratch that", "strike that", "let me correct that", "correction", "sorry", "oops", "actually", "no")
 _MARKER = re.compile(r"(?:^| )(?P<m>(?:(?:" + "|".join(MARKERS) + r") ?)+)(?= |$)")
-_WEAK_NO = re.compile(r"(?:[,;.!?-]\s*no\b|\bno\s*[,;.!?-])", re.IGNORECASE)
+#: ("5 no. M8 nuts": "no." after a number is the count's unit, "numbers", no correction)
+_WEAK_NO = re.compile(r"(?:[,;.!?-]\s*no\b|(?<!\d )(?<!\d)\bno\s*[,;.!?-])", re.IGNORECASE)
 _NUM = re.compile(r"^\d+(?:\.\d+)?$")
 _THREAD = re.compile(r"^m\d+(?:\.\d+)?$")
 _UNITS = frozenset({"mm", "cm", "m", "millimetre", "millimetres", "metre", "metres", "inch", "a", "amp", "amps",
