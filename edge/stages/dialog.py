@@ -232,7 +232,7 @@ def _nearest(cands: tuple[Item, ...], heard: str, keep: int = 3) -> tuple[Item, 
     """The ``keep`` variants nearest to the heard one ("60" → 50 and 80 mm before 30), in size order."""
     attribute, labels, _unit = variant_choices(cands)
     said = number_answer(heard)
-    if said is None or attribute not in ("millimetre", "thread") or len(cands) <= keep:
+    if said is None or attribute not in ("millimetre", "thread", "bearing") or len(cands) <= keep:
         return cands
     value = {lab: float(lab.lstrip("M")) for lab in labels if lab.lstrip("M").replace(".", "", 1).isdigit()}
     ranked = sorted((c for c, lab in zip(cands, labels, strict=True) if lab in value),

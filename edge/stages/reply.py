@@ -452,7 +452,8 @@ def no_variant_reply(family: str, heard: str, options: list[str], unit: str, lan
     """A variant that was said but is not stocked, with the nearest ones that are."""
     if language == "zh":
         return f"没有{heard}{unit}的{family}；有{'、'.join(options)}{unit}。要哪一个？"
-    return f"I don't have {plural(family)}, {heard} {unit}; there are {_and(options)} {unit}. Which one?"
+    unit = f" {unit}" if unit else ""
+    return f"I don't have {plural(family)}, {heard}{unit}; there are {_and(options)}{unit}. Which one?"
 
 
 def direction_question(item: Item, quantity: int | float | None, language: str = "en") -> str:

@@ -45,7 +45,7 @@ from edge.stages.nlu.lexicon import (
 )
 from edge.stages.nlu.shortlist import Shortlist
 from edge.stages.nlu.types import ItemMatch
-from edge.stages.sizes import GARMENT_WORDS, Size, split_size
+from edge.stages.sizes import GARMENT_WORDS, SEALS, Size, split_size
 
 #: rapidfuzz ratio an n-gram needs against a shortlisted name to count as that name
 FUZZY_CUTOFF = 85
@@ -72,12 +72,21 @@ _NOT_KIND = frozenset("yesterday tonight morning afternoon evening week month ea
                       "went gone taken take took use used as well was is tube bottle jar drum spool reel coil carton case crate tub bucket "
                       "pail sachet".split())
 _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+#: a bearing's seal as said: one token ("2rs", "zz") or two ("2 rs", "z z", "double z")
+_SEAL_SAID = {s.lower(): s for s in SEALS}
+_SEAL_PAIRS = {("2", "rs"): "2RS", ("2", "z"): "2Z", ("z", "z"): "ZZ", ("double", "z"): "ZZ", ("2", "rz"): "2RZ"}
+_BEARING_CODE = re.compile(r"^\d{3,5}$")
+_CODE_AND_SEAL = re.compile(rf"^(\d{{3,5}})({'|'.join(s.lower() for s in SEALS)})$")  # "6304zz"
+#: what a variant attribute is called, in the order variants are checked and asked (a bearing's seal
+#: before its designation: "6213 2RS", not stocked, is asked among the 2RS ones)
+ATTRIBUTES = ("thread", "millimetre", "size", "amp", "seal", "bearing")
 
 
 @dataclass(frozen=True)
 class SpokenSize:
     """The size words of an utterance: ``thread`` (``"M10"``), ``mm`` (millimetres), ``garment``
-    (``"L"``), ``amp`` (amperes), with their token indices and how each was said (for ``heard_variant``)."""
+    (``"L"``), ``amp`` (amperes), ``bearing`` (a designation, ``"6205"``) and its ``seal``
+    (``"2RS"``), with their token indices and how each was said (for ``heard_variant``)."""
 
     thread: str | None = None
     mm: float | None = None
@@ -88,10 +97,17 @@ class SpokenSize:
     #: bare numbers that may be a size in millimetres ("the 380 cable ties", "two 125 cutting discs"):
     #: (token index, value), used only when exactly such a variant exists
     soft: tuple[tuple[int, float], ...] = ()
+    bearing: str | None = None
+    seal: str | None = None
+    #: bare numbers beside "bearing" that may be its designation ("2 6305 bearings"): (token index,
+    #: digits), used only when such a bearing exists
+    soft_bearing: tuple[tuple[int, str], ...] = ()
 
     def checks(self):
+        values = {"thread": self.thread, "millimetre": self.mm, "size": self.garment, "amp": self.amp,
+                  "bearing": self.bearing, "seal": self.seal}
         for attr, words in self.said:
-            yield attr, {"thread": self.thread, "millimetre": self.mm, "size": self.garment, "amp": self.amp}[attr], words
+            yield attr, values[attr], words
 
 
 @dataclass(frozen=True)
@@ -152,9 +168,53 @@ def spoken_size(toks: list[str], skip: set[int]) -> SpokenSize:
                 garment = _TIMES_X[times] + garment
                 used.add(i - 2)
             said["size"] = GARMENT_WORDS.get(garment, garment)
-    order = [a for a in ("thread", "millimetre", "size", "amp") if a in said]
+    bearing, seal, soft_bearing = _spoken_bearing(toks, skip, used, said)
+    order = [a for a in ATTRIBUTES if a in said]
     soft = () if mm is not None else _soft_sizes(toks, skip | used)
-    return SpokenSize(thread, mm, garment, amp, frozenset(used), tuple((a, said[a]) for a in order), soft)
+    return SpokenSize(thread, mm, garment, amp, frozenset(used), tuple((a, said[a]) for a in order), soft,
+                      bearing=bearing, seal=seal, soft_bearing=soft_bearing)
+
+
+def _seal_at(toks: list[str], i: int, skip: set[int]) -> tuple[str, int] | None:
+    """The seal said at ``toks[i]`` and how many tokens it takes, or None."""
+    if i >= len(toks) or i in skip:
+        return None
+    pair = tuple(toks[i:i + 2])
+    if pair in _SEAL_PAIRS and i + 1 not in skip:
+        return _SEAL_PAIRS[pair], 2
+    return (_SEAL_SAID[toks[i]], 1) if toks[i] in _SEAL_SAID else None
+
+
+def _spoken_bearing(toks: list[str], skip: set[int], used: set[int], said: dict[str, str]):
+    """A bearing designation said ("6205 2rs", "6304zz"): ``(designation, seal, soft)``; a seal
+    alone ("the zz ones") of two letters or more; a bare number beside "bearing" is only ``soft``.
+    The tokens taken are added to ``used``, the words to ``said``."""
+    bearing = seal = None
+    soft = []
+    for i, t in enumerate(toks):
+        if i in skip or i in used:
+            continue
+        m = _CODE_AND_SEAL.match(t)
+        if m and bearing is None:
+            bearing, seal = m.group(1), _SEAL_SAID[m.group(2)]
+            used.add(i)
+        elif _BEARING_CODE.match(t) and bearing is None:
+            after = _seal_at(toks, i + 1, skip | used)
+            if after is not None:
+                bearing, seal = t, after[0]
+                used.update(range(i, i + 1 + after[1]))
+            elif "bearing" in toks[max(0, i - 1):i + 2]:
+                soft.append((i, t))
+        elif seal is None and not t.isdigit():
+            alone = _seal_at(toks, i, skip | used)
+            if alone is not None and len(alone[0]) >= 2 and alone[0] != "RS":  # a lone "z" or "rs" says little
+                seal = alone[0]
+                used.update(range(i, i + alone[1]))
+    if bearing:
+        said["bearing"] = bearing
+    if seal:
+        said["seal"] = seal
+    return bearing, seal, tuple(soft)
 
 
 def _spoken_amp(toks: list[str], skip: set[int], used: set[int], said: dict[str, str]) -> float | None:
@@ -191,7 +251,8 @@ def _soft_sizes(toks: list[str], skip: set[int]) -> tuple[tuple[int, float], ...
 
 
 def _has(size: Size, attr: str) -> bool:
-    return bool({"thread": size.thread, "millimetre": size.mm, "size": size.garment, "amp": size.amp}[attr])
+    return bool({"thread": size.thread, "millimetre": size.mm, "size": size.garment, "amp": size.amp,
+                 "bearing": size.bearing, "seal": size.seal}[attr])
 
 
 def _fits(size: Size, attr: str, value) -> bool:
@@ -201,6 +262,10 @@ def _fits(size: Size, attr: str, value) -> bool:
         return any(abs(v - value) < 1e-6 for v in size.mm)
     if attr == "amp":
         return size.amp is not None and abs(size.amp - value) < 1e-6
+    if attr == "bearing":
+        return size.bearing == value
+    if attr == "seal":
+        return size.seal == value
     return size.garment == value
 
 
@@ -397,7 +462,7 @@ class ItemIndex:
         z = self.sizes[sku]
         thread = float(z.thread[1:]) if z.thread else -1.0
         garment = list(GARMENT_WORDS).index(z.garment) if z.garment in GARMENT_WORDS else -1
-        return thread, z.mm, garment, z.amp or -1.0, sku
+        return thread, z.mm, garment, z.amp or -1.0, int(z.bearing or -1), z.seal or "", sku
 
     def _narrow(self, skus: Iterable[str], size: SpokenSize, span: frozenset[int], via: str) -> Found:
         """``skus`` narrowed by the size said; candidates in size order (M6 before M10, 20 before
@@ -410,18 +475,19 @@ class ItemIndex:
             if not nxt:
                 return Found(ItemMatch(None, span, candidates=tuple(cur), via=via), heard_variant=words)
             cur = nxt
-        if len(cur) > 1 and size.soft and any(_has(self.sizes[s], "millimetre") for s in cur):
-            for idx, value in size.soft:
-                nxt = [s for s in cur if _fits(self.sizes[s], "millimetre", value)]
-                if nxt:
-                    cur, span = nxt, span | {idx}
-                    break
+        for attr, soft in (("millimetre", size.soft), ("bearing", size.soft_bearing)):
+            if len(cur) > 1 and soft and any(_has(self.sizes[s], attr) for s in cur):
+                for idx, value in soft:
+                    nxt = [s for s in cur if _fits(self.sizes[s], attr, value)]
+                    if nxt:
+                        cur, span = nxt, span | {idx}
+                        break
         if len(cur) == 1:
             return Found(ItemMatch(cur[0], span, via=via))
         missing = None
-        for attr in ("thread", "millimetre", "size", "amp"):
-            values = {(self.sizes[s].thread, self.sizes[s].mm[:1], self.sizes[s].garment, self.sizes[s].amp)[
-                ("thread", "millimetre", "size", "amp").index(attr)] for s in cur}
+        for attr in ATTRIBUTES:
+            values = {(z.thread, z.mm[:1], z.garment, z.amp, z.seal, z.bearing)[ATTRIBUTES.index(attr)]
+                      for z in (self.sizes[s] for s in cur)}
             if len(values) > 1:
                 missing = attr
                 break
