@@ -9,7 +9,8 @@ The part after the marker (:data:`MARKERS`: "no wait", "I mean", "make that", "c
 * a place with its preposition: "from drawer 4, no, from bin 118"; "to bin 61, no, to bin 62"; a
   bare number after a place's number is that place's only when no count was said before it ("move
   10 … to bin 300, no, 12" is left unresolved: place or count is asked);
-* a size: "M8 nuts, no, M10 nuts"; "large nitrile gloves, no, medium";
+* a size: "M8 nuts, no, M10 nuts"; "large nitrile gloves, no, medium"; "40 mil hose clamps,
+  correction, the 20 mil ones";
 
 the words of B that repeat those after the corrected span ("M10 *nuts*") are dropped, the rest is
 kept after A. A correction whose later part fits no span of A ("four, no, of the M8 nuts") is left
@@ -80,6 +81,8 @@ def _apply(a: list[str], b: list[str]) -> list[str] | None:
     """``a`` corrected by ``b``, or None when ``b`` fits no span of ``a``."""
     if not a or not b:
         return None
+    if len(b) > 1 and b[0] in ("the", "those", "these") and _kind(b, 1) in ("size", "thread", "garment"):
+        b = b[1:]  # "…, correction, the 20 mil ones": the size
     kind = _kind(b, 0)
     if kind == "count" and _kind(a, len(a) - 1) == "placenum":
         if any(_kind(a, j) == "count" for j in range(len(a))):
@@ -106,6 +109,8 @@ def _apply(a: list[str], b: list[str]) -> list[str] | None:
         return None
     a_end = _run(a, i, _kind(a, i))
     rest, after = b[b_end:], a[a_end:]
+    if rest[:1] in (["one"], ["ones"]):
+        rest = rest[1:]
     j = 0
     while j < len(rest) and j < len(after) and rest[j] == after[j]:  # "M10 *nuts*" repeats A's words
         j += 1

@@ -56,7 +56,7 @@ from edge.stages.nlu.zh import IN_VERBS, OUT_VERBS, ZhGrammar, zh_fill, zh_match
 LANGUAGES = ("en", "zh")
 
 _OUT_PHRASES = re.compile(r"\b(?:(?:gave|give|giving|hand|handed|handing|book|booked|booking|sign|signed|signing|"
-                          r"check|checked|checking) out|(?:write|wrote|written|writing) off|gone|went|"
+                          r"check|checked|checking|log|logged|logging) out|(?:write|wrote|written|writing) off|gone|went|"
                           r"(?:burn|burned|burnt|burning|got|go|going|went) through|needs|needed|grabbed|grab|"
                           r"for (?:the|a|an|my|our) (?:new |night |day )?(?:job|site|apprentice|starter|shift|fitter|"
                           r"customer|repair|van|crew|team|client|contractor|line|machine|pump|gearbox|doors?))\b")

@@ -77,6 +77,10 @@ _SEAL_SAID = {s.lower(): s for s in SEALS}
 _SEAL_PAIRS = {("2", "rs"): "2RS", ("2", "z"): "2Z", ("z", "z"): "ZZ", ("double", "z"): "ZZ", ("2", "rz"): "2RZ"}
 _BEARING_CODE = re.compile(r"^\d{3,5}$")
 _CODE_AND_SEAL = re.compile(rf"^(\d{{3,5}})({'|'.join(s.lower() for s in SEALS)})$")  # "6304zz"
+#: words that say the longer or the shorter of two sizes ("the long cable ties", "the short ones");
+#: "large" and "small" are garment sizes
+_EXTREME = {"long": 1, "longer": 1, "longest": 1, "big": 1, "bigger": 1, "biggest": 1, "larger": 1, "largest": 1,
+            "short": -1, "shorter": -1, "shortest": -1, "smaller": -1, "smallest": -1}
 #: what a variant attribute is called, in the order variants are checked and asked (a bearing's seal
 #: before its designation: "6213 2RS", not stocked, is asked among the 2RS ones)
 ATTRIBUTES = ("thread", "millimetre", "size", "amp", "seal", "bearing")
@@ -102,6 +106,8 @@ class SpokenSize:
     #: bare numbers beside "bearing" that may be its designation ("2 6305 bearings"): (token index,
     #: digits), used only when such a bearing exists
     soft_bearing: tuple[tuple[int, str], ...] = ()
+    #: +1 / −1 when "long" / "short" (…) is said, with its token index: picks between two lengths only
+    extreme: tuple[int, int] | None = None
 
     def checks(self):
         values = {"thread": self.thread, "millimetre": self.mm, "size": self.garment, "amp": self.amp,
@@ -171,8 +177,9 @@ def spoken_size(toks: list[str], skip: set[int]) -> SpokenSize:
     bearing, seal, soft_bearing = _spoken_bearing(toks, skip, used, said)
     order = [a for a in ATTRIBUTES if a in said]
     soft = () if mm is not None else _soft_sizes(toks, skip | used)
+    extreme = next(((i, _EXTREME[t]) for i, t in enumerate(toks) if t in _EXTREME and i not in skip), None)
     return SpokenSize(thread, mm, garment, amp, frozenset(used), tuple((a, said[a]) for a in order), soft,
-                      bearing=bearing, seal=seal, soft_bearing=soft_bearing)
+                      bearing=bearing, seal=seal, soft_bearing=soft_bearing, extreme=extreme)
 
 
 def _seal_at(toks: list[str], i: int, skip: set[int]) -> tuple[str, int] | None:
@@ -237,15 +244,17 @@ def _spoken_amp(toks: list[str], skip: set[int], used: set[int], said: dict[str,
 
 
 def _soft_sizes(toks: list[str], skip: set[int]) -> tuple[tuple[int, float], ...]:
-    """Bare numbers beside a name word that are no count: after "the"/"those" ("the 380 cable ties")
-    or after another number, which is the count ("two 125 cutting discs", "50 cable ties 380")."""
+    """Bare numbers beside a name word that are no count: after "the"/"those" ("the 380 cable ties",
+    "the 115 ones") or after another number, which is the count ("two 125 cutting discs", "50 cable
+    ties 380", "3 cutting discs, the 115s")."""
     nums = [i for i, t in enumerate(toks) if i not in skip and _NUMBER.match(t)]
     out = []
     for k, i in enumerate(nums):
         before = toks[i - 1] if i > 0 else ""
         nxt = toks[i + 1] if i + 1 < len(toks) else ""
         beside = (nxt.isalpha() and nxt not in NOT_ITEM) or (before.isalpha() and before not in NOT_ITEM)
-        if beside and (k > 0 or before in ("the", "those", "these")):
+        the = before in ("the", "those", "these")
+        if (beside and (k > 0 or the)) or (the and (k > 0 or nxt in ("one", "ones"))):
             out.append((i, float(toks[i])))
     return tuple(out)
 
@@ -482,6 +491,8 @@ class ItemIndex:
                     if nxt:
                         cur, span = nxt, span | {idx}
                         break
+        if len(cur) == 2 and size.extreme is not None and "millimetre" not in dict(size.said):
+            cur, span = self._by_extreme(cur, size.extreme, span)
         if len(cur) == 1:
             return Found(ItemMatch(cur[0], span, via=via))
         missing = None
@@ -492,6 +503,16 @@ class ItemIndex:
                 missing = attr
                 break
         return Found(ItemMatch(None, span, candidates=tuple(cur), via=via), variant_missing=missing)
+
+    def _by_extreme(self, cur: list[str], extreme: tuple[int, int], span: frozenset[int]):
+        """Two variants of one length or diameter apart and "the long/short ones" said: the longer
+        or the shorter one (``(skus, span)``, unchanged when they differ otherwise)."""
+        a, b = (self.sizes[s] for s in cur)
+        if not (a.mm and b.mm and a.mm[0] != b.mm[0] and (a.thread, a.garment, a.amp, a.bearing, a.seal)
+                == (b.thread, b.garment, b.amp, b.bearing, b.seal)):
+            return cur, span
+        ranked = sorted(cur, key=lambda s: self.sizes[s].mm[0])
+        return [ranked[-1] if extreme[1] > 0 else ranked[0]], span | {extreme[0]}
 
     def _by_name(self, toks: list[str], skip: set[int], size: SpokenSize) -> Found | None:
         for n in range(min(self.max_phrase, len(toks)), 0, -1):
