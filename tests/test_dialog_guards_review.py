@@ -15,6 +15,8 @@ FUS-5A,fuse,bin 30,60,pcs,fuses,10
 ORG-10,o-ring,bin 204,80,pcs,o-rings,10
 CBL-RED,red cable,shelf C,50,m,cable,10
 GLV-NIT-L,nitrile gloves,shelf A,12,box,gloves,5
+BLT-M12,hex bolt M12 x 100 mm,bin 31,40,pcs,,5
+DEGR,degreaser,shelf F,25,l,,5
 """
 
 
@@ -178,3 +180,13 @@ def test_a_question_about_the_log_is_answered_from_the_records(box):
     assert say(box, "did we record the o-rings", "t4").text == "I have no record of o-rings being logged."
     undo(box, "undo that", "t5")
     assert "was undone" in say(box, "did I log the fuses", "t6").text
+
+
+@pytest.mark.parametrize("text, sku, delta", [
+    ("used 2 M twelve by a hundred bolts from bin 31", "BLT-M12", -2),   # "M" before a number: a thread, no metres
+    ("used 2 cans of degreaser, sorry, 2 litres of degreaser", "DEGR", -2),  # the unit said last is kept
+])
+def test_a_thread_or_a_corrected_unit_is_no_other_unit(box, text, sku, delta):
+    store, _ = box
+    out = say(box, text, "t1")
+    assert [(r.sku, r.delta) for r in store.records()] == [(sku, delta)], out.text

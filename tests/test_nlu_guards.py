@@ -322,3 +322,13 @@ def test_a_unit_word_after_the_count_is_no_part_of_the_name(g, text, sku, quanti
     got = g.fill_slots("log_record", text)
     assert (got.sku, got.quantity, got.direction, got.refusal) == (sku, quantity, direction, None), got.explain
     assert g.fill_slots("log_record", "took 2, no. 3 fuses").quantity == 3  # "no." after a comma still corrects
+
+
+@pytest.mark.parametrize("text, corrected, refusal", [
+    ("used 3 cans of degreaser, sorry, 3 litres of degreaser", "used 3 litres of degreaser", None),
+    ("took 2 boxes of gloves, no, 3", "took 3 boxes of gloves", None),
+    ("used 3 cans of wd 40, sorry, 4", None, "correction"),     # 3 cans or the 40 of the name? asked
+])
+def test_a_count_with_its_container_is_corrected_whole_and_a_number_of_a_name_never(text, corrected, refusal):
+    got = _guarded(text)
+    assert got.refusal == refusal and (corrected is None or got.text == corrected), got.text

@@ -355,8 +355,10 @@ def _other_unit(intent: Intent, item: Item) -> str | None:
     q = intent.quantity
     num = str(int(q)) if float(q).is_integer() else str(q)
     said_as = rf"(?:{re.escape(num)}|an?(?=\s+[a-z]+\s+of\b))" if q == 1 else re.escape(num)  # "a box of" is 1 box
-    m = re.search(rf"(?<![\w.]){said_as}\s+([a-z]+)\b", normalize_numbers(intent.text or "").lower())
-    said = _UNIT_WORDS.get(m.group(1)) if m else None
+    # "2 M twelve bolts": an "m" before a number is a thread, no metres; the last one said is kept
+    # ("3 cans of degreaser, sorry, 3 litres")
+    found = re.findall(rf"(?<![\w.]){said_as}\s+([a-z]+)\b(?!\s*\d)", normalize_numbers(intent.text or "").lower())
+    said = _UNIT_WORDS.get(found[-1]) if found else None
     mine = _UNIT_WORDS.get(item.unit.lower(), item.unit.lower())
     return said if said is not None and said != mine else None
 
