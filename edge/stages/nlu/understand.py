@@ -46,6 +46,10 @@ COUNT_WORDS = re.compile(r"\b(?:stock ?take|stock ?taking|stock count|re-?count(
 #: no :data:`COUNT_WORDS` is no count ("five M8 nuts from bin 60" is a log, or not understood)
 COUNT_CUES = re.compile(r"\b(?:exactly|actually|really|real|left|remaining|set|update[sd]?|correct(?:ed|ion)?|"
                         r"measured|tally|physical|there (?:are|is|s)|theres|now (?:have|has|at)|should be)\b")
+#: a request to log that says no direction ("kindly make entry, 10 M10 washers"): the box asks "used or
+#: received?", as for "log 3 o-rings"; the nearest exemplar's direction is no answer to it
+LOG_REQUEST = re.compile(r"\b(?:log|logged|logging|record|recorded|enter|entered|entry|book|booked|note down|"
+                         r"write down|put down)\b")
 log = logging.getLogger("edge.stages.nlu")
 #: Fewest words the paraphrase matcher and the documents judge; shorter utterances are the templates'
 MIN_WORDS_PARAPHRASE = 2
@@ -237,6 +241,8 @@ class Understanding:
         if got is not None and got.intent == "log_record" and COUNT_WORDS.search(text.lower()):
             return None  # "just did a stock take, bin 60 has 790 …": a count said, never a log
         if got is not None and got.intent == "log_record" and got.direction is None:
+            if LOG_REQUEST.search(text.lower()):
+                return got  # "make an entry for 10 …": asked, never the exemplar's direction
             # the words say no direction ("four o-rings for the pump"): the nearest exemplar's, if it says one
             d = text_direction(got.explain.get("exemplar", ""))
             if d is None:
