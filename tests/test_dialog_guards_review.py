@@ -15,6 +15,8 @@ FUS-5A,fuse,bin 30,60,pcs,fuses,10
 ORG-10,o-ring,bin 204,80,pcs,o-rings,10
 CBL-RED,red cable,shelf C,50,m,cable,10
 GLV-NIT-L,nitrile gloves,shelf A,12,box,gloves,5
+BLT-M12,hex bolt M12 x 100 mm,bin 31,40,pcs,,5
+DEGR,degreaser,shelf F,25,l,,5
 """
 
 
@@ -127,3 +129,64 @@ def test_a_new_place_that_would_also_take_stock_below_zero_says_both(box):
     out = say(box, "move 100 fuses from bin 30 to bin 31", "t1")
     assert out.text == "Bin 31 is a new place for fuses, and there are only 60 in bin 30: move 100 fuses there? Say yes or no."
     assert store.records() == []
+
+
+def test_a_change_heard_second_hand_is_read_back_and_written_after_a_yes(box):
+    store, _ = box
+    out = say(box, "the night crew says they used 5 fuses", "t1")
+    assert out.text == "That is second-hand: log 5 fuses used? Say yes or no." and out.pending.kind == "confirm"
+    assert store.records() == []
+    assert dialog.follow_up(out.pending, "no", store, "t1").record is None and store.records() == []
+    out = say(box, "apparently someone took 3 fuses and 2 o-rings", "t2")
+    assert out.text == "That is second-hand: log 3 fuses used and log 2 o-rings used? Say yes or no."
+    done = dialog.follow_up(out.pending, "yes", store, "t2")
+    assert done.record is not None and [(r.sku, r.delta) for r in store.records()] == [("FUS-5A", -3), ("ORG-10", -2)]
+
+
+@pytest.mark.parametrize("text, said", [
+    ("the wholesaler will deliver 40 fuses on friday", "Nothing logged: 40 fuses are still to come"),
+    ("suppose I took 6 o-rings", "Nothing logged: 6 o-rings were only a what-if."),
+])
+def test_a_planned_or_supposed_change_writes_nothing(box, text, said):
+    store, nlu = box
+    intent = nlu.fill_slots("log_record", text)  # as the paraphrase path hands it on
+    out = dialog.act(intent, store, text, "t1")
+    assert out.text.startswith(said) and out.pending is None and store.records() == []
+
+
+def test_a_what_if_question_says_the_stock_and_what_would_be_left(box):
+    store, _ = box
+    out = say(box, "if we used 8 fuses how many would be left", "t1")
+    assert out.text == "There are 60 fuses in bin 30. After using 8 there would be 52; nothing was logged."
+    assert store.records() == [] and out.pending is None
+
+
+def test_a_container_said_without_a_count_asks_unless_the_item_is_counted_in_it(box):
+    store, _ = box
+    out = say(box, "received a bag of o-rings", "t1")
+    assert out.text == "O-rings are counted in pcs: how many pcs?" and store.records() == []
+    dialog.follow_up(out.pending, "forty", store, "t1")
+    assert [(r.sku, r.delta) for r in store.records()] == [("ORG-10", 40)]
+    say(box, "took a box of nitrile gloves", "t2")
+    assert [(r.sku, r.delta) for r in store.records()][1:] == [("GLV-NIT-L", -1)]
+
+
+def test_a_question_about_the_log_is_answered_from_the_records(box):
+    store, _ = box
+    assert say(box, "did I already log the fuses?", "t1").text == "I have no record of fuses being logged."
+    say(box, "we used 4 fuses", "t2")
+    said = say(box, "have we logged the fuses", "t3").text
+    assert said.startswith("Yes: the last record is 4 fuses used, at ") and len(store.records()) == 1
+    assert say(box, "did we record the o-rings", "t4").text == "I have no record of o-rings being logged."
+    undo(box, "undo that", "t5")
+    assert "was undone" in say(box, "did I log the fuses", "t6").text
+
+
+@pytest.mark.parametrize("text, sku, delta", [
+    ("used 2 M twelve by a hundred bolts from bin 31", "BLT-M12", -2),   # "M" before a number: a thread, no metres
+    ("used 2 cans of degreaser, sorry, 2 litres of degreaser", "DEGR", -2),  # the unit said last is kept
+])
+def test_a_thread_or_a_corrected_unit_is_no_other_unit(box, text, sku, delta):
+    store, _ = box
+    out = say(box, text, "t1")
+    assert [(r.sku, r.delta) for r in store.records()] == [(sku, delta)], out.text

@@ -229,3 +229,106 @@ def test_the_count_and_the_one_it_is_not_is_a_correction_not_a_negation(g, text,
     got = g.parse(text)
     assert (got.intent, got.quantity, got.refusal) == ("log_record", quantity, None)
     assert g.parse("we did not take 6 washers").refusal == "negated"
+
+
+def _guarded(text: str):
+    return guard(fractions(normalize_text(text)), text)
+
+
+@pytest.mark.parametrize("text, refusal", [
+    ("the supplier will send 40 fuses on friday", "future"),
+    ("we're expecting 12 boxes of nitrile gloves tomorrow", "future"),
+    ("I'll take 3 drill bits later today", "future"),
+    ("20 washers are on order", "future"),
+    ("we are going to use 4 fuses next week", "future"),
+    ("suppose we took 6 fuses", "hypothetical"),
+    ("say we used 7 washers", "hypothetical"),
+    ("we might need 2 drill bits", "hypothetical"),
+    ("the day shift says they used 5 fuses", "hearsay"),
+    ("apparently someone took 2 drill bits", "hearsay"),
+    ("I think somebody grabbed 3 washers", "hearsay"),
+    ("Karen reckoned the fitters went through 6 fuses", "hearsay"),
+])
+def test_a_change_not_seen_to_happen_is_no_plain_log(g, text, refusal):
+    """Planned, supposed or reported changes: refused (future, what-if) or read back (hearsay),
+    on the template path and on the paraphrase path's slot filling alike."""
+    assert _guarded(text).refusal == refusal
+    got = g.fill_slots("log_record", text)
+    assert got is not None and got.intent == "log_record" and got.refusal == refusal, got and got.explain
+
+
+@pytest.mark.parametrize("said, unsaid, refusal", [
+    ("I'll log 3 drill bits used", "I'll take 3 drill bits", "future"),
+    ("would you log 2 fuses used", "2 fuses would be used", "hypothetical"),
+    ("if you could log 3 fuses used please", "if we used 3 fuses", "hypothetical"),
+    ("we took 5 drill bits yesterday", "we take 5 drill bits tomorrow", "future"),
+    ("as I said, we used 3 fuses", "as Tom said, we used 3 fuses", "hearsay"),
+    ("like I said we used 3 fuses", "he said we used 3 fuses", "hearsay"),
+])
+def test_a_request_or_a_past_change_is_no_plan_nor_hearsay(said, unsaid, refusal):
+    """A log verb after "'ll", a polite "would you"/"if you could", the speaker's own "I said":
+    a command; the same words of a plan, a what-if or someone else's report are none."""
+    assert (_guarded(said).refusal, _guarded(unsaid).refusal) == (None, refusal)
+
+
+def test_reported_words_are_dropped_for_the_templates(g):
+    got = g.parse("the day shift says they used 5 fuses")
+    assert (got.intent, got.sku, got.quantity, got.direction, got.refusal, got.source) == (
+        "log_record", "FUS-5A", 5, "out", "hearsay", "template")
+
+
+@pytest.mark.parametrize("text, sku, change", [
+    ("what if I used 4 drill bits, how many would be left", "DRL-BIT-6", -4),
+    ("if we received 10 washers what would we have", "WSH-M8", 10),
+    ("how many fuses would we have if we got 10 more", "FUS-5A", 10),
+])
+def test_a_what_if_question_is_a_stock_question_with_the_supposed_change(g, text, sku, change):
+    got = g.parse(text) or g.fill_slots("log_record", text)
+    assert (got.intent, got.sku, got.quantity, got.refusal, got.extra["what_if"]) == ("query_stock", sku, None, None, change)
+
+
+@pytest.mark.parametrize("text, sku", [("did we already record the drill bits", "DRL-BIT-6"),
+                                       ("have I logged the fuses yet", "FUS-5A"),
+                                       ("Was the nitrile gloves delivery booked in?", "GLV-NIT-L")])
+def test_a_question_about_the_log_is_no_command(g, text, sku):
+    got = g.parse(text)
+    assert (got.intent, got.sku, got.quantity, got.refusal, got.extra.get("log_question")) == ("other", sku, None, None, True)
+
+
+@pytest.mark.parametrize("text, refusal", [
+    ("明天会收到五十个垫圈", "future"),
+    ("下周收到二十盒丁腈手套", "future"),
+    ("供应商将要送来两百个垫圈", "future"),
+    ("假如用了五个垫圈", "hypothetical"),
+    ("要是拿了三个钻头", "hypothetical"),
+    ("听说夜班用了四个钻头", "hearsay"),
+    ("据说用了两个保险丝", "hearsay"),
+])
+def test_a_mandarin_change_not_seen_to_happen_is_no_plain_log(zh, text, refusal):
+    got = zh.parse(text)
+    assert got.intent == "log_record" and got.quantity is not None and got.refusal == refusal, got.explain
+    assert zh.parse("等一会儿用了三个钻头").refusal is None  # 一会儿 ("in a moment") says no plan
+
+
+@pytest.mark.parametrize("text, sku, quantity, direction", [
+    ("issued 10 nos fuses", "FUS-5A", 10, "out"),
+    ("we used 5 pcs drill bits", "DRL-BIT-6", 5, "out"),
+    ("received 20 no. washers", "WSH-M8", 20, "in"),     # "no." after a number: numbers, no correction
+    ("took 3 ea fuses", "FUS-5A", 3, "out"),
+    ("inward entry of 40 nos washers", "WSH-M8", 40, "in"),
+    ("outward 6 nos fuses", "FUS-5A", 6, "out"),
+])
+def test_a_unit_word_after_the_count_is_no_part_of_the_name(g, text, sku, quantity, direction):
+    got = g.fill_slots("log_record", text)
+    assert (got.sku, got.quantity, got.direction, got.refusal) == (sku, quantity, direction, None), got.explain
+    assert g.fill_slots("log_record", "took 2, no. 3 fuses").quantity == 3  # "no." after a comma still corrects
+
+
+@pytest.mark.parametrize("text, corrected, refusal", [
+    ("used 3 cans of degreaser, sorry, 3 litres of degreaser", "used 3 litres of degreaser", None),
+    ("took 2 boxes of gloves, no, 3", "took 3 boxes of gloves", None),
+    ("used 3 cans of wd 40, sorry, 4", None, "correction"),     # 3 cans or the 40 of the name? asked
+])
+def test_a_count_with_its_container_is_corrected_whole_and_a_number_of_a_name_never(text, corrected, refusal):
+    got = _guarded(text)
+    assert got.refusal == refusal and (corrected is None or got.text == corrected), got.text

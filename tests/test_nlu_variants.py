@@ -126,3 +126,30 @@ def test_places_come_from_per_place_stock_when_items_have_it():
     g = Grammar(items)
     assert g.parse("what's in drawer nine").intent == "place_contents"
     assert g.parse("restocked drawer nine with ten").sku == "FUS-5A"
+
+
+@pytest.fixture(scope="module")
+def two() -> Grammar:
+    """Families of two lengths, beside the stock room's three cutting discs."""
+    return Grammar(stockroom(300) + [
+        Item("DWL-200", "dowel 200 mm", "drawer 7", 300, "pcs", ("wooden peg",)),
+        Item("DWL-380", "dowel 380 mm", "drawer 7", 120, "pcs", ("wooden peg",)),
+        Item("CLP-20", "hose clamp 20 mm", "drawer 9", 80, "pcs", ()),
+        Item("CLP-40", "hose clamp 40 mm", "drawer 9", 35, "pcs", ())])
+
+
+@pytest.mark.parametrize("text, sku, quantity", [
+    ("we used 3 cutting discs, the 115 ones", "CDS-115", 3),
+    ("took 2 cutting discs, the 230s", "CDS-230", 2),
+    ("how many wooden pegs are there, the short ones", "DWL-200", None),
+    ("move 50 long dowels from drawer 7 to drawer 9", "DWL-380", 50),
+    ("we used 4 of the 40 mil hose clamps, correction, the 20 mil ones", "CLP-20", 4),
+])
+def test_the_variant_said_after_the_name_picks_it(two, text, sku, quantity):
+    """"the 115 ones", "the 230s": a bare number after "the" is the size; "the long/short ones"
+    picks between two lengths; a correction to "the 20 mil ones" is the size."""
+    got = two.parse(text)
+    assert (got.sku, got.quantity, got.candidates, got.heard_variant) == (sku, quantity, (), None), got.explain
+    got = two.parse("we used 2 of the long cutting discs")  # long of three lengths: asked, never the longest
+    assert (got.sku, got.quantity, got.candidates, got.variant_missing) == (
+        None, 2, ("CDS-115", "CDS-125", "CDS-230"), "millimetre")

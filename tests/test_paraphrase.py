@@ -160,3 +160,19 @@ def test_a_count_needs_a_counting_word(para, items, text):
 def test_a_count_said_stays_a_count(para, items):
     got = Understanding(items, paraphraser=para).understand("we actually have 12 M8 washers")
     assert got.intent == "stock_count" and got.quantity == 12
+
+
+@pytest.mark.parametrize("text", ["please make an entry for 6 fuses", "kindly make entry, 10 nos M8 washers"])
+def test_a_log_request_without_a_direction_is_asked_not_the_exemplars(para, items, text):
+    """"Make an entry for 6 fuses" says neither used nor received: the dialog asks; the nearest
+    exemplar ("I'm taking {n} {item}") says nothing about it."""
+    got = Understanding(items, paraphraser=para).understand(text)
+    assert (got.intent, got.source, got.direction) == ("log_record", "paraphrase", None), got.explain
+
+
+def test_a_what_if_or_a_plan_on_the_paraphrase_path_writes_nothing(para, items):
+    nlu = Understanding(items, paraphraser=para)
+    got = nlu.understand("pretend we used 5 fuses, what would the balance be")
+    assert (got.intent, got.source, got.sku, got.extra["what_if"]) == ("query_stock", "paraphrase", "FUS-5A", -5)
+    got = nlu.understand("the supplier says they'll send 40 fuses next week")
+    assert (got.intent, got.sku, got.refusal) == ("log_record", "FUS-5A", "future")

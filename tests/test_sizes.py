@@ -41,3 +41,18 @@ def test_a_current_rating_is_a_size():
     assert split_size("circuit breaker 10A")[1].attributes() == {"amp": 10.0}
     assert spoken_size(split_size("fuse 3 A")[1]) == "3 amp"
     assert split_size("paper A4") == ("paper A4", Size())  # no number before the A
+
+
+@pytest.mark.parametrize("name, family, bearing, seal, text", [
+    ("bearing 6205 2RS", "bearing", "6205", "2RS", "6205 2RS"),
+    ("6304 ZZ bearing", "bearing", "6304", "ZZ", "6304 ZZ"),
+    ("608-2Z bearing", "bearing", "608", "2Z", "608-2Z"),
+    ("deep groove bearing 6001", "deep groove bearing", "6001", None, "6001"),
+])
+def test_a_bearing_designation_is_a_variant(name, family, bearing, seal, text):
+    got_family, size = split_size(name)
+    assert (got_family, size.bearing, size.seal, size.text) == (family, bearing, seal, text)
+    assert size.attributes() == {"bearing": bearing, **({"seal": seal} if seal else {})}
+    assert spoken_size(size) == text.replace("-", " ")
+    for other in ("V belt SPB 1700", "hydraulic oil 46", "gasket GSK047"):  # a bare number only in a bearing's name
+        assert split_size(other) == (other, Size())

@@ -50,7 +50,8 @@ def spoken_place(place: str, rng: random.Random) -> str:
 
 def plural(name: str) -> str:
     family, size = split_size(name)
-    if not size or f"{family} {size.text}" != name or any(ch.isdigit() for ch in family) \
+    # a bearing's designation reads as part of its name here ("bearing 6007 ZZ"), as when the set was made
+    if not size or size.bearing or f"{family} {size.text}" != name or any(ch.isdigit() for ch in family) \
             or not family.split()[-1].isalpha() or family.split()[-1] == "x":
         return name
     return f"{family if family.endswith('s') else family + 's'} {size.text}"

@@ -47,6 +47,7 @@ from edge.stages.nlu.numbers import normalize_numbers
 from edge.stages.nlu.types import Intent
 from edge.stages.sizes import split_size
 from edge.stages.store import Item, Record, Store
+from edge.stages.store_places import IMPORT_TURN_PREFIX
 
 MAX_QUANTITY = 1_000_000  # one spoken log above this is a mishearing, not a delivery (and keeps SQLite's 64-bit INTEGER safe)
 #: Intents that act on one item.
@@ -57,6 +58,8 @@ MAX_PLACES_ASKED = 4
 MAX_VARIANTS_ASKED = 8
 #: The most items of one place a low-stock question looks at.
 MAX_PLACE_ITEMS = 500
+#: The latest records a question about the log ("did I log the coolant?") reads.
+MAX_LOG_QUESTION_RECORDS = 500
 
 
 @dataclass(frozen=True)
@@ -117,6 +120,31 @@ def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed
         return _parts(intent, store, utterance, turn_id, confirmed, language)
     if kind == "undo":
         return _undo(store, utterance, turn_id, language)
+    if kind not in ITEM_INTENTS:
+        return _without_a_write(intent, store, utterance, language, docs)
+    intent = _narrow(intent, store)
+    item = store.get(intent.sku) if intent.sku else None
+    if item is None and intent.refusal in ("negated", "already_done") and not intent.unknown:
+        return Outcome(_refused(intent, None, language))  # nothing will be written: no question which item
+    if item is None:
+        return _without_item(intent, store, language)
+    if kind == "query_stock":
+        return Outcome(_with_site_note(_stock_answer(intent, item, language), store, language))
+    problem = _check_quantity(intent, item, language)
+    if problem is not None:
+        return problem
+    if kind == "transfer":
+        return _transfer(intent, item, store, utterance, turn_id, confirmed, language)
+    if kind == "stock_count":
+        return _count(intent, item, store, utterance, turn_id, language, confirmed)
+    return _log(intent, item, store, utterance, turn_id, confirmed, language)
+
+
+def _without_a_write(intent: Intent, store: Store, utterance: str, language: str,
+                     docs: Callable[[str], str] | None) -> Outcome:
+    """The intents that name no item to act on: documents, low stock, place contents, questions
+    about the log, free answers."""
+    kind = intent.intent
     if kind == "ask_docs":
         return Outcome(docs(intent.text or utterance) if docs is not None else reply.text("no_docs", language))
     if kind == "low_stock":
@@ -126,24 +154,18 @@ def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed
             return Outcome(reply.text("no_place", language))
         rows, total = store.place_contents(intent.location, reply.MAX_LISTED + 1)
         return Outcome(reply.place_reply(intent.location, rows, total, language))
-    if kind not in ITEM_INTENTS:
-        return Outcome(intent.answer or reply.text("not_understood", language))
-    intent = _narrow(intent, store)
-    item = store.get(intent.sku) if intent.sku else None
-    if item is None and intent.refusal in ("negated", "already_done") and not intent.unknown:
-        return Outcome(_refused(intent, None, language))  # nothing will be written: no question which item
-    if item is None:
-        return _without_item(intent, store, language)
-    if kind == "query_stock":
-        return Outcome(_with_site_note(reply.query_reply(item, intent.location, language), store, language))
-    problem = _check_quantity(intent, item, language)
-    if problem is not None:
-        return problem
-    if kind == "transfer":
-        return _transfer(intent, item, store, utterance, turn_id, confirmed, language)
-    if kind == "stock_count":
-        return _count(intent, item, store, utterance, turn_id, language, confirmed)
-    return _log(intent, item, store, utterance, turn_id, confirmed, language)
+    if intent.extra.get("log_question"):  # "did I already log the coolant?": the records answer
+        return Outcome(_logged_answer(intent, store, language))
+    return Outcome(intent.answer or reply.text("not_understood", language))
+
+
+def _stock_answer(intent: Intent, item: Item, language: str) -> str:
+    """How many there are; for a what-if question ("pretend I used 5 …, what would be left?") also
+    what the change supposed would leave (nothing is written)."""
+    said = reply.query_reply(item, intent.location, language)
+    if "what_if" not in intent.extra:
+        return said
+    return f"{said} {reply.what_if_note(item, intent.location, intent.extra['what_if'], language)}"
 
 
 def _low(intent: Intent, store: Store) -> tuple[list[Item], int]:
@@ -245,7 +267,7 @@ def _nearest(cands: tuple[Item, ...], heard: str, keep: int = 3) -> tuple[Item, 
     """The ``keep`` variants nearest to the heard one ("60" → 50 and 80 mm before 30), in size order."""
     attribute, labels, _unit = variant_choices(cands)
     said = number_answer(heard)
-    if said is None or attribute not in ("millimetre", "thread") or len(cands) <= keep:
+    if said is None or attribute not in ("millimetre", "thread", "bearing") or len(cands) <= keep:
         return cands
     value = {lab: float(lab.lstrip("M")) for lab in labels if lab.lstrip("M").replace(".", "", 1).isdigit()}
     ranked = sorted((c for c, lab in zip(cands, labels, strict=True) if lab in value),
@@ -258,7 +280,7 @@ def _check_quantity(intent: Intent, item: Item, language: str, part: int | None 
     q = intent.quantity
     if intent.refusal in ("range", "correction", "fraction"):
         return Outcome(reply.refusal_reply(intent.refusal, item, q, language), Pending("quantity", intent, part=part))
-    if intent.refusal:
+    if intent.refusal and intent.refusal != "hearsay":  # hearsay is read back where a write would happen
         return Outcome(_refused(intent, item, language))
     if q is None or (not q and intent.intent != "stock_count"):
         return Outcome(reply.text("no_quantity", language), Pending("quantity", intent, part=part))
@@ -340,7 +362,7 @@ def _log(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str,
     delta = -intent.quantity if out else intent.quantity
     have = item.at(location)
     needs_read_back = intent.extra.get("low_confidence_quantity") or (have is not None and have + delta < 0) \
-        or have is None or intent.extra.get("llm_guessed")  # a count or direction only the LLM said
+        or have is None or intent.extra.get("llm_guessed") or intent.refusal == "hearsay"  # LLM-only count, second-hand
     if needs_read_back and not confirmed:
         if have is None:  # stock into a place the item is not stored at yet: a misheard place must not make one
             text = (f"{reply.plural(reply.sized(item)[0])} are not stored {reply.place(location)} yet. "
@@ -348,6 +370,9 @@ def _log(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str,
             if language == "zh":
                 text = f"{reply.zh_place(location)}还没有{reply.zh_name(item)}。要记录放入{reply.zh_amount(item, intent.quantity)}吗？请说是或不是。"
             return Outcome(text[0].upper() + text[1:], Pending("confirm", intent))
+        if intent.refusal == "hearsay" and have + delta >= 0:
+            return Outcome(reply.hearsay_question(_log_said(item, intent.quantity, out, language), language),
+                           Pending("confirm", intent))
         return Outcome(read_back_text(intent, item, language, location), Pending("confirm", intent))
     # the place only when it decides something (an Inventory of an older shape takes no place)
     where = {"location": location} if len(item.places()) > 1 or location != item.location else {}
@@ -359,19 +384,23 @@ def _log(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str,
 _UNIT_WORDS = {"box": "box", "boxes": "box", "pack": "pack", "packs": "pack", "packet": "pack", "packets": "pack",
                "roll": "roll", "rolls": "roll", "carton": "carton", "cartons": "carton", "bag": "bag", "bags": "bag",
                "case": "case", "cases": "case", "can": "can", "cans": "can", "m": "m", "metre": "m", "metres": "m",
-               "meter": "m", "meters": "m", "pcs": "pcs", "pieces": "pcs", "piece": "pcs"}
+               "meter": "m", "meters": "m", "pcs": "pcs", "pieces": "pcs", "piece": "pcs", "tin": "can", "tins": "can",
+               "pallet": "pallet", "pallets": "pallet", "crate": "crate", "crates": "crate", "tub": "tub", "tubs": "tub"}
 
 
 def _other_unit(intent: Intent, item: Item) -> str | None:
-    """The unit word said right after the quantity ("2 boxes of o-rings") when it is clearly not
-    the item's unit (boxes of an item counted in pcs), else None. Asked once: an answer to the
-    question is taken as said."""
+    """The unit word said right after the quantity ("2 boxes of o-rings", "a packet of M8 washers")
+    when it is clearly not the item's unit (boxes of an item counted in pcs), else None. Asked once:
+    an answer to the question is taken as said."""
     if intent.extra.get("unit_asked") or intent.quantity is None:
         return None
     q = intent.quantity
     num = str(int(q)) if float(q).is_integer() else str(q)
-    m = re.search(rf"(?<![\w.]){re.escape(num)}\s+([a-z]+)\b", normalize_numbers(intent.text or "").lower())
-    said = _UNIT_WORDS.get(m.group(1)) if m else None
+    said_as = rf"(?:{re.escape(num)}|an?(?=\s+[a-z]+\s+of\b))" if q == 1 else re.escape(num)  # "a box of" is 1 box
+    # "2 M twelve bolts": an "m" before a number is a thread, no metres; the last one said is kept
+    # ("3 cans of degreaser, sorry, 3 litres")
+    found = re.findall(rf"(?<![\w.]){said_as}\s+([a-z]+)\b(?!\s*\d)", normalize_numbers(intent.text or "").lower())
+    said = _UNIT_WORDS.get(found[-1]) if found else None
     mine = _UNIT_WORDS.get(item.unit.lower(), item.unit.lower())
     return said if said is not None and said != mine else None
 
@@ -408,6 +437,10 @@ def _transfer(intent: Intent, item: Item, store: Store, utterance: str, turn_id:
             text = (f"{reply.zh_place(src)}只有{reply.zh_amount(item, have)}。还是移动"
                     f"{reply.zh_amount(item, intent.quantity)}吗？请说是或不是。")
         return Outcome(text, Pending("confirm", dataclasses.replace(intent, location=src)))
+    if intent.refusal == "hearsay" and not confirmed:
+        what = (f"从{reply.zh_place(src)}移动{reply.zh_amount(item, intent.quantity)}到{reply.zh_place(intent.to_location)}"
+                if language == "zh" else f"move {reply.amount(item, intent.quantity, True)} from {src} to {intent.to_location}")
+        return Outcome(reply.hearsay_question(what, language), Pending("confirm", dataclasses.replace(intent, location=src)))
     out, into, item = store.transfer(item.sku, intent.quantity, src, intent.to_location, utterance, turn_id)
     return Outcome(_with_site_note(reply.transfer_reply(out, into, item, language), store, language), record=out)
 
@@ -422,6 +455,10 @@ def _count(intent: Intent, item: Item, store: Store, utterance: str, turn_id: st
                 "请说是或不是。" if language == "zh" else f"{location[0].upper()}{location[1:]} is a new place for "
                 f"{reply.plural(reply.sized(item)[0])}: count {reply.amount(item, intent.quantity, True)} there? Say yes or no.")
         return Outcome(text, Pending("confirm", dataclasses.replace(intent, location=location)))
+    if intent.refusal == "hearsay" and not confirmed:
+        what = (f"记录{reply.zh_place(location)}盘点{reply.zh_amount(item, intent.quantity)}" if language == "zh"
+                else f"count {reply.amount(item, intent.quantity, True)} {reply.place(location)}")
+        return Outcome(reply.hearsay_question(what, language), Pending("confirm", dataclasses.replace(intent, location=location)))
     record, item = store.count(item.sku, intent.quantity, utterance, turn_id, location=location)
     return Outcome(_with_site_note(reply.count_reply(record, item, language), store, language), record=record)
 
@@ -487,6 +524,7 @@ def _parts(intent: Intent, store: Store, utterance: str, turn_id: str, confirmed
     if intent.refusal in ("negated", "already_done"):
         return _parts_refused(intent, store, language)
     changes: list[tuple[str, int | float, str | None]] = []
+    said: list[str] = []
     for k, part in enumerate(intent.parts):
         part = _narrow(part, store)
         item = store.get(part.sku) if part.sku else None
@@ -506,6 +544,10 @@ def _parts(intent: Intent, store: Store, utterance: str, turn_id: str, confirmed
         if (have + delta < 0 or part.extra.get("low_confidence_quantity")) and not confirmed:
             return Outcome(read_back_text(part, item, language, location), Pending("confirm", intent))
         changes.append((item.sku, delta, location))
+        said.append(_log_said(item, part.quantity, part.direction == "out", language))
+    if not confirmed and any(p.refusal == "hearsay" for p in intent.parts):
+        return Outcome(reply.hearsay_question(("、" if language == "zh" else " and ").join(said), language),
+                       Pending("confirm", intent))
     done = store.log_many(changes, utterance, turn_id)
     return Outcome(_with_site_note(reply.parts_reply(done, language), store, language), record=done[0][0])
 
@@ -520,6 +562,33 @@ def _parts_refused(intent: Intent, store: Store, language: str) -> Outcome:
         said.append(reply.zh_amount(item, part.quantity) if language == "zh" else reply.amount(item, part.quantity))
     what = "和".join(said) if language == "zh" else reply.join_and(said)
     return Outcome(_refused(intent, None, language, what=what))
+
+
+def _log_said(item: Item, quantity: int | float, out: bool, language: str) -> str:
+    """A log as said back in a question: "log 4 cans of WD-40 spray used"; Mandarin "记录用了4罐…"."""
+    if language == "zh":
+        return f"记录{'用了' if out else '收到'}{reply.zh_amount(item, quantity)}"
+    return f"log {reply.amount(item, quantity, True)} {'used' if out else 'received'}"
+
+
+def _logged_answer(intent: Intent, store: Store, language: str) -> str:
+    """The answer to a question about the log ("did I already log the coolant?") from the store's
+    latest records (at most :data:`MAX_LOG_QUESTION_RECORDS`): the last voice record of the item
+    (or of its candidates) that was not undone; never an import's count."""
+    recs = store.records(MAX_LOG_QUESTION_RECORDS)
+    undone = {r.undoes for r in recs if r.undoes is not None}
+    skus = (intent.sku,) if intent.sku else intent.candidates
+    mine = [r for r in recs if r.undoes is None and r.kind != "undo"
+            and not r.turn_id.startswith(IMPORT_TURN_PREFIX) and (not skus or r.sku in skus)]
+    last = mine[-1] if mine else None
+    asked = store.get(skus[0]) if len(skus) == 1 else None
+    if asked is not None:
+        name = reply.zh_name(asked) if language == "zh" else reply.name_and_size(asked)
+    else:
+        name = intent.unknown or ("这个物品" if language == "zh" else "that")
+    item = store.get(last.sku) if last is not None else None
+    return reply.logged_answer(last, item, name, len(recs) < MAX_LOG_QUESTION_RECORDS, language,
+                               undone=last is not None and last.id in undone)
 
 
 def _for_part(outcome: Outcome, whole: Intent, k: int) -> Outcome:

@@ -397,6 +397,7 @@ def refusal_reply(refusal: str, item: Item | None, quantity: int | float | None,
         zwhat = zh_amount(item, quantity) if item is not None and quantity is not None else (
             zh_name(item) if item is not None else "这个")
         return {"negated": _negated_zh(zwhat, kind, direction, told), "already_done": f"没有再记录：{zwhat}已经记录过了。",
+                "future": f"没有记录：{zwhat}还没有发生，发生后再告诉我。", "hypothetical": f"没有记录：{zwhat}只是假设。",
                 "range": "请只说一个数：多少？", "correction": "请再说一次数量：多少？",
                 "fraction": "这个物品按整数计：多少？", "negative": "没有记录：数量不能是负数。",
                 "implausible": f"没有记录：{zwhat}不太可能，请核对数量。"}.get(refusal, "没有记录。")
@@ -408,7 +409,10 @@ def refusal_reply(refusal: str, item: Item | None, quantity: int | float | None,
             return f"Nothing {done} again: you said that was already done."
         return f"Nothing {done} again: {what} {'was' if quantity == 1 else 'were'} already {done}."
     what = what or "that"
-    return {"range": "Please say one number: how many?",
+    return {"future": f"Nothing logged: {what} {'are' if quantity not in (None, 1) else 'is'} still to come; "
+                      "tell me when it has happened.",
+            "hypothetical": f"Nothing logged: {what} {'were' if quantity not in (None, 1) else 'was'} only a what-if.",
+            "range": "Please say one number: how many?",
             "correction": "Please say the number once more: how many?",
             "fraction": f"{name[0].upper()}{name[1:]} are counted in whole {item.unit if item else 'units'}: how many?",
             "negative": "Nothing logged: a quantity cannot be negative.",
@@ -462,6 +466,52 @@ def variants_reply(family: str, labels: list[str], unit: str = "", language: str
     return f"{name[0].upper()}{name[1:]} come in {len(labels)} sizes: {join_and(labels)}{' ' + unit if unit else ''}."
 
 
+def hearsay_question(what: str, language: str = "en") -> str:
+    """The read-back of a command said on someone else's word (``what``: the action as said back,
+    "log 4 cans of WD-40 spray used"): written only after a yes."""
+    if language == "zh":
+        return f"这是听别人说的：要{what}吗？请说是或不是。"
+    return f"That is second-hand: {what}? Say yes or no."
+
+
+def what_if_note(item: Item, location: str | None, delta: int | float | None, language: str = "en") -> str:
+    """Said after the stock of a what-if question ("pretend I used 5 …, what would be left"): what
+    the supposed change would leave (``delta``: signed, in the item's unit; None: not said), and
+    that nothing was logged."""
+    have = item.at(location) if location and item.place(location) is not None else item.quantity
+    if delta is None:
+        return "没有记录。" if language == "zh" else "Nothing was logged."
+    after = have + delta
+    if language == "zh":
+        return f"如果{'收到' if delta > 0 else '用了'}{zh_amount(item, abs(delta))}，会剩{_zh_q(item, after)}；没有记录。"
+    return f"After {'receiving' if delta > 0 else 'using'} {abs(delta)} there would be {after}; nothing was logged."
+
+
+def logged_answer(record: Record | None, item: Item | None, name: str, whole: bool, language: str = "en",
+                  undone: bool = False) -> str:
+    """The answer to "did I log the coolant?" from the store's records: the last record of the item
+    (``record``, its ``item``; ``undone``: it was undone since), or that none was found (``name``:
+    what was asked about; ``whole``: the whole history was read, else only its latest records)."""
+    if record is None or item is None:
+        if language == "zh":
+            return f"没有找到{name}的记录。" if whole else f"最近的记录里没有{name}。"
+        return f"I have no record of {name} being logged." if whole else \
+            f"I find no record of {name} among the latest records."
+    q = abs(record.counted if record.kind == "count" and record.counted is not None else record.delta)
+    day = datetime.fromisoformat(record.time).astimezone()
+    when = clock_time(record.time) if day.date() == datetime.now().astimezone().date() else \
+        f"{clock_time(record.time)} on {day.strftime('%Y-%m-%d')}"
+    if language == "zh":
+        did = {"count": "盘点", "transfer": "移动"}.get(record.kind, "收到" if record.delta > 0 else "用了")
+        if undone:
+            return f"最后一条是{when}{did}{zh_amount(item, q)}，已经撤销了。"
+        return f"有：最后一条是{when}{did}{zh_amount(item, q)}。"
+    did = {"count": "counted", "transfer": "moved"}.get(record.kind, "received" if record.delta > 0 else "used")
+    if undone:
+        return f"The last record, {amount(item, q, True)} {did} at {when}, was undone; nothing of it is logged now."
+    return f"Yes: the last record is {amount(item, q, True)} {did}, at {when}."
+
+
 def choice_text(options: list[str], language: str = "en", suffix: str = "", most: int = MAX_LISTED + 1) -> str:
     """A spoken either-or question over ``options`` (at most ``most`` read out): "Bin 12 or bin
     90?", "30, 50 or 80 millimetre?"; Mandarin "…还是…？"."""
@@ -511,7 +561,8 @@ def no_variant_reply(family: str, heard: str, options: list[str], unit: str, lan
     """A variant that was said but is not stocked, with the nearest ones that are."""
     if language == "zh":
         return f"没有{heard}{unit}的{family}；有{'、'.join(options)}{unit}。要哪一个？"
-    return f"I don't have {plural(family)}, {heard} {unit}; there are {join_and(options)} {unit}. Which one?"
+    unit = f" {unit}" if unit else ""
+    return f"I don't have {plural(family)}, {heard}{unit}; there are {join_and(options)}{unit}. Which one?"
 
 
 def direction_question(item: Item, quantity: int | float | None, language: str = "en") -> str:

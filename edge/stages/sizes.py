@@ -1,6 +1,6 @@
 """Sizes and variants written in item names: ``hex bolt M12 x 80 mm`` → family ``hex bolt``, thread
 ``M12``, 80 mm; ``drill bit 6 mm`` → ``drill bit``, 6 mm; ``nitrile gloves L`` → ``nitrile gloves``,
-garment size L.
+garment size L; ``bearing 6205 2RS`` → ``bearing``, designation 6205, seal 2RS.
 
 A leaf: the store (to keep an item's family and size), the understanding (to resolve "M10 bolts
 eighty millimetre" by attribute) and the replies ("241 hex bolts, 12 millimetre") read the same
@@ -26,6 +26,12 @@ _LENGTH = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(mm|cm|m)(?![\w.])", re.IGNOR
 #: a current rating as written ("fuse 13 A", "circuit breaker 10A"): upper-case A only, so an
 #: article "a" in a name is no size
 _AMP = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:A|amps?)(?![\w.])")
+#: the seal or shield suffix of a rolling bearing ("2RS": rubber seals, "ZZ": metal shields)
+SEALS = ("2RS1", "2RSH", "2RSR", "2RS", "2RZ", "RS1", "RS", "ZZ", "2Z", "Z", "LLU", "DDU", "LLB")
+#: a bearing designation as written: the basic number (3–5 digits) and its suffix ("6205 2RS", "608-ZZ",
+#: "6304ZZ"); a bare number is one only in a name that says "bearing"
+_BEARING = re.compile(rf"(?<![\w.])(\d{{3,5}})(?:[\s-]?({'|'.join(SEALS)}))?(?![\w.])", re.IGNORECASE)
+_BEARING_WORD = re.compile(r"\bbearings?\b", re.IGNORECASE)
 _GARMENT = re.compile(r"(?:(?<=\s)|^)(?:size\s+)?(XXL|XL|XS|S|M|L|extra large|extra small|small|medium|large)\s*$",
                       re.IGNORECASE)
 
@@ -38,7 +44,8 @@ class Size:
     diameters written in the name, in millimetres, in the order written (``(80.0,)``; for
     ``M12 x 80`` the 80 is a length). ``garment``: ``XS`` … ``XXL`` or None. ``text``: the size part
     of the name as written (``"M12 x 80 mm"``), empty when the name has no size. ``amp``: a current
-    rating in amperes (``fuse 13 A`` → 13.0) or None.
+    rating in amperes (``fuse 13 A`` → 13.0) or None. ``bearing``: a bearing's basic designation
+    (``"6205"``) and ``seal`` its suffix upper-case (``"2RS"``, ``"ZZ"``), or None.
     """
 
     thread: str | None = None
@@ -46,13 +53,15 @@ class Size:
     garment: str | None = None
     text: str = ""
     amp: float | None = None
+    bearing: str | None = None
+    seal: str | None = None
 
     def __bool__(self) -> bool:
-        return bool(self.thread or self.mm or self.garment or self.amp)
+        return bool(self.thread or self.mm or self.garment or self.amp or self.bearing)
 
     def attributes(self) -> dict[str, object]:
         """The attributes set, by name: ``thread``, ``millimetre`` (the first mm value), ``size``,
-        ``amp``."""
+        ``amp``, ``bearing``, ``seal``."""
         out: dict[str, object] = {}
         if self.thread:
             out["thread"] = self.thread
@@ -62,6 +71,10 @@ class Size:
             out["size"] = self.garment
         if self.amp is not None:
             out["amp"] = self.amp
+        if self.bearing:
+            out["bearing"] = self.bearing
+        if self.seal:
+            out["seal"] = self.seal
         return out
 
 
@@ -89,6 +102,12 @@ def split_size(name: str) -> tuple[str, Size]:
         if amp is None and not any(a <= m.start() < b for a, b in spans):
             amp = float(m.group(1))
             spans.append(m.span())
+    bearing = seal = None
+    for m in _BEARING.finditer(name):
+        if not any(a <= m.start() < b for a, b in spans) and (m.group(2) or _BEARING_WORD.search(name)):
+            bearing, seal = m.group(1), (m.group(2) or "").upper() or None
+            spans.append(m.span())
+            break
     garment = None
     rest = _cut(name, spans)
     g = _GARMENT.search(rest)
@@ -105,7 +124,7 @@ def split_size(name: str) -> tuple[str, Size]:
     text = " ".join(text.split())
     if garment:
         text = (text + " " + garment).strip()
-    return family, Size(thread, tuple(mm), garment, text, amp)
+    return family, Size(thread, tuple(mm), garment, text, amp, bearing, seal)
 
 
 def spoken_size(size: Size, language: str = "en") -> str:
@@ -118,6 +137,8 @@ def spoken_size(size: Size, language: str = "en") -> str:
         parts.append(f"{_num(v)}毫米" if language == "zh" else f"{_num(v)} millimetre")
     if size.amp is not None:
         parts.append(f"{_num(size.amp)}安" if language == "zh" else f"{_num(size.amp)} amp")
+    if size.bearing:
+        parts.append(f"{size.bearing} {size.seal}" if size.seal else size.bearing)
     if size.garment:
         parts.append(GARMENT_ZH.get(size.garment, size.garment) if language == "zh"
                      else GARMENT_WORDS.get(size.garment, size.garment))

@@ -6,10 +6,12 @@ The part after the marker (:data:`MARKERS`: "no wait", "I mean", "make that", "c
 
 * a count: "we used 3, no wait, 4 drill bits" → "we used 4 drill bits"; "four o-rings 12 mm,
   correction, five" → five o-rings (a bare number corrects the count, a number with a unit the size);
+  "three cans of degreaser, sorry, three litres" → 3 litres (a count with its container or measure);
 * a place with its preposition: "from drawer 4, no, from bin 118"; "to bin 61, no, to bin 62"; a
   bare number after a place's number is that place's only when no count was said before it ("move
   10 … to bin 300, no, 12" is left unresolved: place or count is asked);
-* a size: "M8 nuts, no, M10 nuts"; "large nitrile gloves, no, medium";
+* a size: "M8 nuts, no, M10 nuts"; "large nitrile gloves, no, medium"; "40 mil hose clamps,
+  correction, the 20 mil ones";
 
 the words of B that repeat those after the corrected span ("M10 *nuts*") are dropped, the rest is
 kept after A. A correction whose later part fits no span of A ("four, no, of the M8 nuts") is left
@@ -20,18 +22,22 @@ from __future__ import annotations
 
 import re
 
-from edge.stages.nlu.lexicon import LOCATION_WORDS
+from edge.stages.nlu.lexicon import LOCATION_WORDS, NOT_ITEM
 
 #: markers of a self-correction; a bare "no" counts only when the transcript sets it off with a comma
 MARKERS = ("no wait", "wait no", "no sorry", "sorry no", "i mean", "i meant", "make that", "make it", "or rather",
            "scratch that", "strike that", "let me correct that", "correction", "sorry", "oops", "actually", "no")
 _MARKER = re.compile(r"(?:^| )(?P<m>(?:(?:" + "|".join(MARKERS) + r") ?)+)(?= |$)")
-_WEAK_NO = re.compile(r"(?:[,;.!?-]\s*no\b|\bno\s*[,;.!?-])", re.IGNORECASE)
+#: ("5 no. M8 nuts": "no." after a number is the count's unit, "numbers", no correction)
+_WEAK_NO = re.compile(r"(?:[,;.!?-]\s*no\b|(?<!\d )(?<!\d)\bno\s*[,;.!?-])", re.IGNORECASE)
 _NUM = re.compile(r"^\d+(?:\.\d+)?$")
 _THREAD = re.compile(r"^m\d+(?:\.\d+)?$")
 _UNITS = frozenset({"mm", "cm", "m", "millimetre", "millimetres", "metre", "metres", "inch", "a", "amp", "amps",
                     "v", "volt", "volts", "w", "watt", "watts"})
 _GARMENT = frozenset({"extra", "small", "medium", "large", "xs", "xl", "xxl", "xxxl", "double", "triple"})
+#: a count's container or measure ("3 cans", "3 litres"): the count and its word are corrected together
+_AMOUNT_WORDS = frozenset("can cans tin tins litre litres liter liters l box boxes pack packs packet packets bag bags "
+                          "roll rolls bottle bottles pair pairs set sets kilo kilos kg".split())
 _PREPS = frozenset({"from", "to", "into", "onto", "in", "on", "at", "out"})
 
 
@@ -42,6 +48,8 @@ def _kind(toks: list[str], i: int) -> str:
             return "size"
         if i > 0 and toks[i - 1] in LOCATION_WORDS | {"number", "no"}:
             return "placenum"
+        if i + 1 < len(toks) and toks[i + 1] in _AMOUNT_WORDS:
+            return "amount"
         return "count"
     if _THREAD.match(t):
         return "thread"
@@ -56,7 +64,7 @@ def _kind(toks: list[str], i: int) -> str:
 
 def _run(toks: list[str], i: int, kind: str) -> int:
     """The end of the span of ``kind`` starting at ``toks[i]``."""
-    if kind == "size":
+    if kind in ("size", "amount"):
         return i + 2
     if kind == "garment":
         j = i
@@ -75,13 +83,33 @@ def _run(toks: list[str], i: int, kind: str) -> int:
     return i + 1
 
 
+def _corrected(a: list[str], b: list[str], kind: str) -> int | None:
+    """Where in ``a`` the span of ``kind`` that ``b`` corrects starts (the last one), or None: none
+    is there, or the last count is part of a name ("3 cans of WD 40, sorry, 4": 40 is the name's)
+    while an earlier count stands before it — which one is meant is asked, never guessed."""
+    for i in range(len(a) - 1, -1, -1):
+        k = _kind(a, i)
+        if kind == "prep" and k == "prep" and a[i] == b[0] and _run(a, i, k) > i:
+            return i
+        if (kind == "place" and k == "place") or (kind in ("size", "thread") and k == kind):
+            return i
+        if kind in ("count", "amount") and k in ("count", "amount"):  # "3 cans …, sorry, 3 litres"; "2 boxes, no, 3"
+            named = i > 0 and a[i - 1].isalpha() and a[i - 1] not in NOT_ITEM
+            return None if named and any(_kind(a, j) in ("count", "amount") for j in range(i)) else i
+        if kind == "garment" and k == "garment" and (i == 0 or a[i - 1] not in _GARMENT):
+            return i
+    return None
+
+
 def _apply(a: list[str], b: list[str]) -> list[str] | None:
     """``a`` corrected by ``b``, or None when ``b`` fits no span of ``a``."""
     if not a or not b:
         return None
+    if len(b) > 1 and b[0] in ("the", "those", "these") and _kind(b, 1) in ("size", "thread", "garment"):
+        b = b[1:]  # "…, correction, the 20 mil ones": the size
     kind = _kind(b, 0)
     if kind == "count" and _kind(a, len(a) - 1) == "placenum":
-        if any(_kind(a, j) == "count" for j in range(len(a))):
+        if any(_kind(a, j) in ("count", "amount") for j in range(len(a))):
             return None  # "move 10 … to bin 300, no, 12": the place or the count? asked, not guessed
         return a[:-1] + b[:1] + b[1:]  # "fuses from drawer 4, no, 5": the place
     if kind == "word":
@@ -91,20 +119,13 @@ def _apply(a: list[str], b: list[str]) -> list[str] | None:
         return None
     if kind == "size" and _NUM.match(a[-1]) and not any(_kind(a, j) == "size" for j in range(len(a))):
         return a[:-1] + b[:b_end] + b[b_end:]  # "cutting discs 115, I mean 125 mm"
-    for i in range(len(a) - 1, -1, -1):
-        k = _kind(a, i)
-        if kind == "prep" and k == "prep" and a[i] == b[0] and _run(a, i, k) > i:
-            break
-        if kind == "place" and k == "place":
-            break
-        if kind in ("count", "size", "thread") and k == kind:
-            break
-        if kind == "garment" and k == "garment" and (i == 0 or a[i - 1] not in _GARMENT):
-            break
-    else:
+    i = _corrected(a, b, kind)
+    if i is None:
         return None
-    a_end = _run(a, i, _kind(a, i))
+    a_end = i + 1 if kind == "count" else _run(a, i, _kind(a, i))
     rest, after = b[b_end:], a[a_end:]
+    if rest[:1] in (["one"], ["ones"]):
+        rest = rest[1:]
     j = 0
     while j < len(rest) and j < len(after) and rest[j] == after[j]:  # "M10 *nuts*" repeats A's words
         j += 1

@@ -324,8 +324,8 @@ def _said_ordinal(text: str, n: int) -> int | None:
 def variant_choices(items: Sequence) -> tuple[str, list[str], str]:
     """What tells ``items`` (one family, e.g. hex bolts of three lengths) apart, for the question:
     ``(attribute, one label per item, unit word)``; attribute ``thread`` (labels ``M10``…),
-    ``millimetre`` (``30``, ``50``…; unit ``millimetre``), ``size`` (garment ``large``…) or ``name``
-    (no size differs: the names)."""
+    ``millimetre`` (``30``, ``50``…; unit ``millimetre``), ``size`` (garment ``large``…), ``bearing``
+    (designations ``6204``…), ``seal`` (``2RS``, ``ZZ``) or ``name`` (no size differs: the names)."""
     sizes = [split_size(i.item)[1] for i in items]
     if len({z.thread for z in sizes}) == len(sizes) and all(z.thread for z in sizes):
         return "thread", [z.thread for z in sizes], ""
@@ -334,6 +334,10 @@ def variant_choices(items: Sequence) -> tuple[str, list[str], str]:
         return "millimetre", [_num(z.mm[k]) if k < len(z.mm) else "?" for z in sizes], "millimetre"
     if len({z.garment for z in sizes}) == len(sizes) and all(z.garment for z in sizes):
         return "size", [GARMENT_WORDS.get(z.garment, z.garment) for z in sizes], ""
+    for attribute in ("bearing", "seal"):
+        labels = [getattr(z, attribute) for z in sizes]
+        if all(labels) and len(set(labels)) == len(labels):
+            return attribute, labels, ""
     return "name", [i.item for i in items], ""
 
 
@@ -347,6 +351,8 @@ def _magnitude(item, attribute: str) -> float:
         return float(z.thread[1:])
     if attribute == "size" and z.garment in _GARMENT_ORDER:
         return float(_GARMENT_ORDER.index(z.garment))
+    if attribute == "bearing" and z.bearing:
+        return float(z.bearing)
     return z.mm[-1] if z.mm else 0.0
 
 
@@ -402,6 +408,9 @@ def _by_value(said: str, items: list, attribute: str, labels: list[str]) -> str 
         words = {w for w in words if not any(w != o and w in o for o in words)}  # "extra large" over "large"
         words |= {GARMENT_WORDS[k] for k, zh in GARMENT_ZH.items() if zh in said}
         hits = [i for i, lab in zip(items, labels, strict=True) if lab in words]
+    elif attribute in ("bearing", "seal"):  # "6204", "ZZ", "the 2RS ones", "two RS", "double Z"
+        said_words = re.sub(r"\b2 (rs|z|rz)\b", r"2\1", said.replace("double z", "zz").replace("z z", "zz")).split()
+        hits = [i for i, lab in zip(items, labels, strict=True) if lab.lower() in said_words]
     else:
         return None
     return hits[0].sku if len(hits) == 1 else None

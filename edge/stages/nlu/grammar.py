@@ -36,7 +36,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from edge.stages.nlu.filler import has_cjk, is_filler, strip_leading_fillers
-from edge.stages.nlu.guards import Guarded, fractions, guard
+from edge.stages.nlu.guards import Guarded, asks_about_log, fractions, guard
 from edge.stages.nlu.guards_zh import GuardedZh, guard_zh
 from edge.stages.nlu.lexicon import (
     IN_WORDS,
@@ -56,7 +56,7 @@ from edge.stages.nlu.zh import IN_VERBS, OUT_VERBS, ZhGrammar, zh_fill, zh_match
 LANGUAGES = ("en", "zh")
 
 _OUT_PHRASES = re.compile(r"\b(?:(?:gave|give|giving|hand|handed|handing|book|booked|booking|sign|signed|signing|"
-                          r"check|checked|checking) out|(?:write|wrote|written|writing) off|gone|went|"
+                          r"check|checked|checking|log|logged|logging) out|(?:write|wrote|written|writing) off|gone|went|"
                           r"(?:burn|burned|burnt|burning|got|go|going|went) through|needs|needed|grabbed|grab|"
                           r"for (?:the|a|an|my|our) (?:new |night |day )?(?:job|site|apprentice|starter|shift|fitter|"
                           r"customer|repair|van|crew|team|client|contractor|line|machine|pump|gearbox|doors?|forklift|"
@@ -130,9 +130,15 @@ class Grammar:
         norm = fractions(normalize_text(strip_leading_fillers(text or "")))
         if not norm:
             return None
+        if asks_about_log(norm):
+            return self._log_question(norm, text)
         m = self.templates.match(norm, self._places_said)
         if m is not None and m.intent == "query_stock" and _COUNT_SAID.match(norm) and _said_count(norm):
             m = replace(m, intent="stock_count")  # "count 11 safety goggles on shelf B": a count, not a question
+        if m is not None and m.intent == "query_stock":  # "if we used 20 …, how many would be left": the change too
+            supposed = self._supposed(norm, text)
+            if supposed is not None:
+                return replace(supposed, explain={**supposed.explain, "template": m.sentence, "file": m.file})
         if m is not None and m.intent not in WRITES:
             return self._fill(m, norm, text, None)
         g = guard(norm, text or "")
@@ -156,6 +162,25 @@ class Grammar:
             if said and not locations(said.split()) and (place(said) or "").casefold() not in self._place_keys:
                 return False
         return True
+
+    def _supposed(self, norm: str, text: str) -> Intent | None:
+        """A stock question said as a what-if ("if we used 20 M10 bolts, how many would be left"):
+        the question with the change it supposes (:func:`what_if`), or None when it supposes none."""
+        g = guard(norm, text or "")
+        if not g.asks_stock:
+            return None
+        got = self._fill(TemplateMatch("log_record", {"item": g.text}, "(a what-if)"), g.text, text, g)
+        return got if got is not None and got.intent == "query_stock" else None
+
+    def _log_question(self, norm: str, text: str) -> Intent:
+        """"Did I already log the coolant?": intent ``other`` with ``extra["log_question"]`` and the
+        item asked about (or its candidates); the dialog answers from the store's records."""
+        base = Intent("other", source="template", text=text, extra={"log_question": True},
+                      explain={"path": "template", "template": "(question about the log)"})
+        got = self.filler.query(norm, norm, base)  # the item is said before the verb or after it
+        if got is None:
+            return base
+        return replace(got, intent="other", quantity=None, location=None)
 
     def _parse_zh(self, text: str) -> Intent | None:
         m = self.zh_templates.match(zh_match_text(text))
@@ -212,7 +237,7 @@ class Grammar:
         if g is not None and g.notes:
             explain["guards"] = list(g.notes)
         base = Intent(m.intent, source="template", text=text, explain=explain)
-        return self._resolve(m.intent, m.slots, norm, g, base)
+        return what_if(self._resolve(m.intent, m.slots, norm, g, base), g)
 
     def _resolve(self, name: str, slots: dict, norm: str, g: Guarded | None, base: Intent) -> Intent | None:
         if g is not None and g.told:  # "don't log …": the reply says so rather than "you said … not used"
@@ -280,7 +305,7 @@ class Grammar:
         if direction is not None:
             slots["direction"] = direction
         base = Intent(intent_name, source="template", text=text, explain=explain)
-        return self._resolve(intent_name, slots, norm, g, base)
+        return what_if(self._resolve(intent_name, slots, norm, g, base), g)
 
     def completeness(self, text: str) -> tuple[str, Intent | None]:
         """Whether ``text`` (a partial transcript) is a whole command: ``(verdict, intent)`` with
@@ -316,6 +341,19 @@ class Grammar:
         if intent.parts and all(p.sku is not None for p in intent.parts):
             return COMPLETE, intent
         return INCOMPLETE, intent
+
+
+def what_if(got: Intent | None, g: Guarded | None) -> Intent | None:
+    """A command said as a what-if that asks what would be left ("pretend I used 5 M8 washers, what
+    would the balance be"): the stock question about its item, ``extra["what_if"]`` the change it
+    supposes (signed, in the item's unit; None when no direction or count was said). Nothing is
+    written from it. Any other ``got`` unchanged."""
+    if got is None or g is None or not g.asks_stock or got.intent not in WRITES or got.parts:
+        return got
+    q = got.quantity if got.intent == "log_record" and got.direction in ("in", "out") else None
+    delta = None if q is None else (-q if got.direction == "out" else q)
+    return replace(got, intent="query_stock", quantity=None, direction=None, to_location=None, refusal=None,
+                   extra={**got.extra, "what_if": delta}, explain={**got.explain, "what_if": True})
 
 
 _NO_ITEM = frozenset({"undo", "cancel", "low_stock", "place_contents", "ask_docs"})

@@ -9,13 +9,20 @@ reason it must not be written as heard (:data:`edge.stages.nlu.types.REFUSALS`):
   "still" with it) is removed so the command still matches, and the refusal says it must not be
   written; ``told`` tells an instruction not to write it ("don't log …", "no need to record …")
   from a report that it did not happen ("we did not use …"), so the reply can say which;
-* **already_done** — "… already logged", "that's already been recorded", "… were logged yesterday";
+* **already_done** — "… already logged", "that's already been recorded", "… were logged yesterday"
+  (a question about the log, "did I already log the coolant?", is none: :func:`asks_about_log`);
 * **correction** — a self-correction replaces what it corrects
   (:mod:`edge.stages.nlu.corrections`: "3, no wait, 4" → 4; "from drawer 4, no, from bin 118";
   "M8 nuts, no, M10 nuts"); one that fits nothing said before is an unresolved correction;
 * **range** — "three or four", "2 to 3": two numbers, neither one the count; a vague count
   ("about 20", "20 or so", "a few", "some") is refused the same way (``vague``);
 * **negative** — "minus 3", "-3";
+* **future** — said as still to come: "they'll send 200 next week", "we're expecting 50 tomorrow",
+  "the nuts are on order" (a log verb after "will"/"'ll" is the command itself: "I'll log 5 …");
+* **hypothetical** — "pretend I used 5", "suppose we took …", "what if …", "if we used 20 …",
+  "… what would the balance be" (:attr:`Guarded.asks_stock`: the sentence asks what would be left);
+* **hearsay** — said on someone else's word: "the night shift reckons …", "Dave says he used …",
+  "apparently …", "I think someone took …" (written only after a yes: read back);
 * fractions are rewritten as decimals first (:func:`fractions`): "two and a half" → 2.5, "half a
   box" → 0.5 box, "one point five" → 1.5 (whether a decimal may be written is the item's unit's
   business: :func:`edge.stages.nlu.slots.quantity_refusal`).
@@ -92,6 +99,43 @@ _RAW_RANGE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?[-\u2013\u2014]\s?(\d+(?:\
 _NOT_OTHER = re.compile(rf"\b(?P<said>{_NUM})\b(?P<mid>(?: [a-z]\w*){{0,4}}?) not (?P<other>{_NUM})\b(?! ?(?:mm|cm|m|a)\b)")
 _NEGATIVE_RAW = re.compile(r"(?:^|[\s(])[-\u2212]\s?\d|\b(?:minus|negative)\s+\w")
 _NEGATIVE_WORD = re.compile(r"\b(?:minus|negative)\s+")
+#: a log verb after "will"/"'ll"/"going to" is the command itself ("I'll log 5 bolts"), not a plan
+_NOT_LOG_VERB = r"(?!(?: just| now| quickly)? (?:log|record|enter|book|note|write|mark|put (?:it|that|them|those) (?:in|down))\b)"
+_FUTURE = re.compile(
+    rf"\b(?:will|shall|going to|gonna|about to)\b{_NOT_LOG_VERB}|\b(?:(?:plan|planning|intend|intending|hope|hoping) to|"
+    r"tomorrow|the day after|next (?:week|month|time|shift|delivery|order|monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday)|later (?:today|on|this week)|in (?:a|an|\d+) (?:days?|weeks?|hours?)|(?<!as )expecting|"
+    r"(?<!as )expect|awaiting|waiting (?:for|on)|on (?:back ?)?order|due(?! to\b)|arriving|to arrive|on (?:its|their) way|"
+    r"(?:being|getting|to be) (?:sent|delivered|shipped)|should (?:arrive|come|get here|be here|turn up))\b")
+_FUTURE_RAW = re.compile(rf"\b(?:i|we|they|he|she|you|it|that|someone|somebody|the \w+)\s*['’]ll\b{_NOT_LOG_VERB}",
+                         re.IGNORECASE)
+#: when a planned thing is to come: dropped from the item's words ("200 m8 nuts next week")
+_FUTURE_WHEN = re.compile(r"\s*\b(?:tomorrow(?: morning| afternoon)?|the day after|next (?:week|month|time|shift|"
+                          r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)|later (?:today|on|this week)|"
+                          r"in (?:a|an|\d+) (?:days?|weeks?|hours?))\b")
+_HYPOTHETICAL = re.compile(
+    r"\b(?:pretend|pretending|suppose|supposing|imagine|hypothetically|in theory|what if|what happens if|"
+    r"(?:let us|lets|just) say|^say (?=(?:i|we|they|you|someone) )|(?:even |only )?if (?!(?:you|u) (?:could|can|would|will|dont|do not|please|mind)\b)"
+    r"(?:i|we|you|they|he|she|someone|somebody|anyone|the)\b|in case|were to|"
+    r"would (?!be (?:possible|ok|okay|alright|fine|great)\b)(?:be|have|leave|there|we|i|it|that|they|the)\b|"
+    r"might|could (?:be|have)|may need)\b")
+#: a hypothetical that asks what the stock would be ("… what would the balance be", "… how many would be left")
+_ASKS_STOCK = re.compile(r"\b(?:(?:what|how many|how much)\b.*\b(?:would|will|d|be|have|left|leave)|balance|"
+                         r"would (?:be|we have|there be) left|would leave)\b")
+_HEARSAY = re.compile(
+    r"\b(?:reckons?|reckoned|says|saying|(?<!\bi )(?<!\bwe )(?<!\blike )said|tells me|told (?:me|us)|apparently|"
+    r"allegedly|supposedly|according to|heard|word is|rumou?r|claims?|claimed|reportedly|"
+    r"(?:i|we) (?:think|thought|guess|believe) (?:someone|somebody|they|he|she|the|one of)|"
+    r"(?:someone|somebody|he|she|they) (?:thinks|thought|mentioned))\b")
+#: the reporting clause before what was reported ("the night shift reckons they …"), dropped for the templates
+_HEARSAY_LEAD = re.compile(r"^(?:.*?\b)?(?:reckons?|reckoned|says|said|think|thinks|thought|mentioned|tells me|told (?:me|us)|"
+                           r"heard|claims?|claimed|apparently|allegedly|supposedly)(?: that)?"
+                           r"(?: (?:he|she|they|we|i|you|someone|somebody))?\s+(?=\S)")
+#: a question about what was logged ("did I already log the coolant?", "was the M8 delivery booked in"):
+#: no command, whatever its words; the store's records answer it
+_LOG_QUESTION = re.compile(r"^(?:(?:so|and|hey|ok|okay|quick question)\s+)*(?:did|have|has|had|was|were|is|are)\s+"
+                           r"(?:\S+\s+){1,6}?(?:already\s+)?(?:been\s+)?(?:log|logged|record|recorded|enter|entered|"
+                           r"book|booked|note|noted|put in|put down)\b")
 _LEADING = re.compile(r"^(?:(?:sorry|actually|oops|wait|no(?! need\b| one\b| 1\b)|ok|okay|right)\s+)+")
 
 
@@ -101,7 +145,8 @@ class Guarded:
     :data:`edge.stages.nlu.types.REFUSALS` or None), ``negative`` (a minus was said), ``range``
     (the two numbers of "three or four"), ``vague`` (a count said as "about 20", "a few": refusal
     ``range``, no count written), ``told`` (refusal ``negated`` by an instruction not to write it:
-    "don't log …") and ``notes`` (what was changed, for ``--explain``)."""
+    "don't log …"), ``asks_stock`` (a what-if that asks what would be left: a stock question,
+    nothing written) and ``notes`` (what was changed, for ``--explain``)."""
 
     text: str
     refusal: str | None = None
@@ -109,6 +154,7 @@ class Guarded:
     range: tuple[float, float] | None = None
     vague: bool = False
     told: bool = False
+    asks_stock: bool = False
     notes: list[str] = field(default_factory=list)
 
 
@@ -123,6 +169,12 @@ def fractions(norm: str) -> str:
     for pattern, repl in _FRACTIONS:
         norm = pattern.sub(repl, norm)
     return norm
+
+
+def asks_about_log(norm: str) -> bool:
+    """True when the normalized text asks whether something was logged ("did I already log the
+    coolant", "have we recorded the 6 mm drill bits"): a question, never a command to write."""
+    return bool(_LOG_QUESTION.match(norm))
 
 
 def has_negative(raw: str) -> bool:
@@ -144,6 +196,7 @@ def guard(norm: str, raw: str = "") -> Guarded:
         g.refusal = g.refusal or "already_done"
         g.notes.append("already done")
     _not_the_other(g)
+    cue = _not_happened(g, raw)
     if _NEGATION.search(g.text):
         g.told = bool(_TOLD.search(g.text))
         g.text = " ".join(_NEGATION_TIME.sub(" ", _NEGATION.sub(" ", g.text)).split())
@@ -165,7 +218,28 @@ def guard(norm: str, raw: str = "") -> Guarded:
         g.range = (float(a), float(b))
         g.refusal = g.refusal or "range"
         g.notes.append(f"range {a}–{b}")
+    if cue is not None and g.refusal not in ("negated", "negative"):
+        g.refusal = cue  # not done (yet): stronger than how the count was said
+    elif cue is None and g.refusal is None and _HEARSAY.search(g.text):
+        g.refusal = "hearsay"
+        g.notes.append("hearsay")
+        g.text = _HEARSAY_LEAD.sub("", g.text)
     return g
+
+
+def _not_happened(g: Guarded, raw: str) -> str | None:
+    """``future`` or ``hypothetical`` when the text says the stock change has not happened; the
+    words saying when are dropped from ``g.text`` and ``g.asks_stock`` set for a what-if question."""
+    if _HYPOTHETICAL.search(g.text):
+        cue = "hypothetical"
+    elif _FUTURE.search(g.text) or _FUTURE_RAW.search(raw or ""):
+        cue = "future"
+    else:
+        return None
+    g.asks_stock = bool(_ASKS_STOCK.search(g.text))
+    g.text = " ".join(_FUTURE_WHEN.sub(" ", g.text).split())
+    g.notes.append(cue + (" question" if g.asks_stock else ""))
+    return cue
 
 
 def _not_the_other(g: Guarded) -> None:

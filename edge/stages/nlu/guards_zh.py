@@ -10,6 +10,9 @@ Mandarin:
 * **fraction** — ``两个半`` → 2.5, ``半个`` → 0.5, ``二点五`` → 2.5 (the item's unit decides);
 * **negated** — ``没有用``, ``没用``, ``别记``, ``不要登记``, ``别把…移到…``; **already_done** — ``已经登记过了``;
 * **negative** — ``负三个``;
+* **future** — ``明天会收到五十个螺栓``, ``下周``, ``将要``, ``即将``, ``订了``; **hypothetical** —
+  ``假如用了五个垫圈``, ``如果``, ``要是``; **hearsay** — ``听说夜班用了四罐``, ``据说``, ``他说``
+  (read back, written after a yes); the cue words are dropped so the command itself is parsed;
 * **parts** — ``用了三个钻头和两个保险丝``: one command per part, the verb of the first repeated.
 
 :func:`guard_zh` returns the text to parse (the guard words removed, the command said plainly) and
@@ -40,6 +43,10 @@ _TOLD = re.compile(r"(?:别|不要|不用)(?=把|从|移|搬|转|挪|调|用|拿
 _ALREADY = re.compile(r"(?:已经|早就|之前就?)(?:登记|记录|记|录入|入账)(?:过)?(?:了)?")
 _NEGATIVE = re.compile(r"负(?=\d)")
 _PARTS = re.compile(r"(?:和|还有|以及|跟|外加)(?=\d)")
+#: said as still to come: "tomorrow", "next week", "will", "about to", "ordered" (会 before a verb, not 一会儿)
+_FUTURE = re.compile(r"明天|后天|下周|下星期|下礼拜|下个?月|下次|将要|将会|即将|快要|预计|订了|订购了?|(?<!一)会(?=[用拿领收到送来有需])")
+_HYPOTHETICAL = re.compile(r"假如|如果|假设|假使|假定|要是|万一")
+_HEARSAY = re.compile(r"听说|据说|据[他她]们?说|[他她]们?说|说是")
 _VERB = re.compile(r"^.*?(用了|用掉|拿了|拿走|领了|领用|出库|消耗了?|收到|入库|补了|加了|放了|放入|新到|到了)")
 
 
@@ -101,6 +108,7 @@ def guard_zh(raw: str) -> GuardedZh:
     _decimals(g)
     if g.quantity is not None:
         g.notes.append(f"decimal {g.quantity:g}")
+    _not_said_as_done(g)
     pieces = [p for p in _PARTS.split(g.text) if p.strip("，,。 ")]
     if len(pieces) >= 2:
         verb = _VERB.match(pieces[0])
@@ -108,6 +116,21 @@ def guard_zh(raw: str) -> GuardedZh:
             g.parts = [pieces[0]] + [verb.group(1) + p for p in pieces[1:]]
             g.notes.append(f"{len(g.parts)} parts")
     return g
+
+
+def _not_said_as_done(g: GuardedZh) -> None:
+    """``future`` or ``hypothetical`` (over every refusal but a negation or minus), else ``hearsay``
+    (only when nothing else was refused); the cue words dropped from ``g.text``."""
+    for pattern, cue in ((_HYPOTHETICAL, "hypothetical"), (_FUTURE, "future"), (_HEARSAY, "hearsay")):
+        if not pattern.search(g.text):
+            continue
+        if cue == "hearsay" and g.refusal is not None:
+            return
+        g.text = pattern.sub("", g.text)
+        if g.refusal not in ("negated", "negative"):
+            g.refusal = cue
+        g.notes.append(cue)
+        return
 
 
 def _decimals(g: GuardedZh) -> None:

@@ -22,10 +22,10 @@ LETTER_NAMES = {"bee": "b", "be": "b", "see": "c", "sea": "c", "dee": "d", "ee":
 #: letter names that are also common words: a location letter only at the end of the command
 AMBIGUOUS_LETTERS = frozenset({"a", "i", "o", "be", "see", "are", "you", "why", "tea", "oh", "eye"})
 IN_WORDS = frozenset("add added adding receive received receiving got get put putting restock restocked "
-                     "restocking delivered delivery arrived return returned returning".split())
+                     "restocking delivered delivery arrived return returned returning inward inwards incoming".split())
 OUT_WORDS = frozenset("use used using took take taking remove removed removing consume consumed "
                       "issue issued pulled grabbed subtract subtracted cut snipped fitted replaced installed swapped "
-                      "topped".split())
+                      "topped outward outwards outgoing".split())
 LOG_WORDS = frozenset({"log", "record", "enter", "book"})
 STOP_WORDS = frozenset("a an the of to in on from at for we i you it is are do does did have has had any some "
                        "how many much what whats and please there this that my our me".split())
@@ -33,7 +33,7 @@ STOP_WORDS = frozenset("a an the of to in on from at for we i you it is are do d
 NOT_ITEM = STOP_WORDS | IN_WORDS | OUT_WORDS | LOG_WORDS | LOCATION_WORDS | frozenset(
     "doe wa were be been being with just now today still left remaining stock level check count "
     "hand out give gave giving handed handing us them they those these one ones more few lot lots all "
-    "piece pc unit item thing stuff box boxe pack packet pair can cannot pallet roll set bag tin "
+    "piece pc pcs no nos nr nrs ea unit item thing stuff box boxe pack packet pair can cannot pallet roll set bag tin "
     "where wheres whats there theres here how about tell know need want get got go can could would "
     "will should shall may might must let lets like okay ok yes no not number no num so um uh oh hey "
     "also too again then than thank thanks sorry quick quickly total altogether back off up down".split())

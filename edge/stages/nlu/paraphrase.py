@@ -214,14 +214,15 @@ def understand_paraphrase(text: str, fill_slots: Callable[[str, str], Intent | N
     resolver gave nothing).
 
     ``fill_slots(intent_name, text)``: the deterministic slot resolver; its intent must be the
-    matched one (anything else is None). The result has ``source="paraphrase"`` and
+    matched one (anything else is None), or the stock question a what-if command is
+    (:func:`edge.stages.nlu.grammar.what_if`: ``explain["what_if"]``). The result has ``source="paraphrase"`` and
     ``explain={"path": "paraphrase", "score", "margin", "exemplar", "slots"}``. Raises what
     ``fill_slots`` raises."""
     found = paraphraser.explain(text)
     if found is None:
         return None
     intent = fill_slots(found["intent"], text)
-    if intent is None or intent.intent != found["intent"]:
+    if intent is None or (intent.intent != found["intent"] and not intent.explain.get("what_if")):
         return None
     explain = {"path": "paraphrase", "score": found["score"], "margin": found["margin"],
                "exemplar": found["exemplar"], "slots": intent.slots()}

@@ -49,7 +49,7 @@ from edge.stages.nlu.lexicon import (
 )
 from edge.stages.nlu.shortlist import Shortlist
 from edge.stages.nlu.types import ItemMatch
-from edge.stages.sizes import GARMENT_WORDS, Size, split_size
+from edge.stages.sizes import GARMENT_WORDS, SEALS, Size, split_size
 
 #: rapidfuzz ratio an n-gram needs against a shortlisted name to count as that name
 FUZZY_CUTOFF = 85
@@ -77,12 +77,25 @@ _NOT_KIND = frozenset("yesterday tonight morning afternoon evening week month ea
                       "went gone taken take took use used as well was is tube bottle jar drum spool reel coil carton case crate tub bucket "
                       "pail sachet".split())
 _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+#: a bearing's seal as said: one token ("2rs", "zz") or two ("2 rs", "z z", "double z")
+_SEAL_SAID = {s.lower(): s for s in SEALS}
+_SEAL_PAIRS = {("2", "rs"): "2RS", ("2", "z"): "2Z", ("z", "z"): "ZZ", ("double", "z"): "ZZ", ("2", "rz"): "2RZ"}
+_BEARING_CODE = re.compile(r"^\d{3,5}$")
+_CODE_AND_SEAL = re.compile(rf"^(\d{{3,5}})({'|'.join(s.lower() for s in SEALS)})$")  # "6304zz"
+#: words that say the longer or the shorter of two sizes ("the long cable ties", "the short ones");
+#: "large" and "small" are garment sizes
+_EXTREME = {"long": 1, "longer": 1, "longest": 1, "big": 1, "bigger": 1, "biggest": 1, "larger": 1, "largest": 1,
+            "short": -1, "shorter": -1, "shortest": -1, "smaller": -1, "smallest": -1}
+#: what a variant attribute is called, in the order variants are checked and asked (a bearing's seal
+#: before its designation: "6213 2RS", not stocked, is asked among the 2RS ones)
+ATTRIBUTES = ("thread", "millimetre", "size", "amp", "seal", "bearing")
 
 
 @dataclass(frozen=True)
 class SpokenSize:
     """The size words of an utterance: ``thread`` (``"M10"``), ``mm`` (millimetres), ``garment``
-    (``"L"``), ``amp`` (amperes), with their token indices and how each was said (for ``heard_variant``)."""
+    (``"L"``), ``amp`` (amperes), ``bearing`` (a designation, ``"6205"``) and its ``seal``
+    (``"2RS"``), with their token indices and how each was said (for ``heard_variant``)."""
 
     thread: str | None = None
     mm: float | None = None
@@ -96,10 +109,19 @@ class SpokenSize:
     #: words with digits and letters that are no thread, length or current ("p240", "2rs", "10w"):
     #: (token index, word), a grade or code that may single out an item of a family
     codes: tuple[tuple[int, str], ...] = ()
+    bearing: str | None = None
+    seal: str | None = None
+    #: bare numbers beside "bearing" that may be its designation ("2 6305 bearings"): (token index,
+    #: digits), used only when such a bearing exists
+    soft_bearing: tuple[tuple[int, str], ...] = ()
+    #: +1 / −1 when "long" / "short" (…) is said, with its token index: picks between two lengths only
+    extreme: tuple[int, int] | None = None
 
     def checks(self):
+        values = {"thread": self.thread, "millimetre": self.mm, "size": self.garment, "amp": self.amp,
+                  "bearing": self.bearing, "seal": self.seal}
         for attr, words in self.said:
-            yield attr, {"thread": self.thread, "millimetre": self.mm, "size": self.garment, "amp": self.amp}[attr], words
+            yield attr, values[attr], words
 
 
 @dataclass(frozen=True)
@@ -162,11 +184,56 @@ def spoken_size(toks: list[str], skip: set[int], question: bool = False) -> Spok
                 garment = _TIMES_X[times] + garment
                 used.add(i - 2)
             said["size"] = GARMENT_WORDS.get(garment, garment)
-    order = [a for a in ("thread", "millimetre", "size", "amp") if a in said]
+    bearing, seal, soft_bearing = _spoken_bearing(toks, skip, used, said)
+    order = [a for a in ATTRIBUTES if a in said]
     soft = () if mm is not None else _soft_sizes(toks, skip | used, question)
     codes = tuple((i, t) for i, t in enumerate(toks) if i not in skip and i not in used
                   and any(c.isdigit() for c in t) and any(c.isalpha() for c in t))
-    return SpokenSize(thread, mm, garment, amp, frozenset(used), tuple((a, said[a]) for a in order), soft, codes)
+    extreme = next(((i, _EXTREME[t]) for i, t in enumerate(toks) if t in _EXTREME and i not in skip), None)
+    return SpokenSize(thread, mm, garment, amp, frozenset(used), tuple((a, said[a]) for a in order), soft, codes,
+                      bearing=bearing, seal=seal, soft_bearing=soft_bearing, extreme=extreme)
+
+
+def _seal_at(toks: list[str], i: int, skip: set[int]) -> tuple[str, int] | None:
+    """The seal said at ``toks[i]`` and how many tokens it takes, or None."""
+    if i >= len(toks) or i in skip:
+        return None
+    pair = tuple(toks[i:i + 2])
+    if pair in _SEAL_PAIRS and i + 1 not in skip:
+        return _SEAL_PAIRS[pair], 2
+    return (_SEAL_SAID[toks[i]], 1) if toks[i] in _SEAL_SAID else None
+
+
+def _spoken_bearing(toks: list[str], skip: set[int], used: set[int], said: dict[str, str]):
+    """A bearing designation said ("6205 2rs", "6304zz"): ``(designation, seal, soft)``; a seal
+    alone ("the zz ones") of two letters or more; a bare number beside "bearing" is only ``soft``.
+    The tokens taken are added to ``used``, the words to ``said``."""
+    bearing = seal = None
+    soft = []
+    for i, t in enumerate(toks):
+        if i in skip or i in used:
+            continue
+        m = _CODE_AND_SEAL.match(t)
+        if m and bearing is None:
+            bearing, seal = m.group(1), _SEAL_SAID[m.group(2)]
+            used.add(i)
+        elif _BEARING_CODE.match(t) and bearing is None:
+            after = _seal_at(toks, i + 1, skip | used)
+            if after is not None:
+                bearing, seal = t, after[0]
+                used.update(range(i, i + 1 + after[1]))
+            elif "bearing" in toks[max(0, i - 1):i + 2]:
+                soft.append((i, t))
+        elif seal is None and not t.isdigit():
+            alone = _seal_at(toks, i, skip | used)
+            if alone is not None and len(alone[0]) >= 2 and alone[0] != "RS":  # a lone "z" or "rs" says little
+                seal = alone[0]
+                used.update(range(i, i + alone[1]))
+    if bearing:
+        said["bearing"] = bearing
+    if seal:
+        said["seal"] = seal
+    return bearing, seal, tuple(soft)
 
 
 def _spoken_amp(toks: list[str], skip: set[int], used: set[int], said: dict[str, str]) -> float | None:
@@ -189,22 +256,24 @@ def _spoken_amp(toks: list[str], skip: set[int], used: set[int], said: dict[str,
 
 
 def _soft_sizes(toks: list[str], skip: set[int], question: bool = False) -> tuple[tuple[int, float], ...]:
-    """Bare numbers beside a name word that are no count: after "the"/"those" ("the 380 cable ties")
-    or after another number, which is the count ("two 125 cutting discs", "50 cable ties 380"), or
-    any in a ``question``."""
+    """Bare numbers beside a name word that are no count: after "the"/"those" ("the 380 cable ties",
+    "the 115 ones") or after another number, which is the count ("two 125 cutting discs", "50 cable
+    ties 380", "3 cutting discs, the 115s"), or any in a ``question``."""
     nums = [i for i, t in enumerate(toks) if i not in skip and _NUMBER.match(t)]
     out = []
     for k, i in enumerate(nums):
         before = toks[i - 1] if i > 0 else ""
         nxt = toks[i + 1] if i + 1 < len(toks) else ""
         beside = (nxt.isalpha() and nxt not in NOT_ITEM) or (before.isalpha() and before not in NOT_ITEM)
-        if beside and (k > 0 or before in ("the", "those", "these") or question):
+        the = before in ("the", "those", "these")
+        if (beside and (k > 0 or the or question)) or (the and (k > 0 or nxt in ("one", "ones"))):
             out.append((i, float(toks[i])))
     return tuple(out)
 
 
 def _has(size: Size, attr: str) -> bool:
-    return bool({"thread": size.thread, "millimetre": size.mm, "size": size.garment, "amp": size.amp}[attr])
+    return bool({"thread": size.thread, "millimetre": size.mm, "size": size.garment, "amp": size.amp,
+                 "bearing": size.bearing, "seal": size.seal}[attr])
 
 
 def _fits(size: Size, attr: str, value) -> bool:
@@ -214,6 +283,10 @@ def _fits(size: Size, attr: str, value) -> bool:
         return any(abs(v - value) < 1e-6 for v in size.mm)
     if attr == "amp":
         return size.amp is not None and abs(size.amp - value) < 1e-6
+    if attr == "bearing":
+        return size.bearing == value
+    if attr == "seal":
+        return size.seal == value
     return size.garment == value
 
 
@@ -430,7 +503,7 @@ class ItemIndex:
         z = self.sizes[sku]
         thread = float(z.thread[1:]) if z.thread else -1.0
         garment = list(GARMENT_WORDS).index(z.garment) if z.garment in GARMENT_WORDS else -1
-        return thread, z.mm, garment, z.amp or -1.0, sku
+        return thread, z.mm, garment, z.amp or -1.0, int(z.bearing or -1), z.seal or "", sku
 
     def _narrow(self, skus: Iterable[str], size: SpokenSize, span: frozenset[int], via: str) -> Found:
         """``skus`` narrowed by the size said; candidates in size order (M6 before M10, 20 before
@@ -443,12 +516,15 @@ class ItemIndex:
             if not nxt:
                 return Found(ItemMatch(None, span, candidates=tuple(cur), via=via), heard_variant=words)
             cur = nxt
-        if len(cur) > 1 and size.soft and any(_has(self.sizes[s], "millimetre") for s in cur):
-            for idx, value in size.soft:
-                nxt = [s for s in cur if _fits(self.sizes[s], "millimetre", value)]
-                if nxt:
-                    cur, span = nxt, span | {idx}
-                    break
+        for attr, soft in (("millimetre", size.soft), ("bearing", size.soft_bearing)):
+            if len(cur) > 1 and soft and any(_has(self.sizes[s], attr) for s in cur):
+                for idx, value in soft:
+                    nxt = [s for s in cur if _fits(self.sizes[s], attr, value)]
+                    if nxt:
+                        cur, span = nxt, span | {idx}
+                        break
+        if len(cur) == 2 and size.extreme is not None and "millimetre" not in dict(size.said):
+            cur, span = self._by_extreme(cur, size.extreme, span)
         if len(cur) > 1:  # a grade or code said ("P240 sheets", "6004 bearings") picks the items named with it
             for idx, word in (*size.codes, *((i, _fmt(v)) for i, v in size.soft)):
                 nxt = [s for s in cur if word in self.name_words.get(s, ())]
@@ -457,13 +533,23 @@ class ItemIndex:
         if len(cur) == 1:
             return Found(ItemMatch(cur[0], span, via=via))
         missing = None
-        for attr in ("thread", "millimetre", "size", "amp"):
-            values = {(self.sizes[s].thread, self.sizes[s].mm[:1], self.sizes[s].garment, self.sizes[s].amp)[
-                ("thread", "millimetre", "size", "amp").index(attr)] for s in cur}
+        for attr in ATTRIBUTES:
+            values = {(z.thread, z.mm[:1], z.garment, z.amp, z.seal, z.bearing)[ATTRIBUTES.index(attr)]
+                      for z in (self.sizes[s] for s in cur)}
             if len(values) > 1:
                 missing = attr
                 break
         return Found(ItemMatch(None, span, candidates=tuple(cur), via=via), variant_missing=missing)
+
+    def _by_extreme(self, cur: list[str], extreme: tuple[int, int], span: frozenset[int]):
+        """Two variants of one length or diameter apart and "the long/short ones" said: the longer
+        or the shorter one (``(skus, span)``, unchanged when they differ otherwise)."""
+        a, b = (self.sizes[s] for s in cur)
+        if not (a.mm and b.mm and a.mm[0] != b.mm[0] and (a.thread, a.garment, a.amp, a.bearing, a.seal)
+                == (b.thread, b.garment, b.amp, b.bearing, b.seal)):
+            return cur, span
+        ranked = sorted(cur, key=lambda s: self.sizes[s].mm[0])
+        return [ranked[-1] if extreme[1] > 0 else ranked[0]], span | {extreme[0]}
 
     def _by_name(self, toks: list[str], skip: set[int], size: SpokenSize) -> Found | None:
         for n in range(min(self.max_phrase, len(toks)), 0, -1):

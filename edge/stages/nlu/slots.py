@@ -238,7 +238,7 @@ class SlotFiller:
         q = quantity(toks, size_skip, m.tokens, item_known=m.sku is not None or bool(m.candidates))
         # a range, a vague count or a negation without a count is still the command (asked or refused)
         unsure = guarded is not None and (guarded.range is not None or guarded.vague
-                                          or guarded.refusal in ("negated", "already_done"))
+                                          or guarded.refusal in ("negated", "already_done", "future", "hypothetical"))
         if guarded is not None and (guarded.range is not None or guarded.vague):
             q = None  # "about 3", "3 or was it 4": no number of it is written
         if q is None and not unsure:

@@ -24,8 +24,12 @@ Direction = Literal["in", "out"]
 #: (or asks). ``negated``: "we did not use 3 drill bits", "don't log…". ``already_done``: "…already
 #: logged". ``range``: "three or four". ``correction``: a self-correction that could not be resolved
 #: to one number. ``fraction``: a fraction for an item whose unit is counted in whole units.
-#: ``negative``: a negative quantity. ``implausible``: over the plausible maximum.
-REFUSALS = ("negated", "already_done", "range", "correction", "fraction", "negative", "implausible")
+#: ``negative``: a negative quantity. ``implausible``: over the plausible maximum. ``future``: said as
+#: still to come ("they'll send 200 next week", "on order"). ``hypothetical``: a what-if ("pretend I
+#: used 5"). ``hearsay``: on someone else's word ("the night shift reckons …"): read back, written
+#: only after a yes.
+REFUSALS = ("negated", "already_done", "range", "correction", "fraction", "negative", "implausible", "future",
+            "hypothetical", "hearsay")
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,10 @@ QUESTION_START = re.compile(r"^\W*(?:(?:hey|ok|okay|so|and|um|uh|please)\W+)*(?:
                             r"when|why|do|does|did|is|are|was|were|have|has|any|anything|can|could|would|got|tell|"
                             r"check|show|list|give|find|look)\b")
 _WH_WORD = re.compile(r"\b(?:how|what|whats|where|wheres|which)\b")
+#: a request to log that says no direction ("kindly make entry, 10 M10 washers"): the box asks "used or
+#: received?", as for "log 3 o-rings"; the nearest exemplar's direction is no answer to it
+LOG_REQUEST = re.compile(r"\b(?:log|logged|logging|record|recorded|enter|entered|entry|book|booked|note down|"
+                         r"write down|put down)\b")
 log = logging.getLogger("edge.stages.nlu")
 #: Fewest words the paraphrase matcher and the documents judge; shorter utterances are the templates'
 MIN_WORDS_PARAPHRASE = 2
@@ -257,6 +261,8 @@ class Understanding:
         if got is not None and got.intent == "log_record" and COUNT_WORDS.search(text.lower()):
             return None  # "just did a stock take, bin 60 has 790 …": a count said, never a log
         if got is not None and got.intent == "log_record" and got.direction is None:
+            if LOG_REQUEST.search(text.lower()):
+                return got  # "make an entry for 10 …": asked, never the exemplar's direction
             # the words say no direction ("four o-rings for the pump"): the nearest exemplar's, if it says one
             d = text_direction(got.explain.get("exemplar", ""))
             if d is None:  # neither used nor received was said: the dialog asks which, never a guess
