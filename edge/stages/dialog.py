@@ -98,10 +98,14 @@ def read_back_text(intent: Intent, item: Item, language: str = "en", location: s
         if have + delta < 0:
             return (f"这样{reply.zh_name(item)}会低于零：{reply.zh_place(where)}只有"
                     f"{reply.zh_amount(item, have)}。还是记录{did}{reply.zh_amount(item, q)}吗？请说是或不是。")
+        if intent.extra.get("loose_count"):
+            return f"要记录{did}{reply.zh_amount(item, q)}吗？请说是或不是。"
         return f"你是说{did}{reply.zh_amount(item, q)}吗？说“是”就记录。"
     if have + delta < 0:
         return (f"That would take {reply.name_and_size(item)} below zero: there {'is' if have == 1 else 'are'} only "
                 f"{have} {reply.place(where)}. Log {reply.amount(item, q, True)} {did} anyway? Say yes or no.")
+    if intent.extra.get("loose_count"):  # "a couple of boxes": the 2 it was taken as is said back
+        return f"Log {reply.amount(item, q, True)} {did}? Say yes or no."
     return f"Did you say {reply.amount(item, q, True)} {did}? Say yes to log it."
 
 
@@ -361,7 +365,8 @@ def _log(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str,
         return Outcome(text[0].upper() + text[1:], Pending("confirm", intent))
     delta = -intent.quantity if out else intent.quantity
     have = item.at(location)
-    needs_read_back = intent.extra.get("low_confidence_quantity") or (have is not None and have + delta < 0) \
+    needs_read_back = intent.extra.get("low_confidence_quantity") or intent.extra.get("loose_count") \
+        or (have is not None and have + delta < 0) \
         or have is None or intent.extra.get("llm_guessed") or intent.refusal == "hearsay"  # LLM-only count, second-hand
     if needs_read_back and not confirmed:
         if have is None:  # stock into a place the item is not stored at yet: a misheard place must not make one
@@ -651,6 +656,10 @@ def follow_up(pending: Pending, text: str, store: Store, turn_id: str, language:
         yn = yes_no(text, language)
         if yn:
             return act(pending.intent, store, again, turn_id, confirmed=True, language=language)
+        q = number_answer(text) if yn is None and pending.intent.extra.get("loose_count") else None
+        if q is not None:  # "Log 2 boxes …?" "two": the count said now is the count, checked as any other
+            extra = {k: v for k, v in pending.intent.extra.items() if k != "loose_count"}
+            return act(_fill(pending, quantity=q, extra=extra), store, again, turn_id, language=language)
         return Outcome(reply.text("declined" if yn is False else "no_yes", language))
     if pending.kind == "direction":
         way = direction_answer(text, language)
