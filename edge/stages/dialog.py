@@ -460,6 +460,10 @@ def _count(intent: Intent, item: Item, store: Store, utterance: str, turn_id: st
                 "请说是或不是。" if language == "zh" else f"{location[0].upper()}{location[1:]} is a new place for "
                 f"{reply.plural(reply.sized(item)[0])}: count {reply.amount(item, intent.quantity, True)} there? Say yes or no.")
         return Outcome(text, Pending("confirm", dataclasses.replace(intent, location=location)))
+    if intent.explain.get("item_via") == "location" and not confirmed:  # the item was not said: read it back
+        text = (f"{reply.zh_place(location)}：盘点{reply.zh_amount(item, intent.quantity)}吗？请说是或不是。" if language == "zh"
+                else f"Count {reply.amount(item, intent.quantity, True)} {reply.place(location)}? Say yes or no.")
+        return Outcome(text, Pending("confirm", dataclasses.replace(intent, location=location)))
     if intent.refusal == "hearsay" and not confirmed:
         what = (f"记录{reply.zh_place(location)}盘点{reply.zh_amount(item, intent.quantity)}" if language == "zh"
                 else f"count {reply.amount(item, intent.quantity, True)} {reply.place(location)}")
@@ -480,7 +484,9 @@ _UNDO_WORDS = frozenset(
     "way forget just did done"
     # what is said around an undo, not what it undoes: "no hang on, undo that", "I said that wrong, back it
     # out", "take it off again", "scrap that last one"
-    " no hang hold wait again off out said got bad scrap strike ditch drop".split())
+    " no hang hold wait again off out said got bad scrap strike ditch drop"
+    # a request's politeness and the reason given: "can you cancel that last entry", "reverse that, wrong item"
+    " can could would you item number".split())
 #: The most records one "undo the last N" reverts.
 MAX_UNDO = 5
 
