@@ -103,3 +103,13 @@ def test_a_fraction_of_an_item_counted_whole_is_asked(box):
     store, _ = box
     out = say(box, "used three quarters of a fuse")
     assert out.pending is not None and out.pending.kind == "quantity" and store.records() == []
+
+
+def test_undo_naming_an_item_of_many_in_the_inventory_takes_the_one_just_logged(tmp_path):
+    with csv_store(tmp_path, CSV + "WSH-M8,flat washer M8,bin 204,100,pcs,washers,10\n") as store:
+        nlu = Understanding(store.items())
+        for text in ("we used 5 M10 washers", "we used 3 fuses", "Delete the washers entry."):
+            dialog.act(nlu.understand(text), store, text, "t1")
+        assert moves(store)[2:] == [("WSH-M10", 5, "undo")]
+        out = dialog.act(nlu.understand("undo the washers"), store, "undo the washers", "t2")
+        assert out.record is None and len(store.records()) == 3  # both washers could be meant: nothing undone

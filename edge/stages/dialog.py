@@ -461,9 +461,9 @@ def _count(intent: Intent, item: Item, store: Store, utterance: str, turn_id: st
                 f"{reply.plural(reply.sized(item)[0])}: count {reply.amount(item, intent.quantity, True)} there? Say yes or no.")
         return Outcome(text, Pending("confirm", dataclasses.replace(intent, location=location)))
     if intent.explain.get("item_via") == "location" and not confirmed:  # the item was not said: read it back
-        text = (f"{reply.zh_place(location)}：盘点{reply.zh_amount(item, intent.quantity)}吗？请说是或不是。" if language == "zh"
-                else f"Count {reply.amount(item, intent.quantity, True)} {reply.place(location)}? Say yes or no.")
-        return Outcome(text, Pending("confirm", dataclasses.replace(intent, location=location)))
+        return Outcome(f"{reply.zh_place(location)}：盘点{reply.zh_amount(item, intent.quantity)}吗？请说是或不是。"
+                       if language == "zh" else f"Count {reply.amount(item, intent.quantity, True)} "
+                       f"{reply.place(location)}? Say yes or no.", Pending("confirm", dataclasses.replace(intent, location=location)))
     if intent.refusal == "hearsay" and not confirmed:
         what = (f"记录{reply.zh_place(location)}盘点{reply.zh_amount(item, intent.quantity)}" if language == "zh"
                 else f"count {reply.amount(item, intent.quantity, True)} {reply.place(location)}")
@@ -489,6 +489,7 @@ _UNDO_WORDS = frozenset(
     " can could would you item number".split())
 #: The most records one "undo the last N" reverts.
 MAX_UNDO = 5
+UNDO_LOOKBACK = 20  #: how many latest records an undo naming an item searches first for it
 
 
 def _undo(store: Store, utterance: str, turn_id: str, language: str) -> Outcome:
@@ -502,7 +503,10 @@ def _undo(store: Store, utterance: str, turn_id: str, language: str) -> Outcome:
         n = max(1, min(counts[0] if counts else 1, MAX_UNDO))
         rest = [w for w in words if w not in _UNDO_WORDS and not w.isdigit()]
         if rest:
-            sku = resolve_choice(" ".join(rest), tuple(store.items()))
+            # "delete the washers entry": the washers just logged (of many in the inventory), else any item
+            recent = dict.fromkeys(r.sku for r in reversed(store.records(last=UNDO_LOOKBACK)) if r.undoes is None)
+            near = tuple(it for it in (store.get(k) for k in recent) if it is not None)
+            sku = resolve_choice(" ".join(rest), near) or resolve_choice(" ".join(rest), tuple(store.items()))
             if sku is None:
                 return Outcome(f"I don't have {' '.join(rest)}, so nothing was undone.")
     texts, first = [], None
