@@ -5,8 +5,11 @@ from pathlib import Path
 
 import pytest
 
+from edge.stages import dialog
 from edge.stages.nlu.grammar import Grammar
 from edge.stages.nlu.lexicon import normalize_location
+from edge.stages.nlu.understand import Understanding
+from tests.helpers import csv_store
 
 INVENTORY = Path(__file__).resolve().parents[1].parent / "shared/audio/sessions/inventory.csv"
 
@@ -124,3 +127,16 @@ def test_not_a_command(grammar, text):
 ])
 def test_normalize_location(text, expected):
     assert normalize_location(text) == expected
+
+
+def test_a_couple_logged_without_a_direction_asks_it_then_reads_the_two_back(tmp_path):
+    """"log a couple of washers" (in LOGS: 2, no direction): used or received is asked, then the 2
+    is read back, and only a yes writes it."""
+    with csv_store(tmp_path, INVENTORY.read_text(encoding="utf-8")) as store:
+        text = "log a couple of washers"
+        out = dialog.act(Understanding(store.items()).understand(text), store, text, "t1")
+        assert out.pending.kind == "direction" and store.records() == []
+        out = dialog.follow_up(out.pending, "used", store, "t1")
+        assert out.text == "Log 2 washers used? Say yes or no." and store.records() == []
+        done = dialog.follow_up(out.pending, "yes", store, "t1")
+        assert done.record is not None and [(r.sku, r.delta) for r in store.records()] == [("WSH-M8", -2)]

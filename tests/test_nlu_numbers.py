@@ -1,11 +1,14 @@
 """Spoken numbers and places, English and Mandarin (case C15, issue 3 items 2 and 7)."""
 import pytest
 
+from edge.stages import dialog
 from edge.stages.nlu.grammar import Grammar
 from edge.stages.nlu.lexicon import normalize_location
 from edge.stages.nlu.numbers import normalize_numbers, words_to_number
 from edge.stages.nlu.numbers_zh import normalize_numbers_zh, zh_to_number
-from tests.nlu_helpers import ZH_ALIASES, sample_items
+from edge.stages.nlu.understand import Understanding
+from tests.helpers import csv_store
+from tests.nlu_helpers import INVENTORY, ZH_ALIASES, sample_items
 
 
 # C15: the four inputs of the shared case, as a number and inside a command
@@ -80,3 +83,16 @@ def test_normalize_numbers_zh(text, expected):
 def test_zh_numbers_in_a_command(text, quantity):
     intent = Grammar(sample_items(ZH_ALIASES), language="zh").parse(text)
     assert intent is not None and intent.quantity == quantity
+
+
+def test_a_couple_is_two_read_back_before_the_log_is_written(tmp_path):
+    """"a couple of" is 2 (above), said back before a log writes it; a question takes it as said."""
+    with csv_store(tmp_path, INVENTORY.read_text(encoding="utf-8")) as store:
+        nlu = Understanding(store.items())
+        text = "we used a couple of washers"
+        out = dialog.act(nlu.understand(text), store, text, "t1")
+        assert out.text == "Log 2 washers used? Say yes or no." and store.records() == []
+        dialog.follow_up(out.pending, "yes", store, "t1")
+        assert [(r.sku, r.delta) for r in store.records()] == [("WSH-M8", -2)]
+        asked = dialog.act(nlu.understand("how many washers in a couple of bins"), store, "", "t2")
+        assert asked.pending is None and len(store.records()) == 1

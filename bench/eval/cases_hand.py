@@ -454,7 +454,8 @@ def everyday() -> list[dict]:
         c("paraphrase", LG, "use up one bearing 6205 2RS on the conveyor", [("BRG-6205", -1, "drawer 35")], p=True),
         c("paraphrase", LG, "I've put 200 wood screws 5 x 50 mm back in bin 150", [("WS-5-50", 200, "bin 150")],
           p=True),
-        c("paraphrase", LG, "signing out the hex key set", [("HEXK-SET", -1, "drawer 31")], p=True),
+        c("paraphrase", LG, "signing out the hex key set", [("HEXK-SET", -1, "drawer 31")], asks=True, answers=("one",),
+          p=True),  # "the" names the item, not a count: asked
         c("paraphrase", LG, "a box of ear plugs for the new starter", [("EAR-PLG", -1, "shelf A")], p=True),
         c("paraphrase", LG, "we burned through 12 o-rings 20 mm on the pump today", [("OR-20", -12, "drawer 20")],
           p=True),

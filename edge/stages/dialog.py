@@ -98,10 +98,14 @@ def read_back_text(intent: Intent, item: Item, language: str = "en", location: s
         if have + delta < 0:
             return (f"这样{reply.zh_name(item)}会低于零：{reply.zh_place(where)}只有"
                     f"{reply.zh_amount(item, have)}。还是记录{did}{reply.zh_amount(item, q)}吗？请说是或不是。")
+        if intent.extra.get("loose_count"):
+            return f"要记录{did}{reply.zh_amount(item, q)}吗？请说是或不是。"
         return f"你是说{did}{reply.zh_amount(item, q)}吗？说“是”就记录。"
     if have + delta < 0:
         return (f"That would take {reply.name_and_size(item)} below zero: there {'is' if have == 1 else 'are'} only "
                 f"{have} {reply.place(where)}. Log {reply.amount(item, q, True)} {did} anyway? Say yes or no.")
+    if intent.extra.get("loose_count"):  # "a couple of boxes": the 2 it was taken as is said back
+        return f"Log {reply.amount(item, q, True)} {did}? Say yes or no."
     return f"Did you say {reply.amount(item, q, True)} {did}? Say yes to log it."
 
 
@@ -361,7 +365,8 @@ def _log(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str,
         return Outcome(text[0].upper() + text[1:], Pending("confirm", intent))
     delta = -intent.quantity if out else intent.quantity
     have = item.at(location)
-    needs_read_back = intent.extra.get("low_confidence_quantity") or (have is not None and have + delta < 0) \
+    needs_read_back = intent.extra.get("low_confidence_quantity") or intent.extra.get("loose_count") \
+        or (have is not None and have + delta < 0) \
         or have is None or intent.extra.get("llm_guessed") or intent.refusal == "hearsay"  # LLM-only count, second-hand
     if needs_read_back and not confirmed:
         if have is None:  # stock into a place the item is not stored at yet: a misheard place must not make one
@@ -455,6 +460,10 @@ def _count(intent: Intent, item: Item, store: Store, utterance: str, turn_id: st
                 "请说是或不是。" if language == "zh" else f"{location[0].upper()}{location[1:]} is a new place for "
                 f"{reply.plural(reply.sized(item)[0])}: count {reply.amount(item, intent.quantity, True)} there? Say yes or no.")
         return Outcome(text, Pending("confirm", dataclasses.replace(intent, location=location)))
+    if intent.explain.get("item_via") == "location" and not confirmed:  # the item was not said: read it back
+        return Outcome(f"{reply.zh_place(location)}：盘点{reply.zh_amount(item, intent.quantity)}吗？请说是或不是。"
+                       if language == "zh" else f"Count {reply.amount(item, intent.quantity, True)} "
+                       f"{reply.place(location)}? Say yes or no.", Pending("confirm", dataclasses.replace(intent, location=location)))
     if intent.refusal == "hearsay" and not confirmed:
         what = (f"记录{reply.zh_place(location)}盘点{reply.zh_amount(item, intent.quantity)}" if language == "zh"
                 else f"count {reply.amount(item, intent.quantity, True)} {reply.place(location)}")
@@ -475,9 +484,12 @@ _UNDO_WORDS = frozenset(
     "way forget just did done"
     # what is said around an undo, not what it undoes: "no hang on, undo that", "I said that wrong, back it
     # out", "take it off again", "scrap that last one"
-    " no hang hold wait again off out said got bad scrap strike ditch drop".split())
+    " no hang hold wait again off out said got bad scrap strike ditch drop"
+    # a request's politeness and the reason given: "can you cancel that last entry", "reverse that, wrong item"
+    " can could would you item number".split())
 #: The most records one "undo the last N" reverts.
 MAX_UNDO = 5
+UNDO_LOOKBACK = 20  #: how many latest records an undo naming an item searches first for it
 
 
 def _undo(store: Store, utterance: str, turn_id: str, language: str) -> Outcome:
@@ -491,7 +503,10 @@ def _undo(store: Store, utterance: str, turn_id: str, language: str) -> Outcome:
         n = max(1, min(counts[0] if counts else 1, MAX_UNDO))
         rest = [w for w in words if w not in _UNDO_WORDS and not w.isdigit()]
         if rest:
-            sku = resolve_choice(" ".join(rest), tuple(store.items()))
+            # "delete the washers entry": the washers just logged (of many in the inventory), else any item
+            recent = dict.fromkeys(r.sku for r in reversed(store.records(last=UNDO_LOOKBACK)) if r.undoes is None)
+            near = tuple(it for it in (store.get(k) for k in recent) if it is not None)
+            sku = resolve_choice(" ".join(rest), near) or resolve_choice(" ".join(rest), tuple(store.items()))
             if sku is None:
                 return Outcome(f"I don't have {' '.join(rest)}, so nothing was undone.")
     texts, first = [], None
@@ -651,6 +666,10 @@ def follow_up(pending: Pending, text: str, store: Store, turn_id: str, language:
         yn = yes_no(text, language)
         if yn:
             return act(pending.intent, store, again, turn_id, confirmed=True, language=language)
+        q = number_answer(text) if yn is None and pending.intent.extra.get("loose_count") else None
+        if q is not None:  # "Log 2 boxes …?" "two": the count said now is the count, checked as any other
+            extra = {k: v for k, v in pending.intent.extra.items() if k != "loose_count"}
+            return act(_fill(pending, quantity=q, extra=extra), store, again, turn_id, language=language)
         return Outcome(reply.text("declined" if yn is False else "no_yes", language))
     if pending.kind == "direction":
         way = direction_answer(text, language)

@@ -357,7 +357,10 @@ def what_if(got: Intent | None, g: Guarded | None) -> Intent | None:
 
 
 _NO_ITEM = frozenset({"undo", "cancel", "low_stock", "place_contents", "ask_docs"})
-_COUNT_SAID = re.compile(r"^(?:(?:we|i) )?(?:re ?count(?:ed)?|count(?:ed)?|stock ?take|stock count)\b(?! of\b| on\b| for\b)")
+_COUNT_SAID = re.compile(r"^(?:(?:we|i) )?(?:re ?count(?:ed)?|count(?:ed)?|stock ?take|stock count)\b(?! of\b| on\b| for\b)"
+                         # the figure said after the item or place: "count for bin 60 is 790"
+                         r"|^(?:the )?(?:re ?count|count|stock ?take|stock count|tally) (?:of|on|for|in|at) .+ "
+                         r"(?:is|was|s|came to|comes to) \d+(?:\.\d+)?(?: [a-z]+)?$")
 _FROM_WORDS = frozenset({"from", "of", "off"})
 _TO_WORDS = frozenset({"to", "into", "onto", "in", "on"})
 

@@ -47,6 +47,9 @@ _FRACTIONS = [
     (re.compile(rf"\b({_NUM}) and (?:a|one) half\b"), lambda m: _plus(m, 0.5)),
     (re.compile(rf"\b({_NUM}) and (?:a|one) quarter\b"), lambda m: _plus(m, 0.25)),
     (re.compile(rf"\b({_NUM}) and 3 quarters\b"), lambda m: _plus(m, 0.75)),
+    # "three quarters of a litre" is 0.75 litres, "a quarter of a metre" 0.25 metres: the "a" is no count
+    (re.compile(rf"\b(?:(?:a|one) (quarter)|3 quarters|(half)) of (?:a|an|one) {_MEASURE}"),
+     lambda m: f"{0.25 if m.group(1) else 0.5 if m.group(2) else 0.75} {m.group(3)}"),
     (re.compile(r"\b(?:nought|naught|zero|oh) point (?=\d)"), lambda m: "0 point "),
     # "one point two five" is 1.25: the single digits said after "point" are all decimals
     (re.compile(r"\b(\d+) point ((?:\d )+\d|\d+)\b"), lambda m: f"{m.group(1)}.{m.group(2).replace(' ', '')}"),

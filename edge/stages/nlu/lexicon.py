@@ -13,7 +13,7 @@ import re
 from edge.stages.names import name_key
 from edge.stages.nlu.numbers import hyphen_hundreds, normalize_numbers
 
-LOCATION_WORDS = frozenset({"bin", "drawer", "shelf", "rack", "box"})
+LOCATION_WORDS = frozenset({"bin", "drawer", "shelf", "rack", "box", "cabinet", "cupboard", "locker"})
 #: spoken letter names → the letter (``"bee"`` → ``b``), for locations such as ``shelf B``
 LETTER_NAMES = {"bee": "b", "be": "b", "see": "c", "sea": "c", "dee": "d", "ee": "e", "ef": "f", "eff": "f",
                 "gee": "g", "aitch": "h", "eye": "i", "jay": "j", "kay": "k", "el": "l", "em": "m", "en": "n",
@@ -31,7 +31,7 @@ STOP_WORDS = frozenset("a an the of to in on from at for we i you it is are do d
                        "how many much what whats and please there this that my our me".split())
 #: words that never name an item: command words, units, small talk (singular forms, see :func:`singular`)
 NOT_ITEM = STOP_WORDS | IN_WORDS | OUT_WORDS | LOG_WORDS | LOCATION_WORDS | frozenset(
-    "doe wa were be been being with just now today still left remaining stock level check count "
+    "doe wa was were be been being with just now today still left remaining stock level check count "
     "hand out give gave giving handed handing us them they those these one ones more few lot lots all "
     "piece pc pcs no nos nr nrs ea unit item thing stuff box boxe pack packet pair can cannot pallet roll set bag tin "
     "where wheres whats there theres here how about tell know need want get got go can could would "

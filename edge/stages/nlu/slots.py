@@ -105,12 +105,26 @@ def purpose_span(toks: list[str], skip: set[int]) -> set[int]:
     return set()
 
 
+#: words before an item's name that say which item, never how many ("the spanner", "this set")
+POINTERS = frozenset("the this that these those my our his her their".split())
+
+
+def _before_name(toks: list[str], span: frozenset[int]) -> int:
+    """The index of the word before the item's name, past a pointer after "of" ("a roll of *the*
+    tape": the count is the roll's); -1 for none."""
+    k = min(span) - 1 if span else -1
+    if k >= 2 and toks[k] in POINTERS and toks[k - 1] == "of":
+        k -= 1
+    return k
+
+
 def quantity(toks: list[str], skip: set[int], span: frozenset[int], item_known: bool) -> int | float | None:
     """The first number outside ``skip`` (places, sizes) and ``span`` (the item's name); 1 for
-    ``a``/``an`` right before a known item's name; None when no count was said, or when "a" before
-    the name and a number after it both say one ("a breaker on line two")."""
+    ``a``/``an`` right before a known item's name; None when no count was said ("the spanner": an
+    article or pointer names the item, it is no count), or when "a" before the name and a number
+    after it both say one ("a breaker on line two")."""
     nums = [i for i, t in enumerate(toks) if _NUMBER.match(t) and i not in skip and i not in span]
-    k = min(span) - 1 if span else -1
+    k = _before_name(toks, span)
     contained = k >= 1 and toks[k] == "of" and singular(toks[k - 1]) in CONTAINERS
     if contained:  # "a box of gloves"
         k -= 2
@@ -122,14 +136,22 @@ def quantity(toks: list[str], skip: set[int], span: frozenset[int], item_known: 
         if one and nums[0] > max(span):
             return None  # "a circuit breaker on line two": one, or two? asked, never the later number
         return _number(toks[nums[0]])
-    if span and (item_known or contained):
-        if one:
-            return 1
-        # "signing out the hex key set": one, when the name is said in the singular
-        last = toks[max(span)] if max(span) < len(toks) else ""
-        if k >= 0 and toks[k] in ("the", "this", "that", "my") and singular(last) == last and not last.isdigit():
-            return 1
-    return None
+    # "the spanner", "this set" say which item, never how many: no count, so a log asks
+    return 1 if one else None
+
+
+def pointed_at(toks: list[str], span: frozenset[int]) -> bool:
+    """Whether one item's name (token indices ``span``, said in the singular) follows an article or
+    pointer ("had *the* spanner", "*the* tub of grease"): the command then names no count, and asks it."""
+    if not span or max(span) >= len(toks):
+        return False
+    last = toks[max(span)]
+    if singular(last) != last or last.isdigit():
+        return False  # "we consumed the fuses": no count and no one thing named, not a log
+    k = _before_name(toks, span)
+    if k >= 1 and toks[k] == "of" and singular(toks[k - 1]) in CONTAINERS:
+        k -= 2
+    return k >= 0 and toks[k] in POINTERS
 
 
 def quantity_refusal(q: int | float | None, units: set[str], guarded: Guarded | None) -> str | None:
@@ -239,6 +261,8 @@ class SlotFiller:
         # a range, a vague count or a negation without a count is still the command (asked or refused)
         unsure = guarded is not None and (guarded.range is not None or guarded.vague
                                           or guarded.refusal in ("negated", "already_done", "future", "hypothetical"))
+        # "we received the paper": a known item said with "the" is the command, its count is asked
+        unsure = unsure or (q is None and m.sku is not None and pointed_at(toks, m.tokens))
         if guarded is not None and (guarded.range is not None or guarded.vague):
             q = None  # "about 3", "3 or was it 4": no number of it is written
         if q is None and not unsure:

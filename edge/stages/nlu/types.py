@@ -58,7 +58,8 @@ class Intent:
     ``edge ask --explain``. ``text``: the transcript. ``answer``: the LLM's free answer for ``other``.
     ``extra``: everything else (``confidence``, ``low_confidence_quantity``, ``candidates`` of older
     callers, engine errors; ``told_not_to``: a ``negated`` command was an instruction not to write
-    it, "don't log …"; ``llm_guessed``: the slots only the LLM gave, read back before writing).
+    it, "don't log …"; ``llm_guessed``: the slots only the LLM gave, read back before writing;
+    ``loose_count``: a log count said loosely, "a couple of", read back before writing).
     """
 
     intent: str

@@ -56,6 +56,8 @@ _WH_WORD = re.compile(r"\b(?:how|what|whats|where|wheres|which)\b")
 #: received?", as for "log 3 o-rings"; the nearest exemplar's direction is no answer to it
 LOG_REQUEST = re.compile(r"\b(?:log|logged|logging|record|recorded|enter|entered|entry|book|booked|note down|"
                          r"write down|put down)\b")
+#: a count said loosely: "a couple of boxes" is taken as 2 but read back before a log writes it
+LOOSE_COUNT = re.compile(r"\bcouple\b")
 log = logging.getLogger("edge.stages.nlu")
 #: Fewest words the paraphrase matcher and the documents judge; shorter utterances are the templates'
 MIN_WORDS_PARAPHRASE = 2
@@ -224,6 +226,8 @@ class Understanding:
             intent = Intent("ask_docs", source="docs", text=text, explain={"path": "docs"})
         if intent is None:
             intent = self._llm(text, on_sentence)
+        if intent.intent == "log_record" and intent.quantity == 2 and LOOSE_COUNT.search(text.lower()):
+            intent = dataclasses.replace(intent, extra={**intent.extra, "loose_count": True})
         if confidence is not None:
             extra = {**intent.extra, "confidence": confidence}
             if intent.quantity is not None and confidence < LOW_CONFIDENCE:
