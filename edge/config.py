@@ -90,6 +90,9 @@ class WhisperSettings(_Frozen):
     compute_type: Literal["int8", "int8_float32", "float32"] = "int8"
     beam_size: int = Field(1, ge=1, le=10)
     threads: int = Field(2, ge=1, le=64)
+    window_s: float = Field(30.0, ge=5.0, le=30.0, description="s of audio the encoder sees: 30 = Whisper's own "
+                            "window; shorter is faster for short utterances (an utterance that leaves less than 3 s "
+                            "of it free, or a transcript that repeats itself, gets 30)")
 
 
 class VoskSettings(_Frozen):
