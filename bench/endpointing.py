@@ -292,9 +292,9 @@ def measure(rec: dict, res: dict, grammar: Grammar) -> dict:
 
 
 def stage_figures(rows: list[dict]) -> dict:
-    """Per stage: median and mean ms over the grammar-path turns with a reply (the means add up to
-    the mean perceived latency; the medians need not add up to its median)."""
-    turns = [r for r in rows if r["grammar_path"] and r.get("stages_ms")]
+    """Per stage: median and mean ms over the grammar-path turns with a reply that were not cut (the
+    means add up to their mean perceived latency; the medians need not add up to its median)."""
+    turns = [r for r in rows if r["grammar_path"] and r.get("stages_ms") and not r.get("cut")]
     out = {"turns": len(turns)}
     for stat, f in (("median_ms", statistics.median), ("mean_ms", statistics.mean)):
         out[stat] = {k: round(f(v), 1) for k in STAGES + ("vad_lag_no_release", "final_decode", "final_nlu",

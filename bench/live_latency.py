@@ -1,9 +1,9 @@
 """Live mode, end to end through a sound server: end of speech played in → first reply sample
 played out, fixed trailing silence against semantic endpointing, in one run.
 
-    .venv/bin/python bench/live_latency.py [--reps 2] [--configs fixed,semantic,semantic_fast] [--out bench/results/live_latency.json]
+    .venv/bin/python bench/live_latency.py [--reps 2] [--configs fixed,semantic,semantic_window10] [--out bench/results/live_latency.json]
 
-Quick look (~2 min here): ``--reps 1 --sessions 3 --configs semantic,semantic_fast --out /tmp/l.json``.
+Quick look (~2 min here): ``--reps 1 --sessions 3 --configs semantic,semantic_window10 --out /tmp/l.json``.
 
 A private PulseAudio server (tests/pulse.py) with a null sink stands in for the sound card: the
 session is played into the sink with ``paplay``, ``edge run`` (live, no ``--input``) captures the
@@ -228,7 +228,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--reps", type=int, default=2)
     ap.add_argument("--sessions", type=int, default=len(NAMES), help="the first N of the shared sessions")
-    ap.add_argument("--configs", default="fixed,semantic,semantic_fast", help="names of bench/endpointing.py's CONFIGS")
+    ap.add_argument("--configs", default="fixed,semantic,semantic_window10", help="names of bench/endpointing.py's CONFIGS")
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "live_latency.json")
     ap.add_argument("--probe-sound-path", type=int, metavar="CHUNK", help=argparse.SUPPRESS)  # the child of sound_path()
     args = ap.parse_args()
