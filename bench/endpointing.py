@@ -3,7 +3,7 @@ time goes per turn.
 
     .venv/bin/python bench/endpointing.py [--count 40] [--configs fixed,semantic,...] [--out bench/results/endpointing.json]
 
-Quick look (7 shared sessions + 8 of ours, two configurations, ~1 min here): ``--count 8 --configs
+Quick look (7 shared sessions + 8 of ours, two configurations, ~1.5 min here): ``--count 8 --configs
 semantic,semantic_fast --out /tmp/e.json``.
 
 Recordings: the shared sessions with one command, and ``--count`` of our own built like them
