@@ -1,6 +1,10 @@
-"""Fixed trailing silence against semantic endpointing, side by side in one run.
+"""Fixed trailing silence against semantic endpointing, side by side in one run, with where the
+time goes per turn.
 
-    .venv/bin/python bench/endpointing.py [--count 40] [--out bench/results/endpointing.json]
+    .venv/bin/python bench/endpointing.py [--count 40] [--configs fixed,semantic,...] [--out bench/results/endpointing.json]
+
+Quick look (7 shared sessions + 8 of ours, two configurations, ~1.5 min here): ``--count 8 --configs
+semantic,semantic_fast --out /tmp/e.json``.
 
 Recordings: the shared sessions with one command, and ``--count`` of our own built like them
 (0.5 s silence, the real "hey mycroft" clip, 0.4 s, the command spoken by espeak-ng, 2 s
@@ -8,6 +12,11 @@ silence): complete commands, commands with a pause of 300/600/900 ms after a dan
 ("… drill bits from | drawer four"), a trailing "please", quiet (−14 dB) and reverberant
 (RT60 ≈ 0.4 s) versions. Both modes run every recording through the real stages of the x86-dev
 board on the grammar path (wake word, Silero VAD, whisper tiny.en, grammar, SQLite, espeak-ng).
+
+Configurations (:data:`CONFIGS`): ``fixed`` (the 700 ms tail), ``semantic`` (the defaults),
+``semantic_spec80`` (the speculation at the first silent frame, ``endpoint.speculate_after_ms: 80``),
+``semantic_window10`` (Whisper's encoder in a 10 s window, ``asr.whisper.window_s: 10``) and
+``semantic_fast`` (both).
 
 Perceived latency = true end of speech → reply audio ready. The true end is known for our
 recordings (the last sample of the last spoken part, before any reverb tail); for the shared
@@ -18,6 +27,18 @@ the tail delays the frames behind it, as it would live). The reply is ready when
 event is emitted (its WAV is written). A command is *cut* when its endpoint comes before its true
 end of speech. Partial-decoding CPU is the process CPU time of whisper's partial re-decodes per
 second of speech (wake word to true end).
+
+Where the time goes (per turn, ms; the parts add up to the perceived latency): ``vad_lag`` (true
+end → the first frame the endpointer counts as silence has arrived: the frame it ends in, then
+Silero falling below ``vad_threshold − vad_release``; ``vad_lag_no_release`` is the same with the
+plain threshold), ``other_decodes`` (decodes after that frame that are not the speculation's: a
+partial re-decode, or a speculation in a pause inside the command, still running, which the frames
+behind it wait for), ``silence_wait`` (the rest of that frame → the endpoint: the frames until the
+speculation starts, then the rest of ``semantic_silence_ms`` or of the tail, and the loop's
+per-frame work), ``spec_decode``, ``spec_nlu`` (grammar and the previewed store step),
+``spec_tts`` (espeak-ng writes the WAV itself: synthesis and write are one step), and
+``after_endpoint`` (the endpoint → the ``reply`` event: a final decode when the speculation did not
+decode this audio, understanding, the store write, the reply's audio unless it was prepared).
 """
 from __future__ import annotations
 
@@ -58,6 +79,15 @@ PAUSED = [("we used three drill bits from", "drawer four"), ("log twenty boxes o
           ("we took twelve boxes of", "nitrile gloves"), ("add one hundred and five", "washers to bin two oh two three"),
           ("how many M8 bolts are in", "bin twelve"), ("um", "how many fuses do we have")]
 PAUSES_MS = (300, 600, 900)
+#: name: (endpoint settings, whisper recognizer attributes) for one column of the comparison
+CONFIGS = {
+    "fixed": ({"mode": "fixed"}, {}),
+    "semantic": ({"mode": "semantic"}, {}),
+    "semantic_spec80": ({"mode": "semantic", "speculate_after_ms": 80}, {}),
+    "semantic_window10": ({"mode": "semantic"}, {"window_s": 10.0}),
+    "semantic_fast": ({"mode": "semantic", "speculate_after_ms": 80}, {"window_s": 10.0}),
+}
+STAGES = ("vad_lag", "other_decodes", "silence_wait", "spec_decode", "spec_nlu", "spec_tts", "after_endpoint")
 
 
 def to16k(samples: np.ndarray, rate: int) -> np.ndarray:
@@ -141,35 +171,94 @@ def shared_recordings() -> list[dict]:
     return rows
 
 
-def replay(stages, settings, mode: str, wav: str, out: Path) -> dict:
-    """One recording through a pipeline in replayed real time (see the module doc)."""
-    endpoint = settings.endpoint.model_copy(update={"mode": mode})
+def replay(stages, settings, config: str, wav: str, out: Path) -> dict:
+    """One recording through a pipeline in replayed real time (see the module doc), in the
+    configuration ``config`` of :data:`CONFIGS`; the VAD's probability per frame is kept."""
+    endpoint_update, asr_update = CONFIGS[config]
+    endpoint = settings.endpoint.model_copy(update=endpoint_update)
+    asr = stages.asr
+    asr_before = {k: getattr(asr, k) for k in asr_update}
+    for k, v in asr_update.items():
+        setattr(asr, k, v)
     events: list = []
     clock = {"start": 0.0, "t0": 0.0}
+    probs: list[tuple[int, float]] = []  # (t_ms of the frame, speech probability)
+    decodes: list[tuple[float, float]] = []  # (start, end) on the replay clock of every whisper decode
 
-    def emit(e):
-        events.append((e, clock["start"] + 1000 * (time.perf_counter() - clock["t0"])))
+    def now() -> float:
+        return clock["start"] + 1000 * (time.perf_counter() - clock["t0"])
 
-    p = Pipeline(stages, endpoint, out, emit, guard_ms=settings.wake.guard_ms)
+    p = Pipeline(stages, endpoint, out, lambda e: events.append((e, now())), guard_ms=settings.wake.guard_ms)
+    vad = stages.vad
+    probability, transcribe = vad.probability, asr.transcribe
+
+    def kept(frame):
+        pr = probability(frame)
+        probs.append((p.t_ms, pr))
+        return pr
+
+    def timed(audio, refine=True):  # partials and speculations call it too
+        t0 = now()
+        try:
+            return transcribe(audio, refine=refine)
+        finally:
+            decodes.append((t0, now()))
+
+    vad.probability, asr.transcribe = kept, timed
     p.language = settings.language
     stages.wake.flush()
     free = 0.0
-    asr = stages.asr
-    partial0, spec0, nspec0 = asr.partial_cpu_ms, asr.speculation_cpu_ms, asr.speculations
+    partial0, spec0, nspec0, fb0 = asr.partial_cpu_ms, asr.speculation_cpu_ms, asr.speculations, asr.window_fallbacks
     cpu0 = time.process_time()
-    for i, frame in enumerate(wav_frames(wav)):
-        clock["start"] = max(80.0 * (i + 1), free)
-        clock["t0"] = time.perf_counter()
-        p.feed(frame)
-        free = clock["start"] + 1000 * (time.perf_counter() - clock["t0"])
-    clock["start"], clock["t0"] = free, time.perf_counter()
-    p.finish()
+    try:
+        for i, frame in enumerate(wav_frames(wav)):
+            clock["start"] = max(80.0 * (i + 1), free)
+            clock["t0"] = time.perf_counter()
+            p.feed(frame)
+            free = clock["start"] + 1000 * (time.perf_counter() - clock["t0"])
+        clock["start"], clock["t0"] = free, time.perf_counter()
+        p.finish()
+    finally:
+        del vad.probability, asr.transcribe
+        for k, v in asr_before.items():
+            setattr(asr, k, v)
     return {"events": events, "partial_cpu_ms": asr.partial_cpu_ms - partial0, "cpu_ms": 1000 * (time.process_time() - cpu0),
-            "speculation_cpu_ms": asr.speculation_cpu_ms - spec0, "speculations": asr.speculations - nspec0}
+            "speculation_cpu_ms": asr.speculation_cpu_ms - spec0, "speculations": asr.speculations - nspec0,
+            "window_fallbacks": asr.window_fallbacks - fb0, "probs": probs, "decodes": decodes, "endpoint": endpoint}
 
 
 def intent_of(e) -> list:
     return [e.intent, e.slots.get("sku"), e.slots.get("quantity"), e.slots.get("direction")]
+
+
+def first_silent_frame_ms(probs: list[tuple[int, float]], after_ms: float, below: float) -> int | None:
+    """Audio time (= arrival) of the first frame ending after ``after_ms`` whose probability is below ``below``."""
+    return next((t for t, pr in probs if t > after_ms and pr < below), None)
+
+
+def breakdown(rec: dict, res: dict, first: dict) -> dict:
+    """The per-stage ms of one turn (module doc), from its endpoint, reply and turn_end events."""
+    if not {"endpoint", "reply", "turn_end"} <= set(first):
+        return {}
+    (ep, ep_at), (_reply, reply_at) = first["endpoint"], first["reply"]
+    if ep.reason in ("max_length", "stream_end"):
+        return {}
+    lat = first["turn_end"][0].latency_ms
+    silent_at = ep.t_ms - ep.silence_ms + 80  # the first frame the endpointer counted as silence arrived
+    spec = {k: lat.get(f"speculation_{k}_ms", 0.0) for k in ("decode", "nlu", "tts")}
+    e = res["endpoint"]
+    plain = first_silent_frame_ms(res["probs"], rec["true_end_ms"], e.vad_threshold)
+    # decode time between that frame and the endpoint; the speculation's own decode is the last one
+    busy = sum(max(0.0, min(b, ep_at) - max(a, silent_at)) for a, b in res["decodes"])
+    other = max(0.0, busy - spec["decode"])
+    out = {"vad_lag": silent_at - rec["true_end_ms"], "other_decodes": other,
+           "silence_wait": ep_at - silent_at - sum(spec.values()) - other,
+           "spec_decode": spec["decode"], "spec_nlu": spec["nlu"], "spec_tts": spec["tts"],
+           "after_endpoint": reply_at - ep_at,
+           "vad_lag_no_release": plain - rec["true_end_ms"] if plain is not None else None,
+           "final_decode": lat.get("endpoint_to_transcript_ms"), "final_nlu": lat.get("transcript_to_intent_ms"),
+           "final_store_reply": lat.get("intent_to_reply_audio_ms")}
+    return {k: round(v, 1) if v is not None else None for k, v in out.items()}
 
 
 def measure(rec: dict, res: dict, grammar: Grammar) -> dict:
@@ -184,6 +273,8 @@ def measure(rec: dict, res: dict, grammar: Grammar) -> dict:
     if "reply" in first:
         row["reply_ready_ms"] = round(first["reply"][1], 1)
         row["perceived_latency_ms"] = round(first["reply"][1] - rec["true_end_ms"], 1)
+    row["stages_ms"] = breakdown(rec, res, first)
+    row["window_fallbacks"] = res["window_fallbacks"]
     row["transcripts"] = [e.text for e, _ in ev if e.type == "transcript"]
     row["partials"] = len([e for e, _ in ev if e.type == "partial"])
     row["intent"] = intent_of(first["intent"][0]) if "intent" in first else None
@@ -200,10 +291,26 @@ def measure(rec: dict, res: dict, grammar: Grammar) -> dict:
     return row
 
 
+def stage_figures(rows: list[dict]) -> dict:
+    """Per stage: median and mean ms over the grammar-path turns with a reply that were not cut (the
+    means add up to their mean perceived latency; the medians need not add up to its median)."""
+    turns = [r for r in rows if r["grammar_path"] and r.get("stages_ms") and not r.get("cut")]
+    out = {"turns": len(turns)}
+    for stat, f in (("median_ms", statistics.median), ("mean_ms", statistics.mean)):
+        out[stat] = {k: round(f(v), 1) for k in STAGES + ("vad_lag_no_release", "final_decode", "final_nlu",
+                                                           "final_store_reply")
+                     if (v := [r["stages_ms"][k] for r in turns if r["stages_ms"].get(k) is not None])}
+    lat = [r["perceived_latency_ms"] for r in turns]
+    out["mean_perceived_latency_ms"] = round(statistics.mean(lat), 1) if lat else None
+    return out
+
+
 def summary(rows: list[dict]) -> dict:
     lat = [r["perceived_latency_ms"] for r in rows if r["grammar_path"] and "perceived_latency_ms" in r]
     speech_s = sum(r["speech_ms"] for r in rows) / 1000
     return {
+        "stages": stage_figures(rows),
+        "window_fallbacks": sum(r["window_fallbacks"] for r in rows),
         "recordings": len(rows),
         "grammar_path_with_reply": len(lat),
         "median_perceived_latency_ms": round(statistics.median(lat), 1) if lat else None,
@@ -224,30 +331,49 @@ def summary(rows: list[dict]) -> dict:
     }
 
 
+COLORS = {"fixed": "tab:gray", "semantic": "tab:blue", "semantic_spec80": "tab:orange",
+          "semantic_window10": "tab:purple", "semantic_fast": "tab:green"}
+STAGE_COLORS = ("tab:purple", "tab:pink", "tab:gray", "tab:red", "tab:olive", "tab:cyan", "tab:brown")
+
+
 def plot(result: dict, path: Path) -> None:
+    """Left: perceived latency per recording kind and configuration (medians as bars); right: the
+    mean per-stage breakdown per configuration, stacked (it adds up to the mean latency)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    kinds = sorted({r["kind"] for r in result["rows"]["fixed"]})
-    fig, ax = plt.subplots(figsize=(9, 4.5))
-    for j, mode in enumerate(("fixed", "semantic")):
+    configs = list(result["rows"])
+    kinds = sorted({r["kind"] for r in result["rows"][configs[0]]})
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(14, 4.8), gridspec_kw={"width_ratios": [3, 2]})
+    w = 0.8 / len(configs)
+    for j, cfg in enumerate(configs):
         for k, kind in enumerate(kinds):
-            v = [r["perceived_latency_ms"] for r in result["rows"][mode]
+            v = [r["perceived_latency_ms"] for r in result["rows"][cfg]
                  if r["kind"] == kind and r["grammar_path"] and "perceived_latency_ms" in r]
-            x = k + (j - 0.5) * 0.35
-            ax.scatter([x] * len(v), v, s=14, alpha=0.7, color=("tab:gray", "tab:blue")[j],
-                       label=mode if k == 0 else None)
+            x = k - 0.4 + (j + 0.5) * w
+            ax.scatter([x] * len(v), v, s=10, alpha=0.6, color=COLORS.get(cfg, "black"), label=cfg if k == 0 else None)
             if v:
-                ax.hlines(statistics.median(v), x - 0.15, x + 0.15, color=("black", "navy")[j], lw=2)
+                ax.hlines(statistics.median(v), x - w / 2, x + w / 2, color="black", lw=2)
     ax.axhline(450, color="tab:green", ls="--", lw=1, label="target 450 ms")
     ax.set_xticks(range(len(kinds)), kinds)
     ax.set_ylabel("true end of speech → reply audio ready, ms")
     s = result["summary"]
-    ax.set_title(f"endpointing, grammar path: median fixed {s['fixed']['median_perceived_latency_ms']} ms, "
-                 f"semantic {s['semantic']['median_perceived_latency_ms']} ms")
-    ax.legend(loc="upper right")
+    ax.set_title("grammar path, medians: " + ", ".join(f"{c} {s[c]['median_perceived_latency_ms']:.0f}" for c in configs),
+                 fontsize=9)
+    ax.legend(loc="upper right", fontsize=8)
+    bottom = np.zeros(len(configs))
+    for st, color in zip(STAGES, STAGE_COLORS, strict=True):
+        v = np.array([s[c]["stages"]["mean_ms"].get(st, 0.0) for c in configs])
+        bx.bar(range(len(configs)), v, bottom=bottom, color=color, label=st)
+        bottom += v
+    bx.axhline(450, color="tab:green", ls="--", lw=1)
+    bx.set_xticks(range(len(configs)), configs, rotation=12, fontsize=8)
+    bx.set_ylabel("mean ms per turn (grammar path)")
+    bx.set_title(f"where the time goes; load average {result['machine']['loadavg_1_5_15_at_start'][0]:.1f} → "
+                 f"{result['machine']['loadavg_1_5_15_at_end'][0]:.1f}", fontsize=9)
+    bx.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
@@ -255,10 +381,14 @@ def plot(result: dict, path: Path) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--count", type=int, default=40, help="recordings of our own (up to 40)")
+    ap.add_argument("--configs", default=",".join(CONFIGS), help="comma-separated names of CONFIGS")
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "endpointing.json"))
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                    help="an endpoint setting for both modes, e.g. partial_cpu_fraction=0.1")
+                    help="an endpoint setting for every configuration, e.g. partial_cpu_fraction=0.1")
     args = ap.parse_args()
+    configs = args.configs.split(",")
+    if unknown := set(configs) - set(CONFIGS):
+        ap.error(f"unknown configurations {sorted(unknown)}; known: {', '.join(CONFIGS)}")
     work = Path(tempfile.mkdtemp(prefix="endpointing-"))
     endpoint = {k: float(v) if "." in v else int(v) for k, v in (kv.split("=", 1) for kv in args.set)}
     settings = load_settings(board="x86-dev", overrides={"store": {"path": str(work / "boot.db")}, "endpoint": endpoint,
@@ -268,40 +398,47 @@ def main() -> int:
     grammar = Grammar(boot.items())
     stages = build_stages(settings, boot)
     recs = shared_recordings() + build_recordings(work, args.count)
-    rows: dict[str, list] = {"fixed": [], "semantic": []}
+    rows: dict[str, list] = {c: [] for c in configs}
+    load_start = [round(x, 2) for x in os.getloadavg()]
     t_start = time.perf_counter()
     try:
         for n, rec in enumerate(recs):
-            for mode in (("fixed", "semantic") if n % 2 == 0 else ("semantic", "fixed")):  # order alternated
-                d = work / f"{rec['name']}-{mode}"
+            for cfg in configs[n % len(configs):] + configs[:n % len(configs)]:  # the order rotates
+                d = work / f"{rec['name']}-{cfg}"
                 d.mkdir()
                 stages.store = Store(d / "edge.db")
                 stages.store.import_csv(SESSIONS / "inventory.csv")
                 try:
-                    rows[mode].append(measure(rec, replay(stages, settings, mode, rec["path"], d), grammar))
+                    rows[cfg].append(measure(rec, replay(stages, settings, cfg, rec["path"], d), grammar))
                 finally:
                     stages.store.close()
     finally:
         stages.tts.close()
-    shared_same = [a["intent"] == b["intent"] for a, b in zip(rows["fixed"], rows["semantic"], strict=True)
-                   if a["kind"] == "shared"]
+    base = configs[0]
+    same = {c: f"{sum(a['intent'] == b['intent'] for a, b in zip(rows[base], rows[c], strict=True) if a['kind'] == 'shared')}"
+               f"/{sum(a['kind'] == 'shared' for a in rows[base])}" for c in configs[1:]}
     result = {
         "bench": "endpointing", "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
+        "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "loadavg_1_5_15_at_start": load_start,
                     "loadavg_1_5_15_at_end": [round(x, 2) for x in os.getloadavg()]},
         "wall_s": round(time.perf_counter() - t_start, 1),
         "settings": settings.endpoint.model_dump(),
         "asr": settings.asr.whisper.model_dump(),
-        "method": __doc__.split("\n", 3)[3].strip(),
-        "shared_sessions_identical_intents": f"{sum(shared_same)}/{len(shared_same)}",
-        "summary": {m: summary(rows[m]) for m in rows},
+        "configs": {c: {"endpoint": CONFIGS[c][0], "whisper": CONFIGS[c][1]} for c in configs},
+        "method": __doc__[__doc__.index("Recordings:"):].strip(),
+        f"shared_sessions_identical_intents_vs_{base}": same,
+        "summary": {c: summary(rows[c]) for c in configs},
         "rows": rows,
     }
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1) + "\n")
     plot(result, out.with_suffix(".png"))
-    print(json.dumps({"summary": result["summary"], "shared_identical": result["shared_sessions_identical_intents"],
+    brief = {c: {k: v for k, v in sm.items() if k in ("median_perceived_latency_ms", "p90_perceived_latency_ms",
+                                                       "commands_cut", "intent_as_expected", "window_fallbacks")}
+             | {"stages_median_ms": sm["stages"]["median_ms"], "stages_mean_ms": sm["stages"]["mean_ms"]}
+             for c, sm in result["summary"].items()}
+    print(json.dumps({"summary": brief, "identical_intents": same, "load": [load_start, result["machine"]["loadavg_1_5_15_at_end"]],
                       "wall_s": result["wall_s"]}, indent=1))
     return 0
 

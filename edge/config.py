@@ -74,6 +74,9 @@ class EndpointSettings(_Frozen):
                                      "(semantic mode: when the grammar cannot tell whether the command is complete)")
     semantic_silence_ms: int = Field(250, ge=80, le=5000, description="ms of silence after which the latest "
                                      "transcript is offered to the grammar; a complete command ends here")
+    speculate_after_ms: int = Field(160, ge=80, le=5000, description="ms of silence after which the utterance so "
+                                    "far is decoded and its reply prepared (semantic mode; 80 = at the first silent "
+                                    "frame; each decode in a pause inside a command costs one more decode)")
     incomplete_silence_ms: int = Field(1500, ge=80, le=10000, description="ms of silence an incomplete command "
                                        "(ends on 'of', 'and', a bare number, a filler, an unknown item) may pause")
     partial_interval_ms: int = Field(1000, ge=80, le=10000, description="ms of audio between two partial "
@@ -90,6 +93,9 @@ class WhisperSettings(_Frozen):
     compute_type: Literal["int8", "int8_float32", "float32"] = "int8"
     beam_size: int = Field(1, ge=1, le=10)
     threads: int = Field(2, ge=1, le=64)
+    window_s: float = Field(30.0, ge=5.0, le=30.0, description="s of audio the encoder sees: 30 = Whisper's own "
+                            "window; shorter is faster for short utterances (an utterance that leaves less than 3 s "
+                            "of it free, or a transcript that repeats itself, gets 30)")
 
 
 class VoskSettings(_Frozen):

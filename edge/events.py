@@ -100,7 +100,10 @@ class TurnEnd(Event):
     ``endpoint_to_transcript_ms``: recognition after the endpoint; ``transcript_to_intent_ms``:
     understanding; ``intent_to_reply_audio_ms``: store, reply text and TTS until the WAV is
     written; ``total_ms``: from the endpoint to reply audio ready; ``first_audio_ms`` (an LLM answer
-    spoken sentence by sentence): from the endpoint to the first sentence's audio.
+    spoken sentence by sentence): from the endpoint to the first sentence's audio. When the loop
+    prepared the turn during the silence before the endpoint (semantic endpointing,
+    :mod:`edge.loop.speculation`): ``speculation_decode_ms`` (its decode), ``speculation_nlu_ms``
+    (grammar and the previewed store step), ``speculation_tts_ms`` (the reply's audio, when prepared).
     """
 
     type: ClassVar[str] = "turn_end"

@@ -534,15 +534,32 @@ def test_what_the_grammar_cannot_judge_gets_the_plain_tail_and_the_cap_still_hol
     assert [e.reason for e in of(events, "endpoint")] == ["max_length"]
 
 
-def test_silence_past_160_ms_reaches_the_recognizer_only_when_speech_resumes(store, tmp_path):
+@pytest.mark.parametrize("after_ms", [160, 80])
+def test_silence_past_the_speculation_reaches_the_recognizer_only_when_speech_resumes(store, tmp_path, after_ms):
     script = said(Script().quiet(400), 800, ("pause", 480), 400).quiet(1500)
     stages = stages_for(script, store, [LOG], speculations=["we used three drill bits from", LOG])
-    run_mode(stages, script, tmp_path)
+    events, _ = run_mode(stages, script, tmp_path, speculate_after_ms=after_ms)
     end = at(last_speech_ms(script))
-    assert max(stages.asr.frames) == end + 2  # speech, the pause inside it, 160 ms of the final silence
+    # speech, the pause inside it, then only the final silence the speculation decoded (2 frames or 1)
+    assert max(stages.asr.frames) == end + after_ms // 80
+    assert stages.asr.speculated == ["we used three drill bits from", LOG]
+    (ep,) = of(events, "endpoint")  # the grammar still decides after semantic_silence_ms (250 → 4 frames)
+    assert ep.reason == "complete" and ep.t_ms == last_speech_ms(script) + 320
 
 
-def test_nothing_is_written_before_the_endpoint_and_the_prepared_reply_is_used(store, tmp_path):
+def test_the_turns_latencies_say_what_the_speculation_took(store, tmp_path):
+    script = said(Script().quiet(400), 1200).quiet(1500)
+    events, _ = run_mode(stages_for(script, store, [LOG]), script, tmp_path)
+    (end,) = of(events, "turn_end")
+    spec = {"speculation_decode_ms", "speculation_nlu_ms", "speculation_tts_ms"}
+    assert spec <= set(end.latency_ms) and all(end.latency_ms[k] >= 0 for k in spec)
+    events, _ = run_mode(stages_for(script, store, [LOG]), script, tmp_path, "fixed")
+    (end,) = of(events, "turn_end")
+    assert not spec & set(end.latency_ms)  # the fixed tail prepares nothing
+
+
+@pytest.mark.parametrize("after_ms", [160, 80])
+def test_nothing_is_written_before_the_endpoint_and_the_prepared_reply_is_used(store, tmp_path, after_ms):
     script = said(Script().quiet(400), 1200).quiet(1500)
     tts = SilentTts()
     stages = stages_for(script, store, [LOG], tts=tts)
@@ -552,7 +569,7 @@ def test_nothing_is_written_before_the_endpoint_and_the_prepared_reply_is_used(s
         if e.type == "endpoint":  # what the store and the speech engine had when the utterance ended
             at_endpoint.append((store.records(), list(tts.texts)))
 
-    events, _ = run_mode(stages, script, tmp_path, emit=check)
+    events, _ = run_mode(stages, script, tmp_path, emit=check, speculate_after_ms=after_ms)
     (records, prepared), = at_endpoint
     assert records == [] and len(prepared) == 1  # the reply was ready, nothing was written
     assert [r.delta for r in store.records()] == [-3] and store.get("DRL-BIT-6").quantity == 22
@@ -561,11 +578,12 @@ def test_nothing_is_written_before_the_endpoint_and_the_prepared_reply_is_used(s
     assert Path(reply.audio).exists()
 
 
-def test_the_final_transcript_decides_over_the_speculation(store, tmp_path):
+@pytest.mark.parametrize("after_ms", [160, 80])
+def test_the_final_transcript_decides_over_the_speculation(store, tmp_path, after_ms):
     script = said(Script().quiet(400), 1200).quiet(1500)
     tts = SilentTts()
     stages = stages_for(script, store, ["we used two drill bits"], tts=tts, speculations=[LOG])
-    events, _ = run_mode(stages, script, tmp_path)
+    events, _ = run_mode(stages, script, tmp_path, speculate_after_ms=after_ms)
     (end,) = of(events, "endpoint")
     assert end.text == LOG  # the speculation ended the utterance ...
     (intent,), (reply,) = of(events, "intent"), of(events, "reply")

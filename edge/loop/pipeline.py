@@ -14,8 +14,10 @@ Endpointing (``endpoint.mode``): ``fixed`` ends an utterance after ``trailing_si
 silence starts, the utterance so far is decoded and the reply prepared without side effects
 (:mod:`edge.loop.speculation`); after ``semantic_silence_ms`` a complete command ends at once, an
 incomplete one waits up to ``incomplete_silence_ms``, anything else the plain tail. Silence past
-:data:`SPECULATE_AFTER_MS` reaches the recognizer only when speech resumes, so the decode made when
-silence started is the final one unless the user goes on. Each end is an ``endpoint`` event with its reason.
+``speculate_after_ms`` reaches the recognizer only when speech resumes, so the decode made when
+silence started is the final one unless the user goes on. Each end is an ``endpoint`` event with its reason;
+the ``turn_end`` event's latencies include what the speculation took (``speculation_decode_ms``,
+``speculation_nlu_ms``, ``speculation_tts_ms``).
 """
 from __future__ import annotations
 
@@ -50,10 +52,6 @@ if TYPE_CHECKING:
     from edge.governor.thermal import Limits
 
 FRAME_MS = 80
-#: ms of silence before the utterance so far is decoded speculatively: one quiet 80 ms frame is as
-#: often a gap between words (2.3 decodes per command measured in bench/endpointing.py), two are
-#: the pause; each decode costs ~0.6 s of CPU with whisper tiny.en here
-SPECULATE_AFTER_MS = 160
 log = logging.getLogger("edge.loop.pipeline")
 
 
@@ -312,7 +310,7 @@ class Pipeline:
                 self._drop_speculation()
                 ep.trailing_silence_ms, ep.tail_reason = e.trailing_silence_ms, "vad_tail"
             return ep.state
-        if self._spec is None and ep.silence_ms >= min(SPECULATE_AFTER_MS, e.semantic_silence_ms):
+        if self._spec is None and ep.silence_ms >= min(e.speculate_after_ms, e.semantic_silence_ms):
             self._spec = self._speculate()
         if self._spec is not None and not self._decided and ep.silence_ms >= e.semantic_silence_ms:
             self._decided = True
@@ -330,23 +328,32 @@ class Pipeline:
         Raises:
             StageFailed: the recognizer or the grammar raised.
         """
+        t0 = time.perf_counter()
         with stage("asr"):
             rec = self.s.asr.speculate()
+        t1 = time.perf_counter()
         u = self.s.understanding
         with stage("nlu"):
             if self.pending is not None:  # an answer to the box's question
-                return Speculation(rec, answer_verdict(self.pending, rec.text, u.items, self.language))
+                verdict = answer_verdict(self.pending, rec.text, u.items, self.language)
+                return Speculation(rec, verdict, timing={"speculation_decode_ms": _ms(t0, t1),
+                                                         "speculation_nlu_ms": _ms(t1, time.perf_counter())})
             verdict, intent = u.completeness(rec.text)
         spec = Speculation(rec, verdict, intent)
+        spec.timing["speculation_decode_ms"] = _ms(t0, t1)
         if intent is not None and verdict != INCOMPLETE:
             try:  # the grammar understood it: the LLM is not involved
                 final = u.understand(rec.text, confidence=rec.confidence)
                 outcome = dialog.act(final, PreviewInventory(self.s.store), rec.text, self.turn_id,
                                      language=self.language)
                 spec.reply_text = outcome.text
+                t2 = time.perf_counter()
+                spec.timing["speculation_nlu_ms"] = _ms(t1, t2)
                 spec.wav = self.s.tts.synthesize(outcome.text, self.output_dir / f"reply-{self.turn_id}-{self.t_ms}.wav")
+                spec.timing["speculation_tts_ms"] = _ms(t2, time.perf_counter())
             except Exception as err:  # never fails the turn: the real steps run after the endpoint
                 log.debug("speculative reply not prepared: %s", err)
+        spec.timing.setdefault("speculation_nlu_ms", _ms(t1, time.perf_counter()))
         return spec
 
     def _drop_speculation(self) -> None:
@@ -471,11 +478,12 @@ class Pipeline:
 
     def _stream_to_asr(self) -> None:
         """The endpointer's new frames to the recognizer; in semantic mode silence past
-        :data:`SPECULATE_AFTER_MS` waits until speech resumes (so it is never decoded at the end)."""
+        ``speculate_after_ms`` waits until speech resumes (so it is never decoded at the end)."""
         frames = self._ep.frames
         n = len(frames)
         if self.semantic:
-            n -= max(0, (self._ep.silence_ms - SPECULATE_AFTER_MS) // FRAME_MS)
+            hold = min(self.endpoint_settings.speculate_after_ms, self.endpoint_settings.semantic_silence_ms)
+            n -= max(0, (self._ep.silence_ms - hold) // FRAME_MS)
         with stage("asr"):
             if self._fed == 0 and frames:
                 self.s.asr.start()
@@ -618,6 +626,8 @@ class Pipeline:
         (``first_audio_ms`` goes to ``lat``), or the whole reply synthesized and played at once."""
         out = self.output_dir / f"reply-{self.turn_id}-{self.t_ms}.wav"
         spec, self._spec = self._spec, None
+        if spec is not None:  # what preparing it during the silence took (the critical path's first part)
+            lat.update(spec.timing)
         if spec is not None and spec.wav is not None and spec.reply_text == text and not (early and early.started):
             if self.speaker is not None:  # prepared during the tail for this very reply
                 self.speaker.start(spec.wav, self.t_ms)

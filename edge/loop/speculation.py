@@ -10,7 +10,7 @@ transcript always decides.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,13 +43,16 @@ class NotPreviewable(EdgeError):
 class Speculation:
     """What was prepared when silence started: ``rec`` (the decode of the utterance so far),
     ``verdict`` (``complete``, ``incomplete`` or ``unclear``), the grammar's ``intent``, and the
-    reply it would get: ``reply_text`` and its ``wav`` (None when not prepared)."""
+    reply it would get: ``reply_text`` and its ``wav`` (None when not prepared). ``timing``: ms of
+    wall-clock time its steps took (``speculation_decode_ms``, ``speculation_nlu_ms``: grammar and
+    the previewed store step, ``speculation_tts_ms``: the reply's audio, when prepared)."""
 
     rec: Recognition
     verdict: str
     intent: Intent | None = None
     reply_text: str | None = None
     wav: Path | None = None
+    timing: dict[str, float] = field(default_factory=dict)
 
     def discard(self) -> None:
         """Speech went on, or the final reply differs: the prepared audio is deleted."""

@@ -21,7 +21,7 @@ def create(settings, language: str = "en") -> Recognizer:
                               command_mode=settings.vosk.command_mode)
     w = settings.whisper
     return WhisperRecognizer(w.model, language=language, compute_type=w.compute_type,
-                             beam_size=w.beam_size, threads=w.threads)
+                             beam_size=w.beam_size, threads=w.threads, window_s=w.window_s)
 
 
 __all__ = ["Recognition", "Recognizer", "create", "vocabulary"]

