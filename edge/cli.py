@@ -134,6 +134,8 @@ def cmd_ask(args) -> int:
     if done is not None:
         return done
     store = _store(settings)
+    if args.explain:  # a dry run: the turn acts on a copy, so exploring phrasings writes nothing
+        store = _scratch_copy(store, settings)
     if not store.items():
         print(f"warning: the store {settings.store.path} has no items; load them with "
               f"'edge inventory import FILE.csv'", file=sys.stderr)
@@ -152,6 +154,28 @@ def cmd_ask(args) -> int:
         emit(ev.Reply(0, turn, act(intent, store, args.text, turn, language=settings.language, docs=docs).text, None))
     emit(ev.TurnEnd(0, turn, {}))
     return 0
+
+
+def _scratch_copy(store, settings):
+    """A :class:`Store` on a temporary copy of ``store`` (closed here), for ``edge ask --explain``."""
+    import atexit
+    import shutil
+    import sqlite3
+    import tempfile
+
+    from edge.stages.store import Store
+
+    copy = Path(tempfile.mkdtemp(prefix="edge-explain-")) / "edge.db"
+    atexit.register(shutil.rmtree, copy.parent, True)
+    src, dst = sqlite3.connect(str(settings.store.path)), sqlite3.connect(str(copy))
+    try:
+        src.backup(dst)
+    finally:
+        dst.close()
+        src.close()
+    store.close()
+    print("explain: the reply comes from a copy of the store; nothing was written", file=sys.stderr)
+    return Store(copy, box=settings.site.box if settings.site else None)
 
 
 def _explained(intent) -> dict:

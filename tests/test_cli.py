@@ -97,6 +97,14 @@ def test_models_verify_passes_on_the_installed_models():
     assert r.stdout.strip().splitlines()[-1].endswith("0 failed")
 
 
+def test_models_verify_json_is_one_object_per_check():
+    r = edge("models", "verify", "--json")
+    rows = [json.loads(line) for line in r.stdout.splitlines()]
+    assert r.returncode == 0 and rows and all(row["ok"] for row in rows), r.stderr[-2000:]
+    assert {"model", "file", "check", "path", "fix", "message"} <= set(rows[0])
+    assert any(row["model"] == "wake-hey-mycroft" and row["check"] == "sha256" for row in rows)
+
+
 def test_models_list_shows_each_model_with_its_licence():
     r = edge("models", "list", "--json")
     rows = {row["id"]: row for row in map(json.loads, r.stdout.splitlines())}

@@ -13,6 +13,7 @@ from edge.stages.nlu.grammar import Grammar
 from edge.stages.nlu.templates import PACKAGE_DIR, TemplateError, Templates
 from edge.stages.nlu.types import INTENTS
 from edge.stages.nlu.understand import Understanding
+from edge.stages.store import Store
 from tests.nlu_helpers import ZH_ALIASES, sample_items, write_inventory
 
 SITE = """language: en
@@ -182,3 +183,6 @@ def test_edge_ask_explain_prints_the_template_and_slots(tmp_path, capsys):
     assert explain["slots"] == {"item": "2 fuses", "direction": "out"}
     assert explain["resolved"] == {"sku": "FUS-5A", "quantity": 2, "direction": "out", "location": None}
     assert lines[1]["type"] == "intent" and lines[1]["source"] == "template"
+    assert lines[2]["type"] == "reply" and "2 fuses" in lines[2]["text"], lines[2]
+    with Store(tmp_path / "edge.db") as store:  # --explain is a dry run: the store is as imported
+        assert store.records() == []

@@ -8,7 +8,7 @@ import pytest
 import soundfile as sf
 
 from drivers.audio import FRAME_SAMPLES, SAMPLE_RATE, FrameConverter, wav_frames
-from edge.stages.wake import FLUSH_FRAMES, Detection, WakeWord
+from edge.stages.wake import FLUSH_FRAMES, Detection, ModelNotFoundError, WakeWord
 
 AUDIO = Path(__file__).resolve().parents[2] / "shared" / "audio"
 REAL = AUDIO / "real"
@@ -165,3 +165,11 @@ def test_missing_onnx_path_raises_naming_the_file(tmp_path):
     with pytest.raises(FileNotFoundError) as ei:
         WakeWord([(str(missing), 0.5)])
     assert str(missing) in str(ei.value)
+
+
+def test_an_unknown_wake_word_lists_the_stock_wake_words_only():
+    with pytest.raises(ModelNotFoundError) as e:
+        WakeWord([("hey_nobody", 0.5)])
+    msg = str(e.value)
+    assert "wake.models" in msg and "hey_nobody" in msg
+    assert "stock models: alexa, hey_jarvis, hey_mycroft, hey_rhasspy" in msg  # not timer, weather

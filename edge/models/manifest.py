@@ -312,7 +312,7 @@ class Check:
     def message(self) -> str:
         where = self.path if self.path is not None else self.file
         if self.ok:
-            return f"{self.model_id}: {where}: {self.check} ok"
+            return f"{self.model_id}: {where}: {self.check} check passed"
         return (
             f"{self.model_id}: {where}: {self.check} check failed: expected {self.expected}, "
             f"got {self.actual}; {self.fix}"
@@ -320,6 +320,12 @@ class Check:
 
     def __str__(self) -> str:
         return self.message
+
+    def to_dict(self) -> dict:
+        """The check as JSON-ready fields (``path`` a string or None), with its one-line ``message``."""
+        return {"model": self.model_id, "file": self.file, "check": self.check, "ok": self.ok,
+                "path": None if self.path is None else str(self.path), "expected": self.expected,
+                "actual": self.actual, "fix": self.fix, "message": self.message}
 
 
 def sha256_file(path: str | os.PathLike[str], chunk_bytes: int = CHUNK_BYTES) -> str:

@@ -35,6 +35,10 @@ def openwakeword_models_dir() -> Path:
     return Path(spec.origin).parent / "resources" / "models"
 
 
+#: openWakeWord 0.5.1 models in the same folder that are intent classifiers, not wake words
+NOT_WAKE_WORDS = frozenset({"timer", "weather"})
+
+
 @dataclass(frozen=True)
 class Detection:
     wake_word: str  # configured model name, e.g. "hey_mycroft"
@@ -94,7 +98,8 @@ class WakeWord:
         for name, threshold in models:
             p = Path(name) if name.endswith(".onnx") else d / f"{name}_v0.1.onnx"
             if not p.exists():
-                known = ", ".join(sorted(q.name.removesuffix("_v0.1.onnx") for q in d.glob("*_v0.1.onnx")))
+                known = ", ".join(sorted(n for q in d.glob("*_v0.1.onnx")
+                                         if (n := q.name.removesuffix("_v0.1.onnx")) not in NOT_WAKE_WORDS))
                 raise ModelNotFoundError(f"wake.models: wake word model '{name}': no file {p}; stock models: {known}")
             paths.append(str(p))
             self._names[p.stem] = p.stem.removesuffix("_v0.1") if not name.endswith(".onnx") else p.stem
