@@ -201,6 +201,17 @@ def test_other_answer_is_the_reply(store):
     assert act(intent, store, "x") == intent.answer and store.records() == []
 
 
+def test_a_count_question_about_an_unknown_item_in_a_place_is_answered_from_the_store(store):
+    # a small model's "answer" to it is the question itself: it must not be the reply
+    engine = ReplayEngine([js(intent="other", sku=None, quantity=None, direction=None,
+                              answer="How many hammers are in bin 5?")])
+    intent = Understanding(store.items(), engine).understand("how many hammers are in bin 5")
+    said = act(intent, store, "how many hammers are in bin 5")
+    assert intent.intent == "query_stock" and intent.extra["llm_answer_dropped"] == "How many hammers are in bin 5?"
+    assert "hammers" in said.lower() and "don't have" in said and "?" not in said, said
+    assert store.records() == []
+
+
 def test_other_without_answer_gets_a_free_answer(store):
     engine = ReplayEngine([js(intent="other", sku=None, quantity=None, direction=None, answer=None),
                            "Hello there. I am the stock room assistant. Ask me anything."])

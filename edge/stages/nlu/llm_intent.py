@@ -508,7 +508,10 @@ class LlmIntentParser:
             return Intent("undo", source="llm", text=text, extra=extra)
         match = self.grammar.resolve_item(text)
         named = match.sku is not None or bool(match.candidates)
-        if (kind == "other" and asks_about_stock(text, named)) or (kind == "log_record" and counts_question(text)):
+        # a how-many or where question that names a stock place is about stock even when the item is
+        # unknown ("how many hammers are in bin 5"): the dialog says it has none, the model's words go
+        placed = self._location(text) is not None
+        if (kind == "other" and asks_about_stock(text, named or placed)) or (kind == "log_record" and counts_question(text)):
             # a stock question: the store answers it (or the dialog says it does not know the item)
             extra["llm_intent"] = kind
             if obj.get("answer"):
