@@ -25,7 +25,7 @@ from edge.service.wyoming.box import Box
 from edge.service.wyoming.server import BackgroundServer
 from edge.stages.asr.whisper import WhisperRecognizer
 from edge.stages.asr.worker import AsrWorker
-from tests.c16_leak import leaky
+from tests.c16_leak import LEAK_BYTES, leaky
 from tests.helpers import EXPECTED, INVENTORY, SESSIONS, csv_store
 
 TIMEOUT_S = 180  # bound on every exchange; generous for two shared cores, never asserted on
@@ -92,7 +92,8 @@ def quorvex_store(rig_grammar, tmp_path):
 def test_a_leaking_worker_behind_wyoming_is_recycled_with_no_request_dropped(rig_grammar, settings, quorvex_store,
                                                                             tmp_path):
     stages = rig_grammar[1]
-    worker = AsrWorker(settings.asr, watch=MemoryWatch(window=9, warmup=3), target=leaky)  # 16 KiB kept per call
+    # 16 KiB kept per call; a short window and a small total growth so it shows in a few calls
+    worker = AsrWorker(settings.asr, watch=MemoryWatch(window=9, warmup=3, min_growth_bytes=8 * LEAK_BYTES), target=leaky)
     box = Box(settings, stages, asr=worker)
     bg = BackgroundServer(box, settings).start()
     try:
