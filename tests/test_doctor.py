@@ -156,3 +156,14 @@ def test_audio_probe_lists_a_real_capture_device_with_its_native_rate(pulse_null
     assert res["audio"]["status"] == "ok"
     assert "'default' 44100 Hz" in res["audio"]["message"]  # the pulse plugin's native rate (tests/pulse.py)
     assert "rockchipes8316" in res["audio"]["message"]       # the fake tree's ALSA card
+
+
+def test_doctor_without_a_board_on_an_unknown_machine_names_the_boards_to_pass(tmp_path):
+    cfg = tmp_path / "edge.yaml"
+    cfg.write_text(f"store: {{path: {tmp_path / 'edge.db'}}}\n")
+    if load_settings(str(cfg)).board is not None:
+        pytest.skip("this machine is detected as a known board")
+    r = subprocess.run([sys.executable, "-m", "edge.cli", "doctor", "--config", str(cfg)], cwd=REPO,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2, r.stderr
+    assert "pass --board NAME (one of " in r.stderr and "x86-dev" in r.stderr and "rk3588-rock5b" in r.stderr, r.stderr

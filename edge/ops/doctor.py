@@ -42,7 +42,7 @@ from drivers import system
 from drivers.audio.devices import list_devices
 from drivers.sensors.meminfo import read_meminfo
 from drivers.sensors.thermal import read_zones
-from edge.boards import MEMORY_RESERVE, BoardSpec, load_board
+from edge.boards import MEMORY_RESERVE, BoardSpec, board_names, load_board
 from edge.config import ConfigError, load_settings
 from edge.errors import UserError
 from edge.governor.admission import estimate
@@ -507,7 +507,8 @@ def main(root: str = "/", board: str | None = None, user: str = DEFAULT_USER, as
     settings = load_settings(config, board)
     name = board or (settings.board.name if settings.board else None)
     if not name or name == "unknown":
-        raise ConfigError("doctor: no board: pass --board NAME (one of board-configs/*.yaml) or set board: in the "
+        raise ConfigError("doctor: this machine was not recognised as a known board (device-tree model, CPU): "
+                          f"pass --board NAME (one of {', '.join(board_names())}) or set board: in the "
                           "config given with --config")
     spec = load_board(name)
     doc = Doctor(Path(root), spec, settings, user=user,
