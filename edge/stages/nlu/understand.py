@@ -8,11 +8,15 @@
    from the inventory's names, aliases, families, sizes and places) answers in a few milliseconds.
 3. A phrasing no template lists goes to the paraphrase matcher (:mod:`edge.stages.nlu.paraphrase`:
    the nearest exemplar sentence by sentence embedding picks the intent, the template path's
-   resolvers fill the slots; English), when one is configured.
+   resolvers fill the slots, a log's direction only from the utterance's words; English), when one
+   is configured.
 4. Anything neither takes goes to the LLM as constrained, validated JSON
    (:mod:`edge.stages.nlu.llm_intent`, case C14); for intent ``other`` the model's ``answer`` is the reply
    (at most two short sentences; a free answer is generated if the JSON one is empty).
-5. ``confidence`` (the transcript's, 0..1) is kept in ``extra["confidence"]``; a parsed quantity
+5. A log (English) whose words say more counts than it holds ("we received 50 fuses and used 5")
+   is refused as ``range`` (asked for one number), and one counted in pairs of an item counted in
+   another unit ("a pair of gloves", boxes) has no count (asked): :mod:`edge.stages.nlu.said_counts`.
+6. ``confidence`` (the transcript's, 0..1) is kept in ``extra["confidence"]``; a parsed quantity
    under :data:`LOW_CONFIDENCE` sets ``extra["low_confidence_quantity"] = True`` (the pipeline reads
    such a log back before writing it).
 """
@@ -24,10 +28,11 @@ import re
 
 from edge.errors import EdgeError
 from edge.llm.base import ContextOverflow, EngineError, GenerationRequest
-from edge.stages.nlu.filler import is_filler
+from edge.stages.nlu.filler import has_cjk, is_filler
 from edge.stages.nlu.grammar import Grammar, text_direction
 from edge.stages.nlu.llm_intent import SHORTLIST_MAX, LlmIntentParser
 from edge.stages.nlu.paraphrase import Paraphraser, understand_paraphrase
+from edge.stages.nlu.said_counts import counts_said, pairs_in_other_unit
 from edge.stages.nlu.types import Intent
 from edge.stages.sentences import SentenceSplitter, answer_sentences, clean_answer, join_sentences, two_sentences
 
@@ -52,10 +57,6 @@ QUESTION_START = re.compile(r"^\W*(?:(?:hey|ok|okay|so|and|um|uh|please)\W+)*(?:
                             r"when|why|do|does|did|is|are|was|were|have|has|any|anything|can|could|would|got|tell|"
                             r"check|show|list|give|find|look)\b")
 _WH_WORD = re.compile(r"\b(?:how|what|whats|where|wheres|which)\b")
-#: a request to log that says no direction ("kindly make entry, 10 M10 washers"): the box asks "used or
-#: received?", as for "log 3 o-rings"; the nearest exemplar's direction is no answer to it
-LOG_REQUEST = re.compile(r"\b(?:log|logged|logging|record|recorded|enter|entered|entry|book|booked|note down|"
-                         r"write down|put down)\b")
 #: a count said loosely: "a couple of boxes" is taken as 2 but read back before a log writes it
 LOOSE_COUNT = re.compile(r"\bcouple\b")
 log = logging.getLogger("edge.stages.nlu")
@@ -226,6 +227,8 @@ class Understanding:
             intent = Intent("ask_docs", source="docs", text=text, explain={"path": "docs"})
         if intent is None:
             intent = self._llm(text, on_sentence)
+        if intent.intent == "log_record" and self.language == "en" and not has_cjk(text):
+            intent = self._counts_checked(intent, text)
         if intent.intent == "log_record" and intent.quantity == 2 and LOOSE_COUNT.search(text.lower()):
             intent = dataclasses.replace(intent, extra={**intent.extra, "loose_count": True})
         if confidence is not None:
@@ -233,6 +236,29 @@ class Understanding:
             if intent.quantity is not None and confidence < LOW_CONFIDENCE:
                 extra["low_confidence_quantity"] = True
             intent = dataclasses.replace(intent, extra=extra)
+        return intent
+
+    def _counts_checked(self, intent: Intent, text: str) -> Intent:
+        """A log whose words say more counts than it holds ("we received 50 fuses and used 5", "we used
+        3 washers and 2": :func:`edge.stages.nlu.said_counts.counts_said`) is refused as ``range`` (the
+        dialog asks for one number; nothing is written as heard); one whose count was said in pairs
+        of an item counted otherwise ("a pair of gloves" of boxes) has no count (the dialog asks)."""
+        if intent.refusal is not None:
+            return intent
+        parts = intent.parts or (intent,)
+        skus = {p.sku for p in parts if p.sku} | {c for p in parts for c in p.candidates}
+        names = [n for s in skus if s in self._by_sku for n in (self._by_sku[s].item, *self._by_sku[s].aliases)]
+        said = counts_said(text, names)
+        if said > len(parts):
+            note = f"{said} counts said, {len(parts)} understood"
+            return dataclasses.replace(
+                intent, quantity=None, refusal="range",
+                parts=tuple(dataclasses.replace(p, quantity=None, refusal="range") for p in intent.parts),
+                extra={**intent.extra, "several_counts": said}, explain={**intent.explain, "counts_said": note})
+        item = self._by_sku.get(intent.sku) if not intent.parts and intent.sku else None
+        if item is not None and intent.quantity is not None and pairs_in_other_unit(text, item.unit, intent.quantity):
+            return dataclasses.replace(intent, quantity=None,
+                                       explain={**intent.explain, "pairs_said": f"counted in {item.unit}"})
         return intent
 
     def _paraphrase(self, text: str) -> Intent | None:
@@ -264,14 +290,9 @@ class Understanding:
                                        explain={**got.explain, "said_as": "log_record", "slots": log_fill.slots()})
         if got is not None and got.intent == "log_record" and COUNT_WORDS.search(text.lower()):
             return None  # "just did a stock take, bin 60 has 790 …": a count said, never a log
-        if got is not None and got.intent == "log_record" and got.direction is None:
-            if LOG_REQUEST.search(text.lower()):
-                return got  # "make an entry for 10 …": asked, never the exemplar's direction
-            # the words say no direction ("four o-rings for the pump"): the nearest exemplar's, if it says one
-            d = text_direction(got.explain.get("exemplar", ""))
-            if d is None:  # neither used nor received was said: the dialog asks which, never a guess
-                return got
-            got = dataclasses.replace(got, direction=d, parts=tuple(dataclasses.replace(q, direction=d) for q in got.parts))
+        # a log's direction is the words' alone (fill_slots: text_direction, place_direction): "3 fuses",
+        # "we need 200 washers", "make an entry for 10 …" say none, so the dialog asks "used or
+        # received?"; the nearest exemplar's direction ("I'm taking {n} {item}") is never the answer
         return got
 
     @staticmethod

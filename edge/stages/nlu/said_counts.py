@@ -1,0 +1,68 @@
+"""What an English utterance says as counts, checked against what was understood of it (a leaf
+apart from the guards and the lexicon; nothing here looks at the store).
+
+* :func:`counts_said` — the numbers of an utterance that are counts: not a place's ("bin 12"), not a
+  size ("30 mm", "M8", "2 x 4"), not part of the item's name ("bearing 6204"), not one a
+  self-correction replaced ("3, no wait, 4"). A log that accounts for fewer counts than were said
+  ("we received 50 fuses and used 5", "we used 3 washers and 2") must not be written as heard.
+* :func:`pairs_in_other_unit` — "a pair of gloves", "2 pairs of goggles" said of an item counted in
+  another unit (boxes): the pairs are no count of it.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from edge.stages.nlu.filler import strip_leading_fillers
+from edge.stages.nlu.guards import fractions, guard
+from edge.stages.nlu.lexicon import normalize_text
+from edge.stages.nlu.slots import locations
+
+__all__ = ["PAIR_UNITS", "PIECE_UNITS", "counts_said", "pairs_in_other_unit"]
+
+_NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
+#: a number followed by one of these is a size or a measure of the thing, not how many ("30 mm", "10 a")
+_SIZE_AFTER = frozenset("mm cm a amp amps v volt volts w watt watts kw inch inches x by mil gauge bar psi nm ah mah "
+                        "k ohm ohms pin pins way core".split())
+#: a number after one of these is a size, a code or a time, not how many ("size 10", "number 4", "m 8")
+_NOT_COUNT_BEFORE = frozenset("x by size number no m part code ref model type".split())
+#: units an item counted in pairs has; a pair said of it is its count
+PAIR_UNITS = frozenset({"pair", "pairs", "pr", "prs"})
+#: units of items counted one by one: "a pair of fuses" is 2 of them
+PIECE_UNITS = frozenset({"pcs", "pc", "piece", "pieces", "ea", "each", "unit", "units", "no", "nos"})
+_PAIR = re.compile(r"\bpairs?\b")
+_ONE_PAIR = re.compile(r"\b(?:a|one) pair of\b")
+
+
+def counts_said(text: str, names: Iterable[str] = ()) -> int:
+    """How many counts the English utterance ``text`` says (see the module doc); ``names``: the names
+    and aliases of the item(s) understood, whose numbers are part of the name. Raises nothing."""
+    norm = fractions(normalize_text(strip_leading_fillers(text or "")))
+    toks = guard(norm, text or "").text.split()
+    locs = locations(toks)
+    skip = set().union(*(s for _, s in locs)) if locs else set()
+    in_names: list[str] = [t for name in names for t in normalize_text(name).split() if _NUMBER.match(t)]
+    n = 0
+    for i, t in enumerate(toks):
+        if not _NUMBER.match(t) or i in skip:
+            continue
+        after = toks[i + 1] if i + 1 < len(toks) else ""
+        before = toks[i - 1] if i else ""
+        if after in _SIZE_AFTER or before in _NOT_COUNT_BEFORE:
+            continue
+        if t in in_names:  # "bearing 6204": the number is the name's, said once
+            in_names.remove(t)
+            continue
+        n += 1
+    return n
+
+
+def pairs_in_other_unit(text: str, unit: str, quantity: float | None) -> bool:
+    """Whether ``text`` counts in pairs an item counted in ``unit`` that is not pairs: "a pair of
+    gloves" of gloves counted in boxes (never one box). "a pair of fuses" of an item counted in pieces
+    is its 2 pieces (``quantity`` 2), no other unit. Raises nothing."""
+    unit = (unit or "").lower()
+    said = (text or "").lower()  # the normal form reads "a pair of gloves" as "1 gloves"
+    if unit in PAIR_UNITS or not _PAIR.search(said):
+        return False
+    return not (unit in PIECE_UNITS and quantity == 2 and _ONE_PAIR.search(said))
