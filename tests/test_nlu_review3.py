@@ -9,6 +9,7 @@ import pytest
 
 from edge.models.embed import Encoder
 from edge.stages import dialog
+from edge.stages.nlu.grammar import text_direction
 from edge.stages.nlu.paraphrase import Paraphraser
 from edge.stages.nlu.said_counts import counts_said, pairs_in_other_unit
 from edge.stages.nlu.understand import Understanding
@@ -110,3 +111,14 @@ def test_pairs_in_other_unit():
     assert not pairs_in_other_unit("a pair of fuses", "pcs", 2)
     assert pairs_in_other_unit("2 pairs of fuses", "pcs", 2)
     assert not pairs_in_other_unit("2 boxes of gloves", "box", 2)
+
+
+@pytest.mark.parametrize("text, direction", [
+    ("a dozen sanding sheets came in this morning", "in"),
+    ("the gloves finally turned up", "in"),
+    ("two boxes of fuses showed up at goods in", "in"),
+    ("we used 3 fuses", "out"),
+    ("3 fuses", None),
+])
+def test_stock_arriving_said_as_a_phrase_is_received(text, direction):
+    assert text_direction(text) == direction

@@ -65,6 +65,8 @@ _OUT_PHRASES = re.compile(r"\b(?:(?:gave|give|giving|hand|handed|handing|book|bo
                           # what it is for, said as doing: "for cleaning the parts" (stock in is not "for")
                           r"for (?!restock|stock|return|deliver|receiv|record|logg|book)[a-z]+ing|"
                           r"(?:taken|pulled|came|went|gone) out of)\b")
+#: stock arriving said as a phrase: "a dozen sheets came in this morning", "the gloves turned up"
+_IN_PHRASES = re.compile(r"\b(?:came|come|comes|coming) in\b|\b(?:turned|turn|turning) up\b|\b(?:showed|show) up\b")
 
 COMPLETE, INCOMPLETE, UNCLEAR = "complete", "incomplete", "unclear"
 #: a command ending on one of these goes on: "… boxes of", "… and", "… from", "… to bin"
@@ -406,5 +408,5 @@ def text_direction(text: str) -> str | None:
     else:
         norm = normalize_text(strip_leading_fillers(text or ""))
         words = set(norm.split())
-        out, into = bool(words & OUT_WORDS or _OUT_PHRASES.search(norm)), bool(words & IN_WORDS)
+        out, into = bool(words & OUT_WORDS or _OUT_PHRASES.search(norm)), bool(words & IN_WORDS or _IN_PHRASES.search(norm))
     return "out" if out and not into else "in" if into and not out else None
