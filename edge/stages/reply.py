@@ -400,7 +400,10 @@ def refusal_reply(refusal: str, item: Item | None, quantity: int | float | None,
                 "future": f"没有记录：{zwhat}还没有发生，发生后再告诉我。", "hypothetical": f"没有记录：{zwhat}只是假设。",
                 "range": "请只说一个数：多少？", "correction": "请再说一次数量：多少？",
                 "fraction": "这个物品按整数计：多少？", "negative": "没有记录：数量不能是负数。",
-                "implausible": f"没有记录：{zwhat}不太可能，请核对数量。"}.get(refusal, "没有记录。")
+                "implausible": f"没有记录：{zwhat}不太可能，请核对数量。",
+                "order": "没有记录：订货不是入库，到货后再记录。",
+                "shortage": "没有记录：短缺不是出入库；请清点后告诉我实际数量。",
+                "expected": "没有记录：应有的数量不是盘点数；请清点后告诉我实际数量。"}.get(refusal, "没有记录。")
     if refusal == "negated":
         return _negated_en(what, item, kind, direction, told)
     if refusal == "already_done":
@@ -416,7 +419,10 @@ def refusal_reply(refusal: str, item: Item | None, quantity: int | float | None,
             "correction": "Please say the number once more: how many?",
             "fraction": f"{name[0].upper()}{name[1:]} are counted in whole {item.unit if item else 'units'}: how many?",
             "negative": "Nothing logged: a quantity cannot be negative.",
-            "implausible": f"Nothing logged: {what} is more than I can believe at once; please check the number."
+            "implausible": f"Nothing logged: {what} is more than I can believe at once; please check the number.",
+            "order": "Nothing logged: an order is not stock received; log it when it arrives.",
+            "shortage": f"Nothing logged: a shortage is not a movement; please count them: say 'counted N {name}'.",
+            "expected": f"Nothing written: what should be there is not a count; please count them: say 'counted N {name}'."
             }.get(refusal, "Nothing logged.")
 
 

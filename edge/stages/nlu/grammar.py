@@ -36,7 +36,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from edge.stages.nlu.filler import has_cjk, is_filler, strip_leading_fillers
-from edge.stages.nlu.guards import Guarded, asks_about_log, fractions, guard
+from edge.stages.nlu.guards import Guarded, asks_about_log, asks_yes_no, fractions, guard
 from edge.stages.nlu.guards_zh import GuardedZh, guard_zh
 from edge.stages.nlu.lexicon import (
     IN_WORDS,
@@ -143,12 +143,14 @@ class Grammar:
                 return replace(supposed, explain={**supposed.explain, "template": m.sentence, "file": m.file})
         if m is not None and m.intent not in WRITES:
             return self._fill(m, norm, text, None)
+        if asks_yes_no(text) and (m is not None or text_direction(norm) or _LOG_VERB.search(norm)):
+            return self._log_question(norm, text)  # "did we use 3 fuses?", "were 3 fuses used": asked, not said
         g = guard(norm, text or "")
         if g.text != norm or m is None:
             m = self.templates.match(g.text, self._places_said)
             if m is not None and m.intent == "query_stock" and _COUNT_SAID.match(g.text) and _said_count(g.text):
                 m = replace(m, intent="stock_count")
-        if m is None and g.refusal in ("already_done", "negated"):  # "those 50 washers were logged yesterday"
+        if m is None and g.refusal in ("already_done", "negated", "order", "shortage", "expected"):  # "those 50 washers were logged yesterday"
             said = self._fill(TemplateMatch("log_record", {"item": g.text}, "(said as done or not done)"), g.text, text, g)
             return said if said is not None and (said.sku or said.candidates or said.parts) else None
         if m is None or m.intent not in WRITES | {"query_stock"}:
@@ -363,6 +365,7 @@ _COUNT_SAID = re.compile(r"^(?:(?:we|i) )?(?:re ?count(?:ed)?|count(?:ed)?|stock
                          # the figure said after the item or place: "count for bin 60 is 790"
                          r"|^(?:the )?(?:re ?count|count|stock ?take|stock count|tally) (?:of|on|for|in|at) .+ "
                          r"(?:is|was|s|came to|comes to) \d+(?:\.\d+)?(?: [a-z]+)?$")
+_LOG_VERB = re.compile(r"\b(?:log|logged|record|recorded|enter|entered|book|booked|note|noted)\b")
 _FROM_WORDS = frozenset({"from", "of", "off"})
 _TO_WORDS = frozenset({"to", "into", "onto", "in", "on"})
 

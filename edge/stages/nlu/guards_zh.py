@@ -44,7 +44,7 @@ _ALREADY = re.compile(r"(?:已经|早就|之前就?)(?:登记|记录|记|录入|
 _NEGATIVE = re.compile(r"负(?=\d)")
 _PARTS = re.compile(r"(?:和|还有|以及|跟|外加)(?=\d)")
 #: said as still to come: "tomorrow", "next week", "will", "about to", "ordered" (会 before a verb, not 一会儿)
-_FUTURE = re.compile(r"明天|后天|下周|下星期|下礼拜|下个?月|下次|将要|将会|即将|快要|预计|订了|订购了?|(?<!一)会(?=[用拿领收到送来有需])")
+_FUTURE = re.compile(r"需要(?=[\d一二两三四五六七八九十几])|要买|要订|下单|订(?=[\d一二两三四五六七八九十])|明天|后天|下周|下星期|下礼拜|下个?月|下次|将要|将会|即将|快要|预计|订了|订购了?|(?<!一)会(?=[用拿领收到送来有需])")
 _HYPOTHETICAL = re.compile(r"假如|如果|假设|假使|假定|要是|万一")
 _HEARSAY = re.compile(r"听说|据说|据[他她]们?说|[他她]们?说|说是")
 _VERB = re.compile(r"^.*?(用了|用掉|拿了|拿走|领了|领用|出库|消耗了?|收到|入库|补了|加了|放了|放入|新到|到了)")

@@ -29,7 +29,7 @@ Direction = Literal["in", "out"]
 #: used 5"). ``hearsay``: on someone else's word ("the night shift reckons …"): read back, written
 #: only after a yes.
 REFUSALS = ("negated", "already_done", "range", "correction", "fraction", "negative", "implausible", "future",
-            "hypothetical", "hearsay")
+            "hypothetical", "hearsay", "order", "shortage", "expected")
 
 
 @dataclass(frozen=True)

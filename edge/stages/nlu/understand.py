@@ -30,6 +30,7 @@ from edge.errors import EdgeError
 from edge.llm.base import ContextOverflow, EngineError, GenerationRequest
 from edge.stages.nlu.filler import has_cjk, is_filler
 from edge.stages.nlu.grammar import Grammar, text_direction
+from edge.stages.nlu.guards import asks_yes_no
 from edge.stages.nlu.llm_intent import SHORTLIST_MAX, LlmIntentParser
 from edge.stages.nlu.paraphrase import Paraphraser, understand_paraphrase
 from edge.stages.nlu.said_counts import counts_said, pairs_in_other_unit
@@ -271,6 +272,8 @@ class Understanding:
         if found is not None and found["intent"] == "ask_docs":  # no slots: the question is the text
             return Intent("ask_docs", source="paraphrase", text=text, explain={"path": "paraphrase", **found})
         got = understand_paraphrase(text, self.fill_slots, p) if found is not None else None
+        if got is not None and got.intent in ("log_record", "transfer", "stock_count") and asks_yes_no(text):
+            return None  # "was a box of gloves taken?": a question is never a write on a near exemplar
         if got is not None and got.intent == "stock_count" and not (COUNT_WORDS.search(text.lower())
                                                                   or COUNT_CUES.search(text.lower())):
             # a count replaces the stock level: it needs a counting word; without one the words are a log
