@@ -45,7 +45,7 @@ def moves(store) -> list[tuple[str, float]]:
     return [(r.sku, r.delta) for r in store.records()]
 
 
-@pytest.mark.parametrize("text", ["3 fuses", "we need 200 washers", "seven fuses for me please"])
+@pytest.mark.parametrize("text", ["3 fuses", "seven fuses for me please"])  # "we need 200 washers": an order, refused
 def test_a_paraphrased_log_takes_no_direction_from_its_exemplar(box, text):
     store, nlu = box
     got = nlu.understand(text)
