@@ -350,7 +350,7 @@ class Store:
             try:
                 with Tx(conn), _Refusals():
                     report = import_inventory(conn, rows, write_count, prune)
-                    pulled.release_kept(conn, self.box, RECORD_KINDS)  # other boxes' movements of the new items
+                    pulled.release_kept(conn, self.box, RECORD_KINDS, Movement)  # other boxes' movements of the new items
                     return report
             except ValueError as e:  # two SKUs' names compare equal: nothing was written
                 raise StoreError(f"{path}: {e}") from e

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Callable
 
 from edge.stages.store_places import (
     ACTIVE_COUNT,
@@ -48,23 +48,6 @@ CURSORS = ("WITH RECURSIVE b(box) AS (SELECT MIN(box) FROM records UNION ALL "
 
 _COLS = "gid, box, seq, time, sku, delta, utterance, turn_id, undoes, location, kind, counted, op"
 
-
-class _Kept(NamedTuple):
-    """A row of ``kept``: the fields of :class:`edge.stages.store.Movement`."""
-
-    gid: str
-    box: str
-    seq: int
-    time: str
-    sku: str
-    delta: int | float
-    utterance: str
-    turn_id: str
-    undoes: str | None
-    location: str | None
-    kind: str
-    counted: int | float | None
-    op: str | None
 
 #: A record's place in the order of a place's records: (ULID time prefix, box, seq).
 Key = tuple[str, str, int]
@@ -194,15 +177,18 @@ def apply_batch(conn: sqlite3.Connection, box: str, moves: list[Movement], resto
     return added
 
 
-def release_kept(conn: sqlite3.Connection, box: str, kinds: tuple[str, ...]) -> int:
+def release_kept(conn: sqlite3.Connection, box: str, kinds: tuple[str, ...],
+                 movement: Callable[..., Movement]) -> int:
     """Add the movements kept aside whose SKU this store now knows (after an import), per box in
-    ``seq`` order; returns how many. Raises as :func:`apply_batch`."""
-    rows = [_Kept(*r) for r in conn.execute(f"SELECT {_COLS} FROM kept WHERE sku IN (SELECT sku FROM items) "
+    ``seq`` order; returns how many. ``movement``: :class:`edge.stages.store.Movement` (whose fields
+    are the ``kept`` columns in order; this module cannot import it at run time). Raises as
+    :func:`apply_batch`."""
+    rows = [movement(*r) for r in conn.execute(f"SELECT {_COLS} FROM kept WHERE sku IN (SELECT sku FROM items) "
                                             "ORDER BY box, seq")]
     if not rows:
         return 0
     conn.execute("DELETE FROM kept WHERE sku IN (SELECT sku FROM items)")
-    return len(apply_batch(conn, box, rows, False, kinds, ordered=False))  # type: ignore[arg-type]
+    return len(apply_batch(conn, box, rows, False, kinds, ordered=False))
 
 
 def kept_aside(conn: sqlite3.Connection) -> list[dict]:
