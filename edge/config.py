@@ -113,9 +113,9 @@ class AsrWorkerSettings(_Frozen):
         "process", description="the Wyoming asr service; inline = the stages' own recognizer (beside the voice loop, the loop's)")
     loop: Literal["process", "inline"] = Field("inline", description="the voice loop's recognizer (partials and speculation included)")
     budget_mib: float | None = Field(None, gt=0.0, le=1048576.0,
-                                     description="MiB of resident memory the worker may hold; null = no fixed budget")
+                                     description="MiB of anonymous resident memory (RssAnon + RssShmem) the worker may hold; null = no fixed budget")
     growth_mib: float | None = Field(256.0, gt=0.0, le=1048576.0,
-                                     description="MiB the worker may grow past its RSS at the end of warm-up; null = no such budget")
+                                     description="MiB the worker may grow past its anonymous RSS at the end of warm-up; null = no such budget")
     leak_kib_per_call: float = Field(1.0, gt=0.0, le=1048576.0,
                                      description="KiB per utterance of steady growth over the window that counts as a leak")
     leak_min_mib: float = Field(2.0, ge=0.0, le=1048576.0,

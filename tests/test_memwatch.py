@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from edge.governor.memwatch import MIB, MemoryWatch
+from edge.governor.memwatch import MIB, MemoryWatch, anon_rss_of, rss_of
 
 BASE = 200 * MIB
 
@@ -47,3 +47,21 @@ def test_over_the_budget_is_recycled_at_once_after_warm_up():
     assert first_recycle(watch, trace) == 20
     watch.reset()
     assert watch.baseline is None and watch.floor is None and watch.calls == 0
+
+
+def status_tree(tmp_path, pid: int, **kib: int):
+    """A fake ``/proc`` with ``<pid>/status`` holding the given ``kB`` lines."""
+    d = tmp_path / "proc" / str(pid)
+    d.mkdir(parents=True)
+    lines = ["Name:\tpython3", "State:\tS (sleeping)"] + [f"{k}:\t{v:8d} kB" for k, v in kib.items()]
+    (d / "status").write_text("\n".join(lines) + "\n")
+    return tmp_path / "proc"
+
+
+def test_the_watch_reads_anonymous_memory_and_falls_back_to_vmrss_on_old_kernels(tmp_path):
+    proc = status_tree(tmp_path, 41, VmRSS=211368, RssAnon=153732, RssFile=57632, RssShmem=4)
+    assert rss_of(41, proc) == 211368 * 1024
+    assert anon_rss_of(41, proc) == (153732 + 4) * 1024  # the libraries' file pages left out
+    old = status_tree(tmp_path / "old", 42, VmRSS=190000)  # before Linux 4.5: no RssAnon line
+    assert anon_rss_of(42, old) == 190000 * 1024
+    assert rss_of(43, proc) is None and anon_rss_of(43, proc) is None  # a process that is gone

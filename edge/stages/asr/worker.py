@@ -34,7 +34,7 @@ import numpy as np
 from drivers.cpu import pinned
 from edge.config import AsrSettings
 from edge.errors import EdgeError
-from edge.governor.memwatch import MIB, MemoryWatch, rss_of
+from edge.governor.memwatch import MIB, MemoryWatch, anon_rss_of, rss_of
 from edge.stages.asr import create
 from edge.stages.asr.base import Recognition
 
@@ -252,7 +252,7 @@ class AsrWorker:
             self._utterance = None
 
     def _check_memory(self) -> None:
-        why = self.watch.observe(self.rss_bytes())
+        why = self.watch.observe(self.anon_bytes())
         if why:  # between utterances: this answer is kept, the next call gets a fresh process
             log.warning("speech recognizer worker %d recycled: %s", self.pid, why)
             self.reasons.append(why)
@@ -279,11 +279,18 @@ class AsrWorker:
         """The child's resident set size in bytes (None when unknown)."""
         return rss_of(self.pid) if self.pid else None
 
+    def anon_bytes(self) -> int | None:
+        """The child's anonymous resident memory in bytes, what the memory watch reads
+        (:func:`edge.governor.memwatch.anon_rss_of`; None when unknown)."""
+        return anon_rss_of(self.pid) if self.pid else None
+
     def status(self) -> dict:
-        """``pid``, ``rss_bytes`` (None when unknown), ``peak_rss_bytes`` (over every child),
+        """``pid``, ``rss_bytes``, ``anon_bytes`` (None when unknown), ``peak_rss_bytes`` (of the
+        anonymous part, over every child),
         ``budget_bytes`` (in force now; None: none yet), ``calls`` (utterances), ``recycles``,
         ``restarts``, ``last_reason``. JSON-ready; never blocks on a call."""
-        return {"pid": self.pid, "rss_bytes": self.rss_bytes(), "peak_rss_bytes": self.watch.peak or None,
+        return {"pid": self.pid, "rss_bytes": self.rss_bytes(), "anon_bytes": self.anon_bytes(),
+                "peak_rss_bytes": self.watch.peak or None,
                 "budget_bytes": self.watch.limit(), "calls": self.calls, "recycles": self.recycles,
                 "restarts": self.restarts, "last_reason": self.reasons[-1] if self.reasons else ""}
 
