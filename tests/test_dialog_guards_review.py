@@ -98,6 +98,17 @@ def test_undo_the_last_two_undoes_two(box):
     assert store.get("FUS-5A").quantity == 57
 
 
+@pytest.mark.parametrize("said", ["undo the last ten", "undo the last 6 records"])
+def test_undo_of_more_than_the_most_at_once_undoes_nothing_and_says_so(box, said):
+    store, _ = box
+    for k in range(7):
+        say(box, "we used 1 fuse", f"t{k}")
+    out = undo(box, said, "u1")
+    assert out.record is None and "at most 5" in out.text and "nothing was undone" in out.text
+    assert store.get("FUS-5A").quantity == 53 and len([r for r in store.records() if r.undoes]) == 0
+    assert undo(box, "undo the last five", "u2").text.count("Undone:") == 5
+
+
 def test_undo_naming_an_unknown_item_undoes_nothing(box):
     store, _ = box
     say(box, "we used 3 fuses", "t1")

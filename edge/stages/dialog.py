@@ -487,20 +487,20 @@ _UNDO_WORDS = frozenset(
     " no hang hold wait again off out said got bad scrap strike ditch drop"
     # a request's politeness and the reason given: "can you cancel that last entry", "reverse that, wrong item"
     " can could would you item number".split())
-#: The most records one "undo the last N" reverts.
-MAX_UNDO = 5
+MAX_UNDO = 5  #: the most records one "undo the last N" reverts
 UNDO_LOOKBACK = 20  #: how many latest records an undo naming an item searches first for it
 
 
 def _undo(store: Store, utterance: str, turn_id: str, language: str) -> Outcome:
-    """Undo this box's last record, of the item the words name ("undo the fuses": the last record
-    of fuses, never another item's), or the last N ("undo the last two", at most :data:`MAX_UNDO`).
+    """Undo this box's last record, of the item the words name ("undo the fuses": never another
+    item's), or the last N ("undo the last two"; more than :data:`MAX_UNDO` undoes nothing, said so).
     Words naming no item of the store undo nothing (an unheard item must not undo another's)."""
     sku, n = None, 1
     if language != "zh":
         words = re.sub(r"[^\w\s-]", " ", normalize_numbers(utterance).lower()).split()
         counts = [int(w) for w in words if w.isdigit()] + [2 for w in words if w in ("both", "those", "these")]
-        n = max(1, min(counts[0] if counts else 1, MAX_UNDO))
+        if (n := max(1, counts[0] if counts else 1)) > MAX_UNDO:
+            return Outcome(f"I can undo at most {MAX_UNDO} records at a time, so nothing was undone.")
         rest = [w for w in words if w not in _UNDO_WORDS and not w.isdigit()]
         if rest:
             # "delete the washers entry": the washers just logged (of many in the inventory), else any item
