@@ -95,6 +95,13 @@ def parse_status_kib(text: str) -> dict[str, int]:
     return out
 
 
+def status_kib(pid: int, proc: Path = Path("/proc")) -> dict[str, int]:
+    """:func:`parse_status_kib` of process ``pid``'s ``<proc>/<pid>/status`` (bytes); ``{}`` when it
+    cannot be read (the process is gone, no procfs)."""
+    text, _ = read_text(proc / str(pid) / "status")
+    return parse_status_kib(text) if text is not None else {}
+
+
 def peak_rss_bytes(status: Path = Path("/proc/self/status")) -> int | None:
     """Peak resident set size (``VmHWM``) in bytes of the process whose ``status`` file this is.
 

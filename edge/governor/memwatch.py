@@ -22,8 +22,7 @@ from __future__ import annotations
 from collections import deque
 from pathlib import Path
 
-from drivers.sensors._read import read_text
-from drivers.sensors.procinfo import parse_status_kib
+from drivers.sensors.procinfo import status_kib
 
 __all__ = ["MemoryWatch", "anon_rss_of", "slope_per_call", "rss_of"]
 
@@ -41,13 +40,9 @@ def slope_per_call(samples) -> float:
     return num / den
 
 
-def _status(pid: int, proc: Path) -> dict[str, int]:
-    return parse_status_kib(read_text(proc / str(pid) / "status")[0] or "")
-
-
 def rss_of(pid: int, proc: Path = Path("/proc")) -> int | None:
     """Resident set size of process ``pid`` in bytes (``VmRSS`` of ``/proc/<pid>/status``), or None."""
-    return _status(pid, proc).get("VmRSS")
+    return status_kib(pid, proc).get("VmRSS")
 
 
 def anon_rss_of(pid: int, proc: Path = Path("/proc")) -> int | None:
@@ -58,7 +53,7 @@ def anon_rss_of(pid: int, proc: Path = Path("/proc")) -> int | None:
     libraries, here 56 MiB of the whisper worker's 210 MiB) is dropped and read back with the page
     cache, so under memory pressure VmRSS falls by megabytes from one call to the next and hides a
     steady leak."""
-    st = _status(pid, proc)
+    st = status_kib(pid, proc)
     if "RssAnon" in st:
         return st["RssAnon"] + st.get("RssShmem", 0)
     return st.get("VmRSS")
