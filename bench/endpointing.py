@@ -4,7 +4,7 @@ time goes per turn.
     .venv/bin/python bench/endpointing.py [--count 40] [--configs fixed,semantic,...] [--out bench/results/endpointing.json]
 
 Quick look (7 shared sessions + 8 of ours, two configurations, ~1.5 min here): ``--count 8 --configs
-semantic,semantic_fast --out /tmp/e.json``.
+semantic_30s,semantic --out /tmp/e.json``.
 
 Recordings: the shared sessions with one command, and ``--count`` of our own built like them
 (0.5 s silence, the real "hey mycroft" clip, 0.4 s, the command spoken by espeak-ng, 2 s
@@ -13,10 +13,12 @@ silence): complete commands, commands with a pause of 300/600/900 ms after a dan
 (RT60 ≈ 0.4 s) versions. Both modes run every recording through the real stages of the x86-dev
 board on the grammar path (wake word, Silero VAD, whisper tiny.en, grammar, SQLite, espeak-ng).
 
-Configurations (:data:`CONFIGS`): ``fixed`` (the 700 ms tail), ``semantic`` (the defaults),
-``semantic_spec80`` (the speculation at the first silent frame, ``endpoint.speculate_after_ms: 80``),
-``semantic_window10`` (Whisper's encoder in a 10 s window, ``asr.whisper.window_s: 10``) and
-``semantic_fast`` (both).
+Configurations (:data:`CONFIGS`), side by side: ``fixed`` (the 700 ms tail, Whisper's 30 s
+window: the box before semantic endpointing), ``semantic_30s`` (semantic endpointing in the 30 s
+window, speculation at the second silent frame: the previous defaults), ``semantic_nocheck`` (the
+defaults without the recheck: every windowed transcript kept) and ``semantic`` (the defaults:
+``asr.whisper.window_s: 10``, a windowed transcript the grammar does not take as a whole command
+decoded again in 30 s, ``endpoint.speculate_after_ms: 80``).
 
 Perceived latency = true end of speech → reply audio ready. The true end is known for our
 recordings (the last sample of the last spoken part, before any reverb tail); for the shared
@@ -81,11 +83,10 @@ PAUSED = [("we used three drill bits from", "drawer four"), ("log twenty boxes o
 PAUSES_MS = (300, 600, 900)
 #: name: (endpoint settings, whisper recognizer attributes) for one column of the comparison
 CONFIGS = {
-    "fixed": ({"mode": "fixed"}, {}),
+    "fixed": ({"mode": "fixed"}, {"window_s": 30.0}),
+    "semantic_30s": ({"mode": "semantic", "speculate_after_ms": 160}, {"window_s": 30.0}),
+    "semantic_nocheck": ({"mode": "semantic"}, {"recheck": lambda: None}),
     "semantic": ({"mode": "semantic"}, {}),
-    "semantic_spec80": ({"mode": "semantic", "speculate_after_ms": 80}, {}),
-    "semantic_window10": ({"mode": "semantic"}, {"window_s": 10.0}),
-    "semantic_fast": ({"mode": "semantic", "speculate_after_ms": 80}, {"window_s": 10.0}),
 }
 STAGES = ("vad_lag", "other_decodes", "silence_wait", "spec_decode", "spec_nlu", "spec_tts", "after_endpoint")
 
@@ -197,10 +198,10 @@ def replay(stages, settings, config: str, wav: str, out: Path) -> dict:
         probs.append((p.t_ms, pr))
         return pr
 
-    def timed(audio, refine=True):  # partials and speculations call it too
+    def timed(audio, refine=True, full=False):  # partials, speculations and rechecks call it too
         t0 = now()
         try:
-            return transcribe(audio, refine=refine)
+            return transcribe(audio, refine=refine, full=full)
         finally:
             decodes.append((t0, now()))
 
@@ -209,6 +210,7 @@ def replay(stages, settings, config: str, wav: str, out: Path) -> dict:
     stages.wake.flush()
     free = 0.0
     partial0, spec0, nspec0, fb0 = asr.partial_cpu_ms, asr.speculation_cpu_ms, asr.speculations, asr.window_fallbacks
+    rc0 = asr.rechecks
     cpu0 = time.process_time()
     try:
         for i, frame in enumerate(wav_frames(wav)):
@@ -224,7 +226,7 @@ def replay(stages, settings, config: str, wav: str, out: Path) -> dict:
             setattr(asr, k, v)
     return {"events": events, "partial_cpu_ms": asr.partial_cpu_ms - partial0, "cpu_ms": 1000 * (time.process_time() - cpu0),
             "speculation_cpu_ms": asr.speculation_cpu_ms - spec0, "speculations": asr.speculations - nspec0,
-            "window_fallbacks": asr.window_fallbacks - fb0, "probs": probs, "decodes": decodes, "endpoint": endpoint}
+            "window_fallbacks": asr.window_fallbacks - fb0, "rechecks": asr.rechecks - rc0, "probs": probs, "decodes": decodes, "endpoint": endpoint}
 
 
 def intent_of(e) -> list:
@@ -275,6 +277,7 @@ def measure(rec: dict, res: dict, grammar: Grammar) -> dict:
         row["perceived_latency_ms"] = round(first["reply"][1] - rec["true_end_ms"], 1)
     row["stages_ms"] = breakdown(rec, res, first)
     row["window_fallbacks"] = res["window_fallbacks"]
+    row["rechecks"] = res["rechecks"]
     row["transcripts"] = [e.text for e, _ in ev if e.type == "transcript"]
     row["partials"] = len([e for e, _ in ev if e.type == "partial"])
     row["intent"] = intent_of(first["intent"][0]) if "intent" in first else None
@@ -311,6 +314,7 @@ def summary(rows: list[dict]) -> dict:
     return {
         "stages": stage_figures(rows),
         "window_fallbacks": sum(r["window_fallbacks"] for r in rows),
+        "rechecks": sum(r["rechecks"] for r in rows),
         "recordings": len(rows),
         "grammar_path_with_reply": len(lat),
         "median_perceived_latency_ms": round(statistics.median(lat), 1) if lat else None,
@@ -331,8 +335,8 @@ def summary(rows: list[dict]) -> dict:
     }
 
 
-COLORS = {"fixed": "tab:gray", "semantic": "tab:blue", "semantic_spec80": "tab:orange",
-          "semantic_window10": "tab:purple", "semantic_fast": "tab:green"}
+COLORS = {"fixed": "tab:gray", "semantic_30s": "tab:orange", "semantic_nocheck": "tab:purple",
+          "semantic": "tab:blue"}
 STAGE_COLORS = ("tab:purple", "tab:pink", "tab:gray", "tab:red", "tab:olive", "tab:cyan", "tab:brown")
 
 
@@ -424,9 +428,13 @@ def main() -> int:
         "wall_s": round(time.perf_counter() - t_start, 1),
         "settings": settings.endpoint.model_dump(),
         "asr": settings.asr.whisper.model_dump(),
-        "configs": {c: {"endpoint": CONFIGS[c][0], "whisper": CONFIGS[c][1]} for c in configs},
+        "configs": {c: {"endpoint": CONFIGS[c][0], "whisper": {k: v if k != "recheck" else "off"
+                                                                  for k, v in CONFIGS[c][1].items()}} for c in configs},
         "method": __doc__[__doc__.index("Recordings:"):].strip(),
         f"shared_sessions_identical_intents_vs_{base}": same,
+        f"all_recordings_identical_intents_vs_{base}": {
+            c: f"{sum(a['intent'] == b['intent'] for a, b in zip(rows[base], rows[c], strict=True))}/{len(rows[base])}"
+            for c in configs[1:]},
         "summary": {c: summary(rows[c]) for c in configs},
         "rows": rows,
     }
@@ -435,7 +443,7 @@ def main() -> int:
     out.write_text(json.dumps(result, indent=1) + "\n")
     plot(result, out.with_suffix(".png"))
     brief = {c: {k: v for k, v in sm.items() if k in ("median_perceived_latency_ms", "p90_perceived_latency_ms",
-                                                       "commands_cut", "intent_as_expected", "window_fallbacks")}
+                                                       "commands_cut", "intent_as_expected", "window_fallbacks", "rechecks")}
              | {"stages_median_ms": sm["stages"]["median_ms"], "stages_mean_ms": sm["stages"]["mean_ms"]}
              for c, sm in result["summary"].items()}
     print(json.dumps({"summary": brief, "identical_intents": same, "load": [load_start, result["machine"]["loadavg_1_5_15_at_end"]],

@@ -74,7 +74,7 @@ class EndpointSettings(_Frozen):
                                      "(semantic mode: when the grammar cannot tell whether the command is complete)")
     semantic_silence_ms: int = Field(250, ge=80, le=5000, description="ms of silence after which the latest "
                                      "transcript is offered to the grammar; a complete command ends here")
-    speculate_after_ms: int = Field(160, ge=80, le=5000, description="ms of silence after which the utterance so "
+    speculate_after_ms: int = Field(80, ge=80, le=5000, description="ms of silence after which the utterance so "
                                     "far is decoded and its reply prepared (semantic mode; 80 = at the first silent "
                                     "frame; each decode in a pause inside a command costs one more decode)")
     incomplete_silence_ms: int = Field(1500, ge=80, le=10000, description="ms of silence an incomplete command "
@@ -93,9 +93,10 @@ class WhisperSettings(_Frozen):
     compute_type: Literal["int8", "int8_float32", "float32"] = "int8"
     beam_size: int = Field(1, ge=1, le=10)
     threads: int = Field(2, ge=1, le=64)
-    window_s: float = Field(30.0, ge=5.0, le=30.0, description="s of audio the encoder sees: 30 = Whisper's own "
+    window_s: float = Field(10.0, ge=5.0, le=30.0, description="s of audio the encoder sees: 30 = Whisper's own "
                             "window; shorter is faster for short utterances (an utterance that leaves less than 3 s "
-                            "of it free, or a transcript that repeats itself, gets 30)")
+                            "of it free, a transcript that repeats itself, or one the grammar does not take as a "
+                            "whole command is decoded again in 30)")
 
 
 class VoskSettings(_Frozen):

@@ -99,11 +99,16 @@ class ScriptedRecognizer:
     """:class:`edge.stages.asr.base.Recognizer`: the next of ``texts`` per utterance; raises on
     the utterances numbered in ``fail`` (1 = the first). :meth:`speculate` gives the next of
     ``speculations`` (each silence start takes one), then the coming final text; ``speculated``
-    lists what it gave, ``partials`` the last :meth:`set_partials` budget."""
+    lists what it gave, ``partials`` the last :meth:`set_partials` budget. With ``rechecks``, every
+    decode is windowed (``window_s`` 10) and :meth:`recheck` gives the next of them in the full
+    window; ``rechecked`` lists what it gave."""
 
     name = "scripted"
 
-    def __init__(self, texts: list[str], fail: tuple[int, ...] = (), speculations: list[str] | None = None):
+    def __init__(self, texts: list[str], fail: tuple[int, ...] = (), speculations: list[str] | None = None,
+                 rechecks: list[str] | None = None):
+        self.rechecks = None if rechecks is None else list(rechecks)
+        self.rechecked: list[str] = []
         self.texts = list(texts)
         self.fail = fail
         self.speculations = list(speculations or [])
@@ -116,6 +121,17 @@ class ScriptedRecognizer:
     def speculate(self) -> Recognition:
         text = self.speculations.pop(0) if self.speculations else (self.texts[0] if self.texts else "")
         self.speculated.append(text)
+        return self._rec(text)
+
+    def _rec(self, text: str) -> Recognition:
+        return Recognition(text, 0.9, audio_ms=FRAME_MS * len(self.frames), decode_ms=1.0,
+                           window_s=None if self.rechecks is None else 10.0)
+
+    def recheck(self) -> Recognition | None:
+        if not self.rechecks:
+            return None
+        text = self.rechecks.pop(0)
+        self.rechecked.append(text)
         return Recognition(text, 0.9, audio_ms=FRAME_MS * len(self.frames), decode_ms=1.0)
 
     def set_partials(self, interval_ms: int, cpu_fraction: float) -> None:
@@ -133,7 +149,7 @@ class ScriptedRecognizer:
         if self.utterances in self.fail:
             raise RuntimeError("recognizer stand-in told to fail")
         text = self.texts.pop(0) if self.texts else ""
-        return Recognition(text, 0.9, audio_ms=FRAME_MS * len(self.frames), decode_ms=1.0)
+        return self._rec(text)
 
     def set_vocabulary(self, phrases: list[str]) -> None:
         self.vocabulary = list(phrases)

@@ -69,9 +69,9 @@ def command(script: Script, speech_ms: int = 1200) -> Script:
 
 
 def stages_for(script: Script, store, texts, *, fail_asr=(), tts=None, llm=None, inventory=None,
-               speculations=None) -> Stages:
+               speculations=None, rechecks=None) -> Stages:
     return Stages(wake=ScriptedWake(script), vad=ScriptedVad(script),
-                  asr=ScriptedRecognizer(texts, fail_asr, speculations),
+                  asr=ScriptedRecognizer(texts, fail_asr, speculations, rechecks),
                   understanding=Understanding(store.items(), llm), store=inventory or store, tts=tts or SilentTts())
 
 
@@ -617,3 +617,43 @@ def test_a_new_loop_clears_the_answers_another_loop_left_on_the_recognizer(store
     events, _ = run(stages, script, tmp_path)
     assert stages.asr.answers is None
     assert of(events, "intent")[0].intent == "query_stock"
+
+
+# -- the short encoder window, checked by the grammar ----------------------------------------------
+MISHEARD = "we used three grill bits from drawer four"  # a short window's LOG: an unknown item
+
+
+def test_a_windowed_transcript_the_grammar_cannot_take_is_decoded_again_before_the_endpoint(store, tmp_path):
+    script = said(Script().quiet(400), 1200).quiet(1500)
+    # the final is what the recheck gave (the real recognizer keeps it for finish)
+    stages = stages_for(script, store, [LOG], speculations=[MISHEARD], rechecks=[LOG])
+    events, _ = run_mode(stages, script, tmp_path)
+    assert stages.asr.rechecked == [LOG]  # asked once, at the speculation: the final is a whole command
+    (ep,) = of(events, "endpoint")
+    assert ep.reason == "complete" and ep.text == LOG and ep.t_ms == last_speech_ms(script) + 320
+    assert [r.delta for r in store.records()] == [-3]
+
+
+def test_a_windowed_whole_command_is_kept_without_a_second_decode(store, tmp_path):
+    script = said(Script().quiet(400), 1200).quiet(1500)
+    stages = stages_for(script, store, [LOG], speculations=[LOG], rechecks=["we used two drill bits"])
+    events, _ = run_mode(stages, script, tmp_path)
+    assert stages.asr.rechecked == []
+    assert [r.delta for r in store.records()] == [-3]
+
+
+def test_the_fixed_tails_windowed_final_is_decoded_again_when_the_grammar_cannot_take_it(store, tmp_path):
+    script = said(Script().quiet(400), 1200).quiet(1500)
+    stages = stages_for(script, store, [MISHEARD], rechecks=[LOG])
+    events, _ = run_mode(stages, script, tmp_path, "fixed")
+    assert stages.asr.rechecked == [LOG]
+    (intent,) = of(events, "intent")
+    assert intent.slots["quantity"] == 3 and [r.delta for r in store.records()] == [-3]
+
+
+def test_a_windowed_transcript_that_dangles_is_a_pause_and_is_not_decoded_again(store, tmp_path):
+    script = said(Script().quiet(400), 800, ("pause", 480), 400).quiet(1500)
+    stages = stages_for(script, store, [LOG], speculations=["we used three drill bits from", LOG], rechecks=[LOG])
+    events, _ = run_mode(stages, script, tmp_path)
+    assert stages.asr.rechecked == []  # "... from": the speaker goes on, no second decode for it
+    assert [e.reason for e in of(events, "endpoint")] == ["complete"] and [r.delta for r in store.records()] == [-3]

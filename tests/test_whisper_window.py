@@ -73,3 +73,52 @@ def test_a_looping_short_window_decode_is_done_again_in_the_full_window(recogniz
     heard = short.transcribe(audio).text
     assert short.window_fallbacks == before + 1  # the short window's transcript repeats itself
     assert heard == full.transcribe(audio).text  # what is kept is the full window's decode
+
+
+def test_a_recheck_decodes_the_last_windowed_decode_in_the_full_window(recognizers):
+    short, full = recognizers
+    audio = np.concatenate([silence(0.3), speech("we used three drill bits from drawer four"), silence(0.64)])
+    first = short.transcribe(audio)
+    assert first.window_s == 10.0 and full.transcribe(audio).window_s is None
+    before = short.rechecks
+    again = short.recheck()
+    assert again is not None and again.window_s is None and short.rechecks == before + 1
+    assert again.text == full.transcribe(audio).text  # the same input as the full window's own decode
+    assert short.recheck() is None and full.recheck() is None  # the last decode was in 30 s already
+
+
+def test_a_rechecked_speculation_is_what_finish_returns(recognizers):
+    short, _full = recognizers
+    frames = np.concatenate([silence(0.3), speech("how many fuses do we have"), silence(0.2)])
+    short.start()
+    for i in range(0, len(frames) - 1279, 1280):
+        short.accept(frames[i:i + 1280])
+    spec = short.speculate()
+    assert spec.window_s == 10.0
+    again = short.recheck()
+    assert again is not None and again.window_s is None and again.audio_ms == spec.audio_ms
+    n = short.speculations
+    assert short.finish() is again and short.speculations == n  # no third decode
+
+
+def test_a_recheck_goes_through_the_recognizer_worker(recognizers, items):
+    from edge.config import AsrSettings
+    from edge.stages.asr.worker import AsrWorker
+
+    _short, full = recognizers
+    audio = np.concatenate([silence(0.3), speech("we used three drill bits from drawer four"), silence(0.64)])
+    from edge.governor.memwatch import MemoryWatch
+
+    # over its budget from the first utterance: the recycle waits until the recheck is done
+    w = AsrWorker(AsrSettings(whisper={"window_s": 10.0}), watch=MemoryWatch(budget_bytes=1, warmup=0))
+    try:
+        pid = w.pid
+        first = w.transcribe(audio, vocabulary(items))
+        again = w.recheck()
+        assert first.window_s == 10.0 and again is not None and again.window_s is None
+        assert again.text == full.transcribe(audio).text
+        assert w.pid == pid and w.recycles == 0  # the same child decoded it again
+        w.set_partials(0, 0.0)  # the next call: now the worker is recycled
+        assert w.recycles == 1 and w.pid != pid
+    finally:
+        w.close()

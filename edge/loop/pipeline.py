@@ -41,7 +41,7 @@ from edge.loop.state import TRANSITIONS, TurnState
 from edge.loop.stopword import StopListener, is_stop
 from edge.stages import dialog, reply
 from edge.stages.asr.base import Recognition
-from edge.stages.nlu.grammar import COMPLETE, INCOMPLETE
+from edge.stages.nlu.grammar import COMPLETE, INCOMPLETE, dangles
 from edge.stages.nlu.types import Intent
 from edge.stages.nlu.understand import TOO_LONG, TOO_LONG_ZH
 from edge.stages.tts.stream import EarlyReply
@@ -331,14 +331,15 @@ class Pipeline:
         t0 = time.perf_counter()
         with stage("asr"):
             rec = self.s.asr.speculate()
+        verdict, intent = self._verdict(rec.text)
+        if verdict != COMPLETE and rec.window_s is not None and not dangles(rec.text):  # misheard? (a pause is not)
+            with stage("asr"):
+                rec = self.s.asr.recheck() or rec
+            verdict, intent = self._verdict(rec.text)
         t1 = time.perf_counter()
         u = self.s.understanding
-        with stage("nlu"):
-            if self.pending is not None:  # an answer to the box's question
-                verdict = answer_verdict(self.pending, rec.text, u.items, self.language)
-                return Speculation(rec, verdict, timing={"speculation_decode_ms": _ms(t0, t1),
-                                                         "speculation_nlu_ms": _ms(t1, time.perf_counter())})
-            verdict, intent = u.completeness(rec.text)
+        if self.pending is not None:  # an answer to the box's question
+            return Speculation(rec, verdict, timing={"speculation_decode_ms": _ms(t0, t1)})
         spec = Speculation(rec, verdict, intent)
         spec.timing["speculation_decode_ms"] = _ms(t0, t1)
         if intent is not None and verdict != INCOMPLETE:
@@ -355,6 +356,18 @@ class Pipeline:
                 log.debug("speculative reply not prepared: %s", err)
         spec.timing.setdefault("speculation_nlu_ms", _ms(t1, time.perf_counter()))
         return spec
+
+    def _verdict(self, text: str) -> tuple[str, Intent | None]:
+        """The grammar's verdict on ``text`` (complete, incomplete, unclear) and its intent; for an
+        answer to the box's question, whether it answers it (no intent).
+
+        Raises:
+            StageFailed: the grammar raised.
+        """
+        with stage("nlu"):
+            if self.pending is not None:
+                return answer_verdict(self.pending, text, self.s.understanding.items, self.language), None
+            return self.s.understanding.completeness(text)
 
     def _drop_speculation(self) -> None:
         if self._spec is not None:
@@ -575,6 +588,9 @@ class Pipeline:
         """
         with stage("asr"):
             rec = self.s.asr.finish()
+        if rec.window_s is not None and self._verdict(rec.text)[0] != COMPLETE:
+            with stage("asr"):
+                rec = self.s.asr.recheck() or rec
         t1 = time.perf_counter()
         lat["endpoint_to_transcript_ms"] = _ms(t0, t1)
         self.emit(ev.Transcript(self.t_ms, self.turn_id, rec.text, self.s.asr.name,

@@ -257,7 +257,10 @@ class Box:
             asr.start()
             for f in frames:
                 asr.accept(f)
-            return asr.finish()
+            rec = asr.finish()
+            if rec.window_s is not None and self.stages.understanding.completeness(rec.text)[0] != COMPLETE:
+                rec = asr.recheck() or rec  # the short window may have misheard (as in the voice loop)
+            return rec
         finally:
             if extra:
                 asr.set_vocabulary(base)

@@ -14,12 +14,14 @@ from edge.models.manifest import resolve
 @dataclass(frozen=True)
 class Recognition:
     """A final transcript: ``text``; ``confidence`` 0..1 or None; ``audio_ms`` of speech decoded;
-    ``decode_ms`` wall-clock time of the final decode."""
+    ``decode_ms`` wall-clock time of the final decode; ``window_s``: the encoder window it was
+    decoded in, s (None: an engine without one, or Whisper's own 30 s)."""
 
     text: str
     confidence: float | None
     audio_ms: float
     decode_ms: float
+    window_s: float | None = None
 
     @property
     def real_time_factor(self) -> float:
@@ -43,6 +45,11 @@ class Recognizer(Protocol):
         """The transcript of the audio accepted so far, as :meth:`finish` would give it, without
         ending the utterance (the voice loop decodes when silence starts); :meth:`finish` reuses it
         when no audio came after."""
+
+    def recheck(self) -> Recognition | None:
+        """The last decode (:meth:`speculate` or :meth:`finish`) done again in the engine's full
+        window when it was decoded in a shorter one (``window_s`` set), replacing it (a later
+        :meth:`finish` of the same audio returns this one); None when there is nothing to redo."""
 
     def set_partials(self, interval_ms: int, cpu_fraction: float) -> None:
         """Partial transcripts for the next utterance (the next :meth:`start`): at most one

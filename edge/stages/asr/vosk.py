@@ -86,6 +86,10 @@ class VoskRecognizer:
         text = " ".join([r.get("text", "") for r in self._finals if r.get("text")] + [p]).strip()
         return Recognition(text, None, 1000 * self._samples / self.sample_rate, 0.0)
 
+    def recheck(self) -> None:
+        """Vosk has no shorter window to redo: None."""
+        return None
+
     def finish(self) -> Recognition:
         t0 = time.perf_counter()
         if self._rec is None:

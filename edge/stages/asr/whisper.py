@@ -9,7 +9,10 @@ frames (``chunk_length`` does not change that), and the encoder's cost grows wit
 with the audio. CTranslate2 encodes a shorter window as well: with ``window_s`` < 30 an utterance
 that leaves at least :data:`WINDOW_MARGIN_S` of it free is encoded in a ``window_s`` window.
 A transcript that repeats itself (:func:`looped`, the failure of a short window) is decoded again
-in the full window.
+in the full window, and so is any windowed transcript the voice loop's grammar does not take as a
+whole command (:meth:`WhisperRecognizer.recheck`): the short window mishears a few words now and
+then ("from bin 12 to bin 47" as "bin 12, bin 47"), and a transcript the grammar cannot use is
+where that shows.
 """
 from __future__ import annotations
 
@@ -99,6 +102,9 @@ class WhisperRecognizer:
                                   cpu_threads=threads, num_workers=1)
         self.window_s = float(window_s)
         self.window_fallbacks = 0  # windowed decodes that looped and were decoded again in 30 s
+        self.rechecks = 0  # windowed decodes done again in 30 s on the loop's asking (recheck)
+        self.recheck_cpu_ms = 0.0  # their CPU time (process, all threads), ms
+        self._last: tuple[np.ndarray, bool] | None = None  # (audio, refine) of the last decode, when windowed
         self._window_frames: int | None = None  # the window of the decode running now (None: 30 s)
         self._encode_full = self.model.encode
         self.model.encode = self._encode  # faster-whisper calls self.encode on the padded 30 s
@@ -156,6 +162,7 @@ class WhisperRecognizer:
         (self.partial_interval_ms, self.partial_cpu_fraction), self._next_budget = self._next_budget, (0, 0.0)
         self._chunks = []
         self._spec = None
+        self._last = None
         self._partial = ""
         self._next_partial = self._samples_per_ms(self.partial_interval_ms)
 
@@ -200,10 +207,11 @@ class WhisperRecognizer:
         (``audio_ms`` is the audio's own length)."""
         pad = np.zeros(self._samples_per_ms(SPECULATION_PAD_MS), np.int16)
         rec = self.transcribe(np.concatenate([audio, pad]), refine=refine)
-        return Recognition(rec.text, rec.confidence, 1000 * len(audio) / SAMPLE_RATE, rec.decode_ms)
+        return Recognition(rec.text, rec.confidence, 1000 * len(audio) / SAMPLE_RATE, rec.decode_ms, rec.window_s)
 
-    def transcribe(self, audio: np.ndarray, refine: bool = True) -> Recognition:
-        """``(n,)`` int16 16 kHz → :class:`Recognition`; confidence = exp(mean avg_logprob).
+    def transcribe(self, audio: np.ndarray, refine: bool = True, full: bool = False) -> Recognition:
+        """``(n,)`` int16 16 kHz → :class:`Recognition`; confidence = exp(mean avg_logprob);
+        ``full``: in the 30 s window whatever :attr:`window_s` is.
 
         Greedy decoding at temperature 0 only: faster-whisper's temperature fallback samples, which
         would make the same audio give different transcripts run to run. With ``refine`` (and
@@ -211,13 +219,32 @@ class WhisperRecognizer:
         second time with the phrases nearest to the first transcript first; ``decode_ms`` is both."""
         t0 = time.perf_counter()
         x = audio.astype(np.float32) / 32768.0
-        text, conf = self._decode(x, None if self.answers else self.initial_prompt)
+        text, conf, window = self._decode(x, None if self.answers else self.initial_prompt, full)
         if refine and self.second_pass and self.overflow and text and not self.answers:
             prompt, _n, _total = build_prompt(focus(self.phrases, text), self.count_prompt_tokens)
             if prompt != self.initial_prompt:
-                text, conf = self._decode(x, prompt)
+                text, conf, window = self._decode(x, prompt, full)
                 self.second_passes += 1
-        return Recognition(text, conf, 1000 * len(audio) / SAMPLE_RATE, 1000 * (time.perf_counter() - t0))
+        rec = Recognition(text, conf, 1000 * len(audio) / SAMPLE_RATE, 1000 * (time.perf_counter() - t0),
+                          window if window < FULL_WINDOW_S else None)
+        self._last = (audio, refine) if rec.window_s is not None else None
+        return rec
+
+    def recheck(self) -> Recognition | None:
+        """The last decode again in the full 30 s window when it was windowed (see the module
+        docstring); it replaces a kept speculation. None when the last one was in 30 s."""
+        if self._last is None:
+            return None
+        audio, refine = self._last
+        spec = self._spec
+        c0 = time.process_time()
+        rec = self.transcribe(audio, refine=refine, full=True)
+        self.rechecks += 1
+        self.recheck_cpu_ms += 1000 * (time.process_time() - c0)
+        if spec is not None and spec[1].window_s is not None:
+            rec = Recognition(rec.text, rec.confidence, spec[1].audio_ms, rec.decode_ms)
+            self._spec = (spec[0], rec)
+        return rec
 
     def window_for(self, samples: int) -> float:
         """The encoder window in s for ``samples`` of 16 kHz audio: :attr:`window_s` when the audio
@@ -232,10 +259,11 @@ class WhisperRecognizer:
             features = features[..., :self._window_frames]
         return self._encode_full(features)
 
-    def _decode(self, x: np.ndarray, prompt: str | None) -> tuple[str, float | None]:
-        """One decode in the window :meth:`window_for` picks; a windowed one that loops (or fills
-        its token cap) is done again in the full window."""
-        window = self.window_for(len(x))
+    def _decode(self, x: np.ndarray, prompt: str | None, full: bool = False) -> tuple[str, float | None, float]:
+        """One decode in the window :meth:`window_for` picks (30 s with ``full``); a windowed one
+        that loops (or fills its token cap) is done again in the full window. The text, its
+        confidence and the window it came from (s)."""
+        window = FULL_WINDOW_S if full else self.window_for(len(x))
         if window < FULL_WINDOW_S:
             cap = int(WINDOW_TOKENS_BASE + WINDOW_TOKENS_PER_S * len(x) / SAMPLE_RATE)
             self._window_frames = int(window * 100)
@@ -244,10 +272,10 @@ class WhisperRecognizer:
             finally:
                 self._window_frames = None
             if not looped(text) and tokens < cap:
-                return text, conf
+                return text, conf, window
             self.window_fallbacks += 1
         text, conf, _tokens = self._decode_once(x, prompt, None)
-        return text, conf
+        return text, conf, FULL_WINDOW_S
 
     def _decode_once(self, x: np.ndarray, prompt: str | None, max_new_tokens: int | None
                      ) -> tuple[str, float | None, int]:

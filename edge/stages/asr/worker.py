@@ -2,7 +2,7 @@
 
 :class:`AsrWorker` is a :class:`~edge.stages.asr.base.Recognizer` whose recognizer
 (:func:`edge.stages.asr.create`) runs in a spawned child process. Every method is one request over
-a pipe (``start``, ``accept`` one frame → partial, ``speculate``, ``finish``, ``transcribe``,
+a pipe (``start``, ``accept`` one frame → partial, ``speculate``, ``recheck``, ``finish``, ``transcribe``,
 ``set_partials``, ``set_vocabulary``, ``expect``), so the streaming state (the utterance's frames,
 the partial budget, the speculation) lives in the child and the voice loop's partials and
 speculation work through it unchanged. One model instance, one request at a time: calls from any
@@ -10,11 +10,12 @@ number of threads are serialized by a lock (4 concurrent ``transcribe`` callers 
 same calls one after the other); a ``start`` … ``finish`` sequence belongs to one caller at a time
 (the Wyoming box's single recognition thread and the stage locks see to that).
 
-After each utterance (``finish``, ``transcribe``) the child's resident set size goes to a
-:class:`edge.governor.memwatch.MemoryWatch`; when it is over its budget or grows steadily, the child
-is stopped and a fresh one spawned before the call returns, so the answer of the call that revealed
-it is kept (no utterance dropped), the old child is gone before the new one loads (never two models
-at once), and the next call waits for the new one. The vocabulary, the question's answers
+After each utterance (``finish``, ``transcribe``) the child's resident memory goes to a
+:class:`edge.governor.memwatch.MemoryWatch`, at the next call that is not a ``recheck`` (which
+decodes that utterance again, in the same child); when it is over its budget or grows steadily, the
+child is stopped and a fresh one spawned before that call is sent, so the answer of the utterance
+that revealed it is kept (no utterance dropped), the old child is gone before the new one loads
+(never two models at once), and the call waits for the new one. The vocabulary, the question's answers
 (``expect``) and a partial budget not yet taken are given to every new child. A child that dies
 mid-call is replaced, given that state and the frames of the utterance so far (the rest of that
 utterance then gets no partials), and the call tried once more.
@@ -45,7 +46,7 @@ log = logging.getLogger("edge.stages.asr.worker")
 FRAME = 1280
 #: the requests the child answers (Recognizer methods); the first two end an utterance
 UTTERANCE_ENDS = ("finish", "transcribe")
-REQUESTS = (*UTTERANCE_ENDS, "start", "accept", "speculate", "set_partials", "set_vocabulary", "expect")
+REQUESTS = (*UTTERANCE_ENDS, "start", "accept", "speculate", "recheck", "set_partials", "set_vocabulary", "expect")
 
 
 class AsrWorkerError(EdgeError):
@@ -141,6 +142,7 @@ class AsrWorker:
         self._answers: list[str] | None = None
         self._budget: tuple[int, float] | None = None
         self._utterance: list[np.ndarray] | None = None  # frames since start, until finish
+        self._check_due = False  # an utterance ended: the memory check comes with the next call
         self._spawn()
         if wait:
             self.wait_ready()
@@ -215,6 +217,9 @@ class AsrWorker:
         with self.lock:
             if self._proc is None:
                 raise AsrWorkerError("the speech recognizer worker is closed")
+            if self._check_due and method != "recheck":  # a recheck still needs the utterance's child
+                self._check_due = False
+                self._check_memory()
             for attempt in (1, 2):
                 try:
                     if not self._ready:
@@ -233,7 +238,7 @@ class AsrWorker:
             self._note(method, args)
             if method in UTTERANCE_ENDS:
                 self.calls += 1
-                self._check_memory()
+                self._check_due = True
             return result
 
     def _note(self, method: str, args: tuple) -> None:
@@ -306,6 +311,10 @@ class AsrWorker:
     def speculate(self) -> Recognition:
         """The decode of the utterance so far, kept in the child for :meth:`finish`."""
         return self._call("speculate")
+
+    def recheck(self) -> Recognition | None:
+        """The last decode again in the full window, in the child (:meth:`edge.stages.asr.base.Recognizer.recheck`)."""
+        return self._call("recheck")
 
     def finish(self) -> Recognition:
         """The utterance's final transcript (then the memory check, see the module docstring).

@@ -326,16 +326,12 @@ class Grammar:
             return (COMPLETE if whole else UNCLEAR), intent
         if is_filler(text):
             return INCOMPLETE, None
-        toks = normalize_text(strip_leading_fillers(text)).split()
-        if not toks:
+        if not normalize_text(strip_leading_fillers(text)).split():
             return INCOMPLETE, None
-        skip = set().union(*(s for _, s in locations(toks))) if locations(toks) else set()
-        last = toks[-1]
-        dangling = (last in DANGLING_WORDS or last in HESITATIONS or singular(last) in CONTAINERS
-                    or (last.isdigit() and len(toks) - 1 not in skip))
         intent = self.parse(text)
-        if dangling:
+        if dangles(text):
             return INCOMPLETE, intent
+        toks = normalize_text(strip_leading_fillers(text)).split()
         if intent is None:
             words = set(toks)
             stock = bool(words & (IN_WORDS | OUT_WORDS | LOG_WORDS)) or bool(_STOCK_START.match(" ".join(toks)))
@@ -345,6 +341,20 @@ class Grammar:
         if intent.parts and all(p.sku is not None for p in intent.parts):
             return COMPLETE, intent
         return INCOMPLETE, intent
+
+
+def dangles(text: str) -> bool:
+    """Whether ``text`` ends as a speaker who goes on does: on a :data:`DANGLING_WORDS` word, a
+    hesitation, a container word or a bare number outside a location ("... drill bits from",
+    "twenty boxes of", "bin 12 and"). Raises nothing."""
+    toks = normalize_text(strip_leading_fillers(text or "")).split()
+    if not toks:
+        return False
+    locs = locations(toks)
+    skip = set().union(*(s for _, s in locs)) if locs else set()
+    last = toks[-1]
+    return (last in DANGLING_WORDS or last in HESITATIONS or singular(last) in CONTAINERS
+            or (last.isdigit() and len(toks) - 1 not in skip))
 
 
 def what_if(got: Intent | None, g: Guarded | None) -> Intent | None:
