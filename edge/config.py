@@ -76,7 +76,8 @@ class EndpointSettings(_Frozen):
                                      "transcript is offered to the grammar; a complete command ends here")
     speculate_after_ms: int = Field(80, ge=80, le=5000, description="ms of silence after which the utterance so "
                                     "far is decoded and its reply prepared (semantic mode; 80 = at the first silent "
-                                    "frame; each decode in a pause inside a command costs one more decode)")
+                                    "frame; each decode in a pause inside a command costs one more decode; above semantic_silence_ms it "
+                                    "counts as semantic_silence_ms)")
     incomplete_silence_ms: int = Field(1500, ge=80, le=10000, description="ms of silence an incomplete command "
                                        "(ends on 'of', 'and', a bare number, a filler, an unknown item) may pause")
     partial_interval_ms: int = Field(1000, ge=80, le=10000, description="ms of audio between two partial "

@@ -193,6 +193,28 @@ def test_an_answer_said_the_moment_the_question_ends_is_heard_from_its_first_fra
     assert store.get("PNT-WHT").quantity == -2
 
 
+def test_a_command_of_its_own_said_as_the_answer_is_a_new_command_not_the_answers_number(store, tmp_path):
+    # "how many?" about the washers, then a whole other command with a number in it
+    script = command(Script().quiet(400)).quiet(2000).say(400).quiet(1500)
+    stages = stages_for(script, store, ["we received some washers", "we used sixteen cable ties"])
+    events, _ = run(stages, script, tmp_path, speaker=BusySpeaker(800))
+    question = of(events, "reply")[0]
+    assert "how many" in question.text.lower(), question.text
+    assert [(r.sku, r.delta) for r in store.records()] == [("TIE-CBL-200", -16)]  # never 16 washers
+
+
+def test_a_wake_word_instead_of_the_answer_starts_a_new_turn(store, tmp_path):
+    script = command(Script().quiet(400)).quiet(3500)  # past the question and the guard after it
+    command(script).quiet(1500)
+    stages = stages_for(script, store, [PAINT, QUERY])
+    events, _ = run(stages, script, tmp_path, speaker=BusySpeaker(800))
+    first, second = of(events, "wake")
+    assert "below zero" in of(events, "reply")[0].text
+    assert [e.turn_id for e in of(events, "turn_end")] == [first.turn_id, second.turn_id]
+    assert [i.intent for i in of(events, "intent")][-1] == "query_stock"  # the new command, not "no yes heard"
+    assert store.get("PNT-WHT").quantity == 0 and store.records() == []
+
+
 def test_no_answer_within_the_follow_up_window_logs_nothing(store, tmp_path):
     script = command(Script().quiet(400)).quiet(4000)
     events, _ = run(stages_for(script, store, [PAINT]), script, tmp_path, follow_up_ms=2000)

@@ -77,6 +77,9 @@ class Tap:
     def speculate(self):
         return self.asr.speculate()
 
+    def recheck(self):
+        return self.asr.recheck()
+
     def set_partials(self, interval_ms, cpu_fraction):
         self.asr.set_partials(interval_ms, cpu_fraction)
 

@@ -35,7 +35,7 @@ from edge import events as ev
 from edge.errors import EdgeError
 from edge.loop import reload
 from edge.loop.inventory import InventoryWatch, same_items
-from edge.loop.speculation import PreviewInventory, Speculation, answer_verdict
+from edge.loop.speculation import PreviewInventory, Speculation, answer_verdict, is_new_command
 from edge.loop.stages import Speaker, Stages
 from edge.loop.state import TRANSITIONS, TurnState
 from edge.loop.stopword import StopListener, is_stop
@@ -212,6 +212,12 @@ class Pipeline:
         if self.state in (TurnState.LISTENING, TurnState.SPEAKING):
             if detection is not None:
                 self._start_turn(detection)
+            return
+        if detection is not None and self.state is TurnState.FOLLOW_UP:
+            # a wake word instead of the answer: a new command; the question gets no answer
+            self.pending = None
+            self.emit(ev.TurnEnd(self.t_ms, self.turn_id, {}))
+            self._start_turn(detection)
             return
         self._endpoint(frame)
 
@@ -556,8 +562,8 @@ class Pipeline:
         t0 = time.perf_counter()
         lat: dict[str, float] = {}
         failed: StageFailed | None = None
-        # an LLM answer is spoken sentence by sentence while it is generated
-        early = None if self.pending is not None else EarlyReply(
+        # an LLM answer is spoken sentence by sentence while it is generated (nothing starts until then)
+        early = EarlyReply(
             self.s.tts, self.output_dir, f"{self.turn_id}-{self.t_ms}", t0=t0,
             play=self._queue_play if self.speaker is not None else None)
         try:
@@ -567,8 +573,7 @@ class Pipeline:
         except Exception as e:  # the loop's own code: still one failed turn, not a stopped service
             failed = StageFailed("pipeline", e)
         finally:
-            if early is not None:
-                early.close()  # a turn that failed half-way leaves no synthesis thread behind
+            early.close()  # a turn that failed half-way leaves no synthesis thread behind
         if failed is not None:
             return self._fail(failed, lat)
         if outcome is None:  # nothing to say: the turn ended as no speech
@@ -579,7 +584,7 @@ class Pipeline:
             self.emit(ev.TurnEnd(self.t_ms, self.turn_id, lat))
         self._follow_speaker()  # nothing playing (any more): on to listening, or the answer
 
-    def _steps(self, t0: float, lat: dict, early: EarlyReply | None) -> dialog.Outcome | None:
+    def _steps(self, t0: float, lat: dict, early: EarlyReply) -> dialog.Outcome | None:
         """Recognition, understanding, store and reply of the endpointed utterance; the outcome, or
         None when there was nothing to act on (then the turn has ended as no speech).
 
@@ -598,6 +603,9 @@ class Pipeline:
         if not rec.text.strip():
             return self._no_speech()
         self._to(TurnState.UNDERSTANDING)
+        if self.pending is not None and is_new_command(rec.text, self.s.understanding, self.language):
+            log.info("%r is a command of its own, not the answer: the question is dropped", rec.text)
+            self.pending = None
         if self.pending is not None:
             outcome = self._answer(rec.text)
         else:

@@ -29,7 +29,7 @@ from edge.stages.nlu.grammar import COMPLETE, UNCLEAR
 from edge.stages.store import Record
 
 if TYPE_CHECKING:
-    from edge.loop.stages import Inventory
+    from edge.loop.stages import Inventory, Understander
     from edge.stages.dialog import Pending
     from edge.stages.nlu.types import Intent
     from edge.stages.store import Item
@@ -128,6 +128,16 @@ def _moved(item: Item, place: str, delta: int | float) -> Item:
     """``item`` with ``delta`` added at ``place``."""
     stock = tuple((p, q + delta if p == place else q) for p, q in item.places())
     return dataclasses.replace(item, quantity=item.quantity + delta, stock=stock)
+
+
+def is_new_command(text: str, understanding: Understander, language: str = "en") -> bool:
+    """Whether ``text``, said while the box waits for the answer to its question, is a command of
+    its own ("we used sixteen M8 bolts" after "how many washers?"): the grammar reads a command in
+    it, whole or not yet, and it is not a cancel. Taken as the answer, its number would be logged
+    against the question's item; it is a new command instead, and the question is dropped."""
+    if is_cancel(text, language):
+        return False
+    return understanding.completeness(text)[1] is not None
 
 
 def answer_verdict(pending: Pending, text: str, items: list[Item], language: str = "en") -> str:

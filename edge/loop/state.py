@@ -42,6 +42,6 @@ TRANSITIONS: dict[TurnState, frozenset[TurnState]] = {
     S.TRANSCRIBING: frozenset({S.UNDERSTANDING, S.LISTENING}),
     S.UNDERSTANDING: frozenset({S.SPEAKING, S.LISTENING}),
     S.SPEAKING: frozenset({S.LISTENING, S.FOLLOW_UP, S.AWAKE}),  # awake: a barge-in
-    S.FOLLOW_UP: frozenset({S.TRANSCRIBING, S.LISTENING}),
+    S.FOLLOW_UP: frozenset({S.TRANSCRIBING, S.LISTENING, S.AWAKE}),  # awake: a wake word instead of the answer
 }
 del S

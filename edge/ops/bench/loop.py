@@ -45,7 +45,7 @@ class _TimedWake:
 
 class _RecordingAsr:
     """Wraps a recognizer; :attr:`last` is the :class:`edge.stages.asr.base.Recognition` of the last
-    :meth:`finish`."""
+    :meth:`finish` (or of its :meth:`recheck`)."""
 
     def __init__(self, asr):
         self._asr = asr
@@ -54,6 +54,11 @@ class _RecordingAsr:
     def finish(self):
         self.last = self._asr.finish()
         return self.last
+
+    def recheck(self):
+        rec = self._asr.recheck()
+        self.last = rec or self.last
+        return rec
 
     def __getattr__(self, name):
         return getattr(self._asr, name)

@@ -52,7 +52,7 @@ from edge import __version__
 from edge import events as ev
 from edge.loop.inventory import InventoryWatch, same_items
 from edge.loop.pipeline import apply_limits
-from edge.loop.speculation import answer_verdict
+from edge.loop.speculation import answer_verdict, is_new_command
 from edge.loop.stages import cpu_sets
 from edge.service.wyoming.locks import StageLocks
 from edge.stages import dialog
@@ -258,7 +258,7 @@ class Box:
             for f in frames:
                 asr.accept(f)
             rec = asr.finish()
-            if rec.window_s is not None and self.stages.understanding.completeness(rec.text)[0] != COMPLETE:
+            if rec.window_s is not None and self._unusable(rec.text):
                 rec = asr.recheck() or rec  # the short window may have misheard (as in the voice loop)
             return rec
         finally:
@@ -358,14 +358,19 @@ class Box:
                                            time.monotonic() + self.settings.dialog.follow_up_window_ms / 1000)
         return HandleResult(handled, outcome.text, turn)
 
-    def _new_command(self, pending: dialog.Pending, text: str) -> bool:
-        """Whether ``text`` is a whole new command rather than an answer to ``pending`` (as a new
-        wake word starts one in the voice loop): it does not answer the question and the grammar
-        reads it as a complete command."""
+    def _unusable(self, text: str) -> bool:
+        """Whether ``text`` is neither a whole command nor an answer to a question the box has
+        asked (then a windowed transcript is decoded again in the full window)."""
         u = self.stages.understanding
-        if answer_verdict(pending, text, u.items, self.settings.language) == COMPLETE:
+        if u.completeness(text)[0] == COMPLETE:
             return False
-        return u.completeness(text)[0] == COMPLETE
+        asked = [p for p, _until in list(self._pending.values())]
+        return not any(answer_verdict(p, text, u.items, self.settings.language) == COMPLETE for p in asked)
+
+    def _new_command(self, pending: dialog.Pending, text: str) -> bool:
+        """Whether ``text`` is a new command rather than an answer to ``pending`` (as a new wake
+        word starts one in the voice loop): :func:`edge.loop.speculation.is_new_command`."""
+        return is_new_command(text, self.stages.understanding, self.settings.language)
 
     def _follow_up(self, pending: dialog.Pending, text: str, turn: str) -> dialog.Outcome:
         outcome = dialog.follow_up(pending, text, self.stages.store, turn, self.settings.language)

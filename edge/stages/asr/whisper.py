@@ -104,7 +104,7 @@ class WhisperRecognizer:
         self.window_fallbacks = 0  # windowed decodes that looped and were decoded again in 30 s
         self.rechecks = 0  # windowed decodes done again in 30 s on the loop's asking (recheck)
         self.recheck_cpu_ms = 0.0  # their CPU time (process, all threads), ms
-        self._last: tuple[np.ndarray, bool] | None = None  # (audio, refine) of the last decode, when windowed
+        self._last: np.ndarray | None = None  # the audio of the last decode, when windowed
         self._window_frames: int | None = None  # the window of the decode running now (None: 30 s)
         self._encode_full = self.model.encode
         self.model.encode = self._encode  # faster-whisper calls self.encode on the padded 30 s
@@ -227,7 +227,7 @@ class WhisperRecognizer:
                 self.second_passes += 1
         rec = Recognition(text, conf, 1000 * len(audio) / SAMPLE_RATE, 1000 * (time.perf_counter() - t0),
                           window if window < FULL_WINDOW_S else None)
-        self._last = (audio, refine) if rec.window_s is not None else None
+        self._last = audio if rec.window_s is not None else None
         return rec
 
     def recheck(self) -> Recognition | None:
@@ -235,10 +235,10 @@ class WhisperRecognizer:
         docstring); it replaces a kept speculation. None when the last one was in 30 s."""
         if self._last is None:
             return None
-        audio, refine = self._last
+        audio = self._last
         spec = self._spec
         c0 = time.process_time()
-        rec = self.transcribe(audio, refine=refine, full=True)
+        rec = self.transcribe(audio, full=True)  # with the second biasing pass, even for a partial's audio
         self.rechecks += 1
         self.recheck_cpu_ms += 1000 * (time.process_time() - c0)
         if spec is not None and spec[1].window_s is not None:
