@@ -19,7 +19,6 @@ from edge.stages.asr.base import Recognition
 from edge.stages.nlu.followup import (
     direction_answer,
     is_cancel,
-    number_answer,
     place_choice,
     resolve_choice,
     variant_pick,
@@ -142,13 +141,15 @@ def is_new_command(text: str, understanding: Understander, language: str = "en")
 
 def answer_verdict(pending: Pending, text: str, items: list[Item], language: str = "en") -> str:
     """An answer to the box's question is complete when it already answers it (a yes/no to a
-    read-back, an item that picks one of the choices); else unclear (the plain tail decides)."""
+    read-back, an item that picks one of the choices); else unclear (the plain tail decides). A
+    count is always unclear: a bare number may be followed by what it counts ("sixteen … M8
+    bolts", a different item), and a number cut off from it would be logged against the question's."""
     if pending.kind == "confirm":
         return COMPLETE if yes_no(text, language) is not None else UNCLEAR
     if is_cancel(text, language):
         return COMPLETE
-    if pending.kind == "quantity":
-        return COMPLETE if number_answer(text) is not None else UNCLEAR
+    if pending.kind == "quantity":  # the plain tail: "sixteen … M8 bolts" must not end at "sixteen"
+        return UNCLEAR
     if pending.kind == "direction":
         return COMPLETE if direction_answer(text, language) is not None else UNCLEAR
     if pending.kind == "choose_place":

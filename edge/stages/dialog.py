@@ -32,6 +32,7 @@ from typing import Literal
 from edge.stages import reply
 from edge.stages.csvfile import allows_decimals
 from edge.stages.nlu.followup import (
+    answer_overreaches,
     ask_back_text,
     by_size,
     direction_answer,
@@ -395,8 +396,7 @@ _UNIT_WORDS = {"box": "box", "boxes": "box", "pack": "pack", "packs": "pack", "p
 
 def _other_unit(intent: Intent, item: Item) -> str | None:
     """The unit word said right after the quantity ("2 boxes of o-rings", "a packet of M8 washers")
-    when it is clearly not the item's unit (boxes of an item counted in pcs), else None. Asked once:
-    an answer to the question is taken as said."""
+    when it is clearly not the item's unit (boxes of an item counted in pcs), else None. Asked once."""
     if intent.extra.get("unit_asked") or intent.quantity is None:
         return None
     q = intent.quantity
@@ -587,9 +587,8 @@ def _log_said(item: Item, quantity: int | float, out: bool, language: str) -> st
 
 
 def _logged_answer(intent: Intent, store: Store, language: str) -> str:
-    """The answer to a question about the log ("did I already log the coolant?") from the store's
-    latest records (at most :data:`MAX_LOG_QUESTION_RECORDS`): the last voice record of the item
-    (or of its candidates) that was not undone; never an import's count."""
+    """The answer to "did I already log the coolant?" from the latest :data:`MAX_LOG_QUESTION_RECORDS`
+    records: the item's (or its candidates') last voice record not undone; never an import's count."""
     recs = store.records(MAX_LOG_QUESTION_RECORDS)
     undone = {r.undoes for r in recs if r.undoes is not None}
     skus = (intent.sku,) if intent.sku else intent.candidates
@@ -631,9 +630,8 @@ def _fill_part(intent: Intent, part: int | None, **slots) -> Intent:
 
 
 def answer_phrases(pending: Pending) -> list[str]:
-    """What an answer to ``pending`` is likely to say, for biasing recognition while the box
-    waits: the sizes offered with their unit ("80 millimetre"), the places or items offered,
-    used / received, and never mind (yes / no for a read-back)."""
+    """What an answer to ``pending`` is likely to say, for biasing recognition while the box waits: the
+    sizes offered ("80 millimetre"), the places or items offered, used / received, never mind, yes / no."""
     said: list[str] = []
     if pending.kind == "choose_place":
         said += list(pending.places)
@@ -662,6 +660,8 @@ def follow_up(pending: Pending, text: str, store: Store, turn_id: str, language:
     again = pending.intent.text
     if is_cancel(text, language) and pending.kind != "confirm":  # (a read-back takes "no" as its no)
         return Outcome(reply.text("cancelled", language))
+    if answer_overreaches(pending, text, store):  # more than the answer: nothing is written from it
+        return Outcome(reply.text("overreach", language))
     if pending.kind == "confirm":
         yn = yes_no(text, language)
         if yn:

@@ -13,8 +13,10 @@ from collections.abc import Sequence
 from edge.stages.names import name_key
 from edge.stages.nlu.filler import has_cjk
 from edge.stages.nlu.grammar import Grammar
+from edge.stages.nlu.lexicon import singular
 from edge.stages.nlu.numbers import normalize_numbers
 from edge.stages.nlu.numbers_zh import normalize_numbers_zh
+from edge.stages.nlu.slots import CONTAINERS
 from edge.stages.sizes import GARMENT_WORDS, GARMENT_ZH, Size, split_size, spoken_size
 
 LANGUAGES = ("en", "zh")
@@ -496,3 +498,52 @@ def is_cancel(text: str, language: str = "en") -> bool:
     if has_cjk(text or ""):
         return _CANCEL_ZH.match(re.sub(r"\s+", "", text)) is not None
     return _CANCEL_EN.match(" ".join(_words(text))) is not None
+
+
+#: the same count unit said another way
+_COUNT_UNIT = {"pcs": "pc", "pc": "pc", "piece": "pc", "unit": "pc", "each": "pc", "ea": "pc", "no": "pc", "nos": "pc"}
+#: words an answer to "how many?" says around its number
+_ANSWER_WORDS = frozenset("a an the of them those these it they we i used use took take received got in out about "
+                          "around roughly exactly just only please ok okay yes yeah so um uh er that's thats is "
+                          "was were there are make total all".split())
+
+
+def answer_overreaches(pending, text: str, store=None) -> bool:
+    """Whether an answer to the box's question says more than its answer, so that taking it as
+    the answer could write what was not meant: a number that is neither the command's count nor
+    one of the numbers of what was offered or read back (the command as said, the places, the
+    variants: "yes, 3" to a read-back of 30, "6 from bin 31" to "bin 30 or bin 31?" about 5), two
+    numbers where one count is asked ("sixteen M8 bolts" to "how many washers?"), or a container
+    other than the item's unit ("twenty boxes" to "how many pcs?"). ``pending``: the question
+    (:class:`edge.stages.dialog.Pending`); ``store``: where the item's unit is looked up (``get``).
+    English only (False for Chinese). Raises nothing."""
+    if has_cjk(text or "") or not text:
+        return False
+    spoken = _spoken(text)
+    if pending.kind == "quantity":
+        item = store.get(pending.intent.sku) if store is not None and pending.intent.sku else None
+        unit = _COUNT_UNIT.get((item.unit if item is not None else "").lower(), (item.unit if item else "").lower())
+        own = set(_words(f"{item.item} {' '.join(item.aliases)}")) if item is not None else set()
+        words = [w for w in _words(spoken) if not w.isdigit() and w not in _ANSWER_WORDS]
+        other_unit = any(_COUNT_UNIT.get(singular(w), singular(w)) != unit for w in words if singular(w) in CONTAINERS)
+        # "sixteen M8 bolts" to "how many washers?": words naming what the question is not about
+        other_item = any(w not in own and singular(w) not in own and singular(w) not in CONTAINERS for w in words)
+        return len(_numbers(text)) > 1 or other_unit or other_item
+    intent = pending.intent
+    if pending.kind == "confirm" and intent.extra.get("loose_count") and yes_no(text) is None:
+        return False  # "Log 2?" to "a couple of" answered "three": the count said now is the count
+    offered = [intent.text or "", intent.location or "", intent.to_location or "", *pending.places,
+               *(f"{c.sku} {c.item} {c.location} {' '.join(c.aliases)}" for c in pending.candidates)]
+    # every digit run of what was offered: "M10 x 80" holds 10 and 80, "MUL-2" holds 2
+    ok = set().union(*(_readings(o) | {float(d) for d in re.findall(r"\d+(?:\.\d+)?", _spoken(o))} for o in offered))
+    if intent.quantity is not None:
+        ok.add(float(intent.quantity))
+    # "the second one", "that one": a pronoun, not a count ("one eighteen" stays a number)
+    toks = spoken.split()
+    bare = " ".join(t for i, t in enumerate(toks) if not (
+        t == "1" and i > 0 and toks[i - 1].isalpha() and (i + 1 == len(toks) or not toks[i + 1][:1].isdigit())))
+    said = _numbers(bare)
+    extra = [n for n in said if n not in ok]
+    if pending.kind in ("choose_item", "choose_place") and len(said) < 2:
+        return False  # the one number is the choice itself ("5 centimetre", "bin four")
+    return bool(extra) and not (_readings(bare) - set(said)) & ok
