@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from edge.stages.names import name_key
 from edge.stages.nlu.filler import has_cjk
 from edge.stages.nlu.grammar import Grammar
-from edge.stages.nlu.lexicon import singular
+from edge.stages.nlu.lexicon import LETTER_NAMES, LOCATION_WORDS, singular
 from edge.stages.nlu.numbers import normalize_numbers
 from edge.stages.nlu.numbers_zh import normalize_numbers_zh
 from edge.stages.nlu.slots import CONTAINERS
@@ -500,50 +500,117 @@ def is_cancel(text: str, language: str = "en") -> bool:
     return _CANCEL_EN.match(" ".join(_words(text))) is not None
 
 
-#: the same count unit said another way
-_COUNT_UNIT = {"pcs": "pc", "pc": "pc", "piece": "pc", "unit": "pc", "each": "pc", "ea": "pc", "no": "pc", "nos": "pc"}
-#: words an answer to "how many?" says around its number
-_ANSWER_WORDS = frozenset("a an the of them those these it they we i used use took take received got in out about "
-                          "around roughly exactly just only please ok okay yes yeah so um uh er that's thats is "
-                          "was were there are make total all".split())
+#: words an answer may say around what it answers: fillers, hedges, thanks, pronouns, little words
+_AROUND = frozenset("a an the of them those these it its they we i im ive id weve theyre you that thats this is was were "
+                    "be been are there here so um uh er erm hmm mm ah oh well like ok okay please thanks thank cheers ta "
+                    "sorry think say guess reckon would about around roughly approximately exactly just only all total "
+                    "make it's and with for to from in at on out our my some yes yeah yep right sure actually "
+                    "anyway today now earlier".split())
+#: the words of a unit, by the item's unit (what a count of it may be said in)
+_UNIT_SAID = {"pc": "pc pcs piece pieces unit units nos item items", "m": "m metre metres meter meters",
+              "l": "l litre litres liter liters", "kg": "kg kilo kilos kilogram kilograms", "g": "g gram grams",
+              "cm": "cm centimetre centimetres centimeter centimeters", "mm": "mm millimetre millimetres millimeter",
+              "ml": "ml millilitre millilitres milliliter milliliters"}
+_PCS = {"pcs": "pc", "pc": "pc", "piece": "pc", "pieces": "pc", "unit": "pc", "units": "pc", "ea": "pc"}
+#: what an answer to a choice may say about the choice ("the long ones", "the second one", "number two")
+_CHOICE_WORDS = frozenset("one ones first second third fourth fifth last other former latter number long longer longest "
+                          "short shorter shortest big bigger biggest small smaller smallest large larger largest "
+                          "medium extra double thick thin wide narrow mil mils mm millimetre millimetres millimeter "
+                          "millimeters centimetre centimetres cm inch inches x by size".split())
+_ASKED_WORDS = {
+    "confirm": _YES_EN.pattern + " no nope nah not dont wrong go ahead do it put move them there log new place",
+    "direction": _OUT_EN.pattern + " " + _IN_EN.pattern + " got came arrived delivered",
+}
+
+
+def _unit_words(unit: str | None) -> set[str]:
+    u = (unit or "").lower()
+    u = _PCS.get(u, u)
+    return set(_UNIT_SAID.get(u, f"{u} {u}s").split()) | {u}
+
+
+def _allowed_words(pending, store) -> set[str]:
+    """Every word an answer to ``pending`` may say without saying more than its answer."""
+    intent = pending.intent
+    item = store.get(intent.sku) if store is not None and intent.sku else None
+    said = [intent.text or "", intent.location or "", intent.to_location or "", *pending.places]
+    if item is not None:
+        said += [item.item, " ".join(item.aliases), " ".join(p for p, _q in item.places())]
+    said += [f"{c.item} {' '.join(c.aliases)} {c.location} {c.sku}" for c in pending.candidates]
+    out = set(_AROUND) | set(_words(" ".join(said))) | _unit_words(item.unit if item is not None else None)
+    out |= {singular(w) for w in out}
+    if pending.kind in ("choose_item", "choose_place"):  # letters: a SKU or a seal spelled out ("B R K 2", "double z")
+        out |= (_CHOICE_WORDS | set(_words(" ".join(GARMENT_WORDS.values()))) | LOCATION_WORDS | _SKU_FILLER
+                | set("abcdefghijklmnopqrstuvwxyz") | set(LETTER_NAMES))
+    out |= set(re.findall(r"[a-z]+", _ASKED_WORDS.get(pending.kind, "")))
+    # the command's own direction said again ("we took six" after "we used a box"), never the other
+    way = {"out": _OUT_EN.pattern, "in": _IN_EN.pattern}.get(intent.direction or "", "")
+    out |= set(re.findall(r"[a-z]+", way)) - {"b"}
+    return out
+
+
+def _fits_a_choice(pending, numbers: list[float]) -> bool:
+    """Whether one offered item or place holds every number said (a size in cm or m for mm too)."""
+    options = [f"{c.sku} {c.item} {c.location}" for c in pending.candidates] or list(pending.places)
+    if not options or not numbers:
+        return True
+    for o in options:
+        held = {float(d) for d in re.findall(r"\d+(?:\.\d+)?", _spoken(o))} | _readings(o)
+        if all(any(round(n * f, 6) in held for f in (1, 10, 1000, 0.1)) for n in numbers):
+            return True
+    return False
 
 
 def answer_overreaches(pending, text: str, store=None) -> bool:
     """Whether an answer to the box's question says more than its answer, so that taking it as
-    the answer could write what was not meant: a number that is neither the command's count nor
-    one of the numbers of what was offered or read back (the command as said, the places, the
-    variants: "yes, 3" to a read-back of 30, "6 from bin 31" to "bin 30 or bin 31?" about 5), two
-    numbers where one count is asked ("sixteen M8 bolts" to "how many washers?"), or a container
-    other than the item's unit ("twenty boxes" to "how many pcs?"). ``pending``: the question
-    (:class:`edge.stages.dialog.Pending`); ``store``: where the item's unit is looked up (``get``).
-    English only (False for Chinese). Raises nothing."""
+    the answer could write what was not meant (then nothing is written and the whole command is
+    asked for again):
+
+    - a word that is neither what the question asks for (yes/no, used/received, a count in the
+      item's unit, an offered item, size or place, an ordinal) nor a word of the command or of what
+      was offered, nor a filler: "yes, received" to a read-back, "30 washers" to "30, 40 or 50 mm
+      bolts?", "received at shelf C", "sixteen M8 bolts" to "how many washers?";
+    - a number other than the command's count and the numbers of what was offered ("yes, 3" to a
+      read-back of 30, "received five" about 3), a count with its unit beside a choice ("large, 6
+      pairs" about 5), two counts where one is asked, numbers no single offered option holds
+      ("eight, no ten", "M10 30" for M8 bolts), an ordinal where a count is asked ("the third").
+
+    ``pending``: the question (:class:`edge.stages.dialog.Pending`); ``store``: where the item is
+    looked up (``get``). English only (False for Chinese). Raises nothing."""
     if has_cjk(text or "") or not text:
         return False
-    spoken = _spoken(text)
-    if pending.kind == "quantity":
-        item = store.get(pending.intent.sku) if store is not None and pending.intent.sku else None
-        unit = _COUNT_UNIT.get((item.unit if item is not None else "").lower(), (item.unit if item else "").lower())
-        own = set(_words(f"{item.item} {' '.join(item.aliases)}")) if item is not None else set()
-        words = [w for w in _words(spoken) if not w.isdigit() and w not in _ANSWER_WORDS]
-        other_unit = any(_COUNT_UNIT.get(singular(w), singular(w)) != unit for w in words if singular(w) in CONTAINERS)
-        # "sixteen M8 bolts" to "how many washers?": words naming what the question is not about
-        other_item = any(w not in own and singular(w) not in own and singular(w) not in CONTAINERS for w in words)
-        return len(_numbers(text)) > 1 or other_unit or other_item
     intent = pending.intent
-    if pending.kind == "confirm" and intent.extra.get("loose_count") and yes_no(text) is None:
-        return False  # "Log 2?" to "a couple of" answered "three": the count said now is the count
-    offered = [intent.text or "", intent.location or "", intent.to_location or "", *pending.places,
-               *(f"{c.sku} {c.item} {c.location} {' '.join(c.aliases)}" for c in pending.candidates)]
-    # every digit run of what was offered: "M10 x 80" holds 10 and 80, "MUL-2" holds 2
-    ok = set().union(*(_readings(o) | {float(d) for d in re.findall(r"\d+(?:\.\d+)?", _spoken(o))} for o in offered))
-    if intent.quantity is not None:
-        ok.add(float(intent.quantity))
-    # "the second one", "that one": a pronoun, not a count ("one eighteen" stays a number)
+    # "Log 2?" to "a couple of" answered "three" or "no, three": a count, as to "how many?"
+    counting = pending.kind == "quantity" or (pending.kind == "confirm" and bool(intent.extra.get("loose_count"))
+                                              and yes_no(text) is not True)
+    if pending.kind == "choose_item" and not pending.candidates:
+        return False  # "which item?": any name of the inventory is the answer
+    spoken = _spoken(text)
     toks = spoken.split()
+    # "the second one", "that one": a pronoun, not a count ("one eighteen" stays a number)
     bare = " ".join(t for i, t in enumerate(toks) if not (
         t == "1" and i > 0 and toks[i - 1].isalpha() and (i + 1 == len(toks) or not toks[i + 1][:1].isdigit())))
+    allowed = _allowed_words(pending, store)
+    words = [w for w in _words(bare) if not w.replace(".", "").isdigit()]
+    if any(w not in allowed and singular(w) not in allowed for w in words):
+        return True
     said = _numbers(bare)
+    if counting:  # one count, in the item's unit ("twenty boxes" to "how many pcs?" is not one)
+        unit = _unit_words(getattr(store.get(intent.sku), "unit", None) if store is not None and intent.sku else None)
+        return (len(said) > 1 or any(w in _ORDINALS_EN for w in _words(text))
+                or any(singular(w) in CONTAINERS and w not in unit and singular(w) not in unit for w in words))
+    if pending.kind in ("choose_item", "choose_place"):
+        counted = re.findall(r"(\d+(?:\.\d+)?)\s+(?:of\b|[a-z]+s\b)", bare)
+        unit = _unit_words(getattr(store.get(intent.sku), "unit", None) if store is not None and intent.sku else None)
+        counts = [float(n) for n, w in zip(counted, re.findall(r"\d+(?:\.\d+)?\s+(\S+)", bare), strict=False)
+                  if w == "of" or w in unit or singular(w) in CONTAINERS]
+        if any(c != intent.quantity for c in counts):
+            return True
+        return not _fits_a_choice(pending, [n for n in said if n not in counts])
+    ok = {float(intent.quantity)} if intent.quantity is not None else set()
+    for o in [intent.text or "", intent.location or "", intent.to_location or "", *pending.places]:
+        ok |= _readings(o) | {float(d) for d in re.findall(r"\d+(?:\.\d+)?", _spoken(o))}
+    if store is not None and intent.sku and store.get(intent.sku) is not None:
+        ok |= {float(d) for d in re.findall(r"\d+(?:\.\d+)?", _spoken(store.get(intent.sku).item))}
     extra = [n for n in said if n not in ok]
-    if pending.kind in ("choose_item", "choose_place") and len(said) < 2:
-        return False  # the one number is the choice itself ("5 centimetre", "bin four")
     return bool(extra) and not (_readings(bare) - set(said)) & ok
