@@ -28,6 +28,8 @@ DRL-10,drill bit 10 mm,drawer 6,25,pcs,drill bits
 GLV-M,work gloves size M,shelf C,40,pair,gloves
 GLV-L,work gloves size L,shelf C,40,pair,gloves
 GLV-XL,work gloves size XL,shelf D,40,pair,gloves
+HB-20,hex bolt M10 x 20 mm,bin 191,36,pcs,M10 bolts
+HB-80,hex bolt M10 x 80 mm,bin 22,48,pcs,M10 bolts
 """
 
 
@@ -129,6 +131,8 @@ def test_an_answer_that_says_more_than_the_answer_writes_nothing(box, command, a
     ("we used 5 drill bits", "the smallest", [("DRL-BIT-6", -5, "drawer 4")]),
     ("we used 5 gloves", "size large", [("GLV-L", -5, "shelf C")]),
     ("we used 5 gloves", "XL", [("GLV-XL", -5, "shelf D")]),
+    ("we used 5 M8 bolts", "Forty.", [("BLT-M8-40", -5, "bin 13")]),
+    ("we used 5 M10 bolts", "Eddie", [("HB-80", -5, "bin 22")]),  # "eighty" as it was heard: sounds like it
     ("we used 2 boxes of washers", "we used sixteen M8 bolts", None),  # a command of its own: asks its size
 ])
 def test_a_plain_answer_still_completes_the_command(box, command, answer, expected):

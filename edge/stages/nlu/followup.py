@@ -592,7 +592,11 @@ def answer_overreaches(pending, text: str, store=None) -> bool:
         t == "1" and i > 0 and toks[i - 1].isalpha() and (i + 1 == len(toks) or not toks[i + 1][:1].isdigit())))
     allowed = _allowed_words(pending, store)
     words = [w for w in _words(bare) if not w.replace(".", "").isdigit()]
-    if any(w not in allowed and singular(w) not in allowed for w in words):
+    strange = [w for w in words if w not in allowed and singular(w) not in allowed]
+    content = [w for w in words if w not in _AROUND]
+    # a choice said as one word alone is the choice or nothing: "Eddie" is how "eighty" was heard
+    lone = pending.kind in ("choose_item", "choose_place") and len(content) == 1 and not _numbers(bare)
+    if strange and not lone:
         return True
     said = _numbers(bare)
     if counting:  # one count, in the item's unit ("twenty boxes" to "how many pcs?" is not one)
