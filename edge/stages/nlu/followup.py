@@ -467,8 +467,11 @@ def _extreme(said: str) -> int:
     return next((_MOST[w] for w in _words(said) if w in _MOST), 0)
 
 
-_OUT_EN = re.compile(r"\b(?:used|use|out|took|taken|take|gone|went|removed|issued|consumed|signed out)\b")
-_IN_EN = re.compile(r"\b(?:received|receive|in|added|add|delivered|came in|arrived|put|returned|back|restocked)\b")
+_OUT_WORDS = ("used", "use", "out", "took", "taken", "take", "gone", "went", "removed", "issued", "consumed", "signed out")
+_IN_WORDS = ("received", "receive", "in", "added", "add", "delivered", "came in", "arrived", "put", "returned", "back",
+             "restocked")
+_OUT_EN = re.compile(rf"\b(?:{'|'.join(_OUT_WORDS)})\b")
+_IN_EN = re.compile(rf"\b(?:{'|'.join(_IN_WORDS)})\b")
 
 
 def direction_answer(text: str, language: str = "en") -> str | None:
@@ -517,10 +520,19 @@ _CHOICE_WORDS = frozenset("one ones first second third fourth fifth last other f
                           "short shorter shortest big bigger biggest small smaller smallest large larger largest "
                           "medium extra double thick thin wide narrow mil mils mm millimetre millimetres millimeter "
                           "millimeters centimetre centimetres cm inch inches x by size".split())
+#: the words of each direction, one by one ("came in" gives "came" and "in")
+_WAY_WORDS = {"out": set(" ".join(_OUT_WORDS).split()), "in": set(" ".join(_IN_WORDS).split())}
+#: what an answer to a read-back or to "used or received?" says to answer it
 _ASKED_WORDS = {
-    "confirm": _YES_EN.pattern + " no nope nah not dont wrong go ahead do it put move them there log new place",
-    "direction": _OUT_EN.pattern + " " + _IN_EN.pattern + " got came arrived delivered",
+    "confirm": set(re.findall(r"[a-z]+", _YES_EN.pattern))
+    | set("no nope nah not dont wrong go ahead do it put move them there log new place".split()),
+    "direction": _WAY_WORDS["out"] | _WAY_WORDS["in"] | {"got", "came", "arrived", "delivered"},
 }
+
+
+def _digits(text: str) -> set[float]:
+    """Every digit run of ``text`` as said ("M10 x 80" holds 10 and 80, "MUL-2" holds 2)."""
+    return {float(d) for d in re.findall(r"\d+(?:\.\d+)?", _spoken(text))}
 
 
 def _unit_words(unit: str | None) -> set[str]:
@@ -529,10 +541,10 @@ def _unit_words(unit: str | None) -> set[str]:
     return set(_UNIT_SAID.get(u, f"{u} {u}s").split()) | {u}
 
 
-def _allowed_words(pending, store) -> set[str]:
-    """Every word an answer to ``pending`` may say without saying more than its answer."""
+def _allowed_words(pending, item) -> set[str]:
+    """Every word an answer to ``pending`` (about ``item``, or None) may say without saying more
+    than its answer."""
     intent = pending.intent
-    item = store.get(intent.sku) if store is not None and intent.sku else None
     said = [intent.text or "", intent.location or "", intent.to_location or "", *pending.places]
     if item is not None:
         said += [item.item, " ".join(item.aliases), " ".join(p for p, _q in item.places())]
@@ -542,10 +554,9 @@ def _allowed_words(pending, store) -> set[str]:
     if pending.kind in ("choose_item", "choose_place"):  # letters: a SKU or a seal spelled out ("B R K 2", "double z")
         out |= (_CHOICE_WORDS | set(_words(" ".join(GARMENT_WORDS.values()))) | LOCATION_WORDS | _SKU_FILLER
                 | set("abcdefghijklmnopqrstuvwxyz") | set(LETTER_NAMES))
-    out |= set(re.findall(r"[a-z]+", _ASKED_WORDS.get(pending.kind, "")))
+    out |= _ASKED_WORDS.get(pending.kind, set())
     # the command's own direction said again ("we took six" after "we used a box"), never the other
-    way = {"out": _OUT_EN.pattern, "in": _IN_EN.pattern}.get(intent.direction or "", "")
-    out |= set(re.findall(r"[a-z]+", way)) - {"b"}
+    out |= _WAY_WORDS.get(intent.direction or "", set())
     return out
 
 
@@ -555,7 +566,7 @@ def _fits_a_choice(pending, numbers: list[float]) -> bool:
     if not options or not numbers:
         return True
     for o in options:
-        held = {float(d) for d in re.findall(r"\d+(?:\.\d+)?", _spoken(o))} | _readings(o)
+        held = _digits(o) | _readings(o)
         if all(any(round(n * f, 6) in held for f in (1, 10, 1000, 0.1)) for n in numbers):
             return True
     return False
@@ -590,7 +601,9 @@ def answer_overreaches(pending, text: str, store=None) -> bool:
     # "the second one", "that one": a pronoun, not a count ("one eighteen" stays a number)
     bare = " ".join(t for i, t in enumerate(toks) if not (
         t == "1" and i > 0 and toks[i - 1].isalpha() and (i + 1 == len(toks) or not toks[i + 1][:1].isdigit())))
-    allowed = _allowed_words(pending, store)
+    item = store.get(intent.sku) if store is not None and intent.sku else None
+    unit = _unit_words(item.unit if item is not None else None)
+    allowed = _allowed_words(pending, item)
     words = [w for w in _words(bare) if not w.replace(".", "").isdigit()]
     strange = [w for w in words if w not in allowed and singular(w) not in allowed]
     content = [w for w in words if w not in _AROUND]
@@ -600,12 +613,10 @@ def answer_overreaches(pending, text: str, store=None) -> bool:
         return True
     said = _numbers(bare)
     if counting:  # one count, in the item's unit ("twenty boxes" to "how many pcs?" is not one)
-        unit = _unit_words(getattr(store.get(intent.sku), "unit", None) if store is not None and intent.sku else None)
         return (len(said) > 1 or any(w in _ORDINALS_EN for w in _words(text))
                 or any(singular(w) in CONTAINERS and w not in unit and singular(w) not in unit for w in words))
     if pending.kind in ("choose_item", "choose_place"):
         counted = re.findall(r"(\d+(?:\.\d+)?)\s+(?:of\b|[a-z]+s\b)", bare)
-        unit = _unit_words(getattr(store.get(intent.sku), "unit", None) if store is not None and intent.sku else None)
         counts = [float(n) for n, w in zip(counted, re.findall(r"\d+(?:\.\d+)?\s+(\S+)", bare), strict=False)
                   if w == "of" or w in unit or singular(w) in CONTAINERS]
         if any(c != intent.quantity for c in counts):
@@ -613,8 +624,8 @@ def answer_overreaches(pending, text: str, store=None) -> bool:
         return not _fits_a_choice(pending, [n for n in said if n not in counts])
     ok = {float(intent.quantity)} if intent.quantity is not None else set()
     for o in [intent.text or "", intent.location or "", intent.to_location or "", *pending.places]:
-        ok |= _readings(o) | {float(d) for d in re.findall(r"\d+(?:\.\d+)?", _spoken(o))}
-    if store is not None and intent.sku and store.get(intent.sku) is not None:
-        ok |= {float(d) for d in re.findall(r"\d+(?:\.\d+)?", _spoken(store.get(intent.sku).item))}
+        ok |= _readings(o) | _digits(o)
+    if item is not None:
+        ok |= _digits(item.item)
     extra = [n for n in said if n not in ok]
     return bool(extra) and not (_readings(bare) - set(said)) & ok

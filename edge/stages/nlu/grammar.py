@@ -326,12 +326,12 @@ class Grammar:
             return (COMPLETE if whole else UNCLEAR), intent
         if is_filler(text):
             return INCOMPLETE, None
-        if not normalize_text(strip_leading_fillers(text)).split():
+        toks = normalize_text(strip_leading_fillers(text)).split()
+        if not toks:
             return INCOMPLETE, None
         intent = self.parse(text)
-        if dangles(text):
+        if _ends_dangling(toks):
             return INCOMPLETE, intent
-        toks = normalize_text(strip_leading_fillers(text)).split()
         if intent is None:
             words = set(toks)
             stock = bool(words & (IN_WORDS | OUT_WORDS | LOG_WORDS)) or bool(_STOCK_START.match(" ".join(toks)))
@@ -347,7 +347,11 @@ def dangles(text: str) -> bool:
     """Whether ``text`` ends as a speaker who goes on does: on a :data:`DANGLING_WORDS` word, a
     hesitation, a container word or a bare number outside a location ("... drill bits from",
     "twenty boxes of", "bin 12 and"). Raises nothing."""
-    toks = normalize_text(strip_leading_fillers(text or "")).split()
+    return _ends_dangling(normalize_text(strip_leading_fillers(text or "")).split())
+
+
+def _ends_dangling(toks: list[str]) -> bool:
+    """:func:`dangles` on the normalized tokens."""
     if not toks:
         return False
     locs = locations(toks)
