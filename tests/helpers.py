@@ -45,3 +45,21 @@ def csv_store(folder: Path, csv_text: str) -> Iterator:
     with Store(folder / "edge.db") as s:
         s.import_csv(p)
         yield s
+
+
+def say(box, text: str, turn: str = "t1"):
+    """``text`` understood by ``box``'s understanding and acted on in its store, as a turn does
+    (``box``: ``(store, understanding)``); the :class:`edge.stages.dialog.Outcome`."""
+    from edge.stages import dialog
+
+    store, nlu = box
+    return dialog.act(nlu.understand(text), store, text, turn)
+
+
+def say_to_store(store, text: str, language: str = "en"):
+    """:func:`say` with an understanding built from ``store``'s items now, in ``language``."""
+    from edge.stages import dialog
+    from edge.stages.nlu.understand import Understanding
+
+    intent = Understanding(store.items(), language=language).understand(text)
+    return dialog.act(intent, store, text, "t1", language=language)

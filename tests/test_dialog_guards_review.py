@@ -8,7 +8,7 @@ import pytest
 from edge.stages import dialog
 from edge.stages.nlu.types import Intent
 from edge.stages.nlu.understand import Understanding
-from tests.helpers import csv_store
+from tests.helpers import csv_store, say
 
 CSV = """sku,item,location,quantity,unit,aliases,reorder_level
 FUS-5A,fuse,bin 30,60,pcs,fuses,10
@@ -25,10 +25,6 @@ def box(tmp_path):
     with csv_store(tmp_path, CSV) as s:
         yield s, Understanding(s.items())
 
-
-def say(box, text: str, turn: str) -> dialog.Outcome:
-    store, nlu = box
-    return dialog.act(nlu.understand(text), store, text, turn)
 
 
 def undo(box, text: str, turn: str) -> dialog.Outcome:

@@ -10,9 +10,8 @@ import sys
 
 import pytest
 
-from edge.stages import dialog
 from edge.stages.nlu.understand import Understanding
-from tests.helpers import REPO, csv_store
+from tests.helpers import REPO, csv_store, say_to_store
 
 CSV = """sku,item,location,quantity,unit,aliases
 FUS-5A,fuse,bin 30,60,pcs,fuses;保险丝
@@ -30,10 +29,6 @@ def box(tmp_path):
     with csv_store(tmp_path, CSV) as s:
         yield s
 
-
-def say(store, text: str, language: str = "en") -> dialog.Outcome:
-    intent = Understanding(store.items(), language=language).understand(text)
-    return dialog.act(intent, store, text, "t1", language=language)
 
 
 @pytest.mark.parametrize("text, said", [
@@ -62,7 +57,7 @@ def say(store, text: str, language: str = "en") -> dialog.Outcome:
 ])
 def test_a_negated_command_writes_nothing_and_says_what_was_said(box, text, said):
     before = {i.sku: i.quantity for i in box.items()}
-    out = say(box, text)
+    out = say_to_store(box, text)
     assert out.text == said and out.pending is None
     assert box.records() == [] and {i.sku: i.quantity for i in box.items()} == before
 
@@ -71,7 +66,7 @@ def test_a_negated_command_of_an_unclear_item_is_not_asked_about(box):
     # nothing would be written whichever item was meant: no "fuses or drill bits?" question
     plain = Understanding(box.items()).understand("we used 3 m8")
     assert plain.candidates == ("BLT-M8", "WSH-M8")  # said plainly, it is asked
-    out = say(box, "we didn't use 3 m8")
+    out = say_to_store(box, "we didn't use 3 m8")
     assert out.text == "Nothing logged: you said that was not used."
     assert out.pending is None and box.records() == []
 
@@ -82,7 +77,7 @@ def test_a_negated_command_of_an_unclear_item_is_not_asked_about(box):
     ("我们没有用三个钻头", "没有记录：你说没有用3个钻头。"),
 ])
 def test_a_mandarin_negation_is_read_back_as_said(box, text, said):
-    out = say(box, text, "zh")
+    out = say_to_store(box, text, "zh")
     assert out.text == said and box.records() == []
 
 

@@ -10,7 +10,7 @@ from edge.stages import dialog
 from edge.stages.nlu.grammar import Grammar
 from edge.stages.nlu.understand import Understanding
 from edge.stages.store import Item
-from tests.helpers import csv_store
+from tests.helpers import csv_store, say
 
 ITEMS = [
     Item("OIL-E", "engine oil 5W-30", "bin 5", 40, "l", ()),
@@ -75,10 +75,6 @@ def box(tmp_path):
     with csv_store(tmp_path, CSV) as s:
         yield s, Understanding(s.items())
 
-
-def say(box, text: str, turn: str = "t1") -> dialog.Outcome:
-    store, nlu = box
-    return dialog.act(nlu.understand(text), store, text, turn)
 
 
 def test_a_list_names_the_last_item_instead_of_one_more(box):

@@ -9,8 +9,7 @@ import pytest
 from edge.stages import dialog
 from edge.stages.nlu.guards import asks_yes_no, guard
 from edge.stages.nlu.guards_zh import guard_zh
-from edge.stages.nlu.understand import Understanding
-from tests.helpers import csv_store
+from tests.helpers import csv_store, say_to_store
 
 CSV = """sku,item,location,quantity,unit,aliases
 FUS-5A,fuse,bin 30,60,pcs,fuses;保险丝
@@ -27,14 +26,10 @@ def box(tmp_path):
         yield s
 
 
-def say(store, text: str, language: str = "en") -> dialog.Outcome:
-    intent = Understanding(store.items(), language=language).understand(text)
-    return dialog.act(intent, store, text, "t1", language=language)
-
 
 def nothing_written(store, text: str) -> dialog.Outcome:
     before = {i.sku: i.quantity for i in store.items()}
-    out = say(store, text)
+    out = say_to_store(store, text)
     assert store.records() == [] and {i.sku: i.quantity for i in store.items()} == before, out.text
     return out
 
@@ -93,12 +88,12 @@ def test_what_should_be_there_is_no_count(box):
     ("can you log 3 fuses used", "FUS-5A", -3), ("I need to log 3 fuses used", "FUS-5A", -3),
 ])
 def test_the_contrast_sentences_still_log(box, text, sku, delta):
-    say(box, text)
+    say_to_store(box, text)
     assert [(r.sku, r.delta) for r in box.records()] == [(sku, delta)]
 
 
 def test_a_count_still_counts(box):
-    say(box, "counted 40 fuses in bin 30")
+    say_to_store(box, "counted 40 fuses in bin 30")
     assert box.get("FUS-5A").quantity == 40
 
 

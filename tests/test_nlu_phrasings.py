@@ -16,7 +16,7 @@ from edge.stages.nlu.grammar import Grammar, text_direction
 from edge.stages.nlu.paraphrase import Paraphraser
 from edge.stages.nlu.slots import purpose_span
 from edge.stages.nlu.understand import Understanding
-from tests.helpers import INVENTORY, csv_store
+from tests.helpers import INVENTORY, csv_store, say
 from tests.stockroom import stockroom
 
 CSV = """sku,item,location,quantity,unit,aliases,reorder_level
@@ -40,10 +40,6 @@ def box(tmp_path):
     with csv_store(tmp_path, CSV) as s:
         yield s, Understanding(s.items())
 
-
-def say(box, text: str, turn: str) -> dialog.Outcome:
-    store, nlu = box
-    return dialog.act(nlu.understand(text), store, text, turn)
 
 
 @pytest.mark.parametrize("text, sku, quantity, location", [

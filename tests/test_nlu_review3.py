@@ -13,7 +13,7 @@ from edge.stages.nlu.grammar import text_direction
 from edge.stages.nlu.paraphrase import Paraphraser
 from edge.stages.nlu.said_counts import counts_said, pairs_in_other_unit
 from edge.stages.nlu.understand import Understanding
-from tests.helpers import csv_store
+from tests.helpers import csv_store, say
 
 CSV = """sku,item,location,quantity,unit,aliases,reorder_level
 FUS-5A,fuse,bin 30,60,pcs,fuses,10
@@ -35,10 +35,6 @@ def box(tmp_path, encoder):
     with csv_store(tmp_path, CSV) as s:
         yield s, Understanding(s.items(), paraphraser=Paraphraser(encoder, s.items()))
 
-
-def say(box, text: str, turn: str = "t1") -> dialog.Outcome:
-    store, nlu = box
-    return dialog.act(nlu.understand(text), store, text, turn)
 
 
 def moves(store) -> list[tuple[str, float]]:

@@ -8,7 +8,7 @@ import pytest
 
 from edge.stages import dialog
 from edge.stages.nlu.understand import Understanding
-from tests.helpers import csv_store
+from tests.helpers import csv_store, say
 
 CSV = """sku,item,location,quantity,unit,aliases
 MUL-1,Muller clamp,bin 3,10,pcs,MC clamp
@@ -24,10 +24,6 @@ def box(tmp_path):
     with csv_store(tmp_path, CSV) as s:
         yield s, Understanding(s.items())
 
-
-def say(box, text: str, turn: str = "t1") -> dialog.Outcome:
-    store, nlu = box
-    return dialog.act(nlu.understand(text), store, text, turn)
 
 
 @pytest.mark.parametrize("text", ["we used 3 Muller clamps", "we used 3 Müller clamps", "we used 3 muller",
