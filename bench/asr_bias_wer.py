@@ -27,9 +27,9 @@ from drivers.audio import wav_frames  # noqa: E402
 from edge.stages.asr import vocabulary  # noqa: E402
 from edge.stages.asr.whisper import WhisperRecognizer  # noqa: E402
 from edge.stages.nlu.numbers import normalize_numbers  # noqa: E402
-from edge.stages.store import Store  # noqa: E402
 from edge.stages.vad import Endpoint, Endpointer, SileroVad  # noqa: E402
 from edge.stages.wake import WakeWord  # noqa: E402
+from edge.stock.store import Store  # noqa: E402
 
 SESSIONS = REPO.parent / "shared" / "audio" / "sessions"
 

@@ -29,7 +29,7 @@ from edge.config import load_settings  # noqa: E402
 from edge.loop.build import build_recognizer, build_stages, close_stages  # noqa: E402
 from edge.loop.inventory import with_units  # noqa: E402
 from edge.stages.asr import vocabulary  # noqa: E402
-from edge.stages.store import Store  # noqa: E402
+from edge.stock.store import Store  # noqa: E402
 from tests.helpers import INVENTORY, SESSIONS, run_session  # noqa: E402
 
 NAMES = ["query_m8_bolts", "log_gloves_received", "log_drill_bits_used", "log_washers_numbers"]

@@ -66,7 +66,7 @@ from edge.config import load_settings  # noqa: E402
 from edge.loop.build import build_stages  # noqa: E402
 from edge.loop.pipeline import Pipeline  # noqa: E402
 from edge.stages.nlu.grammar import Grammar  # noqa: E402
-from edge.stages.store import Store  # noqa: E402
+from edge.stock.store import Store  # noqa: E402
 
 SHARED = REPO.parent / "shared" / "audio"
 SESSIONS = SHARED / "sessions"

@@ -60,7 +60,7 @@ from edge.llm.loader import build_llm  # noqa: E402
 from edge.loop.build import build_understanding  # noqa: E402
 from edge.stages import dialog  # noqa: E402
 from edge.stages.nlu.types import INTENTS  # noqa: E402
-from edge.stages.store import Store, StoreError  # noqa: E402
+from edge.stock.store import Store, StoreError  # noqa: E402
 
 EVAL = REPO / "bench" / "eval" / "nlu.jsonl"
 SETS = {"dev": EVAL, "holdout": REPO / "bench" / "eval" / "nlu_holdout.jsonl",

@@ -41,7 +41,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from edge.stages.nlu.grammar import Grammar  # noqa: E402
-from edge.stages.store import Item  # noqa: E402
+from edge.stock.store import Item  # noqa: E402
 
 EVAL = REPO / "bench" / "eval" / "utterances.jsonl"
 INVENTORY = REPO.parent / "shared" / "audio" / "sessions" / "inventory.csv"

@@ -48,7 +48,7 @@ import psycopg  # noqa: E402
 import yaml  # noqa: E402
 
 from edge.site.server import init_schema  # noqa: E402
-from edge.stages.store import Store  # noqa: E402
+from edge.stock.store import Store  # noqa: E402
 from tests.pgserver import PgServer  # noqa: E402
 
 INVENTORY = REPO.parent / "shared" / "audio" / "sessions" / "inventory.csv"

@@ -44,7 +44,7 @@ def child_pipeline() -> dict:
     from drivers.audio import wav_frames
     from edge.config import load_settings
     from edge.loop.build import build_stages, run_frames
-    from edge.stages.store import Store
+    from edge.stock.store import Store
 
     res = {"start": status_mib()}
     d = Path(tempfile.mkdtemp())

@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO))
 
 from edge.stages import dialog  # noqa: E402
 from edge.stages.nlu.types import Intent  # noqa: E402
-from edge.stages.store import Store  # noqa: E402
+from edge.stock.store import Store  # noqa: E402
 
 FAMILIES = ("hex bolt", "socket screw", "washer", "nut", "drill bit", "rivet", "cable tie", "hose clamp")
 

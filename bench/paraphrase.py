@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from edge.models.embed import Encoder  # noqa: E402
 from edge.stages.nlu.paraphrase import FILLERS, Paraphraser, load_exemplars  # noqa: E402
-from edge.stages.store import Store  # noqa: E402
+from edge.stock.store import Store  # noqa: E402
 from tests.big_inventory import big_inventory  # noqa: E402
 
 DATA = ROOT / "bench" / "paraphrase" / "en.jsonl"

@@ -61,7 +61,7 @@ sys.path.insert(0, str(REPO))
 from drivers.audio import wav_frames  # noqa: E402
 from edge.config import load_settings  # noqa: E402
 from edge.loop.build import build_stages, run_frames  # noqa: E402
-from edge.stages.store import Store  # noqa: E402
+from edge.stock.store import Store  # noqa: E402
 
 SESSIONS = REPO.parent / "shared" / "audio" / "sessions"
 RSS_GROWTH_LIMIT = 0.05  # issue 7: "after warm-up the resident memory grows by less than 5 %"

@@ -37,7 +37,7 @@ def _settings(args, overrides=None):
 
 
 def _store(settings, recover: bool = False):
-    from edge.stages.store import Store
+    from edge.stock.store import Store
 
     return Store(settings.store.path, box=settings.site.box if settings.site else None, recover=recover)
 
@@ -163,7 +163,7 @@ def _scratch_copy(store, settings):
     import sqlite3
     import tempfile
 
-    from edge.stages.store import Store
+    from edge.stock.store import Store
 
     copy = Path(tempfile.mkdtemp(prefix="edge-explain-")) / "edge.db"
     atexit.register(shutil.rmtree, copy.parent, True)
@@ -312,7 +312,7 @@ def cmd_status(args) -> int:
         lg.setLevel(level)
     st["service"] = read_state(state_path(settings))  # the running daemon's capture counters and turns
     lines = [format_status(st), *format_service(st["service"])]
-    from edge.stages.store_recovery import read_report
+    from edge.stock.recovery import read_report
 
     st["store_recovery"] = read_report(settings.store.path)  # a corrupt store rebuilt at start
     if st["store_recovery"]:

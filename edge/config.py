@@ -384,7 +384,7 @@ class DocsSettings(_Frozen):
 
 
 #: What a site or box id may look like (they are parts of MQTT topics and of record identities);
-#: the same rule as edge.stages.store_schema.BOX_ID_PATTERN.
+#: the same rule as edge.stock.schema.BOX_ID_PATTERN.
 SITE_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,31}$"
 
 

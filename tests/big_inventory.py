@@ -8,7 +8,7 @@ import csv
 import random
 from pathlib import Path
 
-from edge.stages.store import Item
+from edge.stock.store import Item
 
 try:
     from nlu_helpers import sample_items

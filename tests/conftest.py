@@ -24,7 +24,7 @@ def pulse_null_sink(tmp_path):
 def _rig(tmp_path_factory, llm: bool):
     from edge.config import load_settings
     from edge.loop.build import build_stages
-    from edge.stages.store import Store
+    from edge.stock.store import Store
 
     d = tmp_path_factory.mktemp("rig-llm" if llm else "rig-grammar")
     overrides = {"store": {"path": str(d / "unused.db")}, "output_dir": str(d)}
@@ -72,7 +72,7 @@ def rig_grammar(tmp_path_factory):
 @pytest.fixture
 def inventory_store(tmp_path):
     """A fresh SQLite store in ``tmp_path`` loaded from the shared inventory.csv."""
-    from edge.stages.store import Store
+    from edge.stock.store import Store
 
     store = Store(tmp_path / "edge.db")
     store.import_csv(INVENTORY)

@@ -80,7 +80,7 @@ def write_forever(store, seed: int, start_text: str, out: int) -> int:
 
 
 def _open(db: str, inventory: str):
-    from edge.stages.store import Store
+    from edge.stock.store import Store
 
     store = Store(db)
     if not store.items():
@@ -93,7 +93,7 @@ def serve(db: str, inventory: str, seed: int) -> int:
     ``GO START ACKFILE`` line on stdin forks a writer (ACK lines appended to ACKFILE) and answers
     ``PID n``; ``WAIT n`` answers ``EXIT status`` once that child is gone. So a test can kill a
     writer hundreds of times without paying an interpreter start each time."""
-    from edge.stages import store as loaded  # imported once, before any fork
+    from edge.stock import store as loaded  # imported once, before any fork
 
     assert loaded.Store
     for line in sys.stdin:

@@ -38,7 +38,7 @@ def heard(events) -> str:
 @contextmanager
 def csv_store(folder: Path, csv_text: str) -> Iterator:
     """A real SQLite store in ``folder`` with the inventory ``csv_text`` imported (closed after)."""
-    from edge.stages.store import Store
+    from edge.stock.store import Store
 
     p = folder / "inv.csv"
     p.write_text(csv_text, encoding="utf-8")

@@ -7,7 +7,7 @@ import csv
 from pathlib import Path
 
 from edge.llm.base import GenerationRequest, GenerationStats, LlmEngine
-from edge.stages.store import Item
+from edge.stock.store import Item
 
 REPO = Path(__file__).resolve().parents[1]
 INVENTORY = REPO.parent / "shared" / "audio" / "sessions" / "inventory.csv"
@@ -36,7 +36,7 @@ def sample_items(extra_aliases: dict[str, tuple[str, ...]] | None = None) -> lis
 
 
 def write_inventory(path: Path, items: list[Item]) -> Path:
-    """``items`` as an inventory CSV at ``path`` (for a real :class:`edge.stages.store.Store`)."""
+    """``items`` as an inventory CSV at ``path`` (for a real :class:`edge.stock.store.Store`)."""
     with path.open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["sku", "item", "location", "quantity", "unit", "aliases"])

@@ -15,7 +15,7 @@ import yaml
 from edge.config import load_settings
 from edge.site.server import init_schema
 from edge.site.sync import waiting
-from edge.stages.store import Movement, Store
+from edge.stock.store import Movement, Store
 from tests.helpers import INVENTORY, REPO
 from tests.pgserver import PgServer
 

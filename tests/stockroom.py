@@ -6,7 +6,7 @@ Deterministic (no random numbers): the same ``n`` gives the same items.
 """
 from __future__ import annotations
 
-from edge.stages.store import Item
+from edge.stock.store import Item
 from tests.nlu_helpers import sample_items
 
 THREADS = (6, 8, 10, 12)

@@ -5,7 +5,7 @@ import pytest
 
 from drivers.audio import wav_frames
 from edge.stages.asr import vocabulary
-from edge.stages.store import Store
+from edge.stock.store import Store
 from tests.helpers import AUDIO, INVENTORY
 
 DIGITS = AUDIO / "real" / "digits_vosk_test.wav"

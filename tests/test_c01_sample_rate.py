@@ -32,7 +32,7 @@ import soxr
 
 from drivers.audio import SAMPLE_RATE, AudioFormatError, FrameConverter, read_wav, wav_frames
 from drivers.audio.devices import MAX_CAPTURE_CHANNELS, AudioDeviceError, native_format
-from edge.stages.store import Store
+from edge.stock.store import Store
 from tests.audio_helpers import assert_pipeline_frames, convert_in_chunks
 from tests.helpers import AUDIO, INVENTORY, REPO, SESSIONS, of_type, run_session
 

@@ -17,7 +17,7 @@ import pytest
 import soundfile as sf
 
 from drivers.audio import FRAME_SAMPLES, SAMPLE_RATE, FrameConverter, wav_frames
-from edge.stages.store import Store
+from edge.stock.store import Store
 from tests.audio_helpers import assert_pipeline_frames, convert_in_chunks, turn_signature
 from tests.helpers import AUDIO, INVENTORY, SESSIONS, of_type, run_session
 from tests.test_c01_sample_rate import settings, stages  # noqa: F401  (fixtures)

@@ -13,8 +13,8 @@ import pytest
 
 from drivers.audio import SAMPLE_RATE, read_wav, wav_frames
 from edge.loop.build import run_frames
-from edge.stages.store import Store
 from edge.stages.tts.speaker import TimelineSpeaker
+from edge.stock.store import Store
 from tests.helpers import INVENTORY, heard, of_type
 from tests.synth import session, silence, to16k, wake
 

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from edge.stages.store import Store, StoreError
-from edge.stages.store_recovery import backup_path, read_report, report_path
+from edge.stock.recovery import backup_path, read_report, report_path
+from edge.stock.store import Store, StoreError
 from tests.helpers import INVENTORY, REPO, SESSIONS
 
 try:  # tests/ is on sys.path in pytest's default (prepend) import mode

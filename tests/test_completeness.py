@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from edge.stages.nlu.grammar import COMPLETE, INCOMPLETE, UNCLEAR, Grammar
-from edge.stages.store import Store
+from edge.stock.store import Store
 from tests.helpers import INVENTORY
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from edge.stages import dialog
 from edge.stages.nlu.types import Intent
-from edge.stages.store import Store
+from edge.stock.store import Store
 from tests.helpers import csv_store
 
 CSV = """sku,item,location,quantity,unit,aliases,reorder_level

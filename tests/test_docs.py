@@ -298,7 +298,7 @@ def test_http_api_answers_with_passages(tmp_path):
 
     from edge.service.api.app import create_app
     from edge.service.console.routes import ConsoleContext
-    from edge.stages.store import Store
+    from edge.stock.store import Store
 
     with DocsIndex(tmp_path / "docs.db") as ix:
         ix.add([MAN_PGCTL, MD])

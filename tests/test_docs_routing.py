@@ -15,7 +15,7 @@ from edge.stages.docs.desk import DocsDesk
 from edge.stages.docs.index import DocsIndex
 from edge.stages.nlu.understand import Understanding
 from edge.stages.reply import text as reply_text
-from edge.stages.store import Store
+from edge.stock.store import Store
 from tests.docs_helpers import MAN_CONF, MAN_PGCTL, skip_without_documents
 from tests.helpers import INVENTORY
 

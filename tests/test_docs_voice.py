@@ -16,7 +16,7 @@ import pytest
 
 from drivers.audio import read_wav
 from edge.stages.docs.answer import NOT_FOUND
-from edge.stages.store import Store
+from edge.stock.store import Store
 from tests.docs_helpers import MAN_CONF, MAN_PGCTL, VOICE_TEXT, docs_recording, skip_without_documents
 from tests.helpers import INVENTORY, REPO, SESSIONS
 from tests.synth import session, to16k

@@ -35,8 +35,8 @@ from pathlib import Path
 
 import pytest
 
-from edge.stages.store import Record, Store, StoreError
-from edge.stages.store_schema import MIGRATIONS, SCHEMA_VERSION
+from edge.stock.schema import MIGRATIONS, SCHEMA_VERSION
+from edge.stock.store import Record, Store, StoreError
 
 try:  # tests/ is on sys.path in pytest's default (prepend) import mode
     from durability_writer import op, op_number, turn_id

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from edge.stages.csvfile import FORMULA_START
+from edge.stock.csvfile import FORMULA_START
 from tests.helpers import REPO
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from edge.stages.store import Store
+from edge.stock.store import Store
 from tests.helpers import INVENTORY, REPO, SESSIONS
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs and switching users needs root")
@@ -146,7 +146,7 @@ def test_a_store_on_a_read_only_filesystem_is_heard_naming_the_mount(tmpfs, tmp_
 
 WRITER = """
 import os, sys
-from edge.stages.store import Store
+from edge.stock.store import Store
 s = Store(sys.argv[1])
 s.log("DRL-BIT-6", -1, "one drill bit used", "t-root")
 print("ready", flush=True)

@@ -12,7 +12,7 @@ from edge.config import ConfigError, load_settings
 from edge.governor.governor import Governor
 from edge.llm.loader import build_llm
 from edge.loop.build import build_stages, run_frames
-from edge.stages.store import Store
+from edge.stock.store import Store
 from tests.fakesys import rk3588
 from tests.helpers import INVENTORY, SESSIONS, of_type, run_session
 

@@ -12,8 +12,8 @@ import sys
 import pytest
 
 from edge.config import MAX_CONFIG_BYTES
-from edge.stages.csvfile import MAX_CSV_BYTES, MAX_CSV_ROWS, MAX_FIELD_CHARS, MAX_IMPORT_QUANTITY
-from edge.stages.store import Store
+from edge.stock.csvfile import MAX_CSV_BYTES, MAX_CSV_ROWS, MAX_FIELD_CHARS, MAX_IMPORT_QUANTITY
+from edge.stock.store import Store
 from tests.helpers import REPO
 
 HEADER = "sku,item,location,quantity,unit,aliases\n"

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from edge.stages.store import Store
+from edge.stock.store import Store
 from tests.helpers import INVENTORY, REPO
 
 HEADER = "sku,item,location,quantity,unit,aliases\n"

@@ -14,7 +14,7 @@ from edge.stages.nlu.llm_intent import (
     counts_question,
 )
 from edge.stages.nlu.schema import generation_schema
-from edge.stages.store import Store
+from edge.stock.store import Store
 from tests.big_inventory import big_inventory, write_csv
 from tests.nlu_helpers import SMOLLM2, ReplayEngine, sample_items
 

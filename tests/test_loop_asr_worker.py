@@ -10,7 +10,7 @@ import pytest
 
 from edge.loop.build import build_recognizer
 from edge.stages.asr.worker import AsrWorker
-from edge.stages.store import Store
+from edge.stock.store import Store
 from tests.helpers import INVENTORY, SESSIONS, heard, of_type, run_session
 
 WAV = SESSIONS / "log_washers_numbers.wav"  # long enough for partials (tests/test_semantic_sessions.py)

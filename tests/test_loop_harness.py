@@ -33,11 +33,11 @@ from edge.stages.asr.base import Recognizer
 from edge.stages.asr.vosk import VoskRecognizer
 from edge.stages.asr.whisper import WhisperRecognizer
 from edge.stages.nlu.understand import Understanding
-from edge.stages.store import Store
 from edge.stages.tts.engine import WatchdogTts
 from edge.stages.tts.speaker import DeviceSpeaker, TimelineSpeaker
 from edge.stages.vad import SileroVad
 from edge.stages.wake import WakeWord
+from edge.stock.store import Store
 from tests.helpers import INVENTORY
 from tests.standins import (
     BusySpeaker,

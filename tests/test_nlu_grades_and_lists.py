@@ -9,7 +9,7 @@ import pytest
 from edge.stages import dialog
 from edge.stages.nlu.grammar import Grammar
 from edge.stages.nlu.understand import Understanding
-from edge.stages.store import Item
+from edge.stock.store import Item
 from tests.helpers import csv_store, say
 
 ITEMS = [

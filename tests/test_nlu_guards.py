@@ -140,7 +140,7 @@ def test_a_query_is_not_refused(g):
 
 @pytest.fixture(scope="module")
 def zh() -> Grammar:
-    from edge.stages.store import Item
+    from edge.stock.store import Item
     from tests.nlu_helpers import ZH_ALIASES, sample_items
 
     return Grammar(sample_items(ZH_ALIASES) + [Item("CBL-CU", "copper cable", "rack 3", 100, "m", ("电缆",))],

@@ -6,7 +6,7 @@ from edge.stages.nlu import followup
 from edge.stages.nlu.grammar import Grammar
 from edge.stages.nlu.resolve import spoken_size as said_size
 from edge.stages.nlu.understand import LOW_CONFIDENCE, Understanding
-from edge.stages.store import Item
+from edge.stock.store import Item
 from tests.nlu_helpers import sample_items
 
 BOLT = Item("BLT-M8-30", "M8 bolt", "bin 12", 140, "pcs", ("m8 bolts", "M8螺栓"))

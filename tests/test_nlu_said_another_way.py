@@ -14,7 +14,7 @@ from edge.stages.nlu.grammar import Grammar
 from edge.stages.nlu.lexicon import normalize_text
 from edge.stages.nlu.numbers import normalize_numbers
 from edge.stages.nlu.slots import quantity
-from edge.stages.store import Item
+from edge.stock.store import Item
 from tests.stockroom import stockroom
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from edge.stages.nlu.grammar import Grammar
 from edge.stages.nlu.shortlist import Shortlist
-from edge.stages.store import Item
+from edge.stock.store import Item
 from tests.stockroom import stockroom
 
 M10 = tuple(f"HXB-M10-{n}" for n in (20, 30, 40, 50, 60, 80, 100))

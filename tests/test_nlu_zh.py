@@ -77,7 +77,7 @@ def test_unknown_item_is_asked_not_guessed(zh):
 
 def test_shared_head_word_gives_candidates():
     items = sample_items({"BLT-M8-30": ("M8螺栓",)})
-    from edge.stages.store import Item
+    from edge.stock.store import Item
     items.append(Item("BLT-M10", "M10 bolt", "bin 14", 5, "pcs", ("M10螺栓",)))
     g = Grammar(items, language="zh")
     intent = g.parse("螺栓还有多少")
@@ -147,7 +147,7 @@ def test_mandarin_read_back_and_its_answers(tmp_path):
     """Below zero: the read-back is in Chinese, and 不是 / 是 decline / log it (real SQLite store)."""
     from edge.stages import dialog
     from edge.stages.nlu.types import Intent
-    from edge.stages.store import Store
+    from edge.stock.store import Store
 
     store = Store(tmp_path / "edge.db")
     store.import_csv(INVENTORY)  # no Chinese alias for the paint: its English name is read
@@ -168,7 +168,7 @@ def test_mandarin_odds_and_ends():
     from edge.governor.governor import COOLING_NOTICE_ZH, Governor
     from edge.stages.nlu.followup import yes_no
     from edge.stages.reply import query_reply
-    from edge.stages.store import Item
+    from edge.stock.store import Item
 
     assert yes_no("嗯", "zh") is None and yes_no("嗯，是的", "zh") is True
     paint = Item("PNT-WHT", "white paint", "shelf C", 0, "can", ("白漆",))

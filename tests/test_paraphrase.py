@@ -8,7 +8,7 @@ from edge.models.embed import Encoder
 from edge.stages.nlu.paraphrase import MATCHABLE, Masker, Paraphraser, load_exemplars, understand_paraphrase
 from edge.stages.nlu.types import INTENTS, Intent
 from edge.stages.nlu.understand import Understanding
-from edge.stages.store import Store
+from edge.stock.store import Store
 
 try:
     from helpers import INVENTORY

@@ -7,7 +7,7 @@ from edge.loop.inventory import with_units
 from edge.stages.asr.base import COMMAND_WORDS, vocabulary
 from edge.stages.asr.bias import focus
 from edge.stages.asr.whisper import decimal_fractions
-from edge.stages.store import Item
+from edge.stock.store import Item
 
 
 def test_units_of_measure_come_right_after_the_command_words():

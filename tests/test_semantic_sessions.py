@@ -18,7 +18,7 @@ def with_mode(settings, mode: str):
 @pytest.fixture
 def run(rig_grammar, tmp_path_factory):
     """``run(wav, mode)`` → the events, each run from a fresh store."""
-    from edge.stages.store import Store
+    from edge.stock.store import Store
     from tests.helpers import INVENTORY
 
     settings, stages = rig_grammar

@@ -32,7 +32,7 @@ from edge.site.sync import SiteSync, waiting
 from edge.stages.dialog import act
 from edge.stages.nlu.types import Intent
 from edge.stages.reply import query_reply
-from edge.stages.store import Store
+from edge.stock.store import Store
 from tests import pgserver
 from tests.helpers import INVENTORY, REPO
 from tests.netproxy import Proxy

@@ -15,7 +15,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from edge.config import load_settings
 from edge.site.mqtt import MqttEvents, stock_state
 from edge.site.status import format_site, site_status
-from edge.stages.store import Store
+from edge.stock.store import Store
 from tests import mqttbroker, pgserver
 from tests.helpers import INVENTORY
 from tests.mqttbroker import Broker

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from edge.stages.store import Store
+from edge.stock.store import Store
 from tests.helpers import REPO
 
 SITE = REPO / "tests" / "data" / "sessions_site"

@@ -18,7 +18,7 @@ from edge.config import ConfigError, load_settings
 from edge.site.mqtt import MqttEvents
 from edge.site.server import SiteError, SiteOffline, connect
 from edge.site.status import format_site, site_status
-from edge.stages.store import Store
+from edge.stock.store import Store
 from tests import mqttbroker, pgserver
 from tests.helpers import INVENTORY
 from tests.mqttbroker import Broker

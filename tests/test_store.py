@@ -1,4 +1,4 @@
-"""Tests for edge.stages.store against a real SQLite file and the shared inventory.csv."""
+"""Tests for edge.stock.store against a real SQLite file and the shared inventory.csv."""
 from __future__ import annotations
 
 import csv
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from edge.stages.store import Item, Record, Store, StoreError
-from edge.stages.store_schema import SCHEMA_VERSION
+from edge.stock.schema import SCHEMA_VERSION
+from edge.stock.store import Item, Record, Store, StoreError
 
 INVENTORY = Path(__file__).resolve().parents[2] / "shared/audio/sessions/inventory.csv"
 

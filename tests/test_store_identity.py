@@ -1,4 +1,4 @@
-"""Global identity of records (box id, ULID, per-box sequence) in edge.stages.store, on real SQLite
+"""Global identity of records (box id, ULID, per-box sequence) in edge.stock.store, on real SQLite
 files: the migration of an existing store, own records, other boxes' movements applied."""
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from ulid import ULID
 
-from edge.stages.store import Movement, Store, StoreError
-from edge.stages.store_schema import LOCAL_BOX, MIGRATIONS, SCHEMA_VERSION
+from edge.stock.schema import LOCAL_BOX, MIGRATIONS, SCHEMA_VERSION
+from edge.stock.store import Movement, Store, StoreError
 from tests.helpers import INVENTORY
 
 pytestmark = pytest.mark.skipif(not INVENTORY.is_file(), reason=f"missing {INVENTORY}")

@@ -6,8 +6,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from edge.stages.store import Store
-from edge.stages.store_schema import SCHEMA_VERSION
+from edge.stock.schema import SCHEMA_VERSION
+from edge.stock.store import Store
 
 DUMP = Path(__file__).parent / "fixtures" / "store_schema3.sql"
 OLD_COLS = "id, time, sku, delta, utterance, turn_id, undoes, box, gid, seq"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from edge.stages.store import Movement, Store, StoreError
+from edge.stock.store import Movement, Store, StoreError
 
 CSV = """sku,item,location,quantity,unit,aliases,reorder_level
 HB-12-80,hex bolt M12 x 80 mm,bin 12,241,pcs,hex bolts 80,50

@@ -1,12 +1,12 @@
-"""Pulled movements applied a batch at a time (edge.stages.store_pulled) against real SQLite files:
+"""Pulled movements applied a batch at a time (edge.stock.pulled) against real SQLite files:
 each place settled once per batch holds what settling record by record holds, whatever the batches."""
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
 
-from edge.stages.store import Movement, Store
-from edge.stages.store_places import recompute
+from edge.stock.places import recompute
+from edge.stock.store import Movement, Store
 
 CSV = """sku,item,location,quantity,unit,aliases,reorder_level
 HB-12-80,hex bolt M12 x 80 mm,bin 12,241,pcs,hex bolts 80,50

@@ -13,7 +13,7 @@ from edge.stages.nlu.grammar import Grammar
 from edge.stages.nlu.templates import PACKAGE_DIR, TemplateError, Templates
 from edge.stages.nlu.types import INTENTS
 from edge.stages.nlu.understand import Understanding
-from edge.stages.store import Store
+from edge.stock.store import Store
 from tests.nlu_helpers import ZH_ALIASES, sample_items, write_inventory
 
 SITE = """language: en

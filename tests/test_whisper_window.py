@@ -9,7 +9,7 @@ import pytest
 from edge.stages.asr import vocabulary
 from edge.stages.asr.whisper import FULL_WINDOW_S, SAMPLE_RATE, WhisperRecognizer, looped
 from edge.stages.nlu.grammar import Grammar
-from edge.stages.store import Store
+from edge.stock.store import Store
 from tests.helpers import INVENTORY
 from tests.synth import silence, speech
 

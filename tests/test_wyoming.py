@@ -30,7 +30,7 @@ from edge.config import ConfigError, WakeModel, WyomingSettings, load_settings
 from edge.service.wyoming.announce import SERVICE_TYPE, lan_address
 from edge.service.wyoming.box import Box
 from edge.service.wyoming.server import BackgroundServer
-from edge.stages.store import Store
+from edge.stock.store import Store
 from tests.helpers import AUDIO, EXPECTED, INVENTORY, SESSIONS, of_type, run_session
 
 REAL = AUDIO / "real"

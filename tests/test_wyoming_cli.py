@@ -21,7 +21,7 @@ from edge.governor.governor import Governor
 from edge.loop.build import build_stages
 from edge.service.wyoming.box import Box
 from edge.service.wyoming.server import BackgroundServer
-from edge.stages.store import Store
+from edge.stock.store import Store
 from tests.fakesys import rk3588
 from tests.helpers import INVENTORY, REPO
 from tests.test_cli import edge

@@ -27,7 +27,7 @@ from wyoming.wake import Detect, Detection
 
 from drivers.audio import SAMPLE_RATE, wav_frames
 from edge.service.wyoming.locks import StageLocks
-from edge.stages.store import Store
+from edge.stock.store import Store
 from tests.helpers import AUDIO, SESSIONS
 from tests.live import lines_until, start_edge_run, stop
 from tests.pulse import pulse_server

@@ -23,10 +23,10 @@ from edge.stages.asr.worker import AsrWorker
 from edge.stages.docs.desk import DocsDesk
 from edge.stages.nlu.paraphrase import Paraphraser
 from edge.stages.nlu.understand import Understanding
-from edge.stages.store import Store
 from edge.stages.tts import engine as tts_mod
 from edge.stages.vad import SileroVad
 from edge.stages.wake import WakeWord
+from edge.stock.store import Store
 
 log = logging.getLogger("edge.service")
 

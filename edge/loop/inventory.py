@@ -15,7 +15,7 @@ from edge.stages.asr.bias import used_first
 
 if TYPE_CHECKING:
     from edge.loop.stages import Inventory
-    from edge.stages.store import Item
+    from edge.stock.store import Item
 
 #: records looked at for the most used items (a bounded read, whatever the history's length)
 RECENT_RECORDS = 200

@@ -25,13 +25,13 @@ from edge.stages.nlu.followup import (
     yes_no,
 )
 from edge.stages.nlu.grammar import COMPLETE, UNCLEAR
-from edge.stages.store import Record
+from edge.stock.store import Record
 
 if TYPE_CHECKING:
     from edge.loop.stages import Inventory, Understander
     from edge.stages.dialog import Pending
     from edge.stages.nlu.types import Intent
-    from edge.stages.store import Item
+    from edge.stock.store import Item
 
 
 class NotPreviewable(EdgeError):

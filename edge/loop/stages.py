@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from edge.governor.thermal import Limits
     from edge.llm.base import LlmEngine
     from edge.stages.nlu.types import Intent
-    from edge.stages.store import Item, Record
     from edge.stages.wake import Detection
+    from edge.stock.store import Item, Record
 
 
 class WakeDetector(Protocol):
@@ -66,7 +66,7 @@ class Understander(Protocol):
 
 
 class Inventory(Protocol):
-    """The store as the turn uses it (:class:`edge.stages.store.Store`; :mod:`edge.stages.dialog`
+    """The store as the turn uses it (:class:`edge.stock.store.Store`; :mod:`edge.stages.dialog`
     acts on it)."""
 
     def items(self) -> list[Item]: ...

@@ -20,7 +20,7 @@ failure. The exit status is 1 when any check fails, else 0.
 ``models``       the board's recommended models: magic, size, SHA-256 (``edge.models.manifest.verify``).
 ``memory``       the estimate (LLM weights + KV cache + pipeline) against MemAvailable minus the 30 % reserve.
 ``disk``         free space where the data lives (``/var/lib/edge``).
-``store``        the store's integrity; a rebuild after corruption (``edge.stages.store_recovery``) is a warning.
+``store``        the store's integrity; a rebuild after corruption (``edge.stock.recovery``) is a warning.
 ``unit``         the installed unit (when there is one) sets LimitNOFILE and has the board drop-in.
 
 Every path is read under ``root`` (default ``/``), so the tests run the doctor on fake ``/sys``,
@@ -48,7 +48,7 @@ from edge.errors import UserError
 from edge.governor.admission import estimate
 from edge.models import manifest as models
 from edge.models.local import find_model
-from edge.stages import store_recovery
+from edge.stock import recovery as store_recovery
 
 STATUSES = ("ok", "warn", "fail")
 #: Debian packages the loop needs at run time: TTS voice and PortAudio (pyaudio links against it).

@@ -17,7 +17,7 @@ from edge.site.mqtt import MqttEvents
 from edge.site.server import SiteError, connect, init_schema, require_schema
 from edge.site.status import format_site, site_status
 from edge.site.sync import SiteSync
-from edge.stages.store import Store
+from edge.stock.store import Store
 
 __all__ = ["register", "site_settings", "server_status"]
 

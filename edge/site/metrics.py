@@ -14,7 +14,7 @@ from pathlib import Path
 
 from prometheus_client.core import GaugeMetricFamily
 
-from edge.stages.store import Store, StoreError
+from edge.stock.store import Store, StoreError
 
 __all__ = ["SiteCollector"]
 

@@ -37,11 +37,11 @@ import paho.mqtt.client as paho
 from paho.mqtt.enums import CallbackAPIVersion
 
 from edge.site.server import SiteError, credential_file, read_password
-from edge.stages.store import StoreError
+from edge.stock.store import StoreError
 
 if TYPE_CHECKING:
     from edge.config import MqttSettings, SiteSettings
-    from edge.stages.store import Item, Movement, Store
+    from edge.stock.store import Item, Movement, Store
 
 __all__ = ["MqttEvents", "topic_prefix", "stock_state", "discovery_configs", "MQTT_STATES", "connect_failure",
            "refusal"]

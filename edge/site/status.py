@@ -13,7 +13,7 @@ from edge.site.sync import kept_note, waiting
 from edge.stages.reply import clock_time
 
 if TYPE_CHECKING:
-    from edge.stages.store import Store
+    from edge.stock.store import Store
 
 __all__ = ["site_status", "format_site"]
 

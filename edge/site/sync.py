@@ -5,7 +5,7 @@ push sends this box's records after the highest ``seq`` the server holds for the
 order, in transactions of ``site.batch`` records, with ``INSERT ... ON CONFLICT (gid) DO NOTHING``:
 a push cut off anywhere (server killed, box killed, network gone) is simply repeated. A pull asks
 for every other box's records after the highest ``seq`` the store holds for that box and adds them
-with :meth:`edge.stages.store.Store.apply` (one SQLite transaction per batch, each place it
+with :meth:`edge.stock.store.Store.apply` (one SQLite transaction per batch, each place it
 touches settled once, idempotent on ``gid``). Neither side keeps a cursor that could disagree with the data: both are ``MAX(seq)``.
 
 :meth:`SiteSync.run` is the long-running loop (``edge site sync``): it listens on the server's
@@ -29,17 +29,17 @@ from typing import TYPE_CHECKING, Callable, Protocol
 import psycopg
 
 from edge.site.server import NOTIFY_CHANNEL, SiteError, SiteOffline, connect, require_schema
-from edge.stages.store import Movement, StoreError
-from edge.stages.store_places import clean, clean_or_none
-from edge.stages.store_pulled import IMPORT_FIX
+from edge.stock.places import clean, clean_or_none
+from edge.stock.pulled import IMPORT_FIX
+from edge.stock.store import Movement, StoreError
 
 if TYPE_CHECKING:
     from edge.config import SiteSettings
-    from edge.stages.store import Store
+    from edge.stock.store import Store
 
 __all__ = ["SiteSync", "SyncListener", "PullHeldBack", "waiting", "kept_note"]
 
-#: The columns of a movement, in :class:`edge.stages.store.Movement` order.
+#: The columns of a movement, in :class:`edge.stock.store.Movement` order.
 _COLS = "gid, box, seq, time, sku, delta, utterance, turn_id, undoes, location, kind, counted, op"
 # One statement per batch (one array per column, sent in binary: no text escaping): one round trip
 # and one NOTIFY trigger run, not one of each per record.
@@ -102,7 +102,7 @@ def _utc_now() -> datetime:
 
 
 def kept_note(k: dict) -> str:
-    """The line for one entry of :meth:`edge.stages.store.Store.kept_aside`: what is kept, why, the fix."""
+    """The line for one entry of :meth:`edge.stock.store.Store.kept_aside`: what is kept, why, the fix."""
     n = k["records"]
     return (f"  {n} record{'' if n == 1 else 's'} of box {k['box']} for SKU {k['sku']!r} kept aside: this box "
             f"does not know the item, so its stock here leaves them out; {IMPORT_FIX}")
@@ -262,7 +262,7 @@ class SiteSync:
         Each batch of ``site.batch`` records is one store transaction; if the store refuses a record,
         the batch is applied box by box, so that box's records wait and the others' do not. A
         record for an SKU this box does not know is kept aside, not refused
-        (:meth:`edge.stages.store.Store.kept_aside`).
+        (:meth:`edge.stock.store.Store.kept_aside`).
 
         Raises :class:`SiteOffline` when the connection fails, :class:`PullHeldBack` (after adding
         everything else) when a box's records cannot be added: the message names the record and

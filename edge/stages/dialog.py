@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 from edge.stages import reply
-from edge.stages.csvfile import allows_decimals
 from edge.stages.nlu.followup import (
     answer_overreaches,
     ask_back_text,
@@ -47,8 +46,9 @@ from edge.stages.nlu.followup import (
 from edge.stages.nlu.numbers import normalize_numbers
 from edge.stages.nlu.types import Intent
 from edge.stages.sizes import split_size
-from edge.stages.store import Item, Record, Store
-from edge.stages.store_places import IMPORT_TURN_PREFIX
+from edge.stock.csvfile import allows_decimals
+from edge.stock.places import IMPORT_TURN_PREFIX
+from edge.stock.store import Item, Record, Store
 
 MAX_QUANTITY = 1_000_000  # one spoken log above this is a mishearing, not a delivery (and keeps SQLite's 64-bit INTEGER safe)
 #: Intents that act on one item.
@@ -116,7 +116,7 @@ def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed
     documents room); None: no documents are indexed.
 
     Raises:
-        edge.stages.store.StoreError: the store refused the write (nothing was logged).
+        edge.stock.store.StoreError: the store refused the write (nothing was logged).
     """
     kind = intent.intent
     if kind == "cancel":

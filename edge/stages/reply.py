@@ -12,7 +12,7 @@ from datetime import datetime
 
 from edge.stages.names import name_key, spoken_key
 from edge.stages.sizes import split_size, spoken_size
-from edge.stages.store import Item, Record
+from edge.stock.store import Item, Record
 
 #: The most items or places one reply lists before "and N more" (a reply must stay short to speak).
 MAX_LISTED = 3
@@ -221,7 +221,7 @@ TEXTS = {
 }
 
 
-#: Why a store write failed, as said in "nothing was saved" (keys: edge.stages.storefaults.REASONS).
+#: Why a store write failed, as said in "nothing was saved" (keys: edge.stock.faults.REASONS).
 NOT_SAVED_WHY = {
     "en": {"disk full": "the store's disk is full", "read-only": "the store is read-only",
            "I/O error": "the store's card or disk has an I/O error", "corrupt": "the store file is damaged",
@@ -233,7 +233,7 @@ NOT_SAVED_WHY = {
 
 def not_saved(reason: str | None, language: str = "en") -> str:
     """What the box says when the store failed during a turn: nothing was saved, and why (``reason``:
-    one of :data:`edge.stages.storefaults.REASONS` or None)."""
+    one of :data:`edge.stock.faults.REASONS` or None)."""
     why = NOT_SAVED_WHY.get(language, NOT_SAVED_WHY["en"])
     why = why.get(reason, why[None])
     if language == "zh":

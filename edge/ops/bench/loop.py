@@ -18,7 +18,7 @@ from edge.loop.stages import Stages
 from edge.ops.bench.defaults import DEFAULT_LLM_TURNS, LLM_TURN_TEXTS, BenchArgumentError, check_llm_turns
 from edge.ops.bench.stats import MIB, median, percentile, rounded
 from edge.stages import dialog
-from edge.stages.store import Store
+from edge.stock.store import Store
 
 #: The per-turn figures summarised per path (grammar, llm).
 STAGES = ("asr_rtf", "endpoint_to_transcript_ms", "transcript_to_intent_ms", "intent_to_first_audio_ms", "total_ms")

@@ -56,7 +56,7 @@ from edge.service.console.routes import ConsoleContext
 from edge.service.readtimeout import ReadTimeoutH11
 from edge.service.runstate import state_path
 from edge.site.metrics import SiteCollector
-from edge.stages.store import Store
+from edge.stock.store import Store
 
 log = logging.getLogger(__name__)
 

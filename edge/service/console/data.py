@@ -1,4 +1,4 @@
-"""What the console pages show, read from the store (:class:`edge.stages.store.Store`)."""
+"""What the console pages show, read from the store (:class:`edge.stock.store.Store`)."""
 from __future__ import annotations
 
 import tempfile
@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from edge.stages.store import Item, Record, Store
-from edge.stages.store_places import IMPORT_TURN_PREFIX
+from edge.stock.places import IMPORT_TURN_PREFIX
+from edge.stock.store import Item, Record, Store
 
 #: An item without a reorder level is listed as low stock at or below this many units.
 LOW_STOCK = 10
@@ -88,7 +88,7 @@ def preview_import(store: Store, csv_text: str) -> Preview:
     same parsing and checks as the real import); the store is not touched.
 
     Raises:
-        edge.stages.store.StoreError: the CSV would be refused by the import (the message names line and column).
+        edge.stock.store.StoreError: the CSV would be refused by the import (the message names line and column).
     """
     with tempfile.TemporaryDirectory(prefix="edge-preview-") as d:
         path = Path(d) / "inventory.csv"
@@ -108,7 +108,7 @@ def import_text(store: Store, csv_text: str, name: str = "console-import.csv") -
     """Import ``csv_text`` into ``store`` (:meth:`Store.import_csv`); returns the rows imported.
 
     Raises:
-        edge.stages.store.StoreError: as :meth:`Store.import_csv`.
+        edge.stock.store.StoreError: as :meth:`Store.import_csv`.
     """
     with tempfile.TemporaryDirectory(prefix="edge-import-") as d:
         path = Path(d) / name

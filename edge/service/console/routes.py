@@ -39,7 +39,7 @@ from fastapi.templating import Jinja2Templates
 
 from edge.config import is_loopback
 from edge.service.console import access, data, live, status
-from edge.stages.store import Store, StoreError
+from edge.stock.store import Store, StoreError
 
 HERE = Path(__file__).resolve().parent
 STATIC_DIR = HERE / "static"
@@ -148,7 +148,7 @@ async def records(request: Request, ctx: Ctx, q: str = "", kind: str = "all", do
 
 @router.get("/records.csv")
 async def records_csv(ctx: Ctx):
-    """The whole history as CSV (the columns of :data:`edge.stages.store.EXPORT_COLUMNS`)."""
+    """The whole history as CSV (the columns of :data:`edge.stock.store.EXPORT_COLUMNS`)."""
     buf = io.StringIO()
     ctx.store.export_csv(buf)
     return Response(buf.getvalue(), media_type="text/csv; charset=utf-8",

@@ -59,9 +59,9 @@ from edge.stages import dialog
 from edge.stages.asr import Recognition
 from edge.stages.asr.worker import AsrWorker
 from edge.stages.nlu.grammar import COMPLETE
-from edge.stages.store import StoreError
 from edge.stages.tts.engine import VOICES
 from edge.stages.wake import Detection, WakeWord
+from edge.stock.store import StoreError
 
 if TYPE_CHECKING:
     from edge.config import Settings

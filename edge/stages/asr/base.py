@@ -72,7 +72,7 @@ UNIT_WORDS = {"m": "metres", "l": "litres", "kg": "kilograms", "g": "grams", "cm
 
 
 def vocabulary(items, first: Iterable[str] = ()) -> list[str]:
-    """Phrases to bias recognition toward, from the inventory (:class:`edge.stages.store.Item` list):
+    """Phrases to bias recognition toward, from the inventory (:class:`edge.stock.store.Item` list):
     the command words of the grammar path, then item names, aliases and locations.
 
     ``first``: SKUs whose phrases come before the rest, in that order (the items this box used most

@@ -88,7 +88,7 @@ def build_prompt(phrases: Iterable[str], count: Callable[[str], int], budget: in
 def used_first(records: Iterable, limit: int = 20, window: int = 200) -> list[str]:
     """SKUs of the items this box used most in its last ``window`` records (most often first, the
     more recent first on a tie), at most ``limit``: the ``first=`` of
-    :func:`edge.stages.asr.base.vocabulary`. ``records``: :class:`edge.stages.store.Record` objects,
+    :func:`edge.stages.asr.base.vocabulary`. ``records``: :class:`edge.stock.store.Record` objects,
     oldest first (``Store.records()``); compensating (undo) records and the records they undid do
     not count. Raises nothing."""
     recent = list(records)[-window:]

@@ -101,7 +101,7 @@ def resolve_choice(text: str, candidates: Sequence) -> str | None:
     ``text``: the answer as transcribed ("the bolts", "washers", "M8 washer please", "the first
     one", "number two", "the last one", "the one in bin twelve", "MUL 2" (a SKU), "螺栓", "第二个").
     ``candidates``: the items asked about, in the order they were read out (objects with ``sku``,
-    ``item``, ``location``, ``aliases``, e.g. :class:`edge.stages.store.Item`). Names are matched as in
+    ``item``, ``location``, ``aliases``, e.g. :class:`edge.stock.store.Item`). Names are matched as in
     the grammar path, but only against these items, so a word they do not share ("bolts") decides.
     None when the answer fits none or several of them. Raises nothing.
     """

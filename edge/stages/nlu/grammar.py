@@ -82,7 +82,7 @@ class Grammar:
 
     def __init__(self, items: Iterable, language: str = "en", site_dir: str | Path | None = None):
         """``items``: objects with ``sku``, ``item``, ``location``, ``unit`` and ``aliases`` (tuple of
-        str), e.g. :class:`edge.stages.store.Item`. ``language``: ``en`` or ``zh``. ``site_dir``: a
+        str), e.g. :class:`edge.stock.store.Item`. ``language``: ``en`` or ``zh``. ``site_dir``: a
         folder of site template files (``<config dir>/intents``), or None.
 
         Raises:

@@ -28,7 +28,7 @@ POOL = 40
 
 class Shortlist:
     """The FTS5 + rapidfuzz shortlist of ``items`` (objects with ``sku``, ``item``, ``aliases``;
-    :class:`edge.stages.store.Item`). Built once; thread-safe for reads (one connection, serialized)."""
+    :class:`edge.stock.store.Item`). Built once; thread-safe for reads (one connection, serialized)."""
 
     def __init__(self, items: Iterable):
         self.items = list(items)

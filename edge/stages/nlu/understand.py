@@ -114,7 +114,7 @@ class Understanding:
     """Filler check, grammar first, then the LLM.
 
     Args:
-        items: inventory items (:class:`edge.stages.store.Item`) the grammar and the LLM prompt are built from.
+        items: inventory items (:class:`edge.stock.store.Item`) the grammar and the LLM prompt are built from.
         llm: an :class:`edge.llm.base.Engine` (or an :class:`edge.llm.chain.EngineChain`), or None
             for the grammar path only. ``last_generation`` holds the last answer's
             :class:`edge.llm.base.GenerationStats`.

@@ -3,7 +3,7 @@ append-only change log.
 
 Tables: ``items`` (one row per SKU: ``sku``, ``item`` name, ``location`` its first place,
 ``quantity`` the total in ``unit``, ``aliases`` ``;``-separated, ``reorder_level``); ``stock`` (one
-row per SKU and place, see :mod:`edge.stages.store_places`); ``records`` (one row per stock change:
+row per SKU and place, see :mod:`edge.stock.places`); ``records`` (one row per stock change:
 ``id``, ``time`` ISO 8601 UTC, ``sku``, ``delta`` signed, ``utterance``, ``turn_id``, ``undoes``,
 ``location``, ``kind``, ``counted``, ``op``, and the global identity ``box``, ``gid`` (a ULID),
 ``seq`` per box); ``meta`` (the box id, site sync state). ``records`` is append-only: SQLite
@@ -18,7 +18,7 @@ A site of several boxes (:mod:`edge.site`) exchanges records by gid; :meth:`Stor
 other boxes' records. A place's quantity is its base (the imported count) or its latest stock
 count, plus the records after it, so every box that holds the same records holds the same stock.
 
-The schema version (6) is ``PRAGMA user_version``; :mod:`edge.stages.store_schema` lists the
+The schema version (6) is ``PRAGMA user_version``; :mod:`edge.stock.schema` lists the
 migration steps. All failures the caller can act on are raised as :class:`StoreError`.
 """
 from __future__ import annotations
@@ -35,17 +35,15 @@ from typing import Callable, TextIO
 from ulid import ULID
 
 from edge.errors import UserError
-from edge.stages import csvfile
-from edge.stages import store_places as places
-from edge.stages import store_pulled as pulled
-from edge.stages.csvfile import CSV_COLUMNS, InventoryRow, split_aliases
 from edge.stages.names import name_key
-from edge.stages.sqlite_tx import Guard, Tx
-from edge.stages.store_import import ImportReport, import_inventory
-from edge.stages.store_places import IMPORT_TURN_PREFIX, add_place, clean, clean_or_none, places_of, settle
-from edge.stages.store_recovery import recover_if_corrupt
-from edge.stages.store_schema import LOCAL_BOX, SCHEMA_VERSION, check_box_id, claim_box, migrate
-from edge.stages.storefaults import diagnose
+from edge.stock import csvfile, places, pulled
+from edge.stock.csvfile import CSV_COLUMNS, InventoryRow, split_aliases
+from edge.stock.faults import diagnose
+from edge.stock.importer import ImportReport, import_inventory
+from edge.stock.places import IMPORT_TURN_PREFIX, add_place, clean, clean_or_none, places_of, settle
+from edge.stock.recovery import recover_if_corrupt
+from edge.stock.schema import LOCAL_BOX, SCHEMA_VERSION, check_box_id, claim_box, migrate
+from edge.stock.tx import Guard, Tx
 
 __all__ = ["Item", "Record", "Movement", "Store", "StoreError", "CSV_COLUMNS", "RECORD_KINDS", "check_quantity"]
 
@@ -56,7 +54,7 @@ EXPORT_COLUMNS = ("id", "time", "sku", "delta", "utterance", "turn_id", "undoes"
 class StoreError(UserError):
     """A store operation failed for a reason the caller can report (bad CSV, unknown SKU, a full disk).
 
-    ``reason``: for a failed read or write, one of :data:`edge.stages.storefaults.REASONS`
+    ``reason``: for a failed read or write, one of :data:`edge.stock.faults.REASONS`
     (``disk full``, ``read-only``, ``I/O error``, ``corrupt``, ``locked``); None otherwise.
     """
 
@@ -67,7 +65,7 @@ class StoreError(UserError):
 
 def sqlite_failure(error: sqlite3.Error, path: Path) -> StoreError:
     """The :class:`StoreError` for ``error`` raised on the store file ``path``: it says that nothing
-    was saved, why (disk full, read-only, I/O error, corrupt) and the fix (see :mod:`edge.stages.storefaults`)."""
+    was saved, why (disk full, read-only, I/O error, corrupt) and the fix (see :mod:`edge.stock.faults`)."""
     reason, message = diagnose(error, path)
     return StoreError(f"store {path}: nothing was saved: {message}", reason)
 
@@ -75,7 +73,7 @@ def sqlite_failure(error: sqlite3.Error, path: Path) -> StoreError:
 @dataclass(frozen=True)
 class Item:
     """One inventory item. ``quantity``: the total over its places, in ``unit`` (an int; a float
-    only for a unit of :data:`edge.stages.csvfile.DECIMAL_UNITS`). ``location``: its first place.
+    only for a unit of :data:`edge.stock.csvfile.DECIMAL_UNITS`). ``location``: its first place.
 
     ``stock``: ``((place, quantity), ...)`` per place, in the order the places were added (empty in
     an item built by hand: then ``location`` holds everything). ``reorder_level``: low stock at or
@@ -98,7 +96,7 @@ class Item:
     def place(self, location: str | None) -> str | None:
         """The stored spelling of ``location`` among this item's places (by name key), or None. A
         place said by its kind alone ("shelf", "the drawer") is the one place of that kind the item
-        has (None when it has none or several; :func:`edge.stages.store_places.by_kind`)."""
+        has (None when it has none or several; :func:`edge.stock.places.by_kind`)."""
         if not location:
             return None
         key = name_key(location)
@@ -193,7 +191,7 @@ _Refusals = partial(places.refusals_as, StoreError)  # a Refused leaving the blo
 
 
 def check_quantity(value: object, unit: str, what: str = "delta") -> int | float:
-    """:func:`edge.stages.store_places.check_quantity`, raising :class:`StoreError`."""
+    """:func:`edge.stock.places.check_quantity`, raising :class:`StoreError`."""
     with _Refusals():
         return places.check_quantity(value, unit, what)
 
@@ -204,21 +202,21 @@ class Store:
     Safe to share between threads for a single writer (every method holds an internal lock). Use
     as a context manager or call :meth:`close`. ``clock``: the current time (timezone-aware, for tests).
 
-    ``box``: this box's id on a site (:data:`edge.stages.store_schema.BOX_ID_PATTERN`); ``None`` keeps
-    the file's own id (:data:`edge.stages.store_schema.LOCAL_BOX` for a new file). A file whose records have never been pushed to a site
+    ``box``: this box's id on a site (:data:`edge.stock.schema.BOX_ID_PATTERN`); ``None`` keeps
+    the file's own id (:data:`edge.stock.schema.LOCAL_BOX` for a new file). A file whose records have never been pushed to a site
     takes a new id (its records are relabelled); one that has pushed records keeps its id.
 
     Raises :class:`StoreError` if the file cannot be opened, WAL mode cannot be enabled, the
     file's schema version is newer than this code knows, or ``box`` is malformed or differs from
     the id of a file that has already pushed records to a site.
     ``recover``: back up an intact file, or move a corrupt one aside and rebuild it first
-    (:mod:`edge.stages.store_recovery`); ``recovery`` is the rebuild's report, or None.
+    (:mod:`edge.stock.recovery`); ``recovery`` is the rebuild's report, or None.
     """
 
     def __init__(self, path: str | PathLike[str], *, clock: Callable[[], datetime] = _utc_now,
                  box: str | None = None, recover: bool = False) -> None:
         self.path = Path(path)
-        self.recovery = recover_if_corrupt(self.path) if recover else None  # see edge.stages.store_recovery
+        self.recovery = recover_if_corrupt(self.path) if recover else None  # see edge.stock.recovery
         self._clock = clock
         if box is not None:
             with _Refusals():
@@ -324,14 +322,14 @@ class Store:
     # -- items -------------------------------------------------------------------------------
 
     def import_csv(self, path: str | PathLike[str], *, prune: bool = False) -> ImportReport:
-        """Insert or update items from an inventory CSV (:func:`edge.stages.csvfile.parse_inventory`:
+        """Insert or update items from an inventory CSV (:func:`edge.stock.csvfile.parse_inventory`:
         columns :data:`CSV_COLUMNS`, optional ``reorder_level``, one row per SKU and place, with its
         bounds). Known SKUs are overwritten; where a known place's quantity changes, a stock-count
         record is written (turn id ``import:<time>``, the counted value kept), which voice ``undo``
         never reverts nor reaches past. Items the file does not list are kept, or with ``prune``
         removed when no record names them. Other boxes' movements kept aside for a new SKU are added
-        (:mod:`edge.stages.store_pulled`). One transaction, or none. Returns the
-        :class:`edge.stages.store_import.ImportReport` (rows, left-out items, names that sound alike).
+        (:mod:`edge.stock.pulled`). One transaction, or none. Returns the
+        :class:`edge.stock.importer.ImportReport` (rows, left-out items, names that sound alike).
 
         Raises :class:`StoreError` naming the file, line and column, and the fix, for any refusal of
         the CSV checks, and for names or aliases of two SKUs that compare equal
@@ -484,7 +482,7 @@ class Store:
 
         Writes a ``count`` record whose ``delta`` is counted − recorded (zero when they agree) and
         ``counted`` the value; the place then holds the counted value (on every box of a site,
-        whichever order records arrive in: see :mod:`edge.stages.store_places`). Idempotent per
+        whichever order records arrive in: see :mod:`edge.stock.places`). Idempotent per
         ``(turn_id, sku, location)``. Raises :class:`StoreError` as :meth:`log` (a negative count too)."""
         with self._lock:
             conn = self._db()
@@ -639,7 +637,7 @@ class Store:
     def apply(self, movements: list[Movement], *, restore: bool = False) -> int:
         """Add other boxes' movements (pulled from the site) and their deltas to the quantities,
         all in one committed transaction, each place touched settled once
-        (:func:`edge.stages.store_pulled.apply_batch`); returns how many were new.
+        (:func:`edge.stock.pulled.apply_batch`); returns how many were new.
 
         Idempotent on ``gid``: a movement already held is skipped. Each box's movements must come
         in ``seq`` order without gaps, after those already held. ``restore=True`` also takes this
@@ -683,7 +681,7 @@ class Store:
     def export_csv(self, fileobj: TextIO) -> int:
         """Write the history as CSV (header :data:`EXPORT_COLUMNS`, empty cells for None) to a text
         file object (opened with ``newline=""``); returns the number of records. Text cells a
-        spreadsheet would run as a formula get a leading ``'`` (:func:`edge.stages.csvfile.safe_cell`)."""
+        spreadsheet would run as a formula get a leading ``'`` (:func:`edge.stock.csvfile.safe_cell`)."""
         records = self.records()
         return csvfile.write_rows(fileobj, EXPORT_COLUMNS, [(
             r.id, r.time, r.sku, r.delta, r.utterance, r.turn_id, "" if r.undoes is None else r.undoes,

@@ -1,7 +1,7 @@
 """An inventory CSV into the store's SQLite file, and what the file leaves out or makes hard to hear.
 
 :func:`import_inventory` checks the names (two SKUs that compare equal are refused,
-:func:`edge.stages.csvfile.check_names`), writes the rows (:func:`edge.stages.store_places.import_rows`)
+:func:`edge.stock.csvfile.check_names`), writes the rows (:func:`edge.stock.places.import_rows`)
 and returns an :class:`ImportReport`:
 
 * the items the store holds that the file does not list (``missing``). They are kept, as stock
@@ -10,7 +10,7 @@ and returns an :class:`ImportReport`:
   whole inventory. ``prune=True`` removes those of them that no record names (never logged, moved
   or counted: nothing in the append-only history refers to them); one with records stays, its
   history intact;
-* the items whose names differ only by accents (:func:`edge.stages.csvfile.sound_alikes`: "Muller
+* the items whose names differ only by accents (:func:`edge.stock.csvfile.sound_alikes`: "Muller
   clamp" and "Müller clamp"): two items in writing, one when spoken. Not refused; the box asks which
   one by place or SKU when it hears such a name.
 
@@ -24,8 +24,8 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Callable
 
-from edge.stages import store_places as places
-from edge.stages.csvfile import InventoryRow, check_names, sound_alikes, split_aliases
+from edge.stock import places
+from edge.stock.csvfile import InventoryRow, check_names, sound_alikes, split_aliases
 
 #: SKUs an import summary names before "and N more"
 MAX_NAMED = 5
@@ -86,12 +86,12 @@ def _named(skus: tuple[str, ...]) -> str:
 
 def import_inventory(conn: sqlite3.Connection, rows: list[InventoryRow],
                      write_count: Callable[[str, int | float, str, int | float], int], prune: bool = False) -> ImportReport:
-    """Write ``rows`` into the store (``write_count`` as :func:`edge.stages.store_places.import_rows`
+    """Write ``rows`` into the store (``write_count`` as :func:`edge.stock.places.import_rows`
     takes it) and report what the file leaves out; ``prune``: remove the left-out items no record
     names (their places too).
 
     Raises:
-        ValueError: a name or alias equals another SKU's (:func:`edge.stages.csvfile.check_names`).
+        ValueError: a name or alias equals another SKU's (:func:`edge.stock.csvfile.check_names`).
     """
     skus = {r.sku for r in rows}
     held = [(sku, n, i == 0) for sku, item, aliases in conn.execute("SELECT sku, item, aliases FROM items")

@@ -1,7 +1,7 @@
 """The store's SQLite schema: the migration steps, kept in ``PRAGMA user_version`` order.
 
 ``MIGRATIONS[i]`` takes a file from ``user_version == i`` to ``i + 1``; a step is an SQL statement
-or a function of (connection, box id). :class:`edge.stages.store.Store` runs the missing steps in
+or a function of (connection, box id). :class:`edge.stock.store.Store` runs the missing steps in
 one transaction when it opens a file. Never edit a released step; append a new one.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Callable, Union
 from ulid import ULID
 
 from edge.stages.names import name_key
-from edge.stages.store_places import Refused
+from edge.stock.places import Refused
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "NO_UPDATE_TRIGGER", "MigrationStep", "migrate", "claim_box",
            "LOCAL_BOX", "BOX_ID_PATTERN", "check_box_id"]
@@ -183,7 +183,7 @@ MIGRATIONS: list[list[MigrationStep]] = [
     # 10,000 pulled records took 18 s: bench/fleet.py)
     ["CREATE INDEX records_counts ON records(sku, location) WHERE kind = 'count'"],
     # 5 → 6: other boxes' movements for an SKU this box does not know are kept aside (their box's
-    # other records go on) until the item is imported here (edge.stages.store_pulled)
+    # other records go on) until the item is imported here (edge.stock.pulled)
     [
         """
         CREATE TABLE kept (
@@ -212,7 +212,7 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 def migrate(conn: sqlite3.Connection, path: Path, box: str) -> None:
     """Run the missing steps on ``conn`` (inside the caller's transaction); ``box``: the id for
-    records that have none. :class:`edge.stages.store_places.Refused` for a file newer than this
+    records that have none. :class:`edge.stock.places.Refused` for a file newer than this
     code or a failed step (the caller rolls back: nothing is changed)."""
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
     if version > SCHEMA_VERSION:
@@ -231,7 +231,7 @@ def migrate(conn: sqlite3.Connection, path: Path, box: str) -> None:
 
 
 def check_box_id(box: str, key: str = "site.box") -> str:
-    """``box`` if it matches :data:`BOX_ID_PATTERN`; else :class:`edge.stages.store_places.Refused` naming ``key``."""
+    """``box`` if it matches :data:`BOX_ID_PATTERN`; else :class:`edge.stock.places.Refused` naming ``key``."""
     if not isinstance(box, str) or not re.match(BOX_ID_PATTERN, box):
         raise Refused(f"{key}: {box!r} is not a box id; fix: 1 to 32 characters of a-z, 0-9, '-' "
                       "or '_', starting with a letter or digit (e.g. goods-in)")
@@ -240,7 +240,7 @@ def check_box_id(box: str, key: str = "site.box") -> str:
 
 def claim_box(conn: sqlite3.Connection, path: Path, box: str) -> str:
     """Give the file the box id ``box`` (inside the caller's transaction) if none of its records
-    has left it; returns the file's id. :class:`edge.stages.store_places.Refused` when its records
+    has left it; returns the file's id. :class:`edge.stock.places.Refused` when its records
     are on the site or it holds records of ``box``."""
     current = conn.execute("SELECT value FROM meta WHERE key = 'box'").fetchone()[0]
     if box == current:

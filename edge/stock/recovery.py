@@ -35,7 +35,7 @@ from pathlib import Path
 from ulid import ULID
 
 from edge.errors import UserError
-from edge.stages.store_schema import MIGRATIONS, SCHEMA_VERSION
+from edge.stock.schema import MIGRATIONS, SCHEMA_VERSION
 
 __all__ = ["recover_if_corrupt", "backup", "damage", "backup_path", "report_path", "read_report"]
 

@@ -4,16 +4,16 @@
 every place the batch touched once (:func:`settle_places`), not once per record: a place without
 a count among the new records adds their deltas (those after its latest count) to what it holds;
 a place with a new count, or the undo of one, is recomputed from its history
-(:func:`edge.stages.store_places.recompute`). The quantity is the same as settling record by
+(:func:`edge.stock.places.recompute`). The quantity is the same as settling record by
 record, since a place's quantity is a function of the records held for it
-(:mod:`edge.stages.store_places`).
+(:mod:`edge.stock.places`).
 
 A movement for an SKU this box does not know (the boxes imported different inventories) is kept
 aside in the ``kept`` table, so its box's other records go on: the store holds it (idempotent on
 ``gid``, counted in :data:`CURSORS`) without a stock to add it to, says so (:func:`kept_aside`),
 and adds it once the item is imported here (:func:`release_kept`).
 
-Every function raises ``sqlite3`` errors as they are and :class:`edge.stages.store_places.Refused`
+Every function raises ``sqlite3`` errors as they are and :class:`edge.stock.places.Refused`
 for a movement the store does not take (the caller rolls back: nothing is applied).
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from edge.stages.store_places import (
+from edge.stock.places import (
     ACTIVE_COUNT,
     IMPORT_TURN_PREFIX,
     Refused,
@@ -34,7 +34,7 @@ from edge.stages.store_places import (
 )
 
 if TYPE_CHECKING:
-    from edge.stages.store import Movement
+    from edge.stock.store import Movement
 
 __all__ = ["apply_batch", "settle_places", "Touched", "CURSORS", "kept_aside", "release_kept", "IMPORT_FIX"]
 
@@ -180,7 +180,7 @@ def apply_batch(conn: sqlite3.Connection, box: str, moves: list[Movement], resto
 def release_kept(conn: sqlite3.Connection, box: str, kinds: tuple[str, ...],
                  movement: Callable[..., Movement]) -> int:
     """Add the movements kept aside whose SKU this store now knows (after an import), per box in
-    ``seq`` order; returns how many. ``movement``: :class:`edge.stages.store.Movement` (whose fields
+    ``seq`` order; returns how many. ``movement``: :class:`edge.stock.store.Movement` (whose fields
     are the ``kept`` columns in order; this module cannot import it at run time). Raises as
     :func:`apply_batch`."""
     rows = [movement(*r) for r in conn.execute(f"SELECT {_COLS} FROM kept WHERE sku IN (SELECT sku FROM items) "

@@ -12,7 +12,7 @@ counted value instead of adding its difference twice. Records of an older schema
 value and are plain deltas.
 
 Every function takes an open connection inside the caller's transaction and raises ``sqlite3``
-errors as they are (the store turns them into :class:`edge.stages.store.StoreError`).
+errors as they are (the store turns them into :class:`edge.stock.store.StoreError`).
 """
 from __future__ import annotations
 
@@ -23,14 +23,14 @@ import sqlite3
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
-from edge.stages.csvfile import InventoryRow, allows_decimals
 from edge.stages.names import name_key
+from edge.stock.csvfile import InventoryRow, allows_decimals
 
 __all__ = ["IMPORT_TURN_PREFIX", "ACTIVE_COUNT", "clean", "find_place", "add_place", "settle", "recompute", "places_of", "MAX_QUANTITY", "Refused",
            "check_quantity", "unit_of", "place_for", "quantity_at", "import_rows", "at_place", "low", "clean_or_none",
            "bump_items_version"]
 
-#: Turn ids of stock-count records written by :meth:`edge.stages.store.Store.import_csv` start with this.
+#: Turn ids of stock-count records written by :meth:`edge.stock.store.Store.import_csv` start with this.
 IMPORT_TURN_PREFIX = "import:"
 #: The largest quantity one record or one place may hold, in the item's unit (10^9, as an import).
 MAX_QUANTITY = 10**9
@@ -142,12 +142,12 @@ def settle(conn: sqlite3.Connection, record_id: int) -> None:
 
 
 class Refused(ValueError):
-    """A write the store refuses (the store raises it as :class:`edge.stages.store.StoreError`)."""
+    """A write the store refuses (the store raises it as :class:`edge.stock.store.StoreError`)."""
 
 
 def check_quantity(value: object, unit: str, what: str = "delta") -> int | float:
     """``value`` as a quantity the store writes in ``unit``: an int, or a float for a unit of
-    :data:`edge.stages.csvfile.DECIMAL_UNITS`; at most :data:`MAX_QUANTITY` in size.
+    :data:`edge.stock.csvfile.DECIMAL_UNITS`; at most :data:`MAX_QUANTITY` in size.
 
     Raises :class:`Refused` naming ``what`` for a bool, a non-number, NaN or infinity, a value out
     of range, or a fraction of a whole unit."""
