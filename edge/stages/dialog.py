@@ -44,6 +44,7 @@ from edge.stages.nlu.followup import (
     yes_no,
 )
 from edge.stages.nlu.numbers import normalize_numbers
+from edge.stages.nlu.said_counts import other_unit
 from edge.stages.nlu.types import Intent
 from edge.stages.sizes import split_size
 from edge.stock.csvfile import allows_decimals
@@ -88,28 +89,6 @@ class Outcome:
     record: Record | None = None
 
 
-def read_back_text(intent: Intent, item: Item, language: str = "en", location: str | None = None) -> str:
-    q = intent.quantity or 0
-    did = "used" if intent.direction == "out" else "received"
-    delta = -q if intent.direction == "out" else q
-    have = item.at(location) if location and item.at(location) is not None else item.quantity
-    where = location or item.location
-    if language == "zh":
-        did = "用了" if intent.direction == "out" else "收到"
-        if have + delta < 0:
-            return (f"这样{reply.zh_name(item)}会低于零：{reply.zh_place(where)}只有"
-                    f"{reply.zh_amount(item, have)}。还是记录{did}{reply.zh_amount(item, q)}吗？请说是或不是。")
-        if intent.extra.get("loose_count"):
-            return f"要记录{did}{reply.zh_amount(item, q)}吗？请说是或不是。"
-        return f"你是说{did}{reply.zh_amount(item, q)}吗？说“是”就记录。"
-    if have + delta < 0:
-        return (f"That would take {reply.name_and_size(item)} below zero: there {'is' if have == 1 else 'are'} only "
-                f"{have} {reply.place(where)}. Log {reply.amount(item, q, True)} {did} anyway? Say yes or no.")
-    if intent.extra.get("loose_count"):  # "a couple of boxes": the 2 it was taken as is said back
-        return f"Log {reply.amount(item, q, True)} {did}? Say yes or no."
-    return f"Did you say {reply.amount(item, q, True)} {did}? Say yes to log it."
-
-
 def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed: bool = False,
         language: str = "en", docs: Callable[[str], str] | None = None) -> Outcome:
     """Carry out ``intent`` on ``store``. ``docs``: answers an ``ask_docs`` question (the
@@ -121,6 +100,14 @@ def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed
     kind = intent.intent
     if kind == "cancel":
         return Outcome(reply.text("cancelled", language))
+    if intent.refusal == "unexplained":  # a word the parse left over would change the record: nothing written
+        why = intent.extra.get("unexplained") or {}
+        return Outcome(reply.unexplained_reply(why.get("kind", ""), why.get("words", ""), language))
+    if intent.extra.get("set_aside"):
+        return _set_aside(act(dataclasses.replace(intent, extra={k: v for k, v in intent.extra.items()
+                                                                 if k != "set_aside"}),
+                              store, utterance, turn_id, confirmed=confirmed, language=language, docs=docs),
+                          intent.extra["set_aside"], language)
     if intent.parts:
         return _parts(intent, store, utterance, turn_id, confirmed, language)
     if kind == "undo":
@@ -143,6 +130,15 @@ def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed
     if kind == "stock_count":
         return _count(intent, item, store, utterance, turn_id, language, confirmed)
     return _log(intent, item, store, utterance, turn_id, confirmed, language)
+
+
+def _set_aside(outcome: Outcome, aside: list[str], language: str) -> Outcome:
+    """A command said beside questions or remarks: its reply, with what was not taken as a change
+    said when something was written."""
+    if outcome.record is None or language != "en":
+        return outcome
+    said = " ".join(aside)
+    return dataclasses.replace(outcome, text=f"{outcome.text} I took \u201c{said}\u201d as no change.")
 
 
 def _without_a_write(intent: Intent, store: Store, utterance: str, language: str,
@@ -272,9 +268,10 @@ def _nearest(cands: tuple[Item, ...], heard: str, keep: int = 3) -> tuple[Item, 
     """The ``keep`` variants nearest to the heard one ("60" → 50 and 80 mm before 30), in size order."""
     attribute, labels, _unit = variant_choices(cands)
     said = number_answer(heard)
-    if said is None or attribute not in ("millimetre", "thread", "bearing") or len(cands) <= keep:
+    if said is None or len(cands) <= keep:
         return cands
-    value = {lab: float(lab.lstrip("M")) for lab in labels if lab.lstrip("M").replace(".", "", 1).isdigit()}
+    # a size label ("60", "M8") or, for items of several families, the first number of the name
+    value = {lab: float(m.group(0)) for lab in labels if (m := re.search(r"\d+(?:\.\d+)?", lab)) is not None}
     ranked = sorted((c for c, lab in zip(cands, labels, strict=True) if lab in value),
                     key=lambda c: abs(value[labels[cands.index(c)]] - said))[:keep]
     return tuple(sorted(ranked, key=lambda c: value[labels[cands.index(c)]])) or cands
@@ -289,6 +286,10 @@ def _check_quantity(intent: Intent, item: Item, language: str, part: int | None 
         return Outcome(_refused(intent, item, language))
     if q is None or (not q and intent.intent != "stock_count"):
         return Outcome(reply.text("no_quantity", language), Pending("quantity", intent, part=part))
+    if not intent.extra.get("unit_asked") and other_unit(intent.text, intent.quantity, (item.item, *item.aliases),
+                                                         item.unit, part is not None) is not None:  # "3 sheets of paper" counted in pallets: asked, never converted
+        return Outcome(reply.unit_question(item, language), Pending("quantity", dataclasses.replace(
+            intent, extra={**intent.extra, "unit_asked": True}), part=part))
     if q < 0:
         return Outcome(reply.refusal_reply("negative", item, q, language))
     if abs(q) > MAX_QUANTITY:
@@ -349,12 +350,6 @@ def _log(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str,
          language: str) -> Outcome:
     if intent.direction not in ("in", "out"):  # neither "used" nor "received" was said: never guess
         return Outcome(reply.direction_question(item, intent.quantity, language), Pending("direction", intent))
-    said_unit = _other_unit(intent, item)
-    if said_unit is not None:
-        text = (f"{reply.zh_name(item)}按{item.unit}计数：多少{item.unit}？" if language == "zh" else
-                f"{reply.plural(reply.sized(item)[0])} are counted in {item.unit}: how many {item.unit}?")
-        return Outcome(text[0].upper() + text[1:],
-                       Pending("quantity", dataclasses.replace(intent, extra={**intent.extra, "unit_asked": True})))
     out = intent.direction == "out"
     location, ask = _place(intent, item, "location", language, new_ok=not out, taking=out)
     if ask is not None:
@@ -379,35 +374,11 @@ def _log(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str,
         if intent.refusal == "hearsay" and have + delta >= 0:
             return Outcome(reply.hearsay_question(_log_said(item, intent.quantity, out, language), language),
                            Pending("confirm", intent))
-        return Outcome(read_back_text(intent, item, language, location), Pending("confirm", intent))
+        return Outcome(reply.read_back(item, intent.quantity, intent.direction, language, location, intent.extra.get("loose_count")), Pending("confirm", intent))
     # the place only when it decides something (an Inventory of an older shape takes no place)
     where = {"location": location} if len(item.places()) > 1 or location != item.location else {}
     record, item = store.log(item.sku, delta, utterance, turn_id, **where)
     return Outcome(_with_site_note(reply.log_reply(record, item, language), store, language), record=record)
-
-
-#: Unit words said with a quantity, by the unit they mean.
-_UNIT_WORDS = {"box": "box", "boxes": "box", "pack": "pack", "packs": "pack", "packet": "pack", "packets": "pack",
-               "roll": "roll", "rolls": "roll", "carton": "carton", "cartons": "carton", "bag": "bag", "bags": "bag",
-               "case": "case", "cases": "case", "can": "can", "cans": "can", "m": "m", "metre": "m", "metres": "m",
-               "meter": "m", "meters": "m", "pcs": "pcs", "pieces": "pcs", "piece": "pcs", "tin": "can", "tins": "can",
-               "pallet": "pallet", "pallets": "pallet", "crate": "crate", "crates": "crate", "tub": "tub", "tubs": "tub"}
-
-
-def _other_unit(intent: Intent, item: Item) -> str | None:
-    """The unit word said right after the quantity ("2 boxes of o-rings", "a packet of M8 washers")
-    when it is clearly not the item's unit (boxes of an item counted in pcs), else None. Asked once."""
-    if intent.extra.get("unit_asked") or intent.quantity is None:
-        return None
-    q = intent.quantity
-    num = str(int(q)) if float(q).is_integer() else str(q)
-    said_as = rf"(?:{re.escape(num)}|an?(?=\s+[a-z]+\s+of\b))" if q == 1 else re.escape(num)  # "a box of" is 1 box
-    # "2 M twelve bolts": an "m" before a number is a thread, no metres; the last one said is kept
-    # ("3 cans of degreaser, sorry, 3 litres")
-    found = re.findall(rf"(?<![\w.]){said_as}\s+([a-z]+)\b(?!\s*\d)", normalize_numbers(intent.text or "").lower())
-    said = _UNIT_WORDS.get(found[-1]) if found else None
-    mine = _UNIT_WORDS.get(item.unit.lower(), item.unit.lower())
-    return said if said is not None and said != mine else None
 
 
 def _transfer(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str, confirmed: bool,
@@ -488,6 +459,9 @@ _UNDO_WORDS = frozenset(
     # a request's politeness and the reason given: "can you cancel that last entry", "reverse that, wrong item"
     " can could would you item number".split())
 MAX_UNDO = 5  #: the most records one "undo the last N" reverts
+#: an undo said negated ("don't undo that", "no need to undo it", "不要撤销"): nothing is undone
+_NOT_UNDO = re.compile(r"\b(?:don'?t|do not|dont|never|no need to|not)\b(?:\s+\w+){0,2}?\s+(?:undo|reverse|delete|"
+                       r"remove|cancel|take back|scrap|revert)\b|(?:不要|别|不用|不必)(?:再)?(?:撤销|撤回|删除|取消)")
 UNDO_LOOKBACK = 20  #: how many latest records an undo naming an item searches first for it
 
 
@@ -496,8 +470,10 @@ def _undo(store: Store, utterance: str, turn_id: str, language: str) -> Outcome:
     item's), or the last N ("undo the last two"; more than :data:`MAX_UNDO` undoes nothing, said so).
     Words naming no item of the store undo nothing (an unheard item must not undo another's)."""
     sku, n = None, 1
+    if _NOT_UNDO.search((utterance or "").lower().replace("\u2019", "'")):  # "don't undo that": told not to
+        return Outcome("好的，没有撤销。" if language == "zh" else "OK, nothing was undone.")
     if language != "zh":
-        words = re.sub(r"[^\w\s-]", " ", normalize_numbers(utterance).lower()).split()
+        words = re.sub(r"[^\w\s-]", " ", normalize_numbers(utterance).lower().replace("'", "")).split()
         counts = [int(w) for w in words if w.isdigit()] + [2 for w in words if w in ("both", "those", "these")]
         if (n := max(1, counts[0] if counts else 1)) > MAX_UNDO:
             return Outcome(f"I can undo at most {MAX_UNDO} records at a time, so nothing was undone.")
@@ -557,14 +533,34 @@ def _parts(intent: Intent, store: Store, utterance: str, turn_id: str, confirmed
         have = item.at(location) or 0
         delta = -part.quantity if part.direction == "out" else part.quantity
         if (have + delta < 0 or part.extra.get("low_confidence_quantity")) and not confirmed:
-            return Outcome(read_back_text(part, item, language, location), Pending("confirm", intent))
+            return Outcome(reply.read_back(item, part.quantity, part.direction, language, location, part.extra.get("loose_count")), Pending("confirm", intent))
         changes.append((item.sku, delta, location))
         said.append(_log_said(item, part.quantity, part.direction == "out", language))
     if not confirmed and any(p.refusal == "hearsay" for p in intent.parts):
         return Outcome(reply.hearsay_question(("、" if language == "zh" else " and ").join(said), language),
                        Pending("confirm", intent))
-    done = store.log_many(changes, utterance, turn_id)
-    return Outcome(_with_site_note(reply.parts_reply(done, language), store, language), record=done[0][0])
+    merged, pieces = _merged(changes)
+    if merged is None:  # one item both used and received in one sentence: which net change is not guessed
+        item = store.get(pieces)
+        return Outcome(reply.both_ways_reply(item, language))
+    # one record per item and place (the store keeps one change per turn there): "2 … and 2 more" is one of 4
+    done = store.log_many(merged, utterance, turn_id)
+    return Outcome(_with_site_note(reply.parts_reply(done, language, pieces), store, language), record=done[0][0])
+
+
+def _merged(changes: list[tuple[str, int | float, str | None]]):
+    """The changes of one sentence with those of one item and place summed: ``(changes, {sku: [the
+    amounts said]})`` for items said more than once; ``(None, sku)`` when one item and place goes
+    both ways."""
+    by: dict[tuple[str, str | None], list[int | float]] = {}
+    for sku, delta, location in changes:
+        by.setdefault((sku, location), []).append(delta)
+    for (sku, _loc), deltas in by.items():
+        if len({d > 0 for d in deltas}) > 1:
+            return None, sku
+    merged = [(sku, sum(deltas), loc) for (sku, loc), deltas in by.items()]
+    pieces = {sku: [abs(d) for d in deltas] for (sku, _loc), deltas in by.items() if len(deltas) > 1}
+    return merged, pieces
 
 
 def _parts_refused(intent: Intent, store: Store, language: str) -> Outcome:

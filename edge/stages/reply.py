@@ -71,6 +71,18 @@ def amount(item: Item, quantity: int | float, more: bool = False) -> str:
     return f"{quantity} {unit} of {name}{tail}"
 
 
+def unit_question(item: Item, language: str = "en") -> str:
+    """A count said in another unit than the item's: "Copy paper is counted in pallets: how many
+    pallets?" (never converted: the inventory declares no pack size)."""
+    if language == "zh":
+        return f"{zh_name(item)}按{item.unit}计数：多少{item.unit}？"
+    u = item.unit.lower()
+    units = u if u in _COUNT_UNITS or len(u) <= 2 else _PLURAL_UNITS.get(u, plural(u))
+    name = name_and_size(item)
+    verb = "are" if name.endswith("s") else "is"
+    return f"{name[0].upper()}{name[1:]} {verb} counted in {units}: how many {units}?"
+
+
 def shown(rows: list, total: int) -> list:
     """The rows a list says by name: all of them when at most one more than :data:`MAX_LISTED`
     (naming the last one is as short as "and 1 more item"), else the first :data:`MAX_LISTED`.
@@ -307,12 +319,60 @@ def _zh_query(item: Item, asked_location: str | None) -> str:
 
 # -- the stock room's operations ------------------------------------------------------------------
 
-def parts_reply(done: list[tuple[Record, Item]], language: str = "en") -> str:
-    """Several logs written in one transaction: "Logged 3 drill bits used and 2 fuses received."."""
+def read_back(item: Item, quantity: int | float | None, direction: str | None, language: str = "en",
+              location: str | None = None, loose: bool = False) -> str:
+    """A log read back before it is written: below zero ("That would take … below zero …"), a loose
+    count ("Log 2 boxes of … received?") or a plain "Did you say …?"."""
+    q = quantity or 0
+    did = "used" if direction == "out" else "received"
+    delta = -q if direction == "out" else q
+    have = item.at(location) if location and item.at(location) is not None else item.quantity
+    where = location or item.location
     if language == "zh":
-        return "已记录：" + "，".join(f"{'收到' if r.delta > 0 else '用了'}{zh_amount(i, abs(r.delta))}" for r, i in done) + "。"
-    said = [f"{amount(i, abs(r.delta), True)} {'received' if r.delta > 0 else 'used'}" for r, i in done]
+        did = "用了" if direction == "out" else "收到"
+        if have + delta < 0:
+            return (f"这样{zh_name(item)}会低于零：{zh_place(where)}只有"
+                    f"{zh_amount(item, have)}。还是记录{did}{zh_amount(item, q)}吗？请说是或不是。")
+        if loose:
+            return f"要记录{did}{zh_amount(item, q)}吗？请说是或不是。"
+        return f"你是说{did}{zh_amount(item, q)}吗？说“是”就记录。"
+    if have + delta < 0:
+        return (f"That would take {name_and_size(item)} below zero: there {'is' if have == 1 else 'are'} only "
+                f"{have} {place(where)}. Log {amount(item, q, True)} {did} anyway? Say yes or no.")
+    if loose:  # "a couple of boxes": the 2 it was taken as is said back
+        return f"Log {amount(item, q, True)} {did}? Say yes or no."
+    return f"Did you say {amount(item, q, True)} {did}? Say yes to log it."
+
+
+def parts_reply(done: list[tuple[Record, Item]], language: str = "en", pieces: dict | None = None) -> str:
+    """Several logs written in one transaction, said from the records the store returned (one per
+    record): "Logged 3 drill bits used and 2 fuses received."; an item said more than once was summed
+    into one record (``pieces``: SKU → the amounts said) and is said so: "4 drill bits used (2 and 2)"."""
+    seen, records = set(), []
+    for r, i in done:
+        if r.id not in seen:
+            seen.add(r.id)
+            records.append((r, i))
+    pieces = pieces or {}
+
+    def sum_said(r: Record, joiner: str) -> str:
+        said = pieces.get(r.sku)
+        return f" ({joiner.join(f'{q:g}' for q in said)})" if said else ""
+
+    if language == "zh":
+        return "已记录：" + "，".join(f"{'收到' if r.delta > 0 else '用了'}{zh_amount(i, abs(r.delta))}{sum_said(r, '+')}"
+                                   for r, i in records) + "。"
+    said = [f"{amount(i, abs(r.delta), True)} {'received' if r.delta > 0 else 'used'}{sum_said(r, ' and ')}"
+            for r, i in records]
     return f"Logged {join_and(said)}."
+
+
+def both_ways_reply(item: Item | None, language: str = "en") -> str:
+    """One item said both used and received in one sentence: nothing written, the net change asked for."""
+    if language == "zh":
+        return f"没有记录：同一句里{zh_name(item) if item else '这个物品'}既有用了又有收到。请说净变动。"
+    name = plural(sized(item)[0]) if item is not None else "that item"
+    return f"Nothing logged: you said {name} were both used and received. Please say the change once, in all."
 
 
 def transfer_reply(out: Record, into: Record, item: Item, language: str = "en") -> str:
@@ -427,6 +487,27 @@ def refusal_reply(refusal: str, item: Item | None, quantity: int | float | None,
             "shortage": f"Nothing logged: a shortage is not a movement; please count them: say 'counted N {name}'.",
             "expected": f"Nothing written: what should be there is not a count; please count them: say 'counted N {name}'."
             }.get(refusal, "Nothing logged.")
+
+
+def unexplained_reply(kind: str, words: str, language: str = "en") -> str:
+    """Why nothing was written when a word of the command was left unexplained (see
+    :mod:`edge.stages.nlu.accounting`): the words said back and what to say instead."""
+    if language == "zh":
+        return {"question": f"没有记录：“{words}”听起来是在提问。要记录的话，请直接说，例如“用了3个保险丝”。",
+                "frequency": f"没有记录：“{words}”是次数，不是数量。请说一共多少。"}.get(
+                    kind, f"没有记录：我不明白“{words}”在这句话里的意思。请一次说一项变动。")
+    return {"question": f"Nothing logged: that sounded like a question (\u201c{words}\u201d). To log a change, "
+                        "say it plainly, like 'log 3 fuses used'.",
+            "direction": f"Nothing logged: you said {words} in one sentence. Please say each change on its own.",
+            "frequency": f"Nothing logged: \u201c{words}\u201d says how often, not how many. Please say how many "
+                         "in all.",
+            "but": "Nothing logged: I could not tell which count you meant after \u201cbut\u201d. Please say the "
+                   "change once more.",
+            "other_item": f"Nothing logged: I heard \u201c{words}\u201d with one count. Please say each item "
+                          "with its own count.",
+            "negation": f"Nothing logged: you said \u201c{words}\u201d beside a change. Please say each change "
+                        "on its own."}.get(kind, f"Nothing logged: I could not place \u201c{words}\u201d. Please "
+                                                 "say the change once more.")
 
 
 def _negated_en(what: str | None, item: Item | None, kind: str, direction: str | None, told: bool) -> str:
@@ -571,7 +652,9 @@ def no_variant_reply(family: str, heard: str, options: list[str], unit: str, lan
     if language == "zh":
         return f"没有{heard}{unit}的{family}；有{'、'.join(options)}{unit}。要哪一个？"
     unit = f" {unit}" if unit else ""
-    return f"I don't have {plural(family)}, {heard}{unit}; there are {join_and(options)}{unit}. Which one?"
+    # "100 millimetre" was heard with its unit: said once
+    heard_unit = "" if not unit or heard.endswith(unit) or heard.split()[-1:] == ["mm"] else unit
+    return f"I don't have {plural(family)}, {heard}{heard_unit}; there are {join_and(options)}{unit}. Which one?"
 
 
 def direction_question(item: Item, quantity: int | float | None, language: str = "en") -> str:

@@ -284,7 +284,9 @@ class Grammar:
             direction = text_direction(norm) or place_direction(norm)
         got = self.filler.log_record(item_text, g, replace(base, direction=direction))
         if got is not None and got.parts:
-            got = replace(got, parts=tuple(replace(p, direction=direction) for p in got.parts))
+            # a part whose own words say a direction keeps it ("… and received 2 fuses")
+            got = replace(got, parts=tuple(p if p.extra.get("direction_said") else replace(p, direction=direction)
+                                           for p in got.parts))
         return got
 
     def fill_slots(self, intent_name: str, text: str, direction: str | None = None) -> Intent | None:

@@ -106,6 +106,8 @@ _RAW_RANGE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?[-\u2013\u2014]\s?(\d+(?:\
                         re.IGNORECASE)
 #: "we used 3 o-rings not 2", "3 not 2 fuses": the count said, then the one it is not (a correction)
 _NOT_OTHER = re.compile(rf"\b(?P<said>{_NUM})\b(?P<mid>(?: [a-z]\w*){{0,4}}?) not (?P<other>{_NUM})\b(?! ?(?:mm|cm|m|a)\b)")
+#: "we used not 3 but 5 fuses": the count after "but" corrects the one after "not"
+_NOT_BUT = re.compile(rf"\bnot (?P<other>{_NUM}) but (?P<said>{_NUM})\b")
 _NEGATIVE_RAW = re.compile(r"(?:^|[\s(])[-\u2212]\s?\d|\b(?:minus|negative)\s+\w")
 _NEGATIVE_WORD = re.compile(r"\b(?:minus|negative)\s+")
 #: a log verb after "will"/"'ll"/"going to" is the command itself ("I'll log 5 bolts"), not a plan
@@ -288,7 +290,13 @@ def _not_happened(g: Guarded, raw: str) -> str | None:
 
 
 def _not_the_other(g: Guarded) -> None:
-    """"3 o-rings not 2" says 3 and corrects a 2 said or written before: the 2 is dropped (no negation)."""
+    """"3 o-rings not 2" says 3 and corrects a 2 said or written before: the 2 is dropped (no negation);
+    "not 3 but 5" says 5."""
+    m = _NOT_BUT.search(g.text)
+    if m is not None and float(m.group("said")) != float(m.group("other")):
+        g.text = " ".join((g.text[:m.start()] + m.group("said") + g.text[m.end():]).split())
+        g.notes.append(f"correction not {m.group('other')} but {m.group('said')}")
+        return
     m = _NOT_OTHER.search(g.text)
     if m is None or float(m.group("said")) == float(m.group("other")):
         return

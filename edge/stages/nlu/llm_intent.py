@@ -40,8 +40,9 @@ is constrained while it is generated and validated after (case C14).
    attempts fail, or when a log names no item at all, the answer is
    :data:`NOT_UNDERSTOOD_COMMAND` (nothing is written; a small model's free answer to "chuck the
    gloves on the order" was "chuck the gloves on.", as if done), and nothing of it is streamed.
-   A log whose count or direction only the model gave (the sentence says no number, or no
-   direction word) carries ``extra["llm_guessed"]`` and is read back before it is written.
+   A log whose count or direction only the model gave (the sentence says no number, or only as a
+   size: "6 mm drill bits"; or no direction word) carries ``extra["llm_guessed"]`` and is read back
+   before it is written.
 """
 from __future__ import annotations
 
@@ -53,6 +54,7 @@ from collections.abc import Callable, Iterable
 from rapidfuzz import fuzz, process
 
 from edge.llm.base import GenerationRequest, GenerationStats, generate
+from edge.stages.nlu.accounting import Utterance, counts_in
 from edge.stages.nlu.filler import has_cjk
 from edge.stages.nlu.grammar import Grammar, text_direction
 from edge.stages.nlu.guards import fractions, guard
@@ -543,8 +545,12 @@ class LlmIntentParser:
         if said is not None and said != direction:
             extra["llm_direction"] = direction
             direction = None if said == "asked" else said
-        guessed = [k for k, own in (("quantity", bool(spoken_numbers(text))), ("direction", said is not None))
-                   if not own]
+        # the model's count is the sentence's only when the sentence says that number, and not as a size
+        # ("we used 6 mm drill bits": the 6 is no count); else it is read back before anything is written
+        q = obj.get("quantity")
+        counts = {float(n) for n in spoken_numbers(text)} if has_cjk(text) else counts_in(Utterance.of(text))
+        own_q = q is not None and float(q) in counts
+        guessed = [k for k, own in (("quantity", own_q), ("direction", said is not None)) if not own]
         if guessed:  # only the model said it: read back before anything is written
             extra["llm_guessed"] = guessed
         quantity, refusal = _guarded_quantity(obj["quantity"], text, extra)

@@ -7,6 +7,8 @@ apart from the guards and the lexicon; nothing here looks at the store).
   ("we received 50 fuses and used 5", "we used 3 washers and 2") must not be written as heard.
 * :func:`pairs_in_other_unit` — "a pair of gloves", "2 pairs of goggles" said of an item counted in
   another unit (boxes): the pairs are no count of it.
+* :func:`other_unit` — a count said in another unit than the item's ("3 sheets of paper" counted in
+  pallets, "50 ml of grease" in pcs): asked, never converted.
 """
 from __future__ import annotations
 
@@ -16,9 +18,10 @@ from collections.abc import Iterable
 from edge.stages.nlu.filler import strip_leading_fillers
 from edge.stages.nlu.guards import fractions, guard
 from edge.stages.nlu.lexicon import normalize_text
+from edge.stages.nlu.numbers import normalize_numbers
 from edge.stages.nlu.slots import locations
 
-__all__ = ["PAIR_UNITS", "PIECE_UNITS", "counts_said", "pairs_in_other_unit"]
+__all__ = ["PAIR_UNITS", "PIECE_UNITS", "counts_said", "other_unit", "pairs_in_other_unit"]
 
 _NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
 #: a number followed by one of these is a size or a measure of the thing, not how many ("30 mm", "10 a")
@@ -66,3 +69,44 @@ def pairs_in_other_unit(text: str, unit: str, quantity: float | None) -> bool:
     if unit in PAIR_UNITS or not _PAIR.search(said):
         return False
     return not (unit in PIECE_UNITS and quantity == 2 and _ONE_PAIR.search(said))
+
+
+#: Unit words said with a quantity, by the unit they mean.
+_UNIT_WORDS = {"box": "box", "boxes": "box", "pack": "pack", "packs": "pack", "packet": "pack", "packets": "pack",
+               "roll": "roll", "rolls": "roll", "carton": "carton", "cartons": "carton", "bag": "bag", "bags": "bag",
+               "case": "case", "cases": "case", "can": "can", "cans": "can", "m": "m", "metre": "m", "metres": "m",
+               "meter": "m", "meters": "m", "pcs": "pcs", "pieces": "pcs", "piece": "pcs", "tin": "can", "tins": "can",
+               "pallet": "pallet", "pallets": "pallet", "crate": "crate", "crates": "crate", "tub": "tub", "tubs": "tub",
+               "sheet": "sheet", "sheets": "sheet", "ml": "ml", "millilitre": "ml", "millilitres": "ml",
+               "l": "l", "litre": "l", "litres": "l", "liter": "l", "liters": "l", "kg": "kg", "kilo": "kg",
+               "kilos": "kg", "kilogram": "kg", "kilograms": "kg", "g": "g", "gram": "g", "grams": "g",
+               "bottle": "bottle", "bottles": "bottle", "tube": "tube", "tubes": "tube", "jar": "jar", "jars": "jar",
+               "drum": "drum", "drums": "drum", "reel": "reel", "reels": "reel", "spool": "spool", "spools": "spool",
+               "set": "set", "sets": "set", "pair": "pair", "pairs": "pair", "bucket": "bucket", "buckets": "bucket",
+               "sachet": "sachet", "sachets": "sachet", "cartridge": "cartridge", "cartridges": "cartridge",
+               "pc": "pcs", "ream": "ream", "reams": "ream", "coil": "coil", "coils": "coil", "ft": "ft", "feet": "ft",
+               "foot": "ft", "yard": "yd", "yards": "yd", "gallon": "gal", "gallons": "gal"}
+
+
+def other_unit(text: str | None, q: int | float | None, names: Iterable[str], unit: str,
+               part: bool = False) -> str | None:
+    """The unit word said right after the count ``q`` in the transcript ``text`` ("2 boxes of o-rings",
+    "a packet of M8 washers", "3 sheets of paper") when it is clearly not the item's ``unit`` (boxes
+    of an item counted in pcs), else None; a word of the item's ``names`` ("set screws", "sanding
+    sheets") is no unit. ``part``: the count is one part of several, so only a unit said before this
+    item's name is its own. The unit is asked, never converted (no pack size is declared). Raises nothing."""
+    if q is None:
+        return None
+    num = str(int(q)) if float(q).is_integer() else str(q)
+    said_as = rf"(?:{re.escape(num)}|an?(?=\s+[a-z]+\s+of\b))" if q == 1 else re.escape(num)  # "a box of" is 1 box
+    # "2 M twelve bolts": an "m" before a number is a thread, no metres; the last one said is kept
+    # ("3 cans of degreaser, sorry, 3 litres")
+    text = normalize_numbers(text or "").lower()
+    names = {w for n in names for w in re.findall(r"[a-z]+", n.lower())}
+    found = [m for m in re.finditer(rf"(?<![\w.]){said_as}\s+([a-z]+)\b(?!\s*\d)", text)
+             if m.group(1) not in names and m.group(1).rstrip("s") not in names]
+    if part:  # "a roll of duct tape and a can of WD-40": the unit before this item's name
+        found = [m for m in found if any(w in names for w in re.findall(r"[a-z]+", text[m.end():m.end() + 40])[:4])]
+    said = _UNIT_WORDS.get(found[-1].group(1)) if found else None
+    mine = _UNIT_WORDS.get(unit.lower(), unit.lower())
+    return said if said is not None and said != mine else None

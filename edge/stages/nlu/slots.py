@@ -14,7 +14,15 @@ import re
 from dataclasses import replace
 
 from edge.stages.nlu.guards import Guarded
-from edge.stages.nlu.lexicon import LOCATION_WORDS, NOT_ITEM, location_at, normalize_location, singular
+from edge.stages.nlu.lexicon import (
+    IN_WORDS,
+    LOCATION_WORDS,
+    NOT_ITEM,
+    OUT_WORDS,
+    location_at,
+    normalize_location,
+    singular,
+)
 from edge.stages.nlu.resolve import Found, ItemIndex
 from edge.stages.nlu.schema import QUANTITY_MAX
 from edge.stages.nlu.types import Intent
@@ -30,6 +38,9 @@ CONTAINERS = frozenset("box pack packet can pair bag roll set piece tin pallet c
                        "litre liter metre meter kilo kilogram gram".split())
 _NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
 _PARTS = re.compile(r" (?:and|plus|also|as well as) (?=(?:\d+(?:\.\d+)? |an? )\S)")
+#: a part that says its own direction: "we used 3 fuses *and received* 2 drill bits"
+_DIRECTED_PART = re.compile(r" (?:and|plus|also|but)(?: then| also)?(?: (?:we|i|they|he|she)(?: have| also)?)? "
+                            r"(?=(?:%s) (?:\d+(?:\.\d+)? |an? )\S)" % "|".join(sorted(IN_WORDS | OUT_WORDS)))
 #: a stock query whose item is unknown needs one of these, else the text is the LLM's
 STOCK_CUE = re.compile(r"\b(?:do we (?:still )?have|have we (?:still )?got|are there|is there|in stock|on hand|"
                        r"left|remaining|stock of|we got|got any|have any|where (?:is|are|do we keep)|wheres|"
@@ -208,6 +219,13 @@ def counted_pieces(text: str, keep: frozenset[int] | set[int] = frozenset()) -> 
     return [" ".join(toks[a:b]) for a, b in zip(cuts, [*cuts[1:], len(toks)], strict=True)]
 
 
+def piece_direction(text: str) -> str | None:
+    """The direction a part's own words say ("received 2 fuses" → ``in``), None for none or both."""
+    words = set(text.split())
+    out, into = bool(words & OUT_WORDS), bool(words & IN_WORDS)
+    return "out" if out and not into else "in" if into and not out else None
+
+
 class SlotFiller:
     """Fills slots against one inventory's :class:`ItemIndex`."""
 
@@ -294,12 +312,18 @@ class SlotFiller:
         return pieces if all(p is not None and (p.sku or p.candidates) for p in got) else [text]
 
     def log_record(self, text: str, guarded: Guarded | None, base: Intent) -> Intent | None:
-        """A log (several parts when the slot says "3 drill bits and 2 fuses")."""
-        pieces = [q for p in _PARTS.split(text) if p.strip() for q in self._counted_pieces(p, guarded, base)]
+        """A log (several parts when the slot says "3 drill bits and 2 fuses"); a part that says its own
+        direction ("… and received 2 fuses") has it (``extra["direction_said"]``)."""
+        pieces = [q for d in _DIRECTED_PART.split(text) for p in _PARTS.split(d) if p.strip()
+                  for q in self._counted_pieces(p, guarded, base)]
         if len(pieces) >= 2 and not (guarded is not None and guarded.range is not None):
             parts = [self.counted("log_record", p, guarded, base) for p in pieces]
             if all(p is not None for p in parts):
                 refusal = next((p.refusal for p in parts if p.refusal), None)
+                for i, piece in enumerate(pieces):
+                    own = piece_direction(piece)
+                    if own is not None:
+                        parts[i] = replace(parts[i], direction=own, extra={**parts[i].extra, "direction_said": True})
                 loc = parts[-1].location  # a place said at the end ("… from drawer 4") is every part's;
                 for i, p in enumerate(parts):  # one said inside a part is that part's alone
                     if p.location is None and loc is not None:

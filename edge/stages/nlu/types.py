@@ -27,9 +27,10 @@ Direction = Literal["in", "out"]
 #: ``negative``: a negative quantity. ``implausible``: over the plausible maximum. ``future``: said as
 #: still to come ("they'll send 200 next week", "on order"). ``hypothetical``: a what-if ("pretend I
 #: used 5"). ``hearsay``: on someone else's word ("the night shift reckons …"): read back, written
-#: only after a yes.
+#: only after a yes. ``unexplained``: a word the parse does not account for would change the record
+#: ("why did we use 3 fuses", "three times", "3 nuts and washers": :mod:`edge.stages.nlu.accounting`).
 REFUSALS = ("negated", "already_done", "range", "correction", "fraction", "negative", "implausible", "future",
-            "hypothetical", "hearsay", "order", "shortage", "expected")
+            "hypothetical", "hearsay", "order", "shortage", "expected", "unexplained")
 
 
 @dataclass(frozen=True)

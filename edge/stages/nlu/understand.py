@@ -28,6 +28,7 @@ import re
 
 from edge.errors import EdgeError
 from edge.llm.base import ContextOverflow, EngineError, GenerationRequest
+from edge.stages.nlu.accounting import Utterance, set_aside, size_not_count, unexplained
 from edge.stages.nlu.filler import has_cjk, is_filler
 from edge.stages.nlu.grammar import Grammar, text_direction
 from edge.stages.nlu.guards import asks_yes_no
@@ -78,6 +79,25 @@ def _asks(text: str) -> bool:
     """``text`` is said as a question: a question mark, a question word ("bearings 6204, what have we got"),
     or it starts like one (:data:`QUESTION_START`)."""
     return "?" in text or bool(QUESTION_START.match(text.lower()) or _WH_WORD.search(text.lower()))
+
+
+def accounted(intent: Intent, utt: Utterance) -> Intent:
+    """``intent`` when its parse explains every word of ``utt`` that would change a record; else the
+    same intent refused as ``unexplained`` (``extra["unexplained"]``: ``{"kind", "words"}``, see
+    :mod:`edge.stages.nlu.accounting`), its count dropped when the only number said is a size (the
+    dialog asks how many). Raises nothing."""
+    if intent.refusal not in (None, "negated"):
+        return intent
+    found = unexplained(intent, utt)
+    if found is not None:
+        why = {"kind": found.kind, "words": found.words}
+        parts = tuple(dataclasses.replace(p, refusal="unexplained") for p in intent.parts)
+        return dataclasses.replace(intent, refusal="unexplained", parts=parts, extra={**intent.extra, "unexplained": why},
+                                   explain={**intent.explain, "unexplained": why})
+    if size_not_count(intent, utt):  # "we used 6 mm drill bits": the 6 is the size; how many is asked
+        return dataclasses.replace(intent, quantity=None, extra={**intent.extra, "size_not_count": True},
+                                   explain={**intent.explain, "size_not_count": intent.quantity})
+    return intent
 
 
 class SentenceGate:
@@ -218,6 +238,14 @@ class Understanding:
         """
         if is_filler(text):
             return None
+        utt = Utterance.of(text)
+        aside = set_aside(utt) if self.language == "en" else None
+        if aside is not None:  # "why did we use 3 fuses? we needed them. log 3 fuses used": the last one
+            intent = self.understand(aside[0], confidence, on_sentence, llm)
+            if intent is None:
+                return None
+            return dataclasses.replace(intent, extra={**intent.extra, "set_aside": list(aside[1])},
+                                       explain={**intent.explain, "set_aside": list(aside[1])})
         intent = self.grammar.parse(text)
         if intent is None and not llm:
             return None
@@ -228,6 +256,7 @@ class Understanding:
             intent = Intent("ask_docs", source="docs", text=text, explain={"path": "docs"})
         if intent is None:
             intent = self._llm(text, on_sentence)
+        intent = accounted(intent, utt)
         if intent.intent == "log_record" and self.language == "en" and not has_cjk(text):
             intent = self._counts_checked(intent, text)
         if intent.intent == "log_record" and intent.quantity == 2 and LOOSE_COUNT.search(text.lower()):

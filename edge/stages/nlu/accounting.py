@@ -1,0 +1,243 @@
+"""Every word accounted for: a command writes only when its parse explains the whole utterance.
+
+The template path, the paraphrase matcher and the LLM each pick an intent and fill its slots from
+some of the words; a word the parse did not use may change what the sentence means. Before a
+write (``log_record``, ``transfer``, ``stock_count``) :func:`unexplained` looks for the words no
+slot explains and that would change the record:
+
+- ``question``: a question word ("why did we use 3 fuses", "who took …", "how come", "did anyone
+  …", a question mark): a question about a change is never the change;
+- ``direction``: a second direction the parse did not give a part ("we used 3 bolts and received
+  2 fuses" read as two uses);
+- ``frequency``: how often, not how many ("we used fuses three times", "twice", "3 a day");
+- ``but``: "but" / "not … but" left after the guards ("we used 3 fuses but 2 came back");
+- ``other_item``: a count said before one item and another item joined with "and" that has none
+  ("we used 3 nuts and washers 8 mm": whose is the 3?);
+- ``negation``: a negation in another clause than the change ("we used 3 drill bits, also we did
+  not use the fuses": not one negated command);
+- ``size``: the only number said is a size ("we used 6 mm drill bits"): no count (the dialog asks
+  how many).
+
+A unit the item is not counted in ("3 sheets of paper" counted in pallets) is the dialog's check,
+where the item's unit is known (:func:`edge.stages.dialog._other_unit`): asked, never converted.
+
+The result is :class:`Unexplained` (the kind and the words), put on the intent as refusal
+``unexplained`` with ``extra["unexplained"]``: the dialog writes nothing and says which words it
+could not place. English and Mandarin (question words, 次 for how often).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from edge.stages.nlu.filler import has_cjk, strip_leading_fillers
+from edge.stages.nlu.lexicon import IN_WORDS, LOG_WORDS, OUT_WORDS, normalize_text
+from edge.stages.nlu.types import Intent
+
+#: the kinds :func:`unexplained` reports, in the order it checks them
+KINDS = ("question", "direction", "frequency", "but", "other_item", "negation", "size")
+
+_QUESTION = re.compile(r"(?:^|\b(?:and|so|but|ok|okay|hey|then)\s+)(?:why|how come|who|whom|whose|since when|what for)\b"
+                       r"|\b(?:why|how come)\b"
+                       r"|\b(?:did|has|have|had|was|were)\s+(?:anyone|anybody|someone|somebody|any of you|you)\b"
+                       r"|\b(?:who|whom|whose)\s+(?:\w+\s+)?(?:used|took|take|taken|received|got|logged|moved|"
+                       r"counted|gave|had|has|needed|wanted)\b")
+_QUESTION_RAW = re.compile(r"\?\s*$")
+#: a request said as a question is the command ("can you log 3 fuses used?")
+_REQUEST = re.compile(r"^\W*(?:please\W+)?(?:(?:can|could|would|will)\W+(?:you|u)\b|(?:can|could|may)\W+(?:i|we)\b)",
+                      re.IGNORECASE)
+_FREQUENCY = re.compile(r"\b(?:\d+|several|many|a few|few|multiple|a couple of|couple of|a number of) times\b|"
+                        r"\b(?:twice|thrice|once)\b(?! (?:more|again)\b)|"
+                        r"\b(?:each|every|per|a|an) (?:time|day|week|month|shift|job|hour|morning|night|visit|run)\b"
+                        r"|\b(?:daily|weekly|monthly|hourly|nightly)\b")
+#: "not 3 but 5" is a correction the guards resolve; any other "but" joins two statements
+_BUT = re.compile(r"\bbut\b")
+_NOT_BUT = re.compile(r"\bnot (?:\d+(?:\.\d+)?|an?|one) (?:\w+ ){0,3}?but\b")
+_NEGATION = re.compile(r"\b(?:not|didnt|dont|doesnt|wasnt|werent|havent|hasnt|hadnt|never|no longer|none of)\b")
+#: what splits an utterance into clauses for the negation check
+_CLAUSES = re.compile(r"[.;!?]+(?:\s+|$)|,\s*(?:also|and|plus|then)\s+|\s+(?:also|and also|and then|as well as|plus)\s+")
+#: words that make the number before them a size ("6 mm", "3 amp"); "a", "v", "w", "in" alone are left out
+#: ("33 v-belts", "58 in bin 47")
+_SIZE_UNITS = ("mm", "cm", "inch", "inches", "amp", "amps", "volt", "volts", "watt", "watts",
+               "kw", "mil", "gauge", "bar", "psi", "nm", "ah", "mah", "millimetre", "millimetres", "millimeter",
+               "millimeters", "centimetre", "centimetres")
+_JOIN = re.compile(r"\b(?:and|plus|as well as|along with|together with)\b")
+_COUNT = r"\d+(?:\.\d+)?"
+#: Mandarin: a question word; how often (次, 遍)
+_QUESTION_ZH = re.compile(r"为什么|为啥|怎么会|谁|什么时候|有没有人|有人.*吗|吗[？?]?\s*$|[？?]\s*$")
+_FREQUENCY_ZH = re.compile(r"[0-9一二两三四五六七八九十几]+\s*[次遍回]|每[天周月次]")
+
+
+@dataclass(frozen=True)
+class Utterance:
+    """One utterance, normalized once: ``raw`` as heard, ``norm`` (:func:`normalize_text` after the
+    leading fillers are dropped), ``tokens`` (``norm`` split) and ``numbers`` (the digit tokens)."""
+
+    raw: str
+    norm: str
+    tokens: tuple[str, ...]
+    numbers: tuple[float, ...]
+    clauses: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, text: str) -> Utterance:
+        raw = text or ""
+        norm = raw if has_cjk(raw) else normalize_text(strip_leading_fillers(raw))
+        toks = tuple(norm.split())
+        nums = tuple(float(t) for t in toks if re.fullmatch(_COUNT, t))
+        parts = [c for c in _CLAUSES.split(raw) if c and c.strip()] if not has_cjk(raw) else [raw]
+        clauses = tuple(normalize_text(c) for c in parts) if len(parts) > 1 else (norm,)
+        return cls(raw, norm, toks, nums, clauses)
+
+
+@dataclass(frozen=True)
+class Unexplained:
+    """What the parse left unexplained: ``kind`` (one of :data:`KINDS`) and the ``words`` as said."""
+
+    kind: str
+    words: str
+
+
+def unexplained(intent: Intent, utt: Utterance) -> Unexplained | None:
+    """The first word of ``utt`` that ``intent`` (a writing intent) does not explain and that would
+    change the record (see module doc), or None when the parse accounts for the utterance. A
+    non-writing intent, an intent already refused, or one with nothing to write is None. Raises
+    nothing."""
+    if intent.intent not in ("log_record", "transfer", "stock_count"):
+        return None
+    if has_cjk(utt.raw):
+        return _unexplained_zh(utt)
+    norm = utt.norm
+    m = _QUESTION.search(norm)
+    if m or (_QUESTION_RAW.search(utt.raw) and not _REQUEST.match(utt.raw)):
+        return Unexplained("question", m.group(0).strip() if m else "?")
+    if intent.intent == "log_record":
+        got = _second_direction(intent, utt)
+        if got is not None:
+            return got
+    m = _FREQUENCY.search(norm)
+    if m:
+        return Unexplained("frequency", m.group(0))
+    if _BUT.search(_NOT_BUT.sub(" ", norm)):
+        return Unexplained("but", "but")
+    if not intent.parts:
+        got = _other_item(norm)
+        if got is not None:
+            return got
+    if intent.refusal == "negated":
+        got = _negation_elsewhere(utt)
+        if got is not None:
+            return got
+    return None
+
+
+def size_not_count(intent: Intent, utt: Utterance) -> bool:
+    """True when ``intent``'s count is a number said only as a size ("we used 6 mm drill bits", "3 amp
+    fuses"): the count was never said. Raises nothing."""
+    q = intent.quantity
+    if q is None or intent.parts or has_cjk(utt.raw):
+        return False
+    toks = utt.tokens
+    said = [i for i, t in enumerate(toks) if re.fullmatch(_COUNT, t) and float(t) == float(q)]
+    return bool(said) and all(i + 1 < len(toks) and toks[i + 1] in _SIZE_UNITS for i in said)
+
+
+def counts_in(utt: Utterance) -> set[float]:
+    """The numbers of ``utt`` that may be a count: every number but one said as a size ("6 mm",
+    "3 amp"). English; Mandarin text gives every number. Raises nothing."""
+    toks = utt.tokens
+    return {float(t) for i, t in enumerate(toks) if re.fullmatch(_COUNT, t)
+            and not (i + 1 < len(toks) and toks[i + 1] in _SIZE_UNITS)}
+
+
+def _directions(words: set[str]) -> set[str]:
+    return {d for d, vocab in (("out", OUT_WORDS), ("in", IN_WORDS)) if words & vocab}
+
+
+def _second_direction(intent: Intent, utt: Utterance) -> Unexplained | None:
+    """Both directions said, but the parse's parts do not carry both."""
+    words = set(utt.tokens) - {"get", "got", "put", "putting"}  # "got through", "put aside": no direction alone
+    said = _directions(words)
+    if len(said) < 2:
+        return None
+    given = {p.direction for p in intent.parts} if intent.parts else {intent.direction}
+    if said <= given:
+        return None
+    return Unexplained("direction", " and ".join(sorted(w for w in utt.tokens if w in IN_WORDS | OUT_WORDS)))
+
+
+def _other_item(norm: str) -> Unexplained | None:
+    """"3 nuts and washers": a count, an item word, "and", more item words and no count after the "and"."""
+    for m in _JOIN.finditer(norm):
+        before, after = norm[:m.start()].split(), norm[m.end():].split()
+        if not before or not after or not any(re.fullmatch(_COUNT, t) for t in before):
+            continue
+        # "3 fuses and 2 …", "… and a box of …": a part with its own count; "… and put them …": one change
+        if re.fullmatch(_COUNT, after[0]) or after[0] in _AFTER_JOIN_OK or before[-1] in _AFTER_JOIN_OK:
+            continue
+        if before[-1].isalpha() and after[0].isalpha() and before[-1] not in IN_WORDS | OUT_WORDS \
+                and after[0] not in IN_WORDS | OUT_WORDS:
+            return Unexplained("other_item", " ".join([before[-1], m.group(0), *after[:3]]))
+    return None
+
+
+#: what may follow "and" in one change: a verb or pronoun, a place, a hesitation, "the rest"
+_AFTER_JOIN_OK = frozenset("a an one put putting then that this it its they them we i he she you the those these bin "
+                           "shelf drawer rack cabinet cupboard locker half so log logged record recorded thats there "
+                           "here now today yesterday also left back again put".split())
+
+
+def _negation_elsewhere(utt: Utterance) -> Unexplained | None:
+    """A negation in one clause and a counted change in another."""
+    clauses = utt.clauses
+    if len(clauses) < 2:
+        return None
+    neg = [c for c in clauses if _NEGATION.search(c)]
+    plain = [c for c in clauses if not _NEGATION.search(c) and re.search(_COUNT, c)]
+    if neg and plain:
+        return Unexplained("negation", neg[0].strip())
+    return None
+
+
+def _unexplained_zh(utt: Utterance) -> Unexplained | None:
+    m = _QUESTION_ZH.search(utt.raw)
+    if m and not re.search(r"(?:能|可以|可不可以|请)(?:帮我|帮忙)?(?:记|登记)", utt.raw):
+        return Unexplained("question", m.group(0).strip(" ？?"))
+    m = _FREQUENCY_ZH.search(utt.raw)
+    if m:
+        return Unexplained("frequency", m.group(0))
+    return None
+
+
+#: a sentence end; an ellipsis ("we used... let me see... four") is a hesitation, not one
+_SENTENCES = re.compile(r"(?<![.])(?<=[.?!])\s+")
+#: words that change what came before: a sentence holding one is never set aside
+_CHANGES = re.compile(r"\b(?:no|not|nope|wait|sorry|actually|scratch|cancel|forget|mean|meant|make|instead|undo|"
+                      r"wrong|didnt|dont|never|rather|correction|oops)\b")
+
+
+def set_aside(utt: Utterance) -> tuple[str, tuple[str, ...]] | None:
+    """An utterance of several sentences where some are questions ("why did we use 3 fuses?") or
+    short remarks without a number ("we needed them.") beside the command ("log 3 fuses used"):
+    ``(the command's sentences, the sentences set aside)``; None when there is one sentence, when
+    nothing is set aside, or when nothing would be left. A sentence that could change the command
+    ("no", "wait", "didn't", a number) is never set aside. English only. Raises nothing."""
+    if has_cjk(utt.raw):
+        return None
+    sentences = [s.strip() for s in _SENTENCES.split(utt.raw.strip()) if s.strip()]
+    if len(sentences) < 2:
+        return None
+    keep, aside = [], []
+    for s in sentences:
+        n = normalize_text(s)
+        question = s.endswith("?") or bool(_QUESTION.search(n))
+        remark = (not question and not re.search(r"\d", n) and len(n.split()) <= 6
+                  and not set(n.split()) & (IN_WORDS | OUT_WORDS | LOG_WORDS))
+        # a question after the command doubts it ("… right?"): the whole is asked, never set aside
+        if (question and not keep or remark) and not _CHANGES.search(n):
+            aside.append(s)
+        else:
+            keep.append(s)
+    if not aside or not keep:
+        return None
+    return " ".join(keep), tuple(aside)
