@@ -37,7 +37,8 @@ from edge.stages.nlu.types import Intent
 #: the kinds :func:`unexplained` reports, in the order it checks them
 KINDS = ("question", "direction", "frequency", "but", "other_item", "negation", "size")
 
-_QUESTION = re.compile(r"(?:^|\b(?:and|so|but|ok|okay|hey|then)\s+)(?:why|how come|who|whom|whose|since when|what for)\b"
+_QUESTION = re.compile(r"(?:^|\b(?:and|so|but|ok|okay|hey|then)\s+)(?:why|how come|who|whom|whose|since when|what for|"
+                       r"when (?:did|do|does|were|was|have|has|had|will|is|are))\b"
                        r"|\b(?:why|how come)\b"
                        r"|\b(?:did|has|have|had|was|were)\s+(?:anyone|anybody|someone|somebody|any of you|you)\b"
                        r"|\b(?:who|whom|whose)\s+(?:\w+\s+)?(?:used|took|take|taken|received|got|logged|moved|"
@@ -55,7 +56,7 @@ _BUT = re.compile(r"\bbut\b")
 _NOT_BUT = re.compile(r"\bnot (?:\d+(?:\.\d+)?|an?|one) (?:\w+ ){0,3}?but\b")
 _NEGATION = re.compile(r"\b(?:not|didnt|dont|doesnt|wasnt|werent|havent|hasnt|hadnt|never|no longer|none of)\b")
 #: what splits an utterance into clauses for the negation check
-_CLAUSES = re.compile(r"[.;!?]+(?:\s+|$)|,\s*(?:also|and|plus|then)\s+|\s+(?:also|and also|and then|as well as|plus)\s+")
+_CLAUSES = re.compile(r"[.;!?]+(?:\s+|$)|,\s*(?:(?:also|and|plus|then)\s+)?|\s+(?:also|and also|and then|as well as|plus)\s+")
 #: words that make the number before them a size ("6 mm", "3 amp"); "a", "v", "w", "in" alone are left out
 #: ("33 v-belts", "58 in bin 47")
 _SIZE_UNITS = ("mm", "cm", "inch", "inches", "amp", "amps", "volt", "volts", "watt", "watts",
@@ -150,20 +151,29 @@ def counts_in(utt: Utterance) -> set[float]:
             and not (i + 1 < len(toks) and toks[i + 1] in _SIZE_UNITS)}
 
 
-def _directions(words: set[str]) -> set[str]:
-    return {d for d, vocab in (("out", OUT_WORDS), ("in", IN_WORDS)) if words & vocab}
+#: directions said as phrases: "2 washers came back", "handed out 3 fuses"
+_IN_PHRASE = re.compile(r"\b(?:came|come|comes|coming|brought|bring|went|go|goes|gone|sent|given|handed) back\b|"
+                        r"\b(?:came|come|comes|coming) in\b|\b(?:turned|turn|showed|show) up\b|\barrived\b")
+_OUT_PHRASE = re.compile(r"\b(?:gave|give|given|handed|hand|signed|booked|checked|went|gone|sent) out\b|"
+                         r"\b(?:wrote|written|write) off\b|\b(?:went|got|go) through\b")
+
+
+def _directions(words: set[str], norm: str) -> set[str]:
+    said = {d for d, vocab in (("out", OUT_WORDS), ("in", IN_WORDS)) if words & vocab}
+    return said | {d for d, phrase in (("out", _OUT_PHRASE), ("in", _IN_PHRASE)) if phrase.search(norm)}
 
 
 def _second_direction(intent: Intent, utt: Utterance) -> Unexplained | None:
     """Both directions said, but the parse's parts do not carry both."""
     words = set(utt.tokens) - {"get", "got", "put", "putting"}  # "got through", "put aside": no direction alone
-    said = _directions(words)
+    said = _directions(words, utt.norm)
     if len(said) < 2:
         return None
     given = {p.direction for p in intent.parts} if intent.parts else {intent.direction}
     if said <= given:
         return None
-    return Unexplained("direction", " and ".join(sorted(w for w in utt.tokens if w in IN_WORDS | OUT_WORDS)))
+    heard = [m.group(0) for p in (_OUT_PHRASE, _IN_PHRASE) for m in p.finditer(utt.norm)]
+    return Unexplained("direction", " and ".join(heard + sorted(w for w in utt.tokens if w in IN_WORDS | OUT_WORDS)))
 
 
 def _other_item(norm: str) -> Unexplained | None:
@@ -175,10 +185,15 @@ def _other_item(norm: str) -> Unexplained | None:
         # "3 fuses and 2 …", "… and a box of …": a part with its own count; "… and put them …": one change
         if re.fullmatch(_COUNT, after[0]) or after[0] in _AFTER_JOIN_OK or before[-1] in _AFTER_JOIN_OK:
             continue
-        if before[-1].isalpha() and after[0].isalpha() and before[-1] not in IN_WORDS | OUT_WORDS \
+        if _wordlike(before[-1]) and _wordlike(after[0]) and before[-1] not in IN_WORDS | OUT_WORDS \
                 and after[0] not in IN_WORDS | OUT_WORDS:
             return Unexplained("other_item", " ".join([before[-1], m.group(0), *after[:3]]))
     return None
+
+
+def _wordlike(tok: str) -> bool:
+    """A word or a code with a letter ("m8"), not a number."""
+    return tok.isalnum() and not tok.isdigit() and any(c.isalpha() for c in tok)
 
 
 #: what may follow "and" in one change: a verb or pronoun, a place, a hesitation, "the rest"
@@ -210,7 +225,7 @@ def _unexplained_zh(utt: Utterance) -> Unexplained | None:
 
 
 #: a sentence end; an ellipsis ("we used... let me see... four") is a hesitation, not one
-_SENTENCES = re.compile(r"(?<![.])(?<=[.?!])\s+")
+_SENTENCES = re.compile(r"(?<!\.\.)(?<=[.?!])\s+")
 #: words that change what came before: a sentence holding one is never set aside
 _CHANGES = re.compile(r"\b(?:no|not|nope|wait|sorry|actually|scratch|cancel|forget|mean|meant|make|instead|undo|"
                       r"wrong|didnt|dont|never|rather|correction|oops)\b")

@@ -244,8 +244,9 @@ class Understanding:
             intent = self.understand(aside[0], confidence, on_sentence, llm)
             if intent is None:
                 return None
-            return dataclasses.replace(intent, extra={**intent.extra, "set_aside": list(aside[1])},
-                                       explain={**intent.explain, "set_aside": list(aside[1])})
+            kept = [*aside[1], *intent.extra.get("set_aside", ())]
+            return dataclasses.replace(intent, extra={**intent.extra, "set_aside": kept},
+                                       explain={**intent.explain, "set_aside": kept})
         intent = self.grammar.parse(text)
         if intent is None and not llm:
             return None

@@ -1,0 +1,232 @@
+"""Writes the adversarial "every word accounted for" sets: ``guard.jsonl`` over the 10-item session
+inventory (``guard_inventory.csv``, a copy of ``../shared/audio/sessions/inventory.csv``) and
+``guard_big.jsonl`` over the 2,065-item ``inventory.csv``.
+
+    python bench/eval/make_guard.py
+
+Each case is one utterance (``before`` turns first when given) with ``expect``:
+
+- ``records``: the records a right answer writes (SKU, signed delta, place, kind); ``[]`` for none;
+- ``write``: ``must`` (a correct command: logged in one turn, without a question), ``never`` (a
+  sentence whose parse leaves a word unexplained: nothing may be written) or ``may`` (writing the
+  expected records or asking are both right);
+- ``asks``: when given, whether the box must ask back (a count in another unit, a size said as the
+  count);
+- ``intent`` is ``log_record`` throughout (for :func:`bench.eval_nlu.judge`; the guard scorer does not
+  check it).
+
+``class`` names the issue class (question, direction, size, frequency, unit, other_item, same_item,
+negation, but, correction) or ``neighbour`` for the correct commands beside them. Deterministic.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+#: spoken name → (SKU, place, stock) of the session inventory's items counted in pcs with stock to spare
+SMALL = {"fuses": ("FUS-5A", "bin 30", 60), "washers": ("WSH-M8", "bin 2023", 500),
+         "drill bits": ("DRL-BIT-6", "drawer 4", 25), "cable ties": ("TIE-CBL-200", "drawer 7", 300),
+         "M8 bolts": ("BLT-M8-30", "bin 12", 140), "safety goggles": ("GOG-SAF", "shelf B", 8)}
+NUMS = ["two", "3", "four", "5", "2", "three"]
+
+
+def rec(sku: str, delta: float, place: str) -> dict:
+    return {"sku": sku, "delta": delta, "place": place, "kind": "log"}
+
+
+class Cases:
+    def __init__(self, prefix: str):
+        self.prefix, self.rows, self.n = prefix, [], itertools.count(1)
+
+    def add(self, cls: str, text: str, write: str, records=(), asks=None, before=()):
+        exp = {"intent": "log_record", "records": list(records), "write": write}
+        if asks is not None:
+            exp["asks"] = asks
+        case = {"id": f"{self.prefix}-{cls}-{next(self.n):03d}", "text": text, "kind": cls, "class": cls,
+                "paraphrase": False, "expect": exp}
+        if before:
+            case["before"] = list(before)
+        self.rows.append(case)
+
+
+def value(n: str) -> int:
+    return {"two": 2, "three": 3, "four": 4, "five": 5}.get(n, None) or int(n)
+
+
+ITEMS = list(SMALL)
+PAIRS = [(a, b) for a in ITEMS for b in ITEMS if a != b][::3]
+
+
+def small() -> list[dict]:
+    c = Cases("g")
+    _questions_and_directions(c, ITEMS, PAIRS)
+    _sizes_counts_and_units(c, ITEMS, PAIRS)
+    _compounds(c, ITEMS, PAIRS)
+    _neighbours(c, ITEMS)
+    return c.rows
+
+
+def _questions_and_directions(c: Cases, items: list[str], pairs: list[tuple[str, str]]) -> None:
+    # 1. a question about a change is never the change
+    questions = ["why did we use {n} {i}", "who used {n} {i}", "who took {n} {i} out", "how come we used {n} {i}",
+                 "did anyone use {n} {i}", "why were {n} {i} received", "when did we receive {n} {i}",
+                 "who received {n} {i}", "did somebody take {n} {i}", "so why did we take {n} {i}",
+                 "we used {n} {i}?", "how come {n} {i} were taken", "whose {n} {i} did we use"]
+    for k, (t, i) in enumerate(itertools.product(questions, items)):
+        if k % 2 == 0 or t.startswith(("why did", "who used", "how come we")):
+            c.add("question", t.format(n=NUMS[k % len(NUMS)], i=i), "never")
+    # 2. a second direction: each part its own, or nothing
+    for k, (a, b) in enumerate(pairs):
+        n, m = NUMS[k % 6], NUMS[(k + 1) % 6]
+        (sa, pa, _), (sb, pb, _) = SMALL[a], SMALL[b]
+        c.add("neighbour", f"we used {n} {a} and received {m} {b}", "must",
+              [rec(sa, -value(n), pa), rec(sb, value(m), pb)])
+        c.add("neighbour", f"we received {n} {a} and used {m} {b}", "must",
+              [rec(sa, value(n), pa), rec(sb, -value(m), pb)])
+        c.add("direction", f"we used and received {n} {a}", "never")
+        c.add("direction", f"we used {n} {a} and {m} {b} came back", "may", [rec(sa, -value(n), pa), rec(sb, value(m), pb)])
+        c.add("neighbour", f"we took {n} {a} and then we received {m} {b}", "must",
+              [rec(sa, -value(n), pa), rec(sb, value(m), pb)])
+
+
+def _sizes_counts_and_units(c: Cases, items: list[str], pairs: list[tuple[str, str]]) -> None:
+    # 3. a size is no count
+    for t in ["we used 6 mm drill bits", "we took 5 amp fuses", "we received 8 mm washers", "we used 10 mm spanners",
+              "we used 200 mm cable ties", "we took some 6 mm drill bits", "log 5 amp fuses used",
+              "we received 6 millimetre drill bits"]:
+        c.add("size", t, "never")
+    # 4. how often is no count
+    freq = ["we used {i} three times", "we used {n} {i} twice", "we took {i} {n} times", "we use {n} {i} every day",
+            "we used {n} {i} each time", "twice we used {n} {i}", "we received {i} {n} times this week",
+            "we used {n} {i} a day", "{n} times we took {i}", "we used {n} {i} once a week"]
+    for k, (t, i) in enumerate(itertools.product(freq, items)):
+        c.add("frequency", t.format(n=NUMS[k % len(NUMS)], i=i), "never")
+    # 5. a count in a unit the item is not counted in is asked, never converted
+    for t in ["we used 3 sheets of paper", "we received 50 sheets of paper", "we used 50 ml of paint",
+              "we received 2 litres of paint", "we used 2 kilos of washers", "we received 3 boxes of fuses",
+              "we used a bag of cable ties", "we received 2 packs of drill bits", "we used 2 boxes of washers",
+              "we took a box of fuses", "we received 3 kg of M8 bolts", "we received 4 rolls of cable ties",
+              "we used 3 pairs of safety goggles", "we received 10 metres of cable ties", "we used 2 tubs of washers",
+              "we received a litre of paint", "we used 2 sets of drill bits", "we took 2 bottles of paint",
+              "we received 3 cartons of fuses", "we used 500 grams of washers"]:
+        c.add("unit", t, "never", asks=True)
+    for t, r in [("we received 2 boxes of gloves", rec("GLV-NIT-L", 2, "shelf A")),
+                 ("we received a box of gloves", rec("GLV-NIT-L", 1, "shelf A")),
+                 ("we used 1 box of gloves", rec("GLV-NIT-L", -1, "shelf A")),
+                 ("we received 1 pallet of paper", rec("PPR-A4", 1, "shelf D")),
+                 ("we used 2 pallets of paper", rec("PPR-A4", -2, "shelf D")),
+                 ("we received 2 cans of paint", rec("PNT-WHT", 2, "shelf C")),
+                 ("we received 3 cans of white paint", rec("PNT-WHT", 3, "shelf C"))]:
+        c.add("neighbour", t, "must", [r])
+    # 6. a count that may belong to another item
+    for k, (a, b) in enumerate(pairs):
+        c.add("other_item", f"we used {NUMS[k % 6]} {a} and {b}", "never")
+    for t in ["we used 3 nuts and washers", "we used 3 nuts and washers 8 mm", "we took 5 bolts and nuts",
+              "we received 4 goggles and gloves", "we used 2 screws and washers", "we took 3 fuses and holders"]:
+        c.add("other_item", t, "never")
+    for k, (a, b) in enumerate(pairs):
+        n, m = NUMS[k % 6], NUMS[(k + 2) % 6]
+        (sa, pa, _), (sb, pb, _) = SMALL[a], SMALL[b]
+        c.add("neighbour", f"we used {n} {a} and {m} {b}", "must", [rec(sa, -value(n), pa), rec(sb, -value(m), pb)])
+
+
+def _compounds(c: Cases, items: list[str], pairs: list[tuple[str, str]]) -> None:
+    # 7. one item said twice: one summed record (said so), never one record said as two
+    for k, i in enumerate(items):
+        n, m = NUMS[k % 6], NUMS[(k + 3) % 6]
+        s, p, _ = SMALL[i]
+        c.add("same_item", f"we used {n} {i} and {m} more {i}", "must", [rec(s, -(value(n) + value(m)), p)])
+        c.add("same_item", f"we received {n} {i} and {m} more {i}", "must", [rec(s, value(n) + value(m), p)])
+        c.add("same_item", f"we took {n} {i} and then another {m} {i}", "may", [rec(s, -(value(n) + value(m)), p)])
+        c.add("same_item", f"we used {n} {i} and received {m} {i}", "never")
+    # 8. a negation or correction across a compound sentence
+    for k, (a, b) in enumerate(pairs):
+        n = NUMS[k % 6]
+        c.add("negation", f"we used {n} {a}. also we did not use the {b}", "never")
+        c.add("negation", f"we used {n} {a}, we didn't use any {b}", "never")
+        c.add("negation", f"we didn't use the {b}, but we used {n} {a}", "never")
+        c.add("but", f"we used {n} {a} but not the {b}", "never")
+    for k, i in enumerate(items):
+        n, m = NUMS[k % 6], NUMS[(k + 1) % 6]
+        s, p, _ = SMALL[i]
+        c.add("but", f"we used {n} {i} but {m} came back", "never")
+        c.add("but", f"we received {n} {i} but {m} were broken", "never")
+        c.add("correction", f"we used not {n} but {m} {i}", "must" if value(n) != value(m) else "may",
+              [rec(s, -value(m), p)])
+        c.add("correction", f"we received not {n} but {m} {i}", "must" if value(n) != value(m) else "may",
+              [rec(s, value(m), p)])
+
+
+def _neighbours(c: Cases, items: list[str]) -> None:
+    # neighbours: plain commands, and a command after a question or a remark
+    plain = ["we used {n} {i}", "log {n} {i} used", "we received {n} {i}", "took {n} {i}", "{n} {i} used",
+             "just used {n} {i}"]
+    for k, (t, i) in enumerate(itertools.product(plain, items)):
+        n = NUMS[k % 6]
+        s, p, _ = SMALL[i]
+        sign = 1 if "received" in t else -1
+        c.add("neighbour", t.format(n=n, i=i), "must", [rec(s, sign * value(n), p)])
+    for k, i in enumerate(items):
+        n = NUMS[k % 6]
+        s, p, _ = SMALL[i]
+        c.add("neighbour", f"why did we use {n} {i}? we needed them. log {n} {i} used", "must", [rec(s, -value(n), p)])
+        c.add("neighbour", f"did we use {n} {i}? log {n} {i} used", "must", [rec(s, -value(n), p)])
+        c.add("neighbour", f"who took the {i}? anyway we used {n} {i}", "must", [rec(s, -value(n), p)])
+        c.add("question", f"we used {n} {i}. did we?", "never")
+
+
+#: the big inventory's items with one place each
+BIG = {"m8 nuts": ("NUT-M8", "bin 60"), "m8 washers": ("WSH-M8", "bin 204"), "o-rings 10 mm": ("OR-10", "bin 2"),
+       "cutting discs 115 mm": ("CD-115", "shelf D"), "fuses 10 amp": ("FUS-10A", "bin 77"),
+       "drill bits 5 mm": ("DB-5", "bin 299"), "m10 nuts": ("NUT-M10", "bin 61")}
+
+
+def big() -> list[dict]:
+    c = Cases("gb")
+    for t in ["we used 6 mm drill bits", "we received 8 mm o-rings", "we used 125 mm cutting discs",
+              "we took 10 amp fuses", "we used 380 mm cable ties", "we received 3 amp fuses", "we used 5 mm drill bits",
+              "log 10 mm o-rings used", "we took 115 mm cutting discs", "we used 12 mm drill bits"]:
+        c.add("size", t, "never")
+    for t, r in [("we used three 5 mm drill bits", [rec("DB-5", -3, "bin 299")]),
+                 ("we used 2 drill bits 5 mm", [rec("DB-5", -2, "bin 299")]),
+                 ("we received 4 o-rings 10 mm", [rec("OR-10", 4, "bin 2")]),
+                 ("we used 2 cutting discs 115 mm", [rec("CD-115", -2, "shelf D")]),
+                 ("we used 3 fuses 10 amp", [rec("FUS-10A", -3, "bin 77")]),
+                 ("we used 3 m8 nuts and 2 m8 washers", [rec("NUT-M8", -3, "bin 60"), rec("WSH-M8", -2, "bin 204")]),
+                 ("we used 2 litres of acetone", [rec("ACE", -2, "bin 295")]),
+                 ("we used 3 sheets of p80 sandpaper", [rec("SAND-P80", -3, "shelf G")]),
+                 ("we used 3 m8 nuts and received 2 m8 washers",
+                  [rec("NUT-M8", -3, "bin 60"), rec("WSH-M8", 2, "bin 204")]),
+                 ("we used 2 m8 nuts and 2 more m8 nuts", [rec("NUT-M8", -4, "bin 60")]),
+                 ("why did we use 3 m8 nuts? log 3 m8 nuts used", [rec("NUT-M8", -3, "bin 60")])]:
+        c.add("neighbour" if "more" not in t else "same_item", t, "must", r)
+    for t in ["we used 3 nuts and washers 8 mm", "we used 3 m8 nuts and washers", "we took 5 bolts and nuts m10",
+              "we used 4 washers and nuts m8", "we received 2 m8 nuts and washers"]:
+        c.add("other_item", t, "never")
+    for t in ["we used 50 ml of acetone", "we used 3 boxes of m8 washers", "we used 2 kilos of m8 nuts",
+              "we received a bag of m8 nuts", "we used 2 packs of fuses 10 amp"]:
+        c.add("unit", t, "never", asks=True)
+    for name in BIG:
+        c.add("question", f"why did we use 3 {name}", "never")
+        c.add("question", f"who took 2 {name}", "never")
+        c.add("frequency", f"we used {name} 3 times", "never")
+        c.add("frequency", f"we used 2 {name} twice", "never")
+        c.add("same_item", f"we used 2 {name} and received 3 {name}", "never")
+        c.add("but", f"we used 4 {name} but 1 came back", "never")
+        sku, place = BIG[name]
+        c.add("correction", f"we used not 2 but 4 {name}", "must", [rec(sku, -4, place)])
+        c.add("neighbour", f"we used 2 {name}", "must", [rec(sku, -2, place)])
+    return c.rows
+
+
+def main() -> None:
+    for name, rows in (("guard.jsonl", small()), ("guard_big.jsonl", big())):
+        (HERE / name).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        print(f"{name}: {len(rows)} cases")
+
+
+if __name__ == "__main__":
+    main()
