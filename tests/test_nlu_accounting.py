@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from helpers import INVENTORY
+from nlu_helpers import ZH_ALIASES, sample_items
 
 from edge.models.embed import Encoder
 from edge.stages import dialog
@@ -250,7 +251,24 @@ def test_mandarin_question_and_frequency_words_are_unexplained(text, kind):
 
 
 def test_mandarin_question_writes_nothing(store):
-    nlu = Understanding(store.items(), language="zh")
+    nlu = Understanding(sample_items(ZH_ALIASES), language="zh")
     n0 = len(store.records())
     out = dialog.act(nlu.understand("为什么用了3个保险丝"), store, "为什么用了3个保险丝", "t1", language="zh")
     assert store.records()[n0:] == [] and out.text.startswith("没有记录"), out.text
+
+
+@pytest.mark.parametrize("text", ["用了2个钻头，又用了2个钻头", "用了3个保险丝，收到2个保险丝", "用了3个保险丝，收到2个钻头",
+                                  "用了3个钻头，没有用保险丝"])
+def test_mandarin_compound_sentences_write_nothing_rather_than_half(store, text):
+    """Read as one change, these wrote −2 of 4 drill bits, −3 of a −3/+2 pair, or said the real use was not."""
+    nlu = Understanding(sample_items(ZH_ALIASES), language="zh")
+    n0 = len(store.records())
+    out = dialog.act(nlu.understand(text), store, text, "t1", language="zh")
+    assert store.records()[n0:] == [] and out.text.startswith("没有记录") and "你说没有用" not in out.text, out.text
+
+
+def test_mandarin_two_items_one_direction_still_logs_both(store):
+    nlu = Understanding(sample_items(ZH_ALIASES), language="zh")
+    n0 = len(store.records())
+    dialog.act(nlu.understand("用了3个保险丝和2个钻头"), store, "用了3个保险丝和2个钻头", "t1", language="zh")
+    assert [(r.sku, r.delta) for r in store.records()[n0:]] == [("FUS-5A", -3), ("DRL-BIT-6", -2)]

@@ -66,6 +66,7 @@ def small() -> list[dict]:
     _sizes_counts_and_units(c, ITEMS, PAIRS)
     _compounds(c, ITEMS, PAIRS)
     _neighbours(c, ITEMS)
+    _second_round(c)
     return c.rows
 
 
@@ -176,6 +177,49 @@ def _neighbours(c: Cases, items: list[str]) -> None:
         c.add("neighbour", f"did we use {n} {i}? log {n} {i} used", "must", [rec(s, -value(n), p)])
         c.add("neighbour", f"who took the {i}? anyway we used {n} {i}", "must", [rec(s, -value(n), p)])
         c.add("question", f"we used {n} {i}. did we?", "never")
+
+
+def _second_round(c: Cases) -> None:
+    """Sentences written after the first fixes, to look for the classes' other faces."""
+    fus, wsh, drl, tie, blt, spn = (("FUS-5A", "bin 30"), ("WSH-M8", "bin 2023"), ("DRL-BIT-6", "drawer 4"),
+                                    ("TIE-CBL-200", "drawer 7"), ("BLT-M8-30", "bin 12"), ("SPN-10", "shelf E"))
+    for cls, t in [("question", "why on earth did we take 4 washers"), ("question", "who the hell used 5 cable ties"),
+                   ("question", "whoever took 3 fuses should log them"),
+                   ("question", "remind me why we received 2 drill bits"),
+                   ("question", "any idea why 3 fuses got used"), ("question", "did we use 3 fuses"),
+                   ("question", "have we used 3 fuses"), ("direction", "we took 4 fuses out and put 2 back"),
+                   ("direction", "we took 3 fuses, then returned 1"), ("frequency", "we used cable ties like 4 times"),
+                   ("frequency", "we grabbed 2 fuses on three occasions"), ("frequency", "we go through 3 fuses weekly"),
+                   ("frequency", "we used 3 fuses per shift"), ("other_item", "we used 2 M8 bolts and nuts"),
+                   ("other_item", "we took 3 fuses with holders"), ("other_item", "we used 3 washers plus bolts"),
+                   ("other_item", "we used 4 fuses, oh and some washers"), ("other_item", "we used 3 fuses and no washers"),
+                   ("negation", "we used 3 fuses, not the washers"), ("negation", "we didn't use washers, we used 3 fuses"),
+                   ("negation", "we used 3 fuses, the washers we didn't touch"),
+                   ("but", "we used 3 fuses except one came back"), ("but", "we used 3 fuses although 1 was returned"),
+                   ("correction", "we used 4 fuses, well 3 really"), ("size", "we used 6 mm spanner")]:
+        c.add(cls, t, "never")
+    for t in ["we used 3 cartons of cable ties", "we received 2 crates of M8 bolts"]:
+        c.add("unit", t, "never", asks=True)
+    c.add("direction", "3 fuses went out and 2 washers came in", "may", [rec(*fus[:1], -3, fus[1]), rec(wsh[0], 2, wsh[1])])
+    for write, t, r in [
+            ("must", "we gave out 3 fuses and got 2 washers back", [rec(fus[0], -3, fus[1]), rec(wsh[0], 2, wsh[1])]),
+            ("must", "we received 5 dozen washers", [rec(wsh[0], 60, wsh[1])]),
+            ("must", "we used 3 fuses, actually no, 4", [rec(fus[0], -4, fus[1])]),
+            ("must", "we used 2 fuses and another 2 fuses", [rec(fus[0], -4, fus[1])]),
+            ("must", "we used two fuses and two fuses", [rec(fus[0], -4, fus[1])]),
+            ("may", "we used 3 fuses yesterday and 2 fuses today", [rec(fus[0], -5, fus[1])]),
+            ("may", "log 3 fuses used and 3 fuses used", [rec(fus[0], -6, fus[1])]),
+            ("may", "we took 3 fuses from bin 30 and 3 fuses from bin 30", [rec(fus[0], -6, fus[1])]),
+            ("must", "we used 3 fuses. we also used 2 washers.", [rec(fus[0], -3, fus[1]), rec(wsh[0], -2, wsh[1])]),
+            ("must", "we used 3 fuses. and we received 2 washers.", [rec(fus[0], -3, fus[1]), rec(wsh[0], 2, wsh[1])]),
+            ("must", "we used 3 fuses and received 2 drill bits and 1 washer",
+             [rec(fus[0], -3, fus[1]), rec(drl[0], 2, drl[1]), rec(wsh[0], 1, wsh[1])]),
+            ("must", "we used 3 fuses, 2 drill bits and received 1 washer",
+             [rec(fus[0], -3, fus[1]), rec(drl[0], -2, drl[1]), rec(wsh[0], 1, wsh[1])]),
+            ("must", "we used a 10 mm spanner", [rec(spn[0], -1, spn[1])]),
+            ("must", "we used 2 10 mm spanners", [rec(spn[0], -2, spn[1])]),
+            ("must", "we received 4 cable ties and 2 M8 bolts", [rec(tie[0], 4, tie[1]), rec(blt[0], 2, blt[1])])]:
+        c.add("neighbour" if write == "must" else "same_item", t, write, r)
 
 
 #: the big inventory's items with one place each

@@ -494,10 +494,15 @@ def unexplained_reply(kind: str, words: str, language: str = "en") -> str:
     :mod:`edge.stages.nlu.accounting`): the words said back and what to say instead."""
     if language == "zh":
         return {"question": f"没有记录：“{words}”听起来是在提问。要记录的话，请直接说，例如“用了3个保险丝”。",
-                "frequency": f"没有记录：“{words}”是次数，不是数量。请说一共多少。"}.get(
+                "frequency": f"没有记录：“{words}”是次数，不是数量。请说一共多少。",
+                "counts": f"没有记录：我听到了几个数量（{words}）。请一次说一项变动。",
+                "direction": f"没有记录：一句话里既有{words}。请一次说一项变动。",
+                "negation": f"没有记录：你在变动旁边说了“{words}”。请一次说一项变动。"}.get(
                     kind, f"没有记录：我不明白“{words}”在这句话里的意思。请一次说一项变动。")
     return {"question": f"Nothing logged: that sounded like a question (\u201c{words}\u201d). To log a change, "
                         "say it plainly, like 'log 3 fuses used'.",
+            "someone": f"Nothing logged: that was about someone else's change (\u201c{words}\u201d). Whoever made "
+                       "it can log it.",
             "direction": f"Nothing logged: you said {words} in one sentence. Please say each change on its own.",
             "frequency": f"Nothing logged: \u201c{words}\u201d says how often, not how many. Please say how many "
                          "in all.",

@@ -6,7 +6,8 @@ write (``log_record``, ``transfer``, ``stock_count``) :func:`unexplained` looks 
 slot explains and that would change the record:
 
 - ``question``: a question word ("why did we use 3 fuses", "who took …", "how come", "did anyone
-  …", a question mark): a question about a change is never the change;
+  …", a question mark): a question about a change is never the change; ``someone``: "whoever took
+  3 fuses should log them" is about another's change;
 - ``direction``: a second direction the parse did not give a part ("we used 3 bolts and received
   2 fuses" read as two uses);
 - ``frequency``: how often, not how many ("we used fuses three times", "twice", "3 a day");
@@ -23,7 +24,8 @@ where the item's unit is known (:func:`edge.stages.dialog._other_unit`): asked, 
 
 The result is :class:`Unexplained` (the kind and the words), put on the intent as refusal
 ``unexplained`` with ``extra["unexplained"]``: the dialog writes nothing and says which words it
-could not place. English and Mandarin (question words, 次 for how often).
+could not place. English and Mandarin (question words, 次 for how often, both directions, a negation
+in another clause, more counts said than parsed).
 """
 from __future__ import annotations
 
@@ -32,14 +34,16 @@ from dataclasses import dataclass
 
 from edge.stages.nlu.filler import has_cjk, strip_leading_fillers
 from edge.stages.nlu.lexicon import IN_WORDS, LOG_WORDS, OUT_WORDS, normalize_text
+from edge.stages.nlu.numbers_zh import MEASURE_WORDS, normalize_numbers_zh
 from edge.stages.nlu.types import Intent
+from edge.stages.nlu.zh import OUT_VERBS
 
 #: the kinds :func:`unexplained` reports, in the order it checks them
-KINDS = ("question", "direction", "frequency", "but", "other_item", "negation", "size")
+KINDS = ("question", "someone", "direction", "counts", "frequency", "but", "other_item", "negation", "size")
 
 _QUESTION = re.compile(r"(?:^|\b(?:and|so|but|ok|okay|hey|then)\s+)(?:why|how come|who|whom|whose|since when|what for|"
                        r"when (?:did|do|does|were|was|have|has|had|will|is|are))\b"
-                       r"|\b(?:why|how come)\b"
+                       r"|\b(?:why|how come|whoever|whichever)\b"
                        r"|\b(?:did|has|have|had|was|were)\s+(?:anyone|anybody|someone|somebody|any of you|you)\b"
                        r"|\b(?:who|whom|whose)\s+(?:\w+\s+)?(?:used|took|take|taken|received|got|logged|moved|"
                        r"counted|gave|had|has|needed|wanted)\b")
@@ -67,6 +71,13 @@ _COUNT = r"\d+(?:\.\d+)?"
 #: Mandarin: a question word; how often (次, 遍)
 _QUESTION_ZH = re.compile(r"为什么|为啥|怎么会|谁|什么时候|有没有人|有人.*吗|吗[？?]?\s*$|[？?]\s*$")
 _FREQUENCY_ZH = re.compile(r"[0-9一二两三四五六七八九十几]+\s*[次遍回]|每[天周月次]")
+#: a count with its measure word ("3个", "2盒"); 次 and 号 are how often and a place
+_COUNT_ZH = re.compile(rf"\d+(?:\.\d+)?\s*[{MEASURE_WORDS.replace('次', '').replace('号', '')}]")
+#: stock in, without the words that only say "log it" (登记, 记录)
+_IN_VERBS_ZH = re.compile(r"收到|到了|到货|进了|进货|入库|补了|补充|补货|加了|添加|增加|加上|放了|放入|放进|新到|归还|还回|"
+                          r"退回|送来|送到|添了|买了|采购")
+_NEGATION_ZH = re.compile(r"没|不|别|未")
+_CLAUSES_ZH = re.compile(r"[，,。；;！!？?、]|\s+|又|还有|另外")
 
 
 @dataclass(frozen=True)
@@ -83,7 +94,7 @@ class Utterance:
     @classmethod
     def of(cls, text: str) -> Utterance:
         raw = text or ""
-        norm = raw if has_cjk(raw) else normalize_text(strip_leading_fillers(raw))
+        norm = normalize_numbers_zh(raw) if has_cjk(raw) else normalize_text(strip_leading_fillers(raw))
         toks = tuple(norm.split())
         nums = tuple(float(t) for t in toks if re.fullmatch(_COUNT, t))
         parts = [c for c in _CLAUSES.split(raw) if c and c.strip()] if not has_cjk(raw) else [raw]
@@ -107,11 +118,12 @@ def unexplained(intent: Intent, utt: Utterance) -> Unexplained | None:
     if intent.intent not in ("log_record", "transfer", "stock_count"):
         return None
     if has_cjk(utt.raw):
-        return _unexplained_zh(utt)
+        return _unexplained_zh(intent, utt)
     norm = utt.norm
     m = _QUESTION.search(norm)
     if m or (_QUESTION_RAW.search(utt.raw) and not _REQUEST.match(utt.raw)):
-        return Unexplained("question", m.group(0).strip() if m else "?")
+        word = m.group(0).strip() if m else "?"
+        return Unexplained("someone" if word in ("whoever", "whichever") else "question", word)
     if intent.intent == "log_record":
         got = _second_direction(intent, utt)
         if got is not None:
@@ -214,13 +226,28 @@ def _negation_elsewhere(utt: Utterance) -> Unexplained | None:
     return None
 
 
-def _unexplained_zh(utt: Utterance) -> Unexplained | None:
+def _unexplained_zh(intent: Intent, utt: Utterance) -> Unexplained | None:
+    """Mandarin: a question word, how often, a second direction, a negation in another clause, or
+    more counts said than the parse holds ("用了2个钻头，又用了2个钻头" read as one use of 2)."""
     m = _QUESTION_ZH.search(utt.raw)
     if m and not re.search(r"(?:能|可以|可不可以|请)(?:帮我|帮忙)?(?:记|登记)", utt.raw):
         return Unexplained("question", m.group(0).strip(" ？?"))
-    m = _FREQUENCY_ZH.search(utt.raw)
+    t = utt.norm
+    m = _FREQUENCY_ZH.search(t)
     if m:
         return Unexplained("frequency", m.group(0))
+    if intent.intent == "log_record" and OUT_VERBS.search(t) and _IN_VERBS_ZH.search(t):
+        given = {p.direction for p in intent.parts} if intent.parts else {intent.direction}
+        if not {"in", "out"} <= given:
+            return Unexplained("direction", f"{OUT_VERBS.search(t).group(0)}、{_IN_VERBS_ZH.search(t).group(0)}")
+    clauses = [c for c in _CLAUSES_ZH.split(t) if c.strip()]
+    if intent.refusal == "negated" and len(clauses) > 1:
+        neg = [c for c in clauses if _NEGATION_ZH.search(c)]
+        if neg and any(not _NEGATION_ZH.search(c) and _COUNT_ZH.search(c) for c in clauses):
+            return Unexplained("negation", neg[0])
+    counts = _COUNT_ZH.findall(t)
+    if intent.intent == "log_record" and len(counts) > max(1, len(intent.parts)):
+        return Unexplained("counts", "、".join(counts))
     return None
 
 

@@ -313,17 +313,19 @@ class SlotFiller:
 
     def log_record(self, text: str, guarded: Guarded | None, base: Intent) -> Intent | None:
         """A log (several parts when the slot says "3 drill bits and 2 fuses"); a part that says its own
-        direction ("… and received 2 fuses") has it (``extra["direction_said"]``)."""
+        direction ("… and received 2 fuses") has it, and so do the parts after it that say none
+        (``extra["direction_said"]``)."""
         pieces = [q for d in _DIRECTED_PART.split(text) for p in _PARTS.split(d) if p.strip()
                   for q in self._counted_pieces(p, guarded, base)]
         if len(pieces) >= 2 and not (guarded is not None and guarded.range is not None):
             parts = [self.counted("log_record", p, guarded, base) for p in pieces]
             if all(p is not None for p in parts):
                 refusal = next((p.refusal for p in parts if p.refusal), None)
+                said = None  # "… and received 2 drill bits and 1 washer": the washer was received too
                 for i, piece in enumerate(pieces):
-                    own = piece_direction(piece)
-                    if own is not None:
-                        parts[i] = replace(parts[i], direction=own, extra={**parts[i].extra, "direction_said": True})
+                    said = piece_direction(piece) or said
+                    if said is not None:
+                        parts[i] = replace(parts[i], direction=said, extra={**parts[i].extra, "direction_said": True})
                 loc = parts[-1].location  # a place said at the end ("… from drawer 4") is every part's;
                 for i, p in enumerate(parts):  # one said inside a part is that part's alone
                     if p.location is None and loc is not None:
