@@ -257,9 +257,9 @@ class Understanding:
             intent = Intent("ask_docs", source="docs", text=text, explain={"path": "docs"})
         if intent is None:
             intent = self._llm(text, on_sentence)
-        intent = accounted(intent, utt)
         if intent.intent == "log_record" and self.language == "en" and not has_cjk(text):
-            intent = self._counts_checked(intent, text)
+            intent = self._counts_checked(intent, text)  # more counts said than held: one number is asked
+        intent = accounted(intent, utt)
         if intent.intent == "log_record" and intent.quantity == 2 and LOOSE_COUNT.search(text.lower()):
             intent = dataclasses.replace(intent, extra={**intent.extra, "loose_count": True})
         if confidence is not None:
