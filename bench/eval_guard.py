@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import subprocess
 import sys
 import tempfile
 from collections import defaultdict
@@ -117,8 +118,10 @@ def main() -> int:
     for name in (("small", "big") if args.which == "both" else (args.which,)):
         scores, graded = run_set(name, args.llm)
         config = f"{'llm' if args.llm else 'no_llm'} {name}"
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
+                                text=True).stdout.strip()
         result["configs"][config] = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                                     "machine": machine(), **scores}
+                                     "commit": commit, "machine": machine(), **scores}
         s = scores["overall"]
         print(f"{config}: {s['n']} cases, wrong records {s['wrong_records']}, correct commands logged without a "
               f"question {s['logged_without_question']:.1%} of {s['must']}, refused right "

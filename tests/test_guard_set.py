@@ -1,0 +1,78 @@
+"""The adversarial guard set (bench/eval/guard*.jsonl, bench/eval/make_guard.py) is well formed, and
+the template path writes no wrong record on it (the whole scorer, with the paraphrase matcher, is
+bench/eval_guard.py)."""
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+
+from edge.stages import dialog
+from edge.stages.nlu.understand import Understanding
+from edge.stock.store import Store
+from tests.nlu_helpers import REPO
+
+EVAL = REPO / "bench" / "eval"
+SETS = {"guard.jsonl": EVAL / "guard_inventory.csv", "guard_big.jsonl": EVAL / "inventory.csv"}
+CLASSES = {"question", "direction", "size", "frequency", "unit", "other_item", "same_item", "negation", "but",
+           "correction", "neighbour"}
+
+
+def rows(name: str) -> list[dict]:
+    return [json.loads(line) for line in (EVAL / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def test_the_sets_are_big_enough_and_cover_every_class():
+    small, big = rows("guard.jsonl"), rows("guard_big.jsonl")
+    assert len(small) + len(big) >= 300 and len({r["text"] for r in small}) == len(small)
+    assert {r["class"] for r in small} == CLASSES
+    writes = Counter(r["expect"]["write"] for r in small + big)
+    assert writes["must"] >= 100 and writes["never"] >= 150, writes
+
+
+@pytest.mark.parametrize("name", sorted(SETS))
+def test_every_expected_record_is_of_the_inventory(name):
+    with SETS[name].open(newline="", encoding="utf-8") as f:
+        places = {(r["sku"], r["location"]) for r in csv.DictReader(f)}
+    for r in rows(name):
+        assert r["expect"]["write"] in ("must", "never", "may"), r
+        assert (r["expect"]["write"] == "never") == (not r["expect"]["records"]), r
+        for rec in r["expect"]["records"]:
+            assert (rec["sku"], rec["place"]) in places and rec["delta"] != 0, r
+
+
+def test_the_generator_reproduces_the_files(tmp_path):
+    for name in SETS:
+        shutil.copy(EVAL / name, tmp_path / name)
+    subprocess.run([sys.executable, str(EVAL / "make_guard.py")], check=True, capture_output=True)
+    for name in SETS:
+        assert (EVAL / name).read_text() == (tmp_path / name).read_text(), f"{name}: run bench/eval/make_guard.py"
+
+
+def test_the_template_path_writes_no_wrong_record_on_the_small_set(tmp_path):
+    base = tmp_path / "base.db"
+    with Store(base) as s:
+        s.import_csv(SETS["guard.jsonl"])
+        nlu = Understanding(s.items())
+    wrong = []
+    for k, case in enumerate(rows("guard.jsonl")):
+        db = tmp_path / f"c{k % 2}.db"
+        for p in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+            p.unlink(missing_ok=True)
+        shutil.copyfile(base, db)
+        with Store(db) as store:
+            n0 = len(store.records())
+            for j, text in enumerate([*case.get("before", []), case["text"]]):
+                intent = nlu.understand(text)
+                if intent is not None:
+                    dialog.act(intent, store, text, f"t{j}")
+            got = [(r.sku, r.delta) for r in store.records()[n0:]]
+        allowed = [] if case["expect"]["write"] == "never" else [(r["sku"], r["delta"]) for r in case["expect"]["records"]]
+        if any(g not in allowed for g in got):
+            wrong.append((case["text"], got))
+    assert wrong == []
