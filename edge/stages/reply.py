@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from edge.localtime import local, now_local
 from edge.stages.names import name_key, spoken_key
 from edge.stages.sizes import split_size, spoken_size
 from edge.stock.store import Item, Record
@@ -159,7 +160,7 @@ def log_reply(record: Record, item: Item, language: str = "en") -> str:
 def clock_time(iso: str | None) -> str:
     """``HH:MM`` in the box's local time zone for an ISO 8601 time; ``"?"`` for none."""
     try:
-        return datetime.fromisoformat(iso).astimezone().strftime("%H:%M") if iso else "?"
+        return local(datetime.fromisoformat(iso)).strftime("%H:%M") if iso else "?"
     except ValueError:
         return "?"
 
@@ -507,8 +508,8 @@ def logged_answer(record: Record | None, item: Item | None, name: str, whole: bo
         return f"I have no record of {name} being logged." if whole else \
             f"I find no record of {name} among the latest records."
     q = abs(record.counted if record.kind == "count" and record.counted is not None else record.delta)
-    day = datetime.fromisoformat(record.time).astimezone()
-    when = clock_time(record.time) if day.date() == datetime.now().astimezone().date() else \
+    day = local(datetime.fromisoformat(record.time))
+    when = clock_time(record.time) if day.date() == now_local().date() else \
         f"{clock_time(record.time)} on {day.strftime('%Y-%m-%d')}"
     if language == "zh":
         did = {"count": "盘点", "transfer": "移动"}.get(record.kind, "收到" if record.delta > 0 else "用了")

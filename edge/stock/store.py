@@ -32,11 +32,9 @@ from os import PathLike
 from pathlib import Path
 from typing import Callable, TextIO
 
-from ulid import ULID
-
 from edge.errors import UserError
 from edge.stages.names import name_key
-from edge.stock import csvfile, places, pulled
+from edge.stock import csvfile, order, places, pulled
 from edge.stock.csvfile import CSV_COLUMNS, InventoryRow, split_aliases
 from edge.stock.faults import diagnose
 from edge.stock.importer import ImportReport, import_inventory
@@ -143,7 +141,8 @@ class Record:
 class Movement:
     """One record as the site sees it: global identity instead of the file's row id.
 
-    ``gid``: ULID (26 characters, time-ordered, unique across boxes). ``box``: the id of the box
+    ``gid``: ULID (26 characters, unique across boxes; its time part orders records, see
+    :mod:`edge.stock.order`). ``box``: the id of the box
     that wrote it. ``seq``: its number among that box's records (1, 2, ...). ``time``: ISO 8601,
     UTC, the writing box's clock. ``delta``: signed change in the item's unit. ``undoes``: the
     ``gid`` of the record it reverts (always the same box's), or ``None``. ``location``, ``kind``,
@@ -578,8 +577,9 @@ class Store:
         """Insert one of this box's records with its global identity; (row id, time, gid).
         ``own_op``: the record starts an operation (its ``op`` is its own gid)."""
         at = self._clock().astimezone(timezone.utc)
-        now = at.isoformat(timespec="milliseconds")
-        gid = str(ULID.from_datetime(at))
+        now = at.isoformat(timespec="milliseconds")  # a label: the order is the gid's (edge.stock.order)
+        order.note_step_back(conn, self.box, at)
+        gid = order.next_gid(conn, at)
         seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM records WHERE box = ?", (self.box,)).fetchone()[0]
         cur = conn.execute(
             "INSERT INTO records (time, sku, delta, utterance, turn_id, undoes, box, gid, seq, location, kind, "
@@ -671,6 +671,12 @@ class Store:
         if self.meta("site_state") not in ("offline", "error"):
             return None
         return self.meta("site_offline_since") or "", self.unpushed()
+
+    def clock_step_back(self) -> dict | None:
+        """The latest step of the wall clock back behind this box's previous record:
+        ``{"at", "from"}`` (ISO 8601 UTC) and ``"back_s"`` (s), or None (:mod:`edge.stock.order`)."""
+        with self._lock:
+            return order.last_step_back(self._db())
 
     def negatives(self) -> list[Item]:
         """Items whose quantity is below zero (more left than the records had: count them), by SKU."""
