@@ -13,7 +13,8 @@ from datetime import datetime
 from edge.localtime import local, now_local
 from edge.stages.names import name_key, spoken_key
 from edge.stages.sizes import split_size, spoken_size
-from edge.stock.store import Item, Record
+from edge.stock.places import clean
+from edge.stock.store import Covered, Item, Record
 
 #: The most items or places one reply lists before "and N more" (a reply must stay short to speak).
 MAX_LISTED = 3
@@ -368,6 +369,19 @@ def low_stock_reply(items: list[Item], total: int, language: str = "en") -> str:
     if total > len(items):
         said.append(_more(total - len(items)))
     return f"Low on stock: {join_and(said)}."
+
+
+def count_settled_reply(covered: list[Covered], item: Item, language: str = "en") -> str:
+    """An undo the store refused (:class:`edge.stock.store.CountSettled`): a stock count after the
+    change already settled the stock, which stays; what would be right if the count was wrong."""
+    if language == "zh":
+        counts = "，".join(f"{zh_place(c.location)}盘点为{zh_amount(item, c.counted)}" for c in covered)
+        stays = "，".join(f"{zh_place(c.location)}{clean(c.now)}" for c in covered)
+        return f"没有撤销：之后的盘点（{counts}）已经确定了库存，仍是{stays}。如果盘点有误，请重新盘点。"
+    counts = " and ".join(f"{amount(item, c.counted)} {place(c.location)}" for c in covered)
+    stays = " and ".join(f"{c.now} {place(c.location)}" for c in covered)
+    return (f"I didn't undo that: a stock count after it ({counts}) already settled the stock, so it stays "
+            f"{stays}. If that count was wrong, please count them again.")
 
 
 def undo_transfer_reply(rows: list[Record], item: Item, language: str = "en") -> str:

@@ -32,40 +32,22 @@ from os import PathLike
 from pathlib import Path
 from typing import Callable, TextIO
 
-from edge.errors import UserError
 from edge.stages.names import name_key
 from edge.stock import csvfile, order, places, pulled
 from edge.stock.csvfile import CSV_COLUMNS, InventoryRow, split_aliases
-from edge.stock.faults import diagnose
+from edge.stock.faults import StoreError, diagnose, sqlite_failure
 from edge.stock.importer import ImportReport, import_inventory
 from edge.stock.places import IMPORT_TURN_PREFIX, add_place, clean, clean_or_none, places_of, settle
 from edge.stock.recovery import recover_if_corrupt
 from edge.stock.schema import LOCAL_BOX, SCHEMA_VERSION, check_box_id, claim_box, migrate
 from edge.stock.tx import Guard, Tx
+from edge.stock.undo import CountSettled, Covered, later_counts
 
-__all__ = ["Item", "Record", "Movement", "Store", "StoreError", "CSV_COLUMNS", "RECORD_KINDS", "check_quantity"]
+__all__ = ["Item", "Record", "Movement", "Store", "StoreError", "CountSettled", "Covered", "CSV_COLUMNS", "RECORD_KINDS",
+           "check_quantity"]
 
 #: Columns written by :meth:`Store.export_csv`, in order.
 EXPORT_COLUMNS = ("id", "time", "sku", "delta", "utterance", "turn_id", "undoes", "location", "kind", "counted")
-
-
-class StoreError(UserError):
-    """A store operation failed for a reason the caller can report (bad CSV, unknown SKU, a full disk).
-
-    ``reason``: for a failed read or write, one of :data:`edge.stock.faults.REASONS`
-    (``disk full``, ``read-only``, ``I/O error``, ``corrupt``, ``locked``); None otherwise.
-    """
-
-    def __init__(self, message: str, reason: str | None = None) -> None:
-        super().__init__(message)
-        self.reason = reason
-
-
-def sqlite_failure(error: sqlite3.Error, path: Path) -> StoreError:
-    """The :class:`StoreError` for ``error`` raised on the store file ``path``: it says that nothing
-    was saved, why (disk full, read-only, I/O error, corrupt) and the fix (see :mod:`edge.stock.faults`)."""
-    reason, message = diagnose(error, path)
-    return StoreError(f"store {path}: nothing was saved: {message}", reason)
 
 
 @dataclass(frozen=True)
@@ -502,7 +484,8 @@ class Store:
         are theirs to undo. Writes a compensating record per row (``delta`` negated, ``undoes`` its
         id, kind ``undo``) in one committed transaction. Returns the (first) compensating record and
         the item, or ``None`` with nothing to undo. Idempotent per ``turn_id`` (one undo per turn: a
-        retry gets that undo back). Raises :class:`StoreError` if the write fails.
+        retry gets that undo back). Raises :class:`CountSettled` (nothing written) when a later stock
+        count at its place already settled it (:mod:`edge.stock.undo`), :class:`StoreError` if the write fails.
         """
         with self._lock:
             conn = self._db()
@@ -530,7 +513,8 @@ class Store:
         (first) compensating record and the updated item.
 
         Raises :class:`StoreError` naming why for an unknown record, an undo record, a record
-        already undone (naming the undo), another box's record, or a failed write."""
+        already undone (naming the undo), another box's record, or a failed write;
+        :class:`CountSettled` when a later stock count at its place already settled it."""
         with self._lock:
             conn = self._db()
             with Tx(conn):
@@ -550,8 +534,22 @@ class Store:
                         raise StoreError(f"record {r.id} is already undone (by record {undone[0]})")
                 return self._revert(conn, rec, utterance, turn_id)
 
+    def settled_by_count(self, record_id: int) -> list[Covered]:
+        """Why an undo of record ``record_id`` would be refused as :class:`CountSettled` (a later
+        stock count at its place, per place: :mod:`edge.stock.undo`); empty when it would not."""
+        with self._lock:
+            conn = self._db()
+            row = conn.execute(f"SELECT {_RECORD_COLS} FROM records WHERE id = ?", (int(record_id),)).fetchone()
+            if row is None:
+                return []
+            rec = _record(row)
+            return later_counts(conn, self._op_records(conn, rec.op) if rec.op else [rec])
+
     def _revert(self, conn: sqlite3.Connection, rec: Record, utterance: str, turn_id: str) -> tuple[Record, Item]:
         rows = self._op_records(conn, rec.op) if rec.op else [rec]
+        covered = later_counts(conn, rows)
+        if covered:  # a later count already settled the stock: reverting would leave one nothing explains
+            raise CountSettled(covered, self.box, self._item_now(conn, rec.sku))
         first: tuple[Record, Item] | None = None
         op = None
         for r in rows:
