@@ -21,7 +21,8 @@ __all__ = ["site_status", "format_site", "step_back_line"]
 def site_status(store: Store) -> dict:
     """The site state of ``store`` as a JSON-ready dict.
 
-    Keys: ``box``; ``state`` ("online", "offline", "error" or "never" before the first sync);
+    Keys: ``box``; ``state`` ("online", "offline", "error", "stopped": another store file uses
+    this box id, :mod:`edge.site.identity`; or "never" before the first sync);
     ``offline_since`` and ``last_sync`` (ISO 8601 UTC or None); ``error`` (text or None);
     ``waiting`` (this box's records not yet on the site, a count); ``boxes`` ({box: highest seq
     held}); ``negative`` ([{sku, item, location, quantity}] for stock below zero); ``kept_aside``
@@ -34,7 +35,7 @@ def site_status(store: Store) -> dict:
     return {
         "box": store.box,
         "state": state,
-        "offline_since": store.meta("site_offline_since") if state in ("offline", "error") else None,
+        "offline_since": store.meta("site_offline_since") if state in ("offline", "error", "stopped") else None,
         "last_sync": store.meta("site_last_sync"),
         "error": store.meta("site_error") or None,
         "waiting": waiting(store),
@@ -62,7 +63,9 @@ def format_site(st: dict) -> list[str]:
     """Human lines for :func:`site_status`'s dict, e.g. ``site offline since 10:42, 12 records waiting``."""
     n = st["waiting"]
     records = f"{n} record{'' if n == 1 else 's'} waiting"
-    if st["state"] == "online":
+    if st["state"] == "stopped":  # the error starts "site sync stopped: another box uses the id goods-in"
+        lines = [f"{st['error']} ({records}, since {clock_time(st['offline_since'])})"]
+    elif st["state"] == "online":
         lines = [f"site online (box {st['box']}), last sync {clock_time(st['last_sync'])}, {records}"]
     elif st["state"] in ("offline", "error"):
         lines = [f"site {'offline' if st['state'] == 'offline' else 'sync failing'} since "

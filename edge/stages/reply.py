@@ -166,9 +166,14 @@ def clock_time(iso: str | None) -> str:
         return "?"
 
 
-def offline_note(since: str, waiting: int, language: str = "en") -> str:
+def offline_note(since: str, waiting: int, stopped: str = "", language: str = "en") -> str:
     """Said after an answer while the site is unreachable: the answer is this box's view only.
-    ``since``: ISO 8601 time the site went offline; ``waiting``: this box's unsent records."""
+    ``since``: ISO 8601 time the site went offline; ``waiting``: this box's unsent records;
+    ``stopped``: why the sync stopped for good ("site sync stopped: another box uses the id …"), or ""."""
+    if stopped:
+        if language == "zh":
+            return f"（站点同步已停止：另一台设备使用了同一个编号，{waiting}条记录未同步。）"
+        return f"({stopped[:1].upper()}{stopped[1:]}; {waiting} record{'' if waiting == 1 else 's'} waiting.)"
     if language == "zh":
         return f"（站点自{clock_time(since)}起离线，{waiting}条记录待同步。）"
     return (f"(Site offline since {clock_time(since)}, {waiting} record{'' if waiting == 1 else 's'} waiting; "

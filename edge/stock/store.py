@@ -663,12 +663,14 @@ class Store:
             mine = self._db().execute("SELECT COALESCE(MAX(seq), 0) FROM records WHERE box = ?", (self.box,)).fetchone()[0]
         return int(mine) - int(self.meta("pushed_seq", "0") or 0)
 
-    def site_offline(self) -> tuple[str, int] | None:
-        """``(since, records waiting)`` while the site sync reports the site unreachable or failing
-        (``since``: ISO 8601 UTC), ``None`` when online or not on a site."""
-        if self.meta("site_state") not in ("offline", "error"):
+    def site_offline(self) -> tuple[str, int, str] | None:
+        """``(since, records waiting, why stopped)`` while the site sync reports the site unreachable
+        or failing (``since``: ISO 8601 UTC; why stopped: "" unless the sync stopped, e.g. another box
+        uses this box id), ``None`` when online or not on a site."""
+        state = self.meta("site_state")
+        if state not in ("offline", "error", "stopped"):
             return None
-        return self.meta("site_offline_since") or "", self.unpushed()
+        return self.meta("site_offline_since") or "", self.unpushed(), (self.meta("site_stopped") or "") * (state == "stopped")
 
     def clock_step_back(self) -> dict | None:
         """The latest step of the wall clock back behind this box's previous record:

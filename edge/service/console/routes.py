@@ -12,7 +12,7 @@
     GET  /console/inventory          items: search (q), low stock only (low=1)
     POST /console/inventory/preview  what an inventory CSV would change, before anything is written
     POST /console/inventory/import   apply it
-    GET  /console/status             governor, voice service counters, LLM chain, models and licences, doctor
+    GET  /console/status             site sync state, governor, voice service counters, LLM chain, models, doctor
     GET  /console/login, POST /console/login, POST /console/logout
 
 Access (:mod:`edge.service.console.access`): loopback clients without a login; other clients log in
