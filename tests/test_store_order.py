@@ -3,6 +3,7 @@ store with an injected clock, a second store fed the same records, Debian's fake
 process, and a time-zone change in a running process."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -138,3 +139,20 @@ def test_spoken_times_follow_a_zone_change_in_a_running_process(monkeypatch: pyt
     finally:
         monkeypatch.undo()
         time.tzset()
+
+
+def test_edge_status_shows_a_step_back(tmp_path: Path) -> None:
+    clock = Clock(T0)
+    db = tmp_path / "edge.db"
+    with Store(db, clock=clock) as s:
+        s.import_csv(INVENTORY)
+        s.log("FUS-5A", -3, "we used 3 fuses", "t1")
+        clock.step(hours=-2)
+        s.log("FUS-5A", -3, "we used 3 fuses", "t2")
+    cfg = tmp_path / "edge.yaml"
+    cfg.write_text(f"board: x86-dev\nstore: {{path: {db}}}\nllm: {{engine: none}}\n")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    runs = [subprocess.run([sys.executable, "-m", "edge.cli", "status", "--config", str(cfg), *extra], cwd=REPO,
+                           capture_output=True, text=True, timeout=120, env=env) for extra in ((), ("--json",))]
+    assert "clock: the wall clock stepped back 2.0 h" in runs[0].stdout, runs[0].stderr
+    assert json.loads(runs[1].stdout)["clock_step_back"]["back_s"] == 7200
