@@ -320,12 +320,18 @@ def cmd_status(args) -> int:
         lines.append(f"store: rebuilt {r['time']} after corruption ({r['records']} records, "
                      f"{r['records_from_backup']} from the backup, {r['records_read_from_damaged']} read from "
                      f"the damaged file kept as {r['moved_to']})")
-    if settings.site is not None and Path(settings.store.path).exists():
-        from edge.site.status import format_site, site_status
+    if Path(settings.store.path).exists():
+        from edge.site.status import format_site, site_status, step_back_line
+        from edge.stock.store import StoreError
 
-        with _store(settings) as store:  # the sync loop's state is in the store: no network needed
-            st["site"] = site_status(store)
-        lines += format_site(st["site"])
+        try:
+            with _store(settings) as store:  # the sync loop's state is in the store: no network needed
+                st["clock_step_back"] = store.clock_step_back()
+                st["site"] = site_status(store) if settings.site is not None else None
+            lines += format_site(st["site"]) if st["site"] else step_back_line(st["clock_step_back"])
+        except StoreError as e:  # the status still shows everything else
+            st["store_error"] = str(e)
+            lines.append(f"store: {e}")
     text = "\n".join(lines)
     print(json.dumps(st, indent=2, ensure_ascii=False) if args.json else text)
     return 0

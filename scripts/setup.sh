@@ -18,7 +18,7 @@ say() { printf '[setup] %s\n' "$*" >&2; }
 #    (playwright drives Debian's binary; it cannot download a browser here). postgresql + mosquitto:
 #    the site server's engines (edge/site/), which the site tests start on their own loopback ports.
 #    shared-mime-info: its specification PDF is the PDF of the documents' evaluation corpus (bench/eval/docs/).
-DEB_PACKAGES=(espeak-ng libespeak-ng1 portaudio19-dev pulseaudio pulseaudio-utils libasound2-plugins libsndfile1 build-essential cmake python3-venv systemd libsystemd-dev pkg-config chromium postgresql mosquitto shared-mime-info)
+DEB_PACKAGES=(espeak-ng libespeak-ng1 portaudio19-dev pulseaudio pulseaudio-utils libasound2-plugins libsndfile1 build-essential cmake python3-venv systemd libsystemd-dev pkg-config chromium postgresql mosquitto shared-mime-info faketime)
 missing=()
 for p in "${DEB_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then

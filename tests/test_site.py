@@ -64,10 +64,10 @@ def test_init_creates_the_schema_once_and_refuses_a_newer_one(server: PgServer, 
     cfg.write_text(yaml.safe_dump({"store": {"path": str(tmp_path / "e.db")}, "site": {"box": "a", "dsn": d}}))
     runs = [subprocess.run([sys.executable, "-m", "edge.cli", "site", "init", "--json", "--config", str(cfg)],
                            cwd=REPO, capture_output=True, text=True, timeout=HANG_S) for _ in range(2)]
-    assert [json.loads(r.stdout) for r in runs] == [{"before": 0, "after": 2}, {"before": 2, "after": 2}]
+    assert [json.loads(r.stdout) for r in runs] == [{"before": 0, "after": 3}, {"before": 3, "after": 3}]
     with psycopg.connect(d, autocommit=True) as c:
         c.execute("UPDATE edge_site_schema SET version = 99")
-        with pytest.raises(SiteError, match="schema version 99, newer than this program's 2; fix: upgrade edge"):
+        with pytest.raises(SiteError, match="schema version 99, newer than this program's 3; fix: upgrade edge"):
             init_schema(c)
         with pytest.raises(psycopg.Error, match="append-only"):
             c.execute("INSERT INTO edge_movements (gid, box, seq, time, sku, delta, utterance, turn_id) "
@@ -313,7 +313,7 @@ def test_sync_refuses_a_store_of_another_box_and_a_shared_box_id(dsn: str, tmp_p
     twin = Box(tmp_path / "twin", "crib", dsn)  # a second box configured with the same site.box
     twin.log(1)
     r = twin.sync_once()
-    assert r.returncode == 2 and "two boxes use site.box 'crib'" in r.stderr
+    assert r.returncode == 2 and "site sync stopped: another box uses the id crib" in r.stderr
     with Store(tmp_path / "other.db", box="line") as s, pytest.raises(SiteError, match="belongs to box 'line'"):
         SiteSync(s, a.settings())
     with pytest.raises(SiteOffline, match="site.dsn"):
@@ -330,7 +330,8 @@ def test_a_lost_store_is_restored_by_resync_and_status_shows_each_box(dsn: str, 
     with a.store() as s:
         s.import_csv(INVENTORY)
     r = a.sync_once()
-    assert r.returncode == 2 and "holds records up to number" in r.stderr and "edge site resync" in r.stderr
+    # a new store file is another install of the box id: stopped, and resync is the fix for a lost store
+    assert r.returncode == 2 and "another box uses the id crib" in r.stderr and "edge site resync' here" in r.stderr
     r = subprocess.run([sys.executable, "-m", "edge.cli", "site", "resync", "--json", "--config", str(a.config)],
                        cwd=REPO, capture_output=True, text=True, timeout=HANG_S)
     assert r.returncode == 0, r.stderr
@@ -428,6 +429,10 @@ def test_a_password_login_reads_the_password_file(dsn: str, tmp_path: Path) -> N
     pw.chmod(0o600)
     a = Box(tmp_path, "crib", dsn.replace("user=edge", f"user={role}"), password_file=str(pw))
     gids = a.log(3)
+    r = a.sync_once()  # a user without the table of box ids is told the grant
+    assert r.returncode == 2 and f"GRANT SELECT, INSERT, DELETE ON edge_boxes TO {role}" in r.stderr, r.stderr
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute(f"GRANT SELECT, INSERT, DELETE ON edge_boxes TO {role}")
     r = a.sync_once()
     assert r.returncode == 0, r.stderr
     assert {m.gid for m in server_history(dsn)} == set(gids)

@@ -84,8 +84,9 @@ class Inventory(Protocol):
 
     def undo(self, utterance: str, turn_id: str, sku: str | None = None) -> tuple[Record, Item] | None: ...
 
-    def site_offline(self) -> tuple[str, int] | None:
-        """``(since "HH:MM", records waiting)`` when this box is on a site and cannot reach it, else None."""
+    def site_offline(self) -> tuple[str, int, str] | None:
+        """``(since, records waiting, why the sync stopped or "")`` when this box is on a site and
+        cannot reach it or its sync stopped, else None."""
 
 
 class Documents(Protocol):

@@ -40,6 +40,8 @@ class SiteCollector:
             return
         yield GaugeMetricFamily("edge_site_online", "1 while the site database is reachable",
                                 value=1.0 if state == "online" else 0.0)
+        yield GaugeMetricFamily("edge_site_stopped", "1 while the site sync is stopped (another box uses this box id)",
+                                value=1.0 if state == "stopped" else 0.0)
         yield GaugeMetricFamily("edge_site_records_waiting", "this box's records not yet on the site",
                                 value=float(waiting))
         held = GaugeMetricFamily("edge_site_records", "highest record number held, per box", labels=["box"])

@@ -13,7 +13,8 @@ The database stays the truth; MQTT only tells. Topic tree, ``P = edge/<site>/<bo
     retained JSON stock state as this box sees it: ``{sku, item, location, quantity, unit,
     negative, places, reorder_level}``, sent for every SKU at (re)connect and for each SKU a push or pull changed.
 ``P/alert``
-    ``{kind: "negative_stock", sku, location, quantity, text}`` when a SKU's stock is below zero.
+    ``{kind: "negative_stock", sku, location, quantity, text}`` when a SKU's stock is below zero;
+    ``{kind: "sync_stopped", box, said, text}`` when the site sync stopped (another box uses this box id).
 
 With ``discovery: true`` each SKU also gets Home Assistant MQTT discovery configs (retained):
 ``<prefix>/sensor/edge_<site>_<box>/<sku>/config`` (the quantity) and
@@ -243,6 +244,12 @@ class MqttEvents:
             item = self.store.get(sku)
             if item is not None:
                 self._stock(item)
+
+    def stopped(self, error: SiteError) -> None:
+        """The site sync stopped for good (another box uses this box id): an alert
+        ``{kind: "sync_stopped", box, text}`` (``text``: why, with the fix; ``said``: the short form)."""
+        self._publish(f"{self.prefix}/alert", {"kind": "sync_stopped", "box": self.site.box,
+                                               "said": getattr(error, "said", str(error)), "text": str(error)})
 
     def close(self, timeout_s: float = 5.0) -> None:
         """Publish ``offline`` (retained) after what is queued, wait up to ``timeout_s`` s for the

@@ -1,11 +1,12 @@
 """The site server: connecting to the site's PostgreSQL and its schema.
 
-The server holds one table, ``edge_movements``: every record of every box, keyed by its global id
+The server holds ``edge_movements``: every record of every box, keyed by its global id
 (``gid``, a ULID) and unique per ``(box, seq)``. It is append-only (triggers refuse UPDATE and
 DELETE) and every insert statement sends ``NOTIFY edge_movements`` so that listening boxes pull at
 once. The schema version is kept in ``edge_site_schema``; :data:`SERVER_MIGRATIONS` lists the steps,
 run by :func:`init_schema` (``edge site init``) under an advisory lock, so two boxes running it at
-once do no harm.
+once do no harm. ``edge_boxes`` lists which store file (its random install id) uses which box id
+(:mod:`edge.site.sync` refuses a box id another store file uses).
 """
 from __future__ import annotations
 
@@ -78,6 +79,18 @@ SERVER_MIGRATIONS: list[list[str]] = [
         "ALTER TABLE edge_movements ADD COLUMN kind text NOT NULL DEFAULT 'log'",
         "ALTER TABLE edge_movements ADD COLUMN counted double precision NULL",
         "ALTER TABLE edge_movements ADD COLUMN op text NULL",
+    ],
+    # version 3: which store file (its random install id) uses which box id, so a second box
+    # configured with the same id (or a cloned SD card) is told apart and both are stopped
+    [
+        """
+        CREATE TABLE edge_boxes (
+            box        text NOT NULL,
+            install    text NOT NULL,
+            first_seen timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (box, install)
+        )
+        """,
     ],
 ]
 

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, Callable, Protocol
 
 import psycopg
 
+from edge.site import identity
+from edge.site.identity import BoxIdTaken
 from edge.site.server import NOTIFY_CHANNEL, SiteError, SiteOffline, connect, require_schema
 from edge.stock.places import clean, clean_or_none
 from edge.stock.pulled import IMPORT_FIX
@@ -37,7 +39,7 @@ if TYPE_CHECKING:
     from edge.config import SiteSettings
     from edge.stock.store import Store
 
-__all__ = ["SiteSync", "SyncListener", "PullHeldBack", "waiting", "kept_note"]
+__all__ = ["SiteSync", "SyncListener", "PullHeldBack", "BoxIdTaken", "waiting", "kept_note"]
 
 #: The columns of a movement, in :class:`edge.stock.store.Movement` order.
 _COLS = "gid, box, seq, time, sku, delta, utterance, turn_id, undoes, location, kind, counted, op"
@@ -75,6 +77,9 @@ class SyncListener(Protocol):
 
     def movements(self, pushed: list[Movement], pulled: list[Movement]) -> None:
         """``pushed``: this box's records the site now holds; ``pulled``: other boxes' records added."""
+
+    def stopped(self, error: SiteError) -> None:
+        """The sync stopped for good (another box uses this box id: :class:`BoxIdTaken`)."""
 
 
 _OWN = (f"SELECT {_COLS} FROM edge_movements "
@@ -149,6 +154,7 @@ class SiteSync:
         self._conn: psycopg.Connection | None = None
         self.news: list[str] = []  # lines to tell once (records kept aside), drained by run()
         self._kept_told: set[tuple[str, str]] = set()
+        self._adopting = False  # edge site resync: the box id is claimed once the records are found the site's
 
     # -- connection and state -----------------------------------------------------------------
 
@@ -164,6 +170,10 @@ class SiteSync:
             timer = self._watch(conn)
             try:
                 require_schema(conn)
+                if not self._adopting:  # at sync start: a box id another store file uses stops here
+                    install = identity.install_id(self.store)
+                    identity.register(conn, self.store.box, install)
+                    identity.check_others(conn, self.store.box, install)
                 conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
             except psycopg.OperationalError as e:
                 conn.close()
@@ -230,8 +240,9 @@ class SiteSync:
     def push(self) -> list[Movement]:
         """Send this box's records the server lacks, in ``seq`` order; returns those sent.
 
-        Raises :class:`SiteOffline` when the connection fails, :class:`SiteError` when the server
-        holds records of this box that the store does not (two boxes share ``site.box``).
+        Raises :class:`SiteOffline` when the connection fails, :class:`BoxIdTaken` when another
+        store file uses this box id (nothing is sent or marked sent then), :class:`SiteError` when
+        the server holds more records of this box than the store (a lost store: resync).
         """
         box, sent = self.store.box, []
         mine = self.store.cursors().get(box, 0)
@@ -239,16 +250,22 @@ class SiteSync:
             with self._deadline() as conn, conn.transaction():
                 # one pusher per box at a time, so the box's rows on the server are always 1..n
                 conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"edge-box:{box}",))
+                identity.check_others(conn, box, identity.install_id(self.store))  # registered at sync start
                 done = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM edge_movements WHERE box = %s",
                                     (box,)).fetchone()[0]
-                if done > mine:
+                clash = identity.diverged(conn, self.store, box, min(done, mine))
+                if clash is None and done > mine:
                     raise SiteError(f"the site holds records up to number {done} of box {box!r}, this store only "
                                     f"up to {mine}; fix: if this box's store was lost or replaced, run 'edge site "
                                     f"resync' to restore its records from the site; if two boxes use site.box "
                                     f"{box!r}, give each its own")
-                moves = self.store.movements(box, after_seq=done, limit=self.site.batch)
+                moves = [] if clash else self.store.movements(box, after_seq=done, limit=self.site.batch)
                 if moves:
                     conn.execute(_INSERT, _columns(moves))
+            if clash is not None:  # the site's records of this box are another store's: that box stops too
+                with self._deadline() as conn:
+                    identity.split_off(conn, self.store, box)
+                raise clash
             acked = moves[-1].seq if moves else done
             if acked != int(self.store.meta("pushed_seq", "0") or 0):
                 self.store.set_meta(pushed_seq=str(acked))
@@ -316,7 +333,14 @@ class SiteSync:
         """
         box = self.store.box
         try:
-            restored = self._restore_own(box)
+            self._adopting = True
+            try:
+                restored = self._restore_own(box)  # raises unless this store's records are the site's
+                with self._deadline() as conn:
+                    identity.adopt(conn, box, identity.install_id(self.store))
+            finally:
+                self._adopting = False
+            self.close()  # the next connection checks the box id as every sync start does
             pushed, pulled = self.sync_once()
             with self._deadline() as conn:
                 on_site = {r[0] for r in conn.execute("SELECT gid FROM edge_movements")}
@@ -379,6 +403,9 @@ class SiteSync:
             if self.listener is not None and (sent or e.pulled):
                 self.listener.movements(sent, e.pulled)
             raise
+        except BoxIdTaken as e:
+            self.stopped(e)
+            raise
         except psycopg.OperationalError as e:
             self.close()
             err = SiteOffline(f"site.dsn: lost the site database ({' '.join(str(e).split())}); "
@@ -399,6 +426,16 @@ class SiteSync:
         if self.listener is not None and (sent or got):
             self.listener.movements(sent, got)
         return len(sent), len(got)
+
+    def stopped(self, e: BoxIdTaken) -> None:
+        """Keep the state ``stopped`` (with why) for ``edge status``, the console and the voice, and
+        tell the listener (MQTT), once per reason."""
+        self.close()
+        if self.store.meta("site_state") == "stopped" and self.store.meta("site_error") == str(e):
+            return
+        self.store.set_meta(site_state="stopped", site_offline_since=self._now(), site_error=str(e), site_stopped=e.said)
+        if self.listener is not None and hasattr(self.listener, "stopped"):
+            self.listener.stopped(e)
 
     def _tell_kept(self) -> None:
         """Queue in :attr:`news` a line for each SKU and box newly kept aside (told once)."""
@@ -421,7 +458,8 @@ class SiteSync:
         """Sync until ``stop`` is set: at once, then on every NOTIFY, on new local records (looked
         for every ``site.poll_ms`` ms) and every ``site.pull_every_s`` s. Failures are recorded in
         the store's state, passed to ``on_error`` and retried after a delay doubling from 0.5 s up
-        to ``site.retry_max_s`` s; they never end the loop. Records held back (a record the store
+        to ``site.retry_max_s`` s; they never end the loop, except :class:`BoxIdTaken` (raised: another
+        store file uses this box id; the state is ``stopped``). Records held back (a record the store
         refuses) are retried on the same doubling delay while everything else syncs on. Records
         kept aside for an SKU this box does not know are told to ``on_error`` once per SKU and box."""
         delay, next_full, last_held = 0.5, 0.0, ""  # next_full: monotonic s of the next full round
@@ -437,6 +475,9 @@ class SiteSync:
                 delay = 0.5
                 while self.news and on_error is not None:
                     on_error(SiteError(self.news.pop(0)))
+            except BoxIdTaken as e:  # not retried: two boxes writing as one would corrupt the site's history
+                self.stopped(e)
+                raise
             except PullHeldBack as e:
                 # the connection is fine: keep syncing the rest at full speed, retry the held-back
                 # box's records after the doubling delay (the item may have been added meanwhile)

@@ -49,7 +49,7 @@ from edge.stages.nlu.types import Intent
 from edge.stages.sizes import split_size
 from edge.stock.csvfile import allows_decimals
 from edge.stock.places import IMPORT_TURN_PREFIX
-from edge.stock.store import Item, Record, Store
+from edge.stock.store import CountSettled, Item, Record, Store
 
 MAX_QUANTITY = 1_000_000  # one spoken log above this is a mishearing, not a delivery (and keeps SQLite's 64-bit INTEGER safe)
 #: Intents that act on one item.
@@ -487,7 +487,10 @@ def _undo(store: Store, utterance: str, turn_id: str, language: str) -> Outcome:
                 return Outcome(f"I don't have {' '.join(rest)}, so nothing was undone.")
     texts, first = [], None
     for k in range(n):
-        result = store.undo(utterance, turn_id if k == 0 else f"{turn_id}:{k}", sku=sku)
+        try:
+            result = store.undo(utterance, turn_id if k == 0 else f"{turn_id}:{k}", sku=sku)
+        except CountSettled as e:  # a later count settled it: refused, the stock stays as counted
+            return Outcome(" ".join([*texts, reply.count_settled_reply(e.covered, e.item, language)]), record=first)
         if result is None:
             break
         first = first or result[0]
@@ -502,11 +505,8 @@ def _undo(store: Store, utterance: str, turn_id: str, language: str) -> Outcome:
 
 
 def _undo_text(store: Store, result: tuple[Record, Item], language: str) -> str:
-    if result[0].op:
-        rows = store.operation(result[0].op)
-        if len(rows) > 1:
-            return reply.undo_transfer_reply(rows, result[1], language)
-    return reply.undo_reply(result, language)
+    rows = store.operation(result[0].op) if result[0].op else []
+    return reply.undo_transfer_reply(rows, result[1], language) if len(rows) > 1 else reply.undo_reply(result, language)
 
 
 def _parts(intent: Intent, store: Store, utterance: str, turn_id: str, confirmed: bool, language: str) -> Outcome:

@@ -10,9 +10,11 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from edge.localtime import local, now_local
 from edge.stages.names import name_key, spoken_key
 from edge.stages.sizes import split_size, spoken_size
-from edge.stock.store import Item, Record
+from edge.stock.places import clean
+from edge.stock.store import Covered, Item, Record
 
 #: The most items or places one reply lists before "and N more" (a reply must stay short to speak).
 MAX_LISTED = 3
@@ -171,14 +173,19 @@ def log_reply(record: Record, item: Item, language: str = "en") -> str:
 def clock_time(iso: str | None) -> str:
     """``HH:MM`` in the box's local time zone for an ISO 8601 time; ``"?"`` for none."""
     try:
-        return datetime.fromisoformat(iso).astimezone().strftime("%H:%M") if iso else "?"
+        return local(datetime.fromisoformat(iso)).strftime("%H:%M") if iso else "?"
     except ValueError:
         return "?"
 
 
-def offline_note(since: str, waiting: int, language: str = "en") -> str:
+def offline_note(since: str, waiting: int, stopped: str = "", language: str = "en") -> str:
     """Said after an answer while the site is unreachable: the answer is this box's view only.
-    ``since``: ISO 8601 time the site went offline; ``waiting``: this box's unsent records."""
+    ``since``: ISO 8601 time the site went offline; ``waiting``: this box's unsent records;
+    ``stopped``: why the sync stopped for good ("site sync stopped: another box uses the id …"), or ""."""
+    if stopped:
+        if language == "zh":
+            return f"（站点同步已停止：另一台设备使用了同一个编号，{waiting}条记录未同步。）"
+        return f"({stopped[:1].upper()}{stopped[1:]}; {waiting} record{'' if waiting == 1 else 's'} waiting.)"
     if language == "zh":
         return f"（站点自{clock_time(since)}起离线，{waiting}条记录待同步。）"
     return (f"(Site offline since {clock_time(since)}, {waiting} record{'' if waiting == 1 else 's'} waiting; "
@@ -429,6 +436,19 @@ def low_stock_reply(items: list[Item], total: int, language: str = "en") -> str:
     return f"Low on stock: {join_and(said)}."
 
 
+def count_settled_reply(covered: list[Covered], item: Item, language: str = "en") -> str:
+    """An undo the store refused (:class:`edge.stock.store.CountSettled`): a stock count after the
+    change already settled the stock, which stays; what would be right if the count was wrong."""
+    if language == "zh":
+        counts = "，".join(f"{zh_place(c.location)}盘点为{zh_amount(item, c.counted)}" for c in covered)
+        stays = "，".join(f"{zh_place(c.location)}{clean(c.now)}" for c in covered)
+        return f"没有撤销：之后的盘点（{counts}）已经确定了库存，仍是{stays}。如果盘点有误，请重新盘点。"
+    counts = " and ".join(f"{amount(item, c.counted)} {place(c.location)}" for c in covered)
+    stays = " and ".join(f"{c.now} {place(c.location)}" for c in covered)
+    return (f"I didn't undo that: a stock count after it ({counts}) already settled the stock, so it stays "
+            f"{stays}. If that count was wrong, please count them again.")
+
+
 def undo_transfer_reply(rows: list[Record], item: Item, language: str = "en") -> str:
     """The undo of a transfer (its two compensating rows): "Undone: the move of 30 … from bin 12 to
     bin 90. Now 241 in bin 12 and 40 in bin 90."."""
@@ -593,8 +613,8 @@ def logged_answer(record: Record | None, item: Item | None, name: str, whole: bo
         return f"I have no record of {name} being logged." if whole else \
             f"I find no record of {name} among the latest records."
     q = abs(record.counted if record.kind == "count" and record.counted is not None else record.delta)
-    day = datetime.fromisoformat(record.time).astimezone()
-    when = clock_time(record.time) if day.date() == datetime.now().astimezone().date() else \
+    day = local(datetime.fromisoformat(record.time))
+    when = clock_time(record.time) if day.date() == now_local().date() else \
         f"{clock_time(record.time)} on {day.strftime('%Y-%m-%d')}"
     if language == "zh":
         did = {"count": "盘点", "transfer": "移动"}.get(record.kind, "收到" if record.delta > 0 else "用了")

@@ -1,4 +1,5 @@
-"""Why an SQLite store could not be read or written, in words a user can act on (a leaf module).
+"""Why an SQLite store could not be read or written, in words a user can act on, and
+:class:`StoreError`, the error every store operation raises (imports only :mod:`edge.errors`).
 
 :func:`diagnose` turns a ``sqlite3`` error into ``(reason, message)``. ``reason`` is one of
 :data:`REASONS` (``disk full``, ``read-only``, ``I/O error``, ``corrupt``, ``locked``) or None; the
@@ -11,6 +12,8 @@ from __future__ import annotations
 import os
 import sqlite3
 from pathlib import Path
+
+from edge.errors import UserError
 
 #: The reasons :func:`diagnose` gives, worded as the user hears them.
 REASONS = ("disk full", "read-only", "I/O error", "corrupt", "locked")
@@ -85,3 +88,22 @@ def diagnose(error: sqlite3.Error, path: Path) -> tuple[str | None, str]:
         return "locked", (f"{path} is locked by another process: {what}; fix: stop the other edge process "
                           f"using this store (one writer at a time)")
     return None, f"{path}: {what}"
+
+
+class StoreError(UserError):
+    """A store operation failed for a reason the caller can report (bad CSV, unknown SKU, a full disk).
+
+    ``reason``: for a failed read or write, one of :data:`edge.stock.faults.REASONS`
+    (``disk full``, ``read-only``, ``I/O error``, ``corrupt``, ``locked``); None otherwise.
+    """
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+def sqlite_failure(error: sqlite3.Error, path: Path) -> StoreError:
+    """The :class:`StoreError` for ``error`` raised on the store file ``path``: it says that nothing
+    was saved, why (disk full, read-only, I/O error, corrupt) and the fix (see :mod:`edge.stock.faults`)."""
+    reason, message = diagnose(error, path)
+    return StoreError(f"store {path}: nothing was saved: {message}", reason)

@@ -6,8 +6,10 @@ One row per SKU and place (``place_key``: :func:`edge.stages.names.name_key` of 
 A place's quantity is a function of the records held for it, whatever order they arrived in (so
 every box of a site agrees): the counted value of its latest stock count that is not undone, plus
 the deltas of the records after that count; with no such count, its ``base`` (the quantity first
-imported) plus every delta. "Latest" and "after" are by the record's time as written in its ULID
-(ms), then box, then sequence. A count made on two boxes therefore sets the quantity twice to the
+imported) plus every delta. "Latest" and "after" are by the time part of the record's gid (ms:
+a hybrid logical clock, never behind the records held when it was written, so a box's records
+follow their sequence whatever the wall clock does: :mod:`edge.stock.order`), then box, then
+sequence. A count made on two boxes therefore sets the quantity twice to the
 counted value instead of adding its difference twice. Records of an older schema have no counted
 value and are plain deltas.
 
@@ -35,7 +37,7 @@ IMPORT_TURN_PREFIX = "import:"
 #: The largest quantity one record or one place may hold, in the item's unit (10^9, as an import).
 MAX_QUANTITY = 10**9
 
-# the order of records at a place: ULID time (ms, its first 10 characters), box, per-box sequence
+# the order of records at a place: gid time (ms, its first 10 characters; edge.stock.order), box, per-box sequence
 _KEY = "substr(r.gid, 1, 10), r.box, r.seq"
 #: The latest count at a place ``(sku, location)`` that is not undone: ``(id, time key, box, seq,
 #: counted)``, or no row.

@@ -32,9 +32,8 @@ import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ulid import ULID
-
 from edge.errors import UserError
+from edge.stock.order import next_gid
 from edge.stock.schema import MIGRATIONS, SCHEMA_VERSION
 
 __all__ = ["recover_if_corrupt", "backup", "damage", "backup_path", "report_path", "read_report"]
@@ -258,7 +257,7 @@ def _adjust(conn: sqlite3.Connection, expected: dict[str, int]) -> int:
                      "VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?)",
                      (at.isoformat(timespec="milliseconds"), sku, gap,
                       "store rebuilt after corruption: records lost with the damaged pages",
-                      f"{RECOVERY_TURN_PREFIX}{at:%Y%m%dT%H%M%SZ}", box, str(ULID.from_datetime(at)), int(seq)))
+                      f"{RECOVERY_TURN_PREFIX}{at:%Y%m%dT%H%M%SZ}", box, next_gid(conn, at), int(seq)))
         n += 1
     return n
 

@@ -32,42 +32,22 @@ from os import PathLike
 from pathlib import Path
 from typing import Callable, TextIO
 
-from ulid import ULID
-
-from edge.errors import UserError
 from edge.stages.names import name_key
-from edge.stock import csvfile, places, pulled
+from edge.stock import csvfile, order, places, pulled
 from edge.stock.csvfile import CSV_COLUMNS, InventoryRow, split_aliases
-from edge.stock.faults import diagnose
+from edge.stock.faults import StoreError, diagnose, sqlite_failure
 from edge.stock.importer import ImportReport, import_inventory
 from edge.stock.places import IMPORT_TURN_PREFIX, add_place, clean, clean_or_none, places_of, settle
 from edge.stock.recovery import recover_if_corrupt
 from edge.stock.schema import LOCAL_BOX, SCHEMA_VERSION, check_box_id, claim_box, migrate
 from edge.stock.tx import Guard, Tx
+from edge.stock.undo import CountSettled, Covered, later_counts
 
-__all__ = ["Item", "Record", "Movement", "Store", "StoreError", "CSV_COLUMNS", "RECORD_KINDS", "check_quantity"]
+__all__ = ["Item", "Record", "Movement", "Store", "StoreError", "CountSettled", "Covered", "CSV_COLUMNS", "RECORD_KINDS",
+           "check_quantity"]
 
 #: Columns written by :meth:`Store.export_csv`, in order.
 EXPORT_COLUMNS = ("id", "time", "sku", "delta", "utterance", "turn_id", "undoes", "location", "kind", "counted")
-
-
-class StoreError(UserError):
-    """A store operation failed for a reason the caller can report (bad CSV, unknown SKU, a full disk).
-
-    ``reason``: for a failed read or write, one of :data:`edge.stock.faults.REASONS`
-    (``disk full``, ``read-only``, ``I/O error``, ``corrupt``, ``locked``); None otherwise.
-    """
-
-    def __init__(self, message: str, reason: str | None = None) -> None:
-        super().__init__(message)
-        self.reason = reason
-
-
-def sqlite_failure(error: sqlite3.Error, path: Path) -> StoreError:
-    """The :class:`StoreError` for ``error`` raised on the store file ``path``: it says that nothing
-    was saved, why (disk full, read-only, I/O error, corrupt) and the fix (see :mod:`edge.stock.faults`)."""
-    reason, message = diagnose(error, path)
-    return StoreError(f"store {path}: nothing was saved: {message}", reason)
 
 
 @dataclass(frozen=True)
@@ -143,7 +123,8 @@ class Record:
 class Movement:
     """One record as the site sees it: global identity instead of the file's row id.
 
-    ``gid``: ULID (26 characters, time-ordered, unique across boxes). ``box``: the id of the box
+    ``gid``: ULID (26 characters, unique across boxes; its time part orders records, see
+    :mod:`edge.stock.order`). ``box``: the id of the box
     that wrote it. ``seq``: its number among that box's records (1, 2, ...). ``time``: ISO 8601,
     UTC, the writing box's clock. ``delta``: signed change in the item's unit. ``undoes``: the
     ``gid`` of the record it reverts (always the same box's), or ``None``. ``location``, ``kind``,
@@ -503,7 +484,8 @@ class Store:
         are theirs to undo. Writes a compensating record per row (``delta`` negated, ``undoes`` its
         id, kind ``undo``) in one committed transaction. Returns the (first) compensating record and
         the item, or ``None`` with nothing to undo. Idempotent per ``turn_id`` (one undo per turn: a
-        retry gets that undo back). Raises :class:`StoreError` if the write fails.
+        retry gets that undo back). Raises :class:`CountSettled` (nothing written) when a later stock
+        count at its place already settled it (:mod:`edge.stock.undo`), :class:`StoreError` if the write fails.
         """
         with self._lock:
             conn = self._db()
@@ -531,7 +513,8 @@ class Store:
         (first) compensating record and the updated item.
 
         Raises :class:`StoreError` naming why for an unknown record, an undo record, a record
-        already undone (naming the undo), another box's record, or a failed write."""
+        already undone (naming the undo), another box's record, or a failed write;
+        :class:`CountSettled` when a later stock count at its place already settled it."""
         with self._lock:
             conn = self._db()
             with Tx(conn):
@@ -551,8 +534,22 @@ class Store:
                         raise StoreError(f"record {r.id} is already undone (by record {undone[0]})")
                 return self._revert(conn, rec, utterance, turn_id)
 
+    def settled_by_count(self, record_id: int) -> list[Covered]:
+        """Why an undo of record ``record_id`` would be refused as :class:`CountSettled` (a later
+        stock count at its place, per place: :mod:`edge.stock.undo`); empty when it would not."""
+        with self._lock:
+            conn = self._db()
+            row = conn.execute(f"SELECT {_RECORD_COLS} FROM records WHERE id = ?", (int(record_id),)).fetchone()
+            if row is None:
+                return []
+            rec = _record(row)
+            return later_counts(conn, self._op_records(conn, rec.op) if rec.op else [rec])
+
     def _revert(self, conn: sqlite3.Connection, rec: Record, utterance: str, turn_id: str) -> tuple[Record, Item]:
         rows = self._op_records(conn, rec.op) if rec.op else [rec]
+        covered = later_counts(conn, rows)
+        if covered:  # a later count already settled the stock: reverting would leave one nothing explains
+            raise CountSettled(covered, self.box, self._item_now(conn, rec.sku))
         first: tuple[Record, Item] | None = None
         op = None
         for r in rows:
@@ -578,8 +575,9 @@ class Store:
         """Insert one of this box's records with its global identity; (row id, time, gid).
         ``own_op``: the record starts an operation (its ``op`` is its own gid)."""
         at = self._clock().astimezone(timezone.utc)
-        now = at.isoformat(timespec="milliseconds")
-        gid = str(ULID.from_datetime(at))
+        now = at.isoformat(timespec="milliseconds")  # a label: the order is the gid's (edge.stock.order)
+        order.note_step_back(conn, self.box, at)
+        gid = order.next_gid(conn, at)
         seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM records WHERE box = ?", (self.box,)).fetchone()[0]
         cur = conn.execute(
             "INSERT INTO records (time, sku, delta, utterance, turn_id, undoes, box, gid, seq, location, kind, "
@@ -665,12 +663,20 @@ class Store:
             mine = self._db().execute("SELECT COALESCE(MAX(seq), 0) FROM records WHERE box = ?", (self.box,)).fetchone()[0]
         return int(mine) - int(self.meta("pushed_seq", "0") or 0)
 
-    def site_offline(self) -> tuple[str, int] | None:
-        """``(since, records waiting)`` while the site sync reports the site unreachable or failing
-        (``since``: ISO 8601 UTC), ``None`` when online or not on a site."""
-        if self.meta("site_state") not in ("offline", "error"):
+    def site_offline(self) -> tuple[str, int, str] | None:
+        """``(since, records waiting, why stopped)`` while the site sync reports the site unreachable
+        or failing (``since``: ISO 8601 UTC; why stopped: "" unless the sync stopped, e.g. another box
+        uses this box id), ``None`` when online or not on a site."""
+        state = self.meta("site_state")
+        if state not in ("offline", "error", "stopped"):
             return None
-        return self.meta("site_offline_since") or "", self.unpushed()
+        return self.meta("site_offline_since") or "", self.unpushed(), (self.meta("site_stopped") or "") * (state == "stopped")
+
+    def clock_step_back(self) -> dict | None:
+        """The latest step of the wall clock back behind this box's previous record:
+        ``{"at", "from"}`` (ISO 8601 UTC) and ``"back_s"`` (s), or None (:mod:`edge.stock.order`)."""
+        with self._lock:
+            return order.last_step_back(self._db())
 
     def negatives(self) -> list[Item]:
         """Items whose quantity is below zero (more left than the records had: count them), by SKU."""

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from edge.localtime import local
 from edge.stock.places import IMPORT_TURN_PREFIX
 from edge.stock.store import Item, Record, Store
 
@@ -16,7 +17,7 @@ LOW_STOCK = 10
 def local_time(iso_utc: str) -> str:
     """A record's UTC ISO 8601 time in the box's time zone, ``YYYY-MM-DD HH:MM:SS``."""
     try:
-        return datetime.fromisoformat(iso_utc).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+        return local(datetime.fromisoformat(iso_utc)).strftime("%Y-%m-%d %H:%M:%S")
     except ValueError:
         return iso_utc
 

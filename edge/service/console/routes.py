@@ -5,13 +5,14 @@
     GET  /console/records            the history, newest first: search (q), filter (kind); every
                                      record that is not an undo and not undone has an Undo button
     GET  /console/records.csv        the history as CSV (Store.export_csv)
-    GET  /console/records/undo?id=N  confirm undoing record N
+    GET  /console/records/undo?id=N  confirm undoing record N (or say that a later stock count settled it)
     POST /console/records/undo       undo it (Store.undo_record; 409 naming why for an undo record, a
-                                     record already undone or another box's record)
+                                     record already undone, another box's record or one a later
+                                     stock count settled)
     GET  /console/inventory          items: search (q), low stock only (low=1)
     POST /console/inventory/preview  what an inventory CSV would change, before anything is written
     POST /console/inventory/import   apply it
-    GET  /console/status             governor, voice service counters, LLM chain, models and licences, doctor
+    GET  /console/status             site sync state, governor, voice service counters, LLM chain, models, doctor
     GET  /console/login, POST /console/login, POST /console/logout
 
 Access (:mod:`edge.service.console.access`): loopback clients without a login; other clients log in
@@ -169,9 +170,12 @@ def _target_or_409(ctx: ConsoleContext, record_id: int):
 
 @router.get("/records/undo", response_class=HTMLResponse)
 async def undo_confirm(request: Request, ctx: Ctx, id: int):
-    """Ask before undoing record ``id`` (404 for no such record, 409 when it cannot be undone)."""
+    """Ask before undoing record ``id`` (404 for no such record, 409 when it cannot be undone); a
+    record a later stock count settled is not offered: the page says so and what would be right."""
     target = _target_or_409(ctx, id)
-    return page(request, ctx, "undo.html", record=target, item=ctx.store.get(target.sku))
+    # a later stock count already settled it: said instead of offered, with what would be right
+    return page(request, ctx, "undo.html", record=target, item=ctx.store.get(target.sku),
+                covered=ctx.store.settled_by_count(id), box=ctx.store.box)
 
 
 @router.post("/records/undo")

@@ -1,5 +1,5 @@
-"""What the Status page shows: the governor, the live service's counters, the LLM chain, the
-models and their licences, the doctor's checks. Each part is read fresh and never raises: a part
+"""What the Status page shows: the store's site sync state, the governor, the live service's
+counters, the LLM chain, the models and their licences, the doctor's checks. Each part is read fresh and never raises: a part
 that cannot be read says why."""
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from edge.models.manifest import load_manifest
 from edge.ops.doctor import Doctor
 from edge.service.api.metrics import chain_status
 from edge.service.runstate import format_service, read_state
+from edge.site.status import format_site, site_status, step_back_line
 
 log = logging.getLogger("edge.service.console")
 
@@ -101,7 +102,24 @@ def doctor_part(settings) -> Part:
     return p
 
 
+def site_part(store) -> Part:
+    """The store's site sync state (online, offline, stopped: another box uses this box id) and a
+    step of the wall clock back, as ``edge status`` says them (:mod:`edge.site.status`)."""
+    p = Part("Store and site")
+    if store is None:
+        p.error = "no store in this process"
+        return p
+    try:
+        if store.meta("site_state"):
+            p.lines = format_site(site_status(store))
+        else:
+            p.lines = ["not on a site (no site sync has run)", *step_back_line(store.clock_step_back())]
+    except Exception as e:
+        p.error = f"{type(e).__name__}: {e}"
+    return p
+
+
 def parts(ctx) -> list[Part]:
     """Every section for a :class:`edge.service.console.routes.ConsoleContext` (blocking: run it in a thread)."""
-    return [governor_part(ctx.governor), service_part(ctx.state_file), chain_part(ctx.engine), models_part(),
-            doctor_part(ctx.settings)]
+    return [site_part(ctx.store), governor_part(ctx.governor), service_part(ctx.state_file), chain_part(ctx.engine),
+            models_part(), doctor_part(ctx.settings)]
