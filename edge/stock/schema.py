@@ -204,6 +204,14 @@ MIGRATIONS: list[list[MigrationStep]] = [
         )
         """,
     ],
+    # 6 → 7: questions about a period ("how many gloves did we use last week", edge.stock.history)
+    # read a time range, of one SKU or of all, without scanning the history (bench/records_query.py)
+    [
+        "CREATE INDEX records_time ON records(time)",
+        "CREATE INDEX records_sku_time ON records(sku, time)",
+        # low stock includes what is out or below zero even with no reorder level (edge.stock.low)
+        "CREATE INDEX items_quantity ON items(quantity)",
+    ],
 ]
 
 #: The schema version this code writes and expects.
