@@ -37,9 +37,11 @@ def _settings(args, overrides=None):
 
 
 def _store(settings, recover: bool = False):
+    from edge.stock.periods import Calendar
     from edge.stock.store import Store
 
-    return Store(settings.store.path, box=settings.site.box if settings.site else None, recover=recover)
+    return Store(settings.store.path, box=settings.site.box if settings.site else None, recover=recover,
+                 calendar=Calendar.from_settings(settings.store))
 
 
 def _output_dir(settings) -> Path:
@@ -326,6 +328,11 @@ def cmd_status(args) -> int:
         with _store(settings) as store:  # the sync loop's state is in the store: no network needed
             st["site"] = site_status(store)
         lines += format_site(st["site"])
+    if Path(settings.store.path).exists():
+        from edge.stock.cli import low_status
+
+        st["low_stock"], line = low_status(_store(settings))  # the voice's rule (edge.stock.low)
+        lines.append(line)
     text = "\n".join(lines)
     print(json.dumps(st, indent=2, ensure_ascii=False) if args.json else text)
     return 0
@@ -503,6 +510,9 @@ def main(argv: list[str] | None = None) -> int:
     common(q)
     q.add_argument("--csv", action="store_true", required=True, help="as CSV on stdout")
     q.set_defaults(func=cmd_records_export)
+    from edge.stock.cli import register as _register_records
+
+    _register_records(rsub, common, _store, _settings)  # edge records summary|list (edge/stock/cli.py)
 
     msub = _models_commands(sub, common)
     from edge.ops.bench.cli import register as register_bench
