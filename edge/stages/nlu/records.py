@@ -125,7 +125,8 @@ _WHAT_CUES = {
     "moved": re.compile(r"\b(?:moved|move|transferred|transfer|transfers|shifted|relocated)\b"),
     "counted": re.compile(r"\b(?:counted|count|counts|recount|recounted|stocktake|stock take)\b"),
     "used": re.compile(r"\b(?:use|used|using|usage|took|taken|take|go through|went through|gone through|get through|"
-                       r"got through|consumed|consumption|issued|burned|burnt|burn|booked out|signed out|used up)\b"),
+                       r"got through|consumed|consumption|issued|burned|burnt|burn|booked out|signed out|used up|"
+                       r"went out|gone out|go out)\b"),
 }
 _KIND_CUES = (
     ("rate", re.compile(r"\b(?:run out|running out|runs out|how long|per day|a day|each day|per week|a week|each week|"
@@ -136,7 +137,8 @@ _KIND_CUES = (
     ("change", re.compile(r"\b(?:change|changed|go down|went down|gone down|go up|went up|gone up|dropped|drop|fell|rose|"
                           r"difference)\b")),
     ("entries", re.compile(r"\b(?:entries|records|logs|bookings|logged|log|recorded|entered)\b")),
-    ("total", re.compile(r"\bhow (?:many|much)\b|\bnumber of\b|\bwhat number\b|^(?:did|have|has|were|was|any) ")),
+    ("total", re.compile(r"\bhow (?:many|much)\b|\bnumber of\b|\bwhat number\b|^(?:did|have|has|were|was|any) |"
+                         r"\b(?:usage|consumption|use) of\b")),
 )
 #: Words a cue-read question's item text loses (question words, pronouns, auxiliaries, cues).
 _NOT_ITEM = re.compile(
