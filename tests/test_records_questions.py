@@ -151,3 +151,20 @@ def test_mandarin_questions_get_the_same_figures(box):
     assert zh("上周用了多少钻头") == "上周没有用钻头。"
     assert zh("手套上次是什么时候到货的") == "手套上次到货是11月30日（周一）09:00：20盒手套。"
     assert zh("今天用了多少钻头") == "今天没有用钻头。"
+
+
+def test_the_speculative_preview_prepares_the_same_records_reply(box):
+    """During the endpointing silence the reply is prepared on a read-only view of the store: a records
+    question's is the one the turn then says."""
+    from edge.loop.speculation import PreviewInventory
+    from edge.stages import dialog
+    from edge.stages.nlu.understand import Understanding
+
+    store, clock = box
+    at(clock, 2026, 12, 4, 9)
+    store.log("DRL-6", -2, "2 drill bits", "s1")
+    at(clock, 2026, 12, 4, 15)
+    intent = Understanding(store.items()).understand("how many drill bits did we use today")
+    preview = dialog.act(intent, PreviewInventory(store), intent.text, "s2").text
+    assert preview == dialog.act(intent, store, intent.text, "s2").text == "Today you used 2 drill bits, at 09:00."
+    assert len(store.records()) == 1
