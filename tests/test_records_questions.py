@@ -168,3 +168,12 @@ def test_the_speculative_preview_prepares_the_same_records_reply(box):
     preview = dialog.act(intent, PreviewInventory(store), intent.text, "s2").text
     assert preview == dialog.act(intent, store, intent.text, "s2").text == "Today you used 2 drill bits, at 09:00."
     assert len(store.records()) == 1
+
+
+@pytest.mark.parametrize("text", ["how many drill bits did we have last week", "drill bits used last week",
+                                  "how many gloves were there in november"])
+def test_a_stock_question_over_a_time_is_never_answered_with_the_stock(box, text):
+    store, clock = box
+    at(clock, 2026, 12, 4, 15)
+    said = ask(store, text)
+    assert "drawer 4" not in said and "shelf B" not in said and "There are" not in said, said

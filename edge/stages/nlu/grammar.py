@@ -57,6 +57,7 @@ from edge.stages.nlu.slots import CONTAINERS, WRITES, SlotFiller, locations, pla
 from edge.stages.nlu.templates import TemplateMatch, templates_for
 from edge.stages.nlu.types import Intent, ItemMatch
 from edge.stages.nlu.zh import IN_VERBS, OUT_VERBS, ZhGrammar, zh_fill, zh_match_text
+from edge.stock.periods import find_period
 
 LANGUAGES = ("en", "zh")
 
@@ -167,6 +168,13 @@ class Grammar:
         if m is None or m.intent not in WRITES | {"query_stock"}:
             return None if m is None else self._fill(m, g.text, text, None)
         return self._fill(m, g.text, text, g)
+
+    def timed(self, text: str) -> bool:
+        """Whether ``text`` (a transcript) names a period other than "today" said of the stock now: a
+        stock answer is never given to it (:meth:`edge.stages.nlu.records.RecordsParser.timed`)."""
+        if has_cjk(text or ""):
+            return find_period(text) is not None
+        return self.records.timed(normalize_text(strip_leading_fillers(text or "")))
 
     def _places_said(self, m: TemplateMatch) -> bool:
         """A template's place slots hold places: a place word with its number or letter ("bin 12",
