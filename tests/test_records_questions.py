@@ -177,3 +177,35 @@ def test_a_stock_question_over_a_time_is_never_answered_with_the_stock(box, text
     at(clock, 2026, 12, 4, 15)
     said = ask(store, text)
     assert "drawer 4" not in said and "shelf B" not in said and "There are" not in said, said
+
+
+def test_which_week_is_answered_by_the_next_words(box):
+    """"how many drill bits did we use" → "Over which period? …" → "last week": the question is
+    answered over the period said; a reply that names none answers nothing."""
+    from edge.stages import dialog
+
+    store, clock = box
+    at(clock, 2026, 11, 24, 10)
+    store.log("DRL-6", -4, "4 drill bits", "w1")
+    at(clock, 2026, 12, 4, 15)
+    asked = say_to_store(store, "how many drill bits did we use")
+    assert asked.text.startswith("Over which period?") and asked.pending.kind == "period"
+    got = dialog.follow_up(asked.pending, "last week", store, "w2")
+    assert got.text == "Last week you used 4 drill bits, on Tuesday 24 November at 10:00."
+    vague = say_to_store(store, "how many drill bits did we use that week")
+    assert vague.text.startswith("Which week?")
+    assert dialog.follow_up(vague.pending, "the blue one", store, "w3").text == "I didn't catch a period, so I haven't answered."
+    assert len(store.records()) == 1
+
+
+@pytest.mark.parametrize("text, verdict", [
+    ("how many drill bits did we use", "incomplete"),  # "… last week" may follow
+    ("how many drill bits did we use last week", "complete"),
+    ("when did we last receive gloves", "complete"),
+    ("what did we log today", "complete"),
+])
+def test_endpointing_waits_for_the_period_of_a_records_question(box, text, verdict):
+    from edge.stages.nlu.grammar import Grammar
+
+    store, _clock = box
+    assert Grammar(store.items()).completeness(text)[0] == verdict

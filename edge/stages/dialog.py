@@ -69,10 +69,10 @@ class Pending:
     empty = any inventory item; ``variant``: the attribute they differ by when the question named
     variants), ``choose_place`` (``places`` offered for the slot ``slot``, ``location`` or
     ``to_location``; empty = any place), ``quantity`` (one number is needed), ``direction`` (a log
-    that said neither in nor out: "used or received?") or ``confirm`` (``intent`` is written after
-    a yes). ``part``: the index into ``intent.parts`` asked about."""
+    that said neither in nor out: "used or received?"), ``period`` (a records question's period: "Which
+    week?") or ``confirm`` (``intent`` is written after a yes). ``part``: the index into ``intent.parts`` asked about."""
 
-    kind: Literal["choose_item", "confirm", "choose_place", "quantity", "direction"]
+    kind: Literal["choose_item", "confirm", "choose_place", "quantity", "direction", "period"]
     intent: Intent
     candidates: tuple[Item, ...] = ()
     places: tuple[str, ...] = ()
@@ -194,7 +194,8 @@ def _records(intent: Intent, store: Store, language: str) -> Outcome:
     an item that is not one SKU is asked or said unknown first, never answered with the stock."""
     if intent.sku is None and (intent.candidates or intent.unknown):
         return _without_item(intent, store, language)
-    return Outcome(records_reply.answer_intent(intent, store, language))
+    said, asked = records_reply.answer_intent(intent, store, language)
+    return Outcome(said, Pending("period", intent) if asked else None)  # "Which week?": the next words say it
 
 
 def _with_site_note(text: str, store: Store, language: str) -> str:
@@ -604,6 +605,23 @@ def _for_part(outcome: Outcome, whole: Intent, k: int) -> Outcome:
     return dataclasses.replace(outcome, pending=dataclasses.replace(outcome.pending, intent=whole, part=part))
 
 
+def _one_answer(pending: Pending, text: str, store: Store, again: str, turn_id: str, language: str) -> Outcome:
+    """The answer to "used or received?", "how many?" or a records question's "Which week?" (asked
+    again over the period said; nothing is written)."""
+    if pending.kind == "period":
+        asked = records_reply.with_period(pending.intent, text)
+        return act(asked, store, again, turn_id, language=language) if asked else Outcome(records_reply.no_period(language))
+    if pending.kind == "direction":
+        way = direction_answer(text, language)
+        if way is None:
+            return Outcome(reply.text("no_direction", language))
+        return act(_fill(pending, direction=way), store, again, turn_id, language=language)
+    q = number_answer(text)
+    if q is None:
+        return Outcome(reply.text("no_number", language))
+    return act(_fill(pending, quantity=q, refusal=None), store, again, turn_id, language=language)
+
+
 def _fill(pending: Pending, **slots) -> Intent:
     """The pending Intent with ``slots`` set (on the part asked about, when it is a part)."""
     return _fill_part(pending.intent, pending.part, **slots)
@@ -648,6 +666,8 @@ def follow_up(pending: Pending, text: str, store: Store, turn_id: str, language:
     again = pending.intent.text
     if is_cancel(text, language) and pending.kind != "confirm":  # (a read-back takes "no" as its no)
         return Outcome(reply.text("cancelled", language))
+    if pending.kind == "period":
+        return _one_answer(pending, text, store, again, turn_id, language)
     if answer_overreaches(pending, text, store):  # more than the answer: nothing is written from it
         return Outcome(reply.text("overreach", language))
     if pending.kind == "confirm":
@@ -659,16 +679,8 @@ def follow_up(pending: Pending, text: str, store: Store, turn_id: str, language:
             extra = {k: v for k, v in pending.intent.extra.items() if k != "loose_count"}
             return act(_fill(pending, quantity=q, extra=extra), store, again, turn_id, language=language)
         return Outcome(reply.text("declined" if yn is False else "no_yes", language))
-    if pending.kind == "direction":
-        way = direction_answer(text, language)
-        if way is None:
-            return Outcome(reply.text("no_direction", language))
-        return act(_fill(pending, direction=way), store, again, turn_id, language=language)
-    if pending.kind == "quantity":
-        q = number_answer(text)
-        if q is None:
-            return Outcome(reply.text("no_number", language))
-        return act(_fill(pending, quantity=q, refusal=None), store, again, turn_id, language=language)
+    if pending.kind in ("direction", "quantity"):
+        return _one_answer(pending, text, store, again, turn_id, language)
     if pending.kind == "choose_place":
         if pending.places:
             where = place_choice(text, pending.places)

@@ -8,15 +8,18 @@ difference, never as use or receipt; an estimate is said as one. Times are the b
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date, datetime
 
 from edge.stages import reply
+from edge.stages.nlu.filler import has_cjk
+from edge.stages.nlu.lexicon import normalize_text
 from edge.stages.records_reply_zh import say_zh
-from edge.stock.periods import MONTHS, WEEKDAYS
+from edge.stock.periods import MONTHS, WEEKDAYS, find_period
 from edge.stock.places import IMPORT_TURN_PREFIX
 from edge.stock.questions import Answer, Question, answer
 
-__all__ = ["say", "answer_intent", "question_of", "logged_answer", "CANNOT", "CANNOT_ZH"]
+__all__ = ["say", "answer_intent", "question_of", "with_period", "no_period", "logged_answer", "CANNOT", "CANNOT_ZH"]
 
 #: Said to a records question the box cannot answer from the records (never the current stock).
 CANNOT = "I can't answer that one from the records."
@@ -36,16 +39,32 @@ def question_of(intent) -> Question | None:
                     bool(fields.get("mine")), int(fields.get("limit", 3)))
 
 
-def answer_intent(intent, store, language: str = "en") -> str:
+def answer_intent(intent, store, language: str = "en") -> tuple[str, bool]:
     """The reply to an ``ask_records`` :class:`edge.stages.nlu.types.Intent` (``extra["records"]``:
-    the question's fields, or None: "I can't answer that one"). Raises
-    :class:`edge.stock.store.StoreError` when the store cannot be read."""
+    the question's fields, or None: "I can't answer that one"), and whether it asks for the period
+    (:func:`with_period` reads the answer). Raises :class:`edge.stock.store.StoreError` when the store
+    cannot be read."""
     q = question_of(intent)
     if q is None:
-        return CANNOT_ZH if language == "zh" else CANNOT
+        return (CANNOT_ZH if language == "zh" else CANNOT), False
     if q.kind in ("total", "last", "who", "change", "rate") and q.sku is None:
-        return "Which item? Please say its name." if language != "zh" else "哪个物品？请说出名称。"
-    return say(answer(store, q), store, language)
+        return ("Which item? Please say its name." if language != "zh" else "哪个物品？请说出名称。"), False
+    ans = answer(store, q)
+    return say(ans, store, language), ans.ask is not None
+
+
+def with_period(intent, text: str):
+    """``intent`` (an ``ask_records`` Intent whose period was asked for) with the period ``text``
+    says ("last week", "上周"), or None when it names none."""
+    words = find_period(text if has_cjk(text or "") else normalize_text(text or ""))
+    if words is None or not intent.extra.get("records"):
+        return None
+    return replace(intent, extra={**intent.extra, "records": {**intent.extra["records"], "period": words}})
+
+
+def no_period(language: str = "en") -> str:
+    """Said when the answer to "Which week?" names no period: nothing is answered."""
+    return "那段时间我没听清，所以没有回答。" if language == "zh" else "I didn't catch a period, so I haven't answered."
 
 
 def say(ans: Answer, store, language: str = "en") -> str:

@@ -358,6 +358,9 @@ class Grammar:
             words = set(toks)
             stock = bool(words & (IN_WORDS | OUT_WORDS | LOG_WORDS)) or bool(_STOCK_START.match(" ".join(toks)))
             return (INCOMPLETE if stock else UNCLEAR), None
+        if intent.intent == "ask_records":  # "how many drill bits did we use …": the period may follow
+            q = intent.extra.get("records") or {}
+            return (INCOMPLETE if q.get("kind") in ("total", "top", "change") and not q.get("period") else COMPLETE), intent
         if intent.intent in _NO_ITEM or intent.sku is not None:
             return COMPLETE, intent
         if intent.parts and all(p.sku is not None for p in intent.parts):
