@@ -140,7 +140,7 @@ class Grammar:
         if not norm:
             return None
         asked = self.records.parse(norm, text)  # a question about the past: the records, never the stock
-        if asked is not None and not (asks_about_log(norm) and asked.extra["records"] is None):
+        if asked is not None and not (asks_about_log(norm) and asked.explain.get("period") is None):
             return asked
         if asks_about_log(norm):
             return self._log_question(norm, text)

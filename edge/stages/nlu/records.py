@@ -177,6 +177,8 @@ def by_cues(rest: str, has_period: bool) -> TemplateMatch | None:
         item = rx.sub(" ", item)
     item = " ".join(_NOT_ITEM.sub(" ", item).split())
     slots = {"kind": kind, "what": what}
+    if item and kind in ("entries", "top"):
+        return None  # "should I log 3 fuses used?": about one item's log, not a list of entries
     if item:
         slots["item"] = item
     elif kind not in ("entries", "top"):
