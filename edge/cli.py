@@ -37,9 +37,11 @@ def _settings(args, overrides=None):
 
 
 def _store(settings, recover: bool = False):
+    from edge.stock.periods import Calendar
     from edge.stock.store import Store
 
-    return Store(settings.store.path, box=settings.site.box if settings.site else None, recover=recover)
+    return Store(settings.store.path, box=settings.site.box if settings.site else None, recover=recover,
+                 calendar=Calendar.from_settings(settings.store))
 
 
 def _output_dir(settings) -> Path:
@@ -322,6 +324,7 @@ def cmd_status(args) -> int:
                      f"the damaged file kept as {r['moved_to']})")
     if Path(settings.store.path).exists():
         from edge.site.status import format_site, site_status, step_back_line
+        from edge.stock.cli import low_status
         from edge.stock.store import StoreError
 
         try:
@@ -329,6 +332,8 @@ def cmd_status(args) -> int:
                 st["clock_step_back"] = store.clock_step_back()
                 st["site"] = site_status(store) if settings.site is not None else None
             lines += format_site(st["site"]) if st["site"] else step_back_line(st["clock_step_back"])
+            st["low_stock"], line = low_status(_store(settings))  # the voice's rule (edge.stock.low)
+            lines.append(line)
         except StoreError as e:  # the status still shows everything else
             st["store_error"] = str(e)
             lines.append(f"store: {e}")
@@ -509,6 +514,9 @@ def main(argv: list[str] | None = None) -> int:
     common(q)
     q.add_argument("--csv", action="store_true", required=True, help="as CSV on stdout")
     q.set_defaults(func=cmd_records_export)
+    from edge.stock.cli import register as _register_records
+
+    _register_records(rsub, common, _store, _settings)  # edge records summary|list (edge/stock/cli.py)
 
     msub = _models_commands(sub, common)
     from edge.ops.bench.cli import register as register_bench

@@ -34,6 +34,16 @@ class _Frozen(BaseModel):
 
 class StoreSettings(_Frozen):
     path: Path = Field(description="SQLite database file")
+    timezone: str | None = Field(None, description="IANA zone the records' periods (today, last week) are read in; "
+                                 "null = the system's")
+    week_start: Literal["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"] = Field(
+        "monday", description="the first day of a week for 'this week' and 'last week'")
+
+    @model_validator(mode="after")
+    def _known_zone(self):
+        from edge.stock.periods import local_zone
+        local_zone(self.timezone)  # a ValueError naming store.timezone and the fix
+        return self
 
 
 class AudioSettings(_Frozen):

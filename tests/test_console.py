@@ -506,3 +506,43 @@ def test_edge_serve_serves_the_console_from_the_configured_store(tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait(10)
+
+
+def test_history_page_shows_the_figures_the_voice_says(server, tmp_path):
+    """The history view and the voice read the same query code: the same figures for one item and
+    period (a record at 23:59:59 and one at 00:00:00 fall on their own days; the undone one never counts)."""
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from edge.stock.periods import Calendar
+    from edge.stock.store import Store
+    from tests.helpers import say_to_store
+
+    berlin = ZoneInfo("Europe/Berlin")
+    at = {"t": datetime(2026, 11, 30, 9, 0, tzinfo=berlin)}
+    csv = tmp_path / "inv.csv"
+    csv.write_text("sku,item,location,quantity,unit,aliases\nDRL-6,drill bit,drawer 4,20,pcs,drill bits\n")
+    mine = Store(tmp_path / "edge.db", clock=lambda: at["t"], calendar=Calendar(berlin, 0, lambda: at["t"]))
+    mine.import_csv(csv)
+    mine.log("DRL-6", -3, "3 drill bits", "a")
+    at["t"] = datetime(2026, 11, 30, 23, 59, 59, tzinfo=berlin)
+    mine.log("DRL-6", 10, "10 in", "b")
+    at["t"] = datetime(2026, 12, 1, 0, 0, 0, tzinfo=berlin)
+    mine.log("DRL-6", -2, "2 drill bits", "c")
+    mine.log("DRL-6", -4, "4 drill bits", "d")
+    mine.undo("undo that", "e")
+    at["t"] = datetime(2026, 12, 4, 15, 0, tzinfo=berlin)
+    saved, server.ctx.store = server.ctx.store, mine
+    try:
+        with httpx.Client(base_url=server.url, timeout=30) as c:
+            week = c.get("/console/history", params={"item": "DRL-6", "period": "this week"}).text
+            monday = c.get("/console/history", params={"item": "DRL-6", "since": "2026-11-30", "until": "2026-11-30"}).text
+            vague = c.get("/console/history", params={"item": "DRL-6", "period": "that week"}).text
+        assert '<td class="num" id="used">5</td>' in week and '<td class="num" id="received">10</td>' in week
+        assert '<td class="num" id="used">3</td>' in monday and '<td class="num" id="received">10</td>' in monday
+        assert "Which week?" in vague and 'id="used"' not in vague
+        said = say_to_store(mine, "how many drill bits did we use this week").text
+        assert said == "This week: 5 drill bits used, on Monday and Tuesday, and 10 drill bits came in (net +5)."
+    finally:
+        server.ctx.store = saved
+        mine.close()

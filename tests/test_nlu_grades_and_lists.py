@@ -84,7 +84,7 @@ def test_a_list_names_the_last_item_instead_of_one_more(box):
 
 def test_low_stock_says_what_is_out_first(box):
     out = say(box, "what needs reordering")
-    assert out.text.startswith("Low on stock: 0 cans of white paint (reorder at 2), 20 cable ties, 380 millimetre")
+    assert out.text.startswith("Low on stock: 0 cans of white paint (out of stock), 20 cable ties, 380 millimetre (reorder at 100)")
 
 
 def test_the_low_items_of_a_place(box):

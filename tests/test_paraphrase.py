@@ -50,7 +50,7 @@ FREE = ["what's the weather going to be tomorrow", "tell me a story about dragon
 
 def test_exemplars_cover_every_intent():
     ex = load_exemplars("en")
-    assert set(ex) == set(INTENTS)
+    assert set(ex) == set(INTENTS) - {"ask_records"}  # records questions: the grammar's alone (nlu/records.py)
     assert all(len(v) >= 10 for v in ex.values())
 
 
@@ -107,7 +107,7 @@ def test_item_words_do_not_decide_the_intent(para):
 def test_a_stricter_threshold_leaves_more_to_the_llm(items):
     strict = Paraphraser(Encoder.load(), items, threshold=0.95)
     assert strict.match("do we have any drill bits at all") is None
-    assert set(MATCHABLE) == set(INTENTS) - {"other"}
+    assert set(MATCHABLE) == set(INTENTS) - {"other", "ask_records"}
 
 
 def _resolver(calls):

@@ -366,6 +366,22 @@ def test_handle_answers_a_stock_query_from_the_store(server, store, emitted):
     assert mine[1].text == reply.text
 
 
+def test_handle_answers_a_records_question_from_the_records_not_the_stock(server, store):
+    """Wyoming ``handle`` gives the voice's records answer (the same dialog and query code)."""
+    from edge.stages import records_reply
+    from tests.helpers import say_to_store
+
+    store.log("DRL-BIT-6", -3, "we used three drill bits", "r1")
+    store.log("DRL-BIT-6", -2, "we used two drill bits", "r2")
+    store.undo("undo that", "r3")  # the 2 never count
+    got = Handled.from_event(handle(server, "when did we last use drill bits"))
+    assert got.text == say_to_store(store, "when did we last use drill bits").text
+    assert got.text.startswith("Drill bits last used ") and got.text.endswith(": 3 drill bits.")
+    assert "drawer 4" not in got.text  # not the stock answer
+    cannot = Handled.from_event(handle(server, "why did we use so many drill bits last week"))
+    assert cannot.text == records_reply.CANNOT
+
+
 def test_handle_logs_then_undoes_in_the_store(server, store):
     logged = Handled.from_event(handle(server, "log twenty boxes of nitrile gloves received"))
     assert store.get("GLV-NIT-L").quantity == 32

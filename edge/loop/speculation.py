@@ -122,6 +122,18 @@ class PreviewInventory:
     def site_offline(self) -> tuple[str, int] | None:
         return self.store.site_offline()
 
+    # records questions only read: their reply is prepared like a stock question's
+    @property
+    def calendar(self):
+        return self.store.calendar
+
+    @property
+    def box(self) -> str:
+        return self.store.box
+
+    def reading(self):
+        return self.store.reading()
+
 
 def _moved(item: Item, place: str, delta: int | float) -> Item:
     """``item`` with ``delta`` added at ``place``."""

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from edge.stages import reply
+from edge.stages import records_reply, reply
 from edge.stages.nlu.followup import (
     answer_overreaches,
     ask_back_text,
@@ -47,8 +47,8 @@ from edge.stages.nlu.numbers import normalize_numbers
 from edge.stages.nlu.said_counts import other_unit
 from edge.stages.nlu.types import Intent
 from edge.stages.sizes import split_size
+from edge.stock import low
 from edge.stock.csvfile import allows_decimals
-from edge.stock.places import IMPORT_TURN_PREFIX
 from edge.stock.store import CountSettled, Item, Record, Store
 
 MAX_QUANTITY = 1_000_000  # one spoken log above this is a mishearing, not a delivery (and keeps SQLite's 64-bit INTEGER safe)
@@ -70,10 +70,10 @@ class Pending:
     empty = any inventory item; ``variant``: the attribute they differ by when the question named
     variants), ``choose_place`` (``places`` offered for the slot ``slot``, ``location`` or
     ``to_location``; empty = any place), ``quantity`` (one number is needed), ``direction`` (a log
-    that said neither in nor out: "used or received?") or ``confirm`` (``intent`` is written after
-    a yes). ``part``: the index into ``intent.parts`` asked about."""
+    that said neither in nor out: "used or received?"), ``period`` (a records question's period: "Which
+    week?") or ``confirm`` (``intent`` is written after a yes). ``part``: the index into ``intent.parts`` asked about."""
 
-    kind: Literal["choose_item", "confirm", "choose_place", "quantity", "direction"]
+    kind: Literal["choose_item", "confirm", "choose_place", "quantity", "direction", "period"]
     intent: Intent
     candidates: tuple[Item, ...] = ()
     places: tuple[str, ...] = ()
@@ -148,6 +148,8 @@ def _without_a_write(intent: Intent, store: Store, utterance: str, language: str
     kind = intent.intent
     if kind == "ask_docs":
         return Outcome(docs(intent.text or utterance) if docs is not None else reply.text("no_docs", language))
+    if kind == "ask_records":
+        return _records(intent, store, language)
     if kind == "low_stock":
         return Outcome(reply.low_stock_reply(*_low(intent, store), language))
     if kind == "place_contents":
@@ -156,7 +158,7 @@ def _without_a_write(intent: Intent, store: Store, utterance: str, language: str
         rows, total = store.place_contents(intent.location, reply.MAX_LISTED + 1)
         return Outcome(reply.place_reply(intent.location, rows, total, language))
     if intent.extra.get("log_question"):  # "did I already log the coolant?": the records answer
-        return Outcome(_logged_answer(intent, store, language))
+        return Outcome(records_reply.logged_answer(intent, store, language))
     return Outcome(intent.answer or reply.text("not_understood", language))
 
 
@@ -170,8 +172,8 @@ def _stock_answer(intent: Intent, item: Item, language: str) -> str:
 
 
 def _low(intent: Intent, store: Store) -> tuple[list[Item], int]:
-    """The low items a ``low_stock`` Intent asks about: of its item or candidates ("are we low on
-    cutting discs"), at its place ("anything on shelf F getting low"), else all of them."""
+    """The low items (:mod:`edge.stock.low`) a ``low_stock`` Intent asks about: of its item or candidates
+    ("are we low on cutting discs"), at its place ("anything on shelf F getting low"), else all of them."""
     skus = (intent.sku,) if intent.sku else intent.candidates
     if not skus and not intent.location:
         return store.low_stock(reply.MAX_LISTED + 1)
@@ -179,11 +181,17 @@ def _low(intent: Intent, store: Store) -> tuple[list[Item], int]:
         items = [i for i in (store.get(s) for s in skus) if i is not None]
     else:
         items = [i for i, _q in store.place_contents(intent.location, MAX_PLACE_ITEMS)[0]]
-    if skus and intent.location:
-        items = [i for i in items if i.place(intent.location) is not None]
-    low = sorted((i for i in items if i.reorder_level is not None and i.quantity <= i.reorder_level),
-                 key=lambda i: (i.quantity > 0, i.quantity - i.reorder_level, i.sku))  # none left first
-    return low[:reply.MAX_LISTED + 1], len(low)
+    return low.low_among([i for i in items if not (skus and intent.location) or i.place(intent.location)],
+                         reply.MAX_LISTED + 1)
+
+
+def _records(intent: Intent, store: Store, language: str) -> Outcome:
+    """A question about what happened: answered from the records (:mod:`edge.stages.records_reply`);
+    an item that is not one SKU is asked or said unknown first, never answered with the stock."""
+    if intent.sku is None and (intent.candidates or intent.unknown):
+        return _without_item(intent, store, language)
+    said, asked = records_reply.answer_intent(intent, store, language)
+    return Outcome(said, Pending("period", intent) if asked else None)  # "Which week?": the next words say it
 
 
 def _with_site_note(text: str, store: Store, language: str) -> str:
@@ -582,25 +590,6 @@ def _log_said(item: Item, quantity: int | float, out: bool, language: str) -> st
     return f"log {reply.amount(item, quantity, True)} {'used' if out else 'received'}"
 
 
-def _logged_answer(intent: Intent, store: Store, language: str) -> str:
-    """The answer to "did I already log the coolant?" from the latest :data:`MAX_LOG_QUESTION_RECORDS`
-    records: the item's (or its candidates') last voice record not undone; never an import's count."""
-    recs = store.records(MAX_LOG_QUESTION_RECORDS)
-    undone = {r.undoes for r in recs if r.undoes is not None}
-    skus = (intent.sku,) if intent.sku else intent.candidates
-    mine = [r for r in recs if r.undoes is None and r.kind != "undo"
-            and not r.turn_id.startswith(IMPORT_TURN_PREFIX) and (not skus or r.sku in skus)]
-    last = mine[-1] if mine else None
-    asked = store.get(skus[0]) if len(skus) == 1 else None
-    if asked is not None:
-        name = reply.zh_name(asked) if language == "zh" else reply.name_and_size(asked)
-    else:
-        name = intent.unknown or ("这个物品" if language == "zh" else "that")
-    item = store.get(last.sku) if last is not None else None
-    return reply.logged_answer(last, item, name, len(recs) < MAX_LOG_QUESTION_RECORDS, language,
-                               undone=last is not None and last.id in undone)
-
-
 def _for_part(outcome: Outcome, whole: Intent, k: int) -> Outcome:
     """A part's question, pending on the whole sentence (so the answer completes all of it)."""
     if outcome.pending is None:
@@ -610,6 +599,23 @@ def _for_part(outcome: Outcome, whole: Intent, k: int) -> Outcome:
     whole = dataclasses.replace(whole, parts=tuple(parts))
     part = None if outcome.pending.kind == "confirm" else k
     return dataclasses.replace(outcome, pending=dataclasses.replace(outcome.pending, intent=whole, part=part))
+
+
+def _one_answer(pending: Pending, text: str, store: Store, again: str, turn_id: str, language: str) -> Outcome:
+    """The answer to "used or received?", "how many?" or a records question's "Which week?" (asked
+    again over the period said; nothing is written)."""
+    if pending.kind == "period":
+        asked = records_reply.with_period(pending.intent, text)
+        return act(asked, store, again, turn_id, language=language) if asked else Outcome(records_reply.no_period(language))
+    if pending.kind == "direction":
+        way = direction_answer(text, language)
+        if way is None:
+            return Outcome(reply.text("no_direction", language))
+        return act(_fill(pending, direction=way), store, again, turn_id, language=language)
+    q = number_answer(text)
+    if q is None:
+        return Outcome(reply.text("no_number", language))
+    return act(_fill(pending, quantity=q, refusal=None), store, again, turn_id, language=language)
 
 
 def _fill(pending: Pending, **slots) -> Intent:
@@ -656,6 +662,8 @@ def follow_up(pending: Pending, text: str, store: Store, turn_id: str, language:
     again = pending.intent.text
     if is_cancel(text, language) and pending.kind != "confirm":  # (a read-back takes "no" as its no)
         return Outcome(reply.text("cancelled", language))
+    if pending.kind == "period":
+        return _one_answer(pending, text, store, again, turn_id, language)
     if answer_overreaches(pending, text, store):  # more than the answer: nothing is written from it
         return Outcome(reply.text("overreach", language))
     if pending.kind == "confirm":
@@ -667,16 +675,8 @@ def follow_up(pending: Pending, text: str, store: Store, turn_id: str, language:
             extra = {k: v for k, v in pending.intent.extra.items() if k != "loose_count"}
             return act(_fill(pending, quantity=q, extra=extra), store, again, turn_id, language=language)
         return Outcome(reply.text("declined" if yn is False else "no_yes", language))
-    if pending.kind == "direction":
-        way = direction_answer(text, language)
-        if way is None:
-            return Outcome(reply.text("no_direction", language))
-        return act(_fill(pending, direction=way), store, again, turn_id, language=language)
-    if pending.kind == "quantity":
-        q = number_answer(text)
-        if q is None:
-            return Outcome(reply.text("no_number", language))
-        return act(_fill(pending, quantity=q, refusal=None), store, again, turn_id, language=language)
+    if pending.kind in ("direction", "quantity"):
+        return _one_answer(pending, text, store, again, turn_id, language)
     if pending.kind == "choose_place":
         if pending.places:
             where = place_choice(text, pending.places)

@@ -13,6 +13,7 @@ from datetime import datetime
 from edge.localtime import local, now_local
 from edge.stages.names import name_key, spoken_key
 from edge.stages.sizes import split_size, spoken_size
+from edge.stock import low
 from edge.stock.places import clean
 from edge.stock.store import Covered, Item, Record
 
@@ -420,17 +421,17 @@ def place_reply(location: str, rows: list[tuple[Item, int | float]], total: int,
 
 
 def low_stock_reply(items: list[Item], total: int, language: str = "en") -> str:
-    """The items at or below their reorder level: those of ``items`` (the first of ``total``) said
-    by name (:func:`shown`) and how many more."""
+    """The low items (:func:`edge.stock.low.why`: below zero, out of stock, at or below the reorder
+    level): those of ``items`` (the first of ``total``) said by name with why (:func:`shown`) and how many more."""
     items = shown(items, total)
     if language == "zh":
         if not items:
-            return "没有物品低于补货线。"
+            return "没有缺货、低于零或低于补货线的物品。"
         more = f"，还有{total - len(items)}种" if total > len(items) else ""
-        return "库存偏低：" + "、".join(zh_amount(i, i.quantity) for i in items) + more + "。"
+        return "库存偏低：" + "、".join(f"{zh_amount(i, i.quantity)}（{low.why(i, 'zh')}）" for i in items) + more + "。"
     if not items:
-        return "Nothing is at or below its reorder level."
-    said = [f"{amount(i, i.quantity)} (reorder at {i.reorder_level})" for i in items]
+        return "Nothing is low: nothing is out of stock, below zero or at its reorder level."
+    said = [f"{amount(i, i.quantity)} ({low.why(i)})" for i in items]
     if total > len(items):
         said.append(_more(total - len(items)))
     return f"Low on stock: {join_and(said)}."

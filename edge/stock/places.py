@@ -29,7 +29,7 @@ from edge.stages.names import name_key
 from edge.stock.csvfile import InventoryRow, allows_decimals
 
 __all__ = ["IMPORT_TURN_PREFIX", "ACTIVE_COUNT", "clean", "find_place", "add_place", "settle", "recompute", "places_of", "MAX_QUANTITY", "Refused",
-           "check_quantity", "unit_of", "place_for", "quantity_at", "import_rows", "at_place", "low", "clean_or_none",
+           "check_quantity", "unit_of", "place_for", "quantity_at", "import_rows", "at_place", "clean_or_none",
            "bump_items_version"]
 
 #: Turn ids of stock-count records written by :meth:`edge.stock.store.Store.import_csv` start with this.
@@ -234,16 +234,6 @@ def at_place(conn: sqlite3.Connection, location: str, limit: int) -> tuple[list[
     total = conn.execute("SELECT COUNT(*) FROM stock WHERE place_key = ?", (key,)).fetchone()[0]
     rows = conn.execute("SELECT sku, quantity FROM stock WHERE place_key = ? ORDER BY sku LIMIT ?", (key, int(limit)))
     return [(sku, clean(q)) for sku, q in rows], int(total)
-
-
-def low(conn: sqlite3.Connection, limit: int) -> tuple[list[str], int]:
-    """Up to ``limit`` SKUs at or below their reorder level (none left first, then lowest margin), and how
-    many in all."""
-    where = "reorder_level IS NOT NULL AND quantity - reorder_level <= 0"  # the items_low index
-    total = conn.execute(f"SELECT COUNT(*) FROM items WHERE {where}").fetchone()[0]
-    skus = [r[0] for r in conn.execute(f"SELECT sku FROM items WHERE {where} ORDER BY quantity > 0, quantity - reorder_level, sku "
-                                       "LIMIT ?", (int(limit),))]
-    return skus, int(total)
 
 
 @contextmanager

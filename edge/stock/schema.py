@@ -204,6 +204,15 @@ MIGRATIONS: list[list[MigrationStep]] = [
         )
         """,
     ],
+    # 6 → 7: questions about a period ("how many gloves did we use last week", edge.stock.history)
+    # read a time range, of one SKU or of all, without scanning the history; the columns they sum are
+    # in the indexes, so a range is read from the index alone (bench/records_query.py)
+    [
+        "CREATE INDEX records_time ON records(time, kind, delta, sku, box)",
+        "CREATE INDEX records_sku_time ON records(sku, time, kind, delta)",
+        # low stock includes what is out or below zero even with no reorder level (edge.stock.low)
+        "CREATE INDEX items_quantity ON items(quantity)",
+    ],
 ]
 
 #: The schema version this code writes and expects.

@@ -18,25 +18,27 @@ A site of several boxes (:mod:`edge.site`) exchanges records by gid; :meth:`Stor
 other boxes' records. A place's quantity is its base (the imported count) or its latest stock
 count, plus the records after it, so every box that holds the same records holds the same stock.
 
-The schema version (6) is ``PRAGMA user_version``; :mod:`edge.stock.schema` lists the
+The schema version (7) is ``PRAGMA user_version``; :mod:`edge.stock.schema` lists the
 migration steps. All failures the caller can act on are raised as :class:`StoreError`.
 """
 from __future__ import annotations
 
 import io
 import sqlite3
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import partial
 from os import PathLike
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import Callable, Iterator, TextIO
 
 from edge.stages.names import name_key
-from edge.stock import csvfile, order, places, pulled
+from edge.stock import csvfile, low, order, places, pulled
 from edge.stock.csvfile import CSV_COLUMNS, InventoryRow, split_aliases
 from edge.stock.faults import StoreError, diagnose, sqlite_failure
 from edge.stock.importer import ImportReport, import_inventory
+from edge.stock.periods import Calendar
 from edge.stock.places import IMPORT_TURN_PREFIX, add_place, clean, clean_or_none, places_of, settle
 from edge.stock.recovery import recover_if_corrupt
 from edge.stock.schema import LOCAL_BOX, SCHEMA_VERSION, check_box_id, claim_box, migrate
@@ -191,12 +193,15 @@ class Store:
     file's schema version is newer than this code knows, or ``box`` is malformed or differs from
     the id of a file that has already pushed records to a site.
     ``recover``: back up an intact file, or move a corrupt one aside and rebuild it first
-    (:mod:`edge.stock.recovery`); ``recovery`` is the rebuild's report, or None.
+    (:mod:`edge.stock.recovery`); ``recovery`` is the rebuild's report, or None. ``calendar``: the
+    zone, first weekday and clock of questions about periods (:class:`edge.stock.periods.Calendar`;
+    default the system's zone, Monday and ``clock``).
     """
 
     def __init__(self, path: str | PathLike[str], *, clock: Callable[[], datetime] = _utc_now,
-                 box: str | None = None, recover: bool = False) -> None:
+                 box: str | None = None, recover: bool = False, calendar: Calendar | None = None) -> None:
         self.path = Path(path)
+        self.calendar = calendar or Calendar(clock=clock)  # the zone and week the records' periods are read in
         self.recovery = recover_if_corrupt(self.path) if recover else None  # see edge.stock.recovery
         self._clock = clock
         if box is not None:
@@ -379,10 +384,10 @@ class Store:
             return [(self.get(sku), q) for sku, q in rows], total
 
     def low_stock(self, limit: int = 5) -> tuple[list[Item], int]:
-        """Items at or below their reorder level, none left first, then lowest margin: up to ``limit`` of them and
-        how many there are in all (an index on quantity − reorder level)."""
+        """Items that are low (:func:`edge.stock.low.why`: below zero, out of stock, or at or below their
+        reorder level), none left first, then lowest margin: up to ``limit`` and how many in all."""
         with self._lock:
-            skus, total = places.low(self._db(), limit)
+            skus, total = low.low(self._db(), limit)
             return [self.get(s) for s in skus], total
 
     # -- records -----------------------------------------------------------------------------
@@ -607,6 +612,13 @@ class Store:
         q = f"SELECT * FROM (SELECT {_RECORD_COLS} FROM records ORDER BY id DESC LIMIT ?) ORDER BY id"
         with self._lock:
             return [_record(r) for r in self._db().execute(q, (-1 if last is None else last,))]
+
+    @contextmanager
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        """The open connection under the store's lock, for read-only queries (:mod:`edge.stock.history`).
+        Raises :class:`StoreError` when the store is closed."""
+        with self._lock:
+            yield self._db()
 
     def operation(self, op: str) -> list[Record]:
         """The records of the operation ``op`` (a transfer's two rows, or their undo), by id."""

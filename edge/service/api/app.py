@@ -56,6 +56,7 @@ from edge.service.console.routes import ConsoleContext
 from edge.service.readtimeout import ReadTimeoutH11
 from edge.service.runstate import state_path
 from edge.site.metrics import SiteCollector
+from edge.stock.periods import Calendar
 from edge.stock.store import Store
 
 log = logging.getLogger(__name__)
@@ -219,7 +220,7 @@ def serve(settings, engine=None) -> int:
         engine = EngineChain.from_settings(settings).start()
     a = settings.api
     out = Path(settings.output_dir)  # the events edge run and edge wyoming write, for the Live page
-    console = ConsoleContext(Store(settings.store.path), settings=settings,
+    console = ConsoleContext(Store(settings.store.path, calendar=Calendar.from_settings(settings.store)), settings=settings,
                              events=(out / "events.jsonl", out / "wyoming-events.jsonl"))
     app = create_app(engine, a, default_temperature=settings.llm.temperature, governor=Governor(settings),
                      state_file=state_path(settings), console=console,

@@ -3,15 +3,14 @@ from __future__ import annotations
 
 import tempfile
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 
 from edge.localtime import local
+from edge.stock.periods import Unresolved, between
 from edge.stock.places import IMPORT_TURN_PREFIX
+from edge.stock.questions import Question, answer
 from edge.stock.store import Item, Record, Store
-
-#: An item without a reorder level is listed as low stock at or below this many units.
-LOW_STOCK = 10
 
 
 def local_time(iso_utc: str) -> str:
@@ -116,3 +115,24 @@ def import_text(store: Store, csv_text: str, name: str = "console-import.csv") -
         path.write_text(csv_text, encoding="utf-8")
         return store.import_csv(path).rows
 
+
+def history(store: Store, sku: str, period: str, since: str, until: str) -> tuple:
+    """``(summary, entries, problem)`` for the history page: ``summary`` the answer of
+    :class:`edge.stock.questions.Question` ``total`` for ``sku`` (None without an item), ``entries``
+    the period's records (at most 200, newest first), ``problem`` what was wrong with the input or None."""
+    if sku and store.get(sku) is None:
+        return None, None, f"There is no item with SKU {sku}."
+    if since:
+        try:
+            first = date.fromisoformat(since)
+            last = date.fromisoformat(until) if until else store.calendar.now().date()
+            fixed = between(first, last, store.calendar.tz)
+        except ValueError as e:
+            return None, None, f"Since/until: {e} (dates as YYYY-MM-DD)."
+    else:
+        fixed = store.calendar.resolve(period or "this week")
+        if isinstance(fixed, Unresolved):
+            return None, None, fixed.ask
+    summary = answer(store, Question("total", "any", sku, period_fixed=fixed)) if sku else None
+    entries = answer(store, Question("entries", "any", sku or None, limit=200, period_fixed=fixed))
+    return summary, entries, None

@@ -6,6 +6,9 @@
                                      record that is not an undo and not undone has an Undo button
     GET  /console/records.csv        the history as CSV (Store.export_csv)
     GET  /console/records/undo?id=N  confirm undoing record N (or say that a later stock count settled it)
+    GET  /console/history            one item's use, receipts, moves and counts over a period (item,
+                                     period words or since/until days), and the period's records:
+                                     the voice's query code (edge.stock.questions) and its figures
     POST /console/records/undo       undo it (Store.undo_record; 409 naming why for an undo record, a
                                      record already undone, another box's record or one a later
                                      stock count settled)
@@ -40,6 +43,7 @@ from fastapi.templating import Jinja2Templates
 
 from edge.config import is_loopback
 from edge.service.console import access, data, live, status
+from edge.stock.low import why as why_low
 from edge.stock.store import Store, StoreError
 
 HERE = Path(__file__).resolve().parent
@@ -147,6 +151,17 @@ async def records(request: Request, ctx: Ctx, q: str = "", kind: str = "all", do
                 undoable=data.undoable(all_records), undone_by=undone_by, done=done)
 
 
+@router.get("/history", response_class=HTMLResponse)
+async def history(request: Request, ctx: Ctx, item: str = "", period: str = "this week", since: str = "",
+                  until: str = ""):
+    """What ``item`` (a SKU; empty: every item's records only) did over ``period`` (words: "last week")
+    or the days ``since``–``until`` (YYYY-MM-DD): the figures the voice and ``edge records summary``
+    give (:func:`edge.stock.questions.answer`). A period that cannot be read is said, not guessed."""
+    summary, entries, problem = data.history(ctx.store, item.strip(), period.strip(), since.strip(), until.strip())
+    return page(request, ctx, "history.html", item=item, period=period, since=since, until=until, summary=summary,
+                entries=entries, problem=problem, items=ctx.store.items())
+
+
 @router.get("/records.csv")
 async def records_csv(ctx: Ctx):
     """The whole history as CSV (the columns of :data:`edge.stock.store.EXPORT_COLUMNS`)."""
@@ -199,12 +214,12 @@ async def undo(request: Request, ctx: Ctx):
 
 @router.get("/inventory", response_class=HTMLResponse)
 async def inventory(request: Request, ctx: Ctx, q: str = "", low: int = 0, imported: int | None = None):
-    """Items filtered by ``q``; ``low=1``: at most :data:`edge.service.console.data.LOW_STOCK` units."""
+    """Items filtered by ``q``; ``low=1``: the low ones only (:func:`edge.stock.low.why`, the voice's rule)."""
     words = q.lower().split()
     items = [i for i in ctx.store.items()
              if all(w in f"{i.sku} {i.item} {i.location} {' '.join(i.aliases)}".lower() for w in words)
-             and (not low or i.quantity <= (data.LOW_STOCK if i.reorder_level is None else i.reorder_level))]
-    return page(request, ctx, "inventory.html", items=items, q=q, low=low, low_stock=data.LOW_STOCK,
+             and (not low or why_low(i) is not None)]
+    return page(request, ctx, "inventory.html", items=items, q=q, low=low, why={i.sku: why_low(i) for i in items},
                 imported=imported)
 
 

@@ -5,17 +5,20 @@
 1. Leading hesitations are dropped (:func:`edge.stages.nlu.filler.strip_leading_fillers`); the text
    is put in normal form (:func:`edge.stages.nlu.lexicon.normalize_text`: lowercase, Unicode-aware,
    numbers as digits, ``m 8`` → ``m8``, millimetres/"mil" → ``mm``) and fractions become decimals.
-2. The intent templates (:mod:`edge.stages.nlu.templates`, ``templates/en.yaml`` plus the site's
+2. A question about what happened ("how many drill bits did we use last week", "when did gloves
+   last come in") is read by :mod:`edge.stages.nlu.records` (``ask_records``), never as a stock
+   question.
+3. The intent templates (:mod:`edge.stages.nlu.templates`, ``templates/en.yaml`` plus the site's
    files) pick the intent and cut the sentence into slot texts.
-3. A command that would write (log, transfer, stock count) goes through the guards first
+4. A command that would write (log, transfer, stock count) goes through the guards first
    (:mod:`edge.stages.nlu.guards`: negation, "already logged", self-corrections, ranges, minus).
-4. The resolvers (:mod:`edge.stages.nlu.slots`, :mod:`edge.stages.nlu.resolve`) fill the slots: places,
+5. The resolvers (:mod:`edge.stages.nlu.slots`, :mod:`edge.stages.nlu.resolve`) fill the slots: places,
    the count, the item by name, family and size (candidates, a missing or unheard variant, an
    unknown item), several parts.
 
 The result has ``source="template"`` and ``explain`` (template, file, slot texts, guards, how the
 item was found). None when no template takes the text (the LLM's turn), or a stock question about
-an unknown item without a stock cue. :meth:`Grammar.fill_slots` runs step 3–4 for an intent chosen
+an unknown item without a stock cue. :meth:`Grammar.fill_slots` runs step 4–5 for an intent chosen
 elsewhere (the paraphrase matcher).
 
 Mandarin (``language: zh``): text with ideographs goes to the Mandarin parser
@@ -47,11 +50,14 @@ from edge.stages.nlu.lexicon import (
     normalize_text,
     singular,
 )
+from edge.stages.nlu.records import RecordsParser
+from edge.stages.nlu.records_zh import parse_zh
 from edge.stages.nlu.resolve import ItemIndex
 from edge.stages.nlu.slots import CONTAINERS, WRITES, SlotFiller, locations, place, quantity_refusal
 from edge.stages.nlu.templates import TemplateMatch, templates_for
 from edge.stages.nlu.types import Intent, ItemMatch
 from edge.stages.nlu.zh import IN_VERBS, OUT_VERBS, ZhGrammar, zh_fill, zh_match_text
+from edge.stock.periods import find_period
 
 LANGUAGES = ("en", "zh")
 
@@ -102,6 +108,7 @@ class Grammar:
         self.templates = templates_for("en", site_dir)
         self._zh = ZhGrammar(self.items) if language == "zh" else None
         self.zh_templates = templates_for("zh", site_dir) if language == "zh" else None
+        self.records = RecordsParser(self.resolve_item)
 
     def resolve_item(self, text: str) -> ItemMatch:
         """The item ``text`` names (see :class:`ItemMatch`); ``unknown`` holds the spoken words when
@@ -132,9 +139,14 @@ class Grammar:
         norm = fractions(normalize_text(strip_leading_fillers(text or "")))
         if not norm:
             return None
+        asked = self.records.parse(norm, text)  # a question about the past: the records, never the stock
+        if asked is not None and not (asks_about_log(norm) and asked.explain.get("period") is None):
+            return asked
         if asks_about_log(norm):
             return self._log_question(norm, text)
         m = self.templates.match(norm, self._places_said)
+        if m is not None and m.intent == "query_stock" and self.records.timed(norm):
+            return self.records.cannot(text, None)  # a stock question over a time: never the stock now
         if m is not None and m.intent == "query_stock" and _COUNT_SAID.match(norm) and _said_count(norm):
             m = replace(m, intent="stock_count")  # "count 11 safety goggles on shelf B": a count, not a question
         if m is not None and m.intent == "query_stock":  # "if we used 20 …, how many would be left": the change too
@@ -156,6 +168,13 @@ class Grammar:
         if m is None or m.intent not in WRITES | {"query_stock"}:
             return None if m is None else self._fill(m, g.text, text, None)
         return self._fill(m, g.text, text, g)
+
+    def timed(self, text: str) -> bool:
+        """Whether ``text`` (a transcript) names a period other than "today" said of the stock now: a
+        stock answer is never given to it (:meth:`edge.stages.nlu.records.RecordsParser.timed`)."""
+        if has_cjk(text or ""):
+            return find_period(text) is not None
+        return self.records.timed(normalize_text(strip_leading_fillers(text or "")))
 
     def _places_said(self, m: TemplateMatch) -> bool:
         """A template's place slots hold places: a place word with its number or letter ("bin 12",
@@ -187,6 +206,9 @@ class Grammar:
         return replace(got, intent="other", quantity=None, location=None)
 
     def _parse_zh(self, text: str) -> Intent | None:
+        asked = parse_zh(text, self.resolve_item)  # 上周用了多少钻头: the records, never the stock
+        if asked is not None:
+            return asked
         m = self.zh_templates.match(zh_match_text(text))
         if m is not None and m.intent not in ("query_stock", "log_record", "undo"):
             got = zh_fill(self._zh, m.intent, m.slots, text)
@@ -338,6 +360,9 @@ class Grammar:
             words = set(toks)
             stock = bool(words & (IN_WORDS | OUT_WORDS | LOG_WORDS)) or bool(_STOCK_START.match(" ".join(toks)))
             return (INCOMPLETE if stock else UNCLEAR), None
+        if intent.intent == "ask_records":  # "how many drill bits did we use …": the period may follow
+            q = intent.extra.get("records") or {}
+            return (INCOMPLETE if q.get("kind") in ("total", "top", "change") and not q.get("period") else COMPLETE), intent
         if intent.intent in _NO_ITEM or intent.sku is not None:
             return COMPLETE, intent
         if intent.parts and all(p.sku is not None for p in intent.parts):

@@ -43,8 +43,9 @@ __all__ = ["EXEMPLAR_DIR", "FILLERS", "MATCHABLE", "Masker", "Paraphraser", "loa
 EXEMPLAR_DIR = Path(__file__).with_name("exemplars")
 #: the words a slot span becomes, in exemplars and utterances alike (chosen in bench/paraphrase.py)
 FILLERS = {"item": "parts", "n": "five", "place": "bin three", "place2": "bin three"}
-#: intents the matcher may return (``other`` exemplars only pull free questions away from them)
-MATCHABLE = tuple(i for i in INTENTS if i != "other")
+#: intents the matcher may return (``other`` exemplars only pull free questions away from them;
+#: a records question is read by the grammar alone, :mod:`edge.stages.nlu.records`)
+MATCHABLE = tuple(i for i in INTENTS if i not in ("other", "ask_records"))
 #: defaults measured on the dev half of bench/paraphrase/en.jsonl (see bench/paraphrase.py)
 THRESHOLD = 0.45
 MARGIN = 0.0  # a margin gained nothing on dev; kept as a knob

@@ -50,8 +50,8 @@ class TemplateMatch:
 
 
 @lru_cache(maxsize=8)
-def _package_dict(language: str) -> dict:
-    path = PACKAGE_DIR / f"{language}.yaml"
+def _package_dict(language: str, part: str = "") -> dict:
+    path = PACKAGE_DIR / f"{language}{'_' + part if part else ''}.yaml"
     return _prepared(_read(path), path, language)
 
 
@@ -97,17 +97,19 @@ def site_files(directory: str | Path | None, language: str) -> list[Path]:
 
 
 class Templates:
-    """The merged templates of one language (``en`` or ``zh``) and the site's folder of extra files.
+    """The merged templates of one language (``en`` or ``zh``) and the site's folder of extra files;
+    with ``part`` (``records``) the package's ``<language>_<part>.yaml`` alone (the records questions,
+    matched on their own path: :mod:`edge.stages.nlu.records`).
 
     Raises:
         TemplateError: a file cannot be read, is not a mapping, or names an unknown intent.
     """
 
-    def __init__(self, language: str = "en", site_dir: str | Path | None = None):
+    def __init__(self, language: str = "en", site_dir: str | Path | None = None, part: str = ""):
         self.language = language
-        merged: dict = copy.deepcopy(_package_dict(language))
-        self.files = [str(PACKAGE_DIR / f"{language}.yaml")]
-        for path in site_files(site_dir, language):
+        merged: dict = copy.deepcopy(_package_dict(language, part))
+        self.files = [str(PACKAGE_DIR / f"{language}{'_' + part if part else ''}.yaml")]
+        for path in site_files(site_dir, language) if not part else ():
             merge_dict(merged, _prepared(_read(path), path, language))
             self.files.append(str(path))
         merged["language"] = language
@@ -137,8 +139,13 @@ class Templates:
 
 
 @lru_cache(maxsize=4)
-def _package_templates(language: str) -> Templates:
-    return Templates(language)
+def _package_templates(language: str, part: str = "") -> Templates:
+    return Templates(language, part=part)
+
+
+def records_templates(language: str = "en") -> Templates:
+    """The package's records-question templates of ``language`` (built once per process)."""
+    return _package_templates(language, "records")
 
 
 def templates_for(language: str, site_dir: str | Path | None = None) -> Templates:

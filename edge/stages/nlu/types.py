@@ -14,10 +14,12 @@ from typing import Literal
 #: ``cancel``: "never mind" — end the turn, write nothing. ``place_contents``: what is stored in a
 #: place. ``transfer``: move a quantity from ``location`` to ``to_location``. ``stock_count``: the
 #: counted quantity at a place (``quantity`` is the count, not a delta). ``low_stock``: items at or
-#: below their reorder level. ``ask_docs``: a question about the site's documents. ``other``: anything
-#: else (the LLM's free answer, or "not understood").
+#: below their reorder level. ``ask_docs``: a question about the site's documents. ``ask_records``: a
+#: question about what happened (``extra["records"]``: the question, :mod:`edge.stages.nlu.records`;
+#: None when it cannot be answered from the records). ``other``: anything else (the LLM's free
+#: answer, or "not understood").
 INTENTS = ("query_stock", "log_record", "undo", "cancel", "place_contents", "transfer", "stock_count",
-           "low_stock", "ask_docs", "other")
+           "low_stock", "ask_docs", "ask_records", "other")
 Direction = Literal["in", "out"]
 
 #: Why an understood command must not be written as heard; the dialog says so and writes nothing

@@ -257,6 +257,9 @@ class Understanding:
             intent = Intent("ask_docs", source="docs", text=text, explain={"path": "docs"})
         if intent is None:
             intent = self._llm(text, on_sentence)
+        if intent.intent == "query_stock" and intent.source != "template" and self.grammar.timed(text):
+            # the matcher or the model read a question over a time as a stock question: never the stock now
+            intent = self.grammar.records.cannot(text, None)
         if intent.intent == "log_record" and self.language == "en" and not has_cjk(text):
             intent = self._counts_checked(intent, text)  # more counts said than held: one number is asked
         intent = accounted(intent, utt)
