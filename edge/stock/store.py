@@ -18,7 +18,7 @@ A site of several boxes (:mod:`edge.site`) exchanges records by gid; :meth:`Stor
 other boxes' records. A place's quantity is its base (the imported count) or its latest stock
 count, plus the records after it, so every box that holds the same records holds the same stock.
 
-The schema version (7) is ``PRAGMA user_version``; :mod:`edge.stock.schema` lists the
+The values it holds are :mod:`edge.stock.types`. The schema version (7) is ``PRAGMA user_version``; :mod:`edge.stock.schema` lists the
 migration steps. All failures the caller can act on are raised as :class:`StoreError`.
 """
 from __future__ import annotations
@@ -26,7 +26,6 @@ from __future__ import annotations
 import io
 import sqlite3
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import partial
 from os import PathLike
@@ -43,6 +42,17 @@ from edge.stock.places import IMPORT_TURN_PREFIX, add_place, clean, clean_or_non
 from edge.stock.recovery import recover_if_corrupt
 from edge.stock.schema import LOCAL_BOX, SCHEMA_VERSION, check_box_id, claim_box, migrate
 from edge.stock.tx import Guard, Tx
+from edge.stock.types import (
+    ITEM_COLS,
+    MOVEMENT_SELECT,
+    RECORD_COLS,
+    RECORD_KINDS,
+    Item,
+    Movement,
+    Record,
+    movement_of,
+    record_of,
+)
 from edge.stock.undo import CountSettled, Covered, later_counts
 
 __all__ = ["Item", "Record", "Movement", "Store", "StoreError", "CountSettled", "Covered", "CSV_COLUMNS", "RECORD_KINDS",
@@ -52,122 +62,8 @@ __all__ = ["Item", "Record", "Movement", "Store", "StoreError", "CountSettled", 
 EXPORT_COLUMNS = ("id", "time", "sku", "delta", "utterance", "turn_id", "undoes", "location", "kind", "counted")
 
 
-@dataclass(frozen=True)
-class Item:
-    """One inventory item. ``quantity``: the total over its places, in ``unit`` (an int; a float
-    only for a unit of :data:`edge.stock.csvfile.DECIMAL_UNITS`). ``location``: its first place.
-
-    ``stock``: ``((place, quantity), ...)`` per place, in the order the places were added (empty in
-    an item built by hand: then ``location`` holds everything). ``reorder_level``: low stock at or
-    below it, or None. Neither takes part in ``==``.
-    """
-
-    sku: str
-    item: str
-    location: str
-    quantity: int | float
-    unit: str
-    aliases: tuple[str, ...]
-    stock: tuple[tuple[str, int | float], ...] = field(default=(), compare=False)
-    reorder_level: int | float | None = field(default=None, compare=False)
-
-    def places(self) -> tuple[tuple[str, int | float], ...]:
-        """``stock``, or ``((location, quantity),)`` for an item built without it."""
-        return self.stock or ((self.location, self.quantity),)
-
-    def place(self, location: str | None) -> str | None:
-        """The stored spelling of ``location`` among this item's places (by name key), or None. A
-        place said by its kind alone ("shelf", "the drawer") is the one place of that kind the item
-        has (None when it has none or several; :func:`edge.stock.places.by_kind`)."""
-        if not location:
-            return None
-        key = name_key(location)
-        hit = next((p for p, _q in self.places() if name_key(p) == key), None)
-        return hit if hit is not None else places.by_kind([p for p, _q in self.places()], location)
-
-    def at(self, location: str) -> int | float | None:
-        """The quantity at ``location``, or None when the item is not stored there."""
-        key = name_key(location)
-        return next((q for p, q in self.places() if name_key(p) == key), None)
-
-
-#: The kinds of record: a voice or console ``log``, one of a ``transfer``'s two rows, a stock
-#: ``count`` (an import's or a voice count), an ``undo`` (compensating record).
-RECORD_KINDS = ("log", "transfer", "count", "undo")
-
-
-@dataclass(frozen=True)
-class Record:
-    """One stock change.
-
-    ``time``: ISO 8601 in UTC (e.g. ``2025-01-31T09:15:02.123+00:00``). ``delta``: signed change
-    in the item's unit (positive = in, negative = out) at ``location``. ``undoes``: for a
-    compensating record, the ``id`` of the record it reverts; ``None`` otherwise. ``kind``: one of
-    :data:`RECORD_KINDS`. ``counted``: for a count, the quantity counted (``delta`` is then counted −
-    recorded). ``op``: the gid of the first row of a multi-row operation (a transfer's two rows, or
-    the undo of one), else None.
-    """
-
-    id: int
-    time: str
-    sku: str
-    delta: int | float
-    utterance: str
-    turn_id: str
-    undoes: int | None
-    location: str | None = None
-    kind: str = "log"
-    counted: int | float | None = None
-    op: str | None = None
-
-
-@dataclass(frozen=True)
-class Movement:
-    """One record as the site sees it: global identity instead of the file's row id.
-
-    ``gid``: ULID (26 characters, unique across boxes; its time part orders records, see
-    :mod:`edge.stock.order`). ``box``: the id of the box
-    that wrote it. ``seq``: its number among that box's records (1, 2, ...). ``time``: ISO 8601,
-    UTC, the writing box's clock. ``delta``: signed change in the item's unit. ``undoes``: the
-    ``gid`` of the record it reverts (always the same box's), or ``None``. ``location``, ``kind``,
-    ``counted``, ``op``: as :class:`Record`.
-    """
-
-    gid: str
-    box: str
-    seq: int
-    time: str
-    sku: str
-    delta: int | float
-    utterance: str
-    turn_id: str
-    undoes: str | None
-    location: str | None = None
-    kind: str = "log"
-    counted: int | float | None = None
-    op: str | None = None
-
-
 def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
-
-
-def _record(row: sqlite3.Row | tuple) -> Record:
-    rid, time, sku, delta, utterance, turn_id, undoes, location, kind, counted, op = row
-    return Record(int(rid), time, sku, clean(delta), utterance, turn_id, None if undoes is None else int(undoes),
-                  location, kind, clean_or_none(counted), op)
-
-
-_ITEM_COLS = "sku, item, location, quantity, unit, aliases, reorder_level"
-_RECORD_COLS = "id, time, sku, delta, utterance, turn_id, undoes, location, kind, counted, op"
-_MOVEMENT_SELECT = ("SELECT r.gid, r.box, r.seq, r.time, r.sku, r.delta, r.utterance, r.turn_id, u.gid, "
-                    "r.location, r.kind, r.counted, r.op FROM records AS r LEFT JOIN records AS u ON u.id = r.undoes")
-
-
-def _movement(row: tuple) -> Movement:
-    gid, box, seq, time, sku, delta, utterance, turn_id, undoes, location, kind, counted, op = row
-    return Movement(gid, box, int(seq), time, sku, clean(delta), utterance, turn_id, undoes, location, kind,
-                    clean_or_none(counted), op)
 
 
 _Refusals = partial(places.refusals_as, StoreError)  # a Refused leaving the block is a StoreError
@@ -355,7 +251,7 @@ class Store:
             stock: dict[str, list[tuple[str, int | float]]] = {}
             for sku, loc, q in conn.execute("SELECT sku, location, quantity FROM stock ORDER BY sku, pos, rowid"):
                 stock.setdefault(sku, []).append((loc, clean(q)))
-            cur = conn.execute(f"SELECT {_ITEM_COLS} FROM items ORDER BY sku")
+            cur = conn.execute(f"SELECT {ITEM_COLS} FROM items ORDER BY sku")
             return [self._item(r, tuple(stock.get(r[0], ()))) for r in cur.fetchall()]
 
     def items_version(self) -> int:
@@ -368,7 +264,7 @@ class Store:
         """The item with this SKU with its places, or ``None`` (two indexed reads)."""
         with self._lock:
             conn = self._db()
-            row = conn.execute(f"SELECT {_ITEM_COLS} FROM items WHERE sku = ?", (sku,)).fetchone()
+            row = conn.execute(f"SELECT {ITEM_COLS} FROM items WHERE sku = ?", (sku,)).fetchone()
             return None if row is None else self._item(row, places_of(conn, sku))
 
     @staticmethod
@@ -496,13 +392,13 @@ class Store:
             conn = self._db()
             with Tx(conn):
                 row = conn.execute(
-                    f"SELECT {_RECORD_COLS} FROM records WHERE box = ? AND turn_id = ? AND undoes IS NOT NULL "
+                    f"SELECT {RECORD_COLS} FROM records WHERE box = ? AND turn_id = ? AND undoes IS NOT NULL "
                     "ORDER BY id LIMIT 1", (self.box, turn_id)).fetchone()
                 if row is not None:
-                    done = _record(row)
+                    done = record_of(row)
                     return done, self._item_now(conn, done.sku)
                 row = conn.execute(
-                    f"SELECT {_RECORD_COLS} FROM records AS r WHERE r.box = ? AND r.undoes IS NULL "
+                    f"SELECT {RECORD_COLS} FROM records AS r WHERE r.box = ? AND r.undoes IS NULL "
                     "AND NOT EXISTS (SELECT 1 FROM records AS u WHERE u.undoes = r.id) "
                     "AND r.seq > COALESCE((SELECT MAX(seq) FROM records WHERE box = ? AND turn_id LIKE ?), 0) "
                     "AND (? IS NULL OR r.sku = ?) "
@@ -510,7 +406,7 @@ class Store:
                 ).fetchone()
                 if row is None:
                     return None
-                return self._revert(conn, _record(row), utterance, turn_id)
+                return self._revert(conn, record_of(row), utterance, turn_id)
 
     def undo_record(self, record_id: int, utterance: str, turn_id: str) -> tuple[Record, Item]:
         """Revert the record ``record_id`` of this box, whichever it is (the console's undo): a
@@ -523,10 +419,10 @@ class Store:
         with self._lock:
             conn = self._db()
             with Tx(conn):
-                row = conn.execute(f"SELECT {_RECORD_COLS}, box FROM records WHERE id = ?", (int(record_id),)).fetchone()
+                row = conn.execute(f"SELECT {RECORD_COLS}, box FROM records WHERE id = ?", (int(record_id),)).fetchone()
                 if row is None:
                     raise StoreError(f"there is no record {record_id}")
-                rec, box = _record(row[:-1]), row[-1]
+                rec, box = record_of(row[:-1]), row[-1]
                 if rec.undoes is not None:
                     raise StoreError(f"record {rec.id} is itself an undo (of record {rec.undoes}); "
                                      "fix: log the change again instead")
@@ -544,10 +440,10 @@ class Store:
         stock count at its place, per place: :mod:`edge.stock.undo`); empty when it would not."""
         with self._lock:
             conn = self._db()
-            row = conn.execute(f"SELECT {_RECORD_COLS} FROM records WHERE id = ?", (int(record_id),)).fetchone()
+            row = conn.execute(f"SELECT {RECORD_COLS} FROM records WHERE id = ?", (int(record_id),)).fetchone()
             if row is None:
                 return []
-            rec = _record(row)
+            rec = record_of(row)
             return later_counts(conn, self._op_records(conn, rec.op) if rec.op else [rec])
 
     def _revert(self, conn: sqlite3.Connection, rec: Record, utterance: str, turn_id: str) -> tuple[Record, Item]:
@@ -595,23 +491,23 @@ class Store:
     def _done(self, conn: sqlite3.Connection, turn_id: str, sku: str, place: str, kind: str) -> Record | None:
         """This turn's record of ``kind`` for ``sku`` (a log at any place: one log per turn and SKU)."""
         row = conn.execute(
-            f"SELECT {_RECORD_COLS} FROM records WHERE box = ? AND turn_id = ? AND sku = ? AND undoes IS NULL "
+            f"SELECT {RECORD_COLS} FROM records WHERE box = ? AND turn_id = ? AND sku = ? AND undoes IS NULL "
             "AND kind = ? AND (kind = 'log' OR location = ?)", (self.box, turn_id, sku, kind, place)).fetchone()
-        return None if row is None else _record(row)
+        return None if row is None else record_of(row)
 
     @staticmethod
     def _op_records(conn: sqlite3.Connection, op: str) -> list[Record]:
-        return [_record(r) for r in conn.execute(f"SELECT {_RECORD_COLS} FROM records WHERE op = ? ORDER BY id", (op,))]
+        return [record_of(r) for r in conn.execute(f"SELECT {RECORD_COLS} FROM records WHERE op = ? ORDER BY id", (op,))]
 
     def _item_now(self, conn: sqlite3.Connection, sku: str) -> Item:
-        return self._item(conn.execute(f"SELECT {_ITEM_COLS} FROM items WHERE sku = ?", (sku,)).fetchone(),
+        return self._item(conn.execute(f"SELECT {ITEM_COLS} FROM items WHERE sku = ?", (sku,)).fetchone(),
                           places_of(conn, sku))
 
     def records(self, last: int | None = None) -> list[Record]:
         """The whole history, or its ``last`` records (one indexed read), oldest first (by id)."""
-        q = f"SELECT * FROM (SELECT {_RECORD_COLS} FROM records ORDER BY id DESC LIMIT ?) ORDER BY id"
+        q = f"SELECT * FROM (SELECT {RECORD_COLS} FROM records ORDER BY id DESC LIMIT ?) ORDER BY id"
         with self._lock:
-            return [_record(r) for r in self._db().execute(q, (-1 if last is None else last,))]
+            return [record_of(r) for r in self._db().execute(q, (-1 if last is None else last,))]
 
     @contextmanager
     def reading(self) -> Iterator[sqlite3.Connection]:
@@ -632,12 +528,12 @@ class Store:
         with ``seq > after_seq`` in ``seq`` order, at most ``limit`` of them."""
         with self._lock:
             if box is None:
-                sql, args = f"{_MOVEMENT_SELECT} ORDER BY r.id", ()
+                sql, args = f"{MOVEMENT_SELECT} ORDER BY r.id", ()
             else:
-                sql, args = f"{_MOVEMENT_SELECT} WHERE r.box = ? AND r.seq > ? ORDER BY r.seq", (box, after_seq)
+                sql, args = f"{MOVEMENT_SELECT} WHERE r.box = ? AND r.seq > ? ORDER BY r.seq", (box, after_seq)
             if limit is not None:
                 sql, args = f"{sql} LIMIT ?", (*args, int(limit))
-            return [_movement(r) for r in self._db().execute(sql, args).fetchall()]
+            return [movement_of(r) for r in self._db().execute(sql, args).fetchall()]
 
     def cursors(self) -> dict[str, int]:
         """The highest ``seq`` held for every box, this one included: ``{box: seq}``."""
