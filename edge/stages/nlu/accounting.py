@@ -53,7 +53,9 @@ _REQUEST = re.compile(r"^\W*(?:please\W+)?(?:(?:can|could|would|will)\W+(?:you|u
                       re.IGNORECASE)
 _FREQUENCY = re.compile(r"\b(?:\d+|several|many|a few|few|multiple|a couple of|couple of|a number of) times\b|"
                         r"\b(?:twice|thrice|once)\b(?! (?:more|again)\b)|"
-                        r"\b(?:each|every|per|a|an) (?:time|day|week|month|shift|job|hour|morning|night|visit|run)\b"
+                        r"\b(?:each|every|per) (?:time|day|week|month|shift|job|hour|morning|night|visit|run)\b|"
+                        # "3 a day"; "for a job" is what it was for
+                        r"\b(?:a|an) (?:day|week|month|hour|night)\b"
                         r"|\b(?:daily|weekly|monthly|hourly|nightly)\b")
 #: "not 3 but 5" is a correction the guards resolve; any other "but" joins two statements
 _BUT = re.compile(r"\bbut\b")
@@ -83,7 +85,9 @@ _CLAUSES_ZH = re.compile(r"[，,。；;！!？?、]|\s+|又|还有|另外")
 @dataclass(frozen=True)
 class Utterance:
     """One utterance, normalized once: ``raw`` as heard, ``norm`` (:func:`normalize_text` after the
-    leading fillers are dropped), ``tokens`` (``norm`` split) and ``numbers`` (the digit tokens)."""
+    leading fillers are dropped; Mandarin: numerals as digits), ``tokens`` (``norm`` split),
+    ``numbers`` (the digit tokens) and ``clauses`` (English: the raw text cut at sentence ends, commas
+    and "also"/"and then", each normalized; ``(norm,)`` for one clause)."""
 
     raw: str
     norm: str
