@@ -286,11 +286,11 @@ def test_rkllm_standin_failing_its_smoke_falls_back_to_llama_cpp(monkeypatch, tm
     finally:
         chain.close()
         deadline = time.monotonic() + HANG_GUARD_S
-        from edge.llm.rkllm import NPU_JOB_LOCK
+        from edge.llm.npulock import DEFAULT as NPU
 
-        while NPU_JOB_LOCK.locked() and time.monotonic() < deadline:  # the aborted run ends
+        while NPU.held and time.monotonic() < deadline:  # the aborted run ends
             time.sleep(0.05)
-        assert not NPU_JOB_LOCK.locked()
+        assert not NPU.held
 
 
 def test_rkllm_standin_serves_when_healthy(monkeypatch, tmp_path, stub_lib):

@@ -20,12 +20,17 @@
  *
  * Test-only exports: rkllm_stub_layout(name) (sizeof "Struct" / offsetof "Struct.member"),
  * rkllm_stub_describe(handle) (what init and the last run received), rkllm_stub_max_concurrent().
+ *
+ *   RKLLM_STUB_SHARED    a file of at least 8 bytes: two ints (runs in progress, the most seen at
+ *                        once) counted by every process that runs the stand-in with it, as one NPU
+ *                        is shared by every process of a board
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -56,6 +61,26 @@ typedef struct {
 
 static int g_concurrent = 0;     /* atomic: rkllm_run calls in progress, all handles */
 static int g_max_concurrent = 0; /* atomic: the most seen at once */
+
+/* The RKLLM_STUB_SHARED counters, mapped on the first run (NULL: none). */
+static int* shared_counters(void) {
+    static int* mapped = NULL;
+    const char* path = getenv("RKLLM_STUB_SHARED");
+    if (mapped || !path || !*path) return mapped;
+    int fd = open(path, O_RDWR);
+    if (fd < 0) return NULL;
+    void* m = mmap(NULL, 2 * sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (m != MAP_FAILED) mapped = m;
+    return mapped;
+}
+
+static void count_up(int* concurrent, int* max_seen) {
+    int now = __atomic_add_fetch(concurrent, 1, __ATOMIC_SEQ_CST);
+    int seen = __atomic_load_n(max_seen, __ATOMIC_SEQ_CST);
+    while (now > seen && !__atomic_compare_exchange_n(max_seen, &seen, now, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+    }
+}
 
 static int parse_mode(const char* s) {
     if (!s || !*s || !strcmp(s, "stream")) return MODE_STREAM;
@@ -221,11 +246,9 @@ EXPORT int rkllm_run(LLMHandle handle, RKLLMInput* rkllm_input, RKLLMInferParam*
                      void* userdata) {
     StubHandle* h = handle;
     if (!h || !rkllm_input || !rkllm_infer_params) return -1;
-    int now = __atomic_add_fetch(&g_concurrent, 1, __ATOMIC_SEQ_CST);
-    int seen = __atomic_load_n(&g_max_concurrent, __ATOMIC_SEQ_CST);
-    while (now > seen && !__atomic_compare_exchange_n(&g_max_concurrent, &seen, now, 0, __ATOMIC_SEQ_CST,
-                                                      __ATOMIC_SEQ_CST)) {
-    }
+    count_up(&g_concurrent, &g_max_concurrent);
+    int* shared = shared_counters();
+    if (shared) count_up(&shared[0], &shared[1]);
     __atomic_store_n(&h->aborted, 0, __ATOMIC_SEQ_CST);
     __atomic_store_n(&h->running, 1, __ATOMIC_SEQ_CST);
     describe_run(h, rkllm_input, rkllm_infer_params);
@@ -271,6 +294,7 @@ EXPORT int rkllm_run(LLMHandle handle, RKLLMInput* rkllm_input, RKLLMInferParam*
         }
     }
     __atomic_store_n(&h->running, 0, __ATOMIC_SEQ_CST);
+    if (shared) __atomic_sub_fetch(&shared[0], 1, __ATOMIC_SEQ_CST);
     __atomic_sub_fetch(&g_concurrent, 1, __ATOMIC_SEQ_CST);
     return rc;
 }
