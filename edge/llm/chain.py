@@ -52,7 +52,7 @@ from edge.llm.base import (
     LlmEngine,
 )
 from edge.llm.llamacpp import LlamaCppEngine
-from edge.llm.rkllm import RkllmEngine
+from edge.llm.npuworker import RkllmWorkerEngine
 from edge.models.local import find_model
 
 log = logging.getLogger(__name__)
@@ -121,7 +121,8 @@ def default_factory(spec: StepSpec):
             kwargs["soc"] = spec.soc
         if spec.npu_nodes:
             kwargs.update(npu_nodes=list(spec.npu_nodes), npu_group=spec.npu_group)
-        return RkllmEngine(find_model(spec.model, spec.models_dir), spec.n_ctx, **kwargs)
+        # in a worker process: a job past its deadline is killed, not left holding the NPU
+        return RkllmWorkerEngine(find_model(spec.model, spec.models_dir), spec.n_ctx, **kwargs)
     raise ValueError(f"unknown engine {spec.engine!r}; one of rkllm, llamacpp, grammar")
 
 

@@ -10,7 +10,8 @@ and decode rate), ``RKLLM_RUN_ERROR`` raises :class:`EngineError`.
   ``llm.npu_lock``, voice turns before API requests): a second generation, of this or another
   process, *waits* for the first to end, up to ``wait_s`` seconds, and is then refused with
   :class:`EngineError` ("NPU busy"). The lock is released by the worker when ``rkllm_run``
-  returns, so a run that never returns keeps the NPU marked busy.
+  returns, so a run that never returns keeps the NPU marked busy; the chain therefore runs this
+  engine in a worker process (:mod:`edge.llm.npuworker`) that is killed then, which drops the lock.
 * A run longer than ``timeout_s`` is aborted with ``rkllm_abort``; the engine is marked unhealthy
   (``healthy`` False) and :class:`EngineError` raised. :meth:`RkllmEngine.smoke` (a one-token run
   under a timeout, case C13) decides health at start and after a cool-down.

@@ -10,6 +10,8 @@
  *                        fail_first_token   init succeeds; every run reports ERROR before any token, returns -1
  *                        reject             rkllm_run returns -1 with no event (as for a prompt over the window)
  *                        hang               no event until rkllm_abort, then FINISH (safety exit after 120 s)
+ *                        stuck              after RKLLM_STUB_OK_RUNS normal runs (default 0): no event and
+ *                                           deaf to rkllm_abort, as a wedged NPU (returns after 120 s)
  *   RKLLM_STUB_TOKENS    token texts separated by '|' (default "Hello| world|.")
  *   RKLLM_STUB_DELAY_MS  pause before each token, ms (default 0)
  *   RKLLM_STUB_NPU_NODE  a device node rkllm_init opens read-write first, as the real runtime opens
@@ -45,12 +47,14 @@
 static const char k_runtime_version[] = RKLLM_STUB_VERSION;
 static const char k_driver_version[] = "0.9.8";
 
-enum { MODE_STREAM, MODE_FAIL_INIT, MODE_ERROR, MODE_FAIL_FIRST_TOKEN, MODE_REJECT, MODE_HANG };
+enum { MODE_STREAM, MODE_FAIL_INIT, MODE_ERROR, MODE_FAIL_FIRST_TOKEN, MODE_REJECT, MODE_HANG, MODE_STUCK };
 
 typedef struct {
     RKLLMCallback cb;
     int mode;
     int delay_ms;
+    int ok_runs; /* stuck mode: runs that stream normally before every later one is stuck */
+    int runs;    /* runs started */
     char* tokens; /* '|'-separated, owned */
     int aborted;  /* atomic */
     int running;  /* atomic */
@@ -89,6 +93,7 @@ static int parse_mode(const char* s) {
     if (!strcmp(s, "fail_first_token")) return MODE_FAIL_FIRST_TOKEN;
     if (!strcmp(s, "reject")) return MODE_REJECT;
     if (!strcmp(s, "hang")) return MODE_HANG;
+    if (!strcmp(s, "stuck")) return MODE_STUCK;
     return -1;
 }
 
@@ -170,6 +175,8 @@ EXPORT int rkllm_init(LLMHandle* handle, RKLLMParam* param, RKLLMCallback* callb
     h->mode = mode;
     const char* d = getenv("RKLLM_STUB_DELAY_MS");
     h->delay_ms = d ? atoi(d) : 0;
+    const char* ok = getenv("RKLLM_STUB_OK_RUNS");
+    h->ok_runs = ok ? atoi(ok) : 0;
     const char* t = getenv("RKLLM_STUB_TOKENS");
     h->tokens = strdup(t ? t : "Hello| world|.");
     snprintf(h->init_desc, sizeof h->init_desc,
@@ -275,6 +282,14 @@ EXPORT int rkllm_run(LLMHandle handle, RKLLMInput* rkllm_input, RKLLMInferParam*
             rc = -1;
             break;
         case MODE_REJECT:
+            rc = -1;
+            break;
+        case MODE_STUCK:
+            if (h->runs++ < h->ok_runs) {
+                rc = run_tokens(h, rkllm_infer_params->max_new_tokens, userdata, prompt_len);
+                break;
+            }
+            for (int waited = 0; waited < 120000; waited++) sleep_ms(1); /* deaf to rkllm_abort */
             rc = -1;
             break;
         case MODE_HANG: {
