@@ -179,6 +179,8 @@ class LlmSettings(_Frozen):
     cooldown_s: float = Field(60.0, ge=0.0, le=86400.0, description="s after a failure before a higher engine is probed again")
     smoke_timeout_s: float = Field(60.0, gt=0.0, le=3600.0, description="s for each engine's one-token smoke inference")
     prefix_states: int = Field(2, ge=0, le=16, description="llamacpp: system-prompt KV states kept for a faster first token")
+    npu_lock: str | None = Field(None, description="rkllm: the lock file that keeps NPU jobs of every edge process apart; "
+                                 "null = $EDGE_NPU_LOCK, else /run/lock/edge-npu.lock")
 
 
 class TtsSettings(_Frozen):

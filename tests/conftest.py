@@ -1,5 +1,7 @@
 """Shared pytest fixtures."""
+import os
 import shutil
+import tempfile
 
 import pytest
 
@@ -9,6 +11,11 @@ try:  # tests/ is put on sys.path by pytest's default (prepend) import mode
 except ImportError:  # tests/ became a package
     from tests.helpers import INVENTORY
     from tests.pulse import pulse_server
+
+
+# The system-wide NPU lock (edge.llm.npulock) of this test session: parallel sessions on one
+# machine must not wait for each other's stand-in jobs.
+os.environ.setdefault("EDGE_NPU_LOCK", os.path.join(tempfile.mkdtemp(prefix="edge-npu-"), "npu.lock"))
 
 
 @pytest.fixture

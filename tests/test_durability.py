@@ -118,7 +118,11 @@ def _unacknowledged(records: list[Record], ledger: Ledger, in_flight: str | None
 
 
 def _torn(records: list[Record], quantities: dict[str, int], ledger: Ledger) -> list[str]:
-    """No torn write: quantity == start + the sum of the records' deltas."""
+    """No torn write: quantity == start + the sum of the records' deltas. A store without any item is
+    right only while nothing was ever acknowledged: the writer was killed before its first inventory
+    import committed (one transaction: all items or none)."""
+    if not quantities and not records and not ledger.acked:
+        return []
     sums: Counter = Counter()
     for r in records:
         sums[r.sku] += r.delta

@@ -15,7 +15,8 @@ import pytest
 
 from drivers.npu import rkllm as rk
 from edge.llm.base import CancelToken, ContextOverflow, EngineError, GenerationRequest, generate
-from edge.llm.rkllm import NPU_JOB_LOCK, ChatTemplate, RkllmEngine, estimate_tokens
+from edge.llm.npulock import DEFAULT as NPU
+from edge.llm.rkllm import ChatTemplate, RkllmEngine, estimate_tokens
 from edge.models.manifest import resolve
 
 STUB_DIR = Path(__file__).resolve().parent / "rkllm_stub"
@@ -57,7 +58,7 @@ def _stub_env(monkeypatch):
     for k in ("RKLLM_STUB_MODE", "RKLLM_STUB_TOKENS", "RKLLM_STUB_DELAY_MS", "EDGE_RKLLM_LIB"):
         monkeypatch.delenv(k, raising=False)
     yield
-    assert not NPU_JOB_LOCK.locked(), "a test left the NPU job lock held"
+    assert not NPU.held, "a test left the NPU job lock held"
 
 
 def make_engine(monkeypatch, lib, model, mode="stream", tokens=None, delay_ms=None, **kw) -> RkllmEngine:

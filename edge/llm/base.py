@@ -8,9 +8,11 @@ training context" in llama.cpp and can exhaust memory).
 """
 from __future__ import annotations
 
+import contextlib
+import logging
 import threading
 from dataclasses import dataclass, field
-from typing import Iterator, Protocol
+from typing import Callable, Iterator, Protocol
 
 from edge.errors import EdgeError
 
@@ -35,6 +37,11 @@ class ContextOverflow(EngineError):
             f"minus max_tokens {max_tokens}); shorten the question or raise llm.n_ctx")
 
 
+#: :attr:`GenerationRequest.priority` values, lower first: a voice turn goes before queued HTTP API
+#: generations on the NPU (:mod:`edge.llm.npulock`).
+PRIORITY_VOICE, PRIORITY_API = 0, 1
+
+
 @dataclass(frozen=True)
 class GenerationRequest:
     """What to generate.
@@ -42,6 +49,7 @@ class GenerationRequest:
     ``messages``: OpenAI-style ``[{"role": "system"|"user"|"assistant", "content": str}]``.
     ``json_schema``: when set, output is constrained to JSON matching this schema (llama.cpp grammar).
     ``max_tokens``: answer budget in tokens. ``stop``: stop strings. ``temperature``: 0 = greedy.
+    ``priority``: :data:`PRIORITY_VOICE` (default) or :data:`PRIORITY_API` (the HTTP API sets it).
     """
 
     messages: list[dict]
@@ -49,6 +57,7 @@ class GenerationRequest:
     json_schema: dict | None = None
     stop: tuple[str, ...] = ()
     temperature: float = 0.2
+    priority: int = PRIORITY_VOICE
 
 
 @dataclass
@@ -83,6 +92,107 @@ class CancelToken:
     @property
     def cancelled(self) -> bool:
         return self._ev.is_set()
+
+
+class LinkedCancel(CancelToken):
+    """Cancelled when ``outer`` (the caller's token, may be None) is, or when ``also()`` is true
+    (e.g. the engine is being closed)."""
+
+    def __init__(self, outer: CancelToken | None, also: Callable[[], bool]):
+        super().__init__()
+        self._outer, self._also = outer, also
+
+    @property
+    def cancelled(self) -> bool:
+        return self._ev.is_set() or self._also() or (self._outer is not None and self._outer.cancelled)
+
+
+log = logging.getLogger(__name__)
+
+
+class ModelInUse:
+    """Who is using a loaded model, so that freeing it never pulls it from under a running call.
+
+    Every call that touches the native model (generation, tokenizing, thread settings) runs inside
+    :meth:`use`; :meth:`close` marks the model closing (generations see it through
+    :attr:`closing` and stop at their next token, as if cancelled), waits up to ``wait_s`` s for
+    the calls inside to leave, then runs ``free``. Calls still inside after ``wait_s`` (a decode that
+    does not return) do not block the caller longer: the last of them to leave runs ``free``. Freeing
+    a llama.cpp model while another thread decodes with it is a segmentation fault of the process.
+
+    ``what``: the engine's name, for the error of a call made after :meth:`close`.
+    """
+
+    def __init__(self, what: str):
+        self.what = what
+        self._cond = threading.Condition()
+        self._users = 0
+        self._closing = False
+        self._free: Callable[[], None] | None = None
+
+    @property
+    def closing(self) -> bool:
+        """True once :meth:`close` was called."""
+        return self._closing
+
+    @property
+    def users(self) -> int:
+        """Calls inside :meth:`use` now."""
+        return self._users
+
+    @contextlib.contextmanager
+    def use(self) -> Iterator[None]:
+        """``with inuse.use():`` around a call that touches the model.
+
+        Raises:
+            EngineError: the engine was closed (the model is freed or being freed).
+        """
+        self.enter()
+        try:
+            yield
+        finally:
+            self.leave()
+
+    def enter(self, *, inside: bool = False) -> None:
+        """One more call uses the model; :meth:`leave` when it ends. ``inside``: the caller is
+        already inside :meth:`use` and hands the model to a thread of its own (allowed even while
+        closing, so that the handover cannot fail half-way).
+
+        Raises:
+            EngineError: the engine was closed (unless ``inside``).
+        """
+        with self._cond:
+            if self._closing and not inside:
+                raise EngineError(f"{self.what} engine is closed (its model was freed)")
+            self._users += 1
+
+    def leave(self) -> None:
+        """The end of a call counted by :meth:`enter`; the last one out after a timed-out
+        :meth:`close` frees the model."""
+        free = None
+        with self._cond:
+            self._users -= 1
+            if self._users == 0:
+                self._cond.notify_all()
+                free, self._free = self._free, None
+        if free is not None:  # close() gave up waiting: the last call out frees the model
+            free()
+
+    def close(self, free: Callable[[], None], wait_s: float) -> bool:
+        """Mark closing, wait up to ``wait_s`` s for the calls inside :meth:`use`, then ``free()``.
+        True when freed now; False when calls were still running (the last one frees on its way
+        out) or the model was closed before (idempotent)."""
+        with self._cond:
+            if self._closing:
+                return False
+            self._closing = True
+            if not self._cond.wait_for(lambda: self._users == 0, wait_s):
+                self._free = free
+                log.warning("%s: %d call(s) still use the model %g s after close; the last one frees it",
+                            self.what, self._users, wait_s)
+                return False
+        free()
+        return True
 
 
 class Engine(Protocol):

@@ -52,7 +52,7 @@ from edge.llm.base import (
     LlmEngine,
 )
 from edge.llm.llamacpp import LlamaCppEngine
-from edge.llm.rkllm import RkllmEngine
+from edge.llm.npuworker import RkllmWorkerEngine
 from edge.models.local import find_model
 
 log = logging.getLogger(__name__)
@@ -78,7 +78,8 @@ class StepSpec:
     librkllmrt.so), ``timeout_s`` (s without a token before the step counts as hung),
     ``smoke_timeout_s`` (s for its smoke inference; None = the chain's), plus the shared ``seed``,
     ``prefix_states``, ``models_dir``, ``soc`` and the board's NPU node(s) and group (``npu_nodes``,
-    ``npu_group``: checked before the NPU runtime starts, case C07)."""
+    ``npu_group``: checked before the NPU runtime starts, case C07) and the system-wide NPU lock file
+    (``npu_lock``, :mod:`edge.llm.npulock`)."""
 
     engine: str
     model: str | None = None
@@ -93,6 +94,7 @@ class StepSpec:
     soc: str | None = None
     npu_nodes: tuple[str, ...] = ()
     npu_group: str | None = None
+    npu_lock: str | None = None
 
     @property
     def label(self) -> str:
@@ -114,12 +116,13 @@ def default_factory(spec: StepSpec):
         return LlamaCppEngine(spec.model, n_ctx=spec.n_ctx, threads=spec.threads, seed=spec.seed,
                               prefix_states=spec.prefix_states, models_dir=spec.models_dir)
     if spec.engine == "rkllm":
-        kwargs = {"library": spec.lib, "timeout_s": spec.watchdog_s}
+        kwargs = {"library": spec.lib, "timeout_s": spec.watchdog_s, "npu_lock": spec.npu_lock}
         if spec.soc:
             kwargs["soc"] = spec.soc
         if spec.npu_nodes:
             kwargs.update(npu_nodes=list(spec.npu_nodes), npu_group=spec.npu_group)
-        return RkllmEngine(find_model(spec.model, spec.models_dir), spec.n_ctx, **kwargs)
+        # in a worker process: a job past its deadline is killed, not left holding the NPU
+        return RkllmWorkerEngine(find_model(spec.model, spec.models_dir), spec.n_ctx, **kwargs)
     raise ValueError(f"unknown engine {spec.engine!r}; one of rkllm, llamacpp, grammar")
 
 
@@ -135,7 +138,7 @@ def specs_from_settings(settings) -> list[StepSpec]:
     npu = npu if isinstance(npu, dict) else {}
     nodes = as_node_list(npu.get("device_node")) + as_node_list(npu.get("alt_device_nodes"))
     common = dict(seed=llm.seed, prefix_states=llm.prefix_states, models_dir=models_dir, soc=soc,
-                  npu_nodes=tuple(nodes), npu_group=npu.get("device_group"))
+                  npu_nodes=tuple(nodes), npu_group=npu.get("device_group"), npu_lock=getattr(llm, "npu_lock", None))
     if not llm.chain:
         if llm.engine == "none":
             return []

@@ -32,7 +32,16 @@ from typing import Iterator
 
 import numpy as np
 
-from edge.llm.base import CancelToken, EngineError, GenerationRequest, GenerationStats, LlmEngine, fit_messages
+from edge.llm.base import (
+    CancelToken,
+    EngineError,
+    GenerationRequest,
+    GenerationStats,
+    LinkedCancel,
+    LlmEngine,
+    ModelInUse,
+    fit_messages,
+)
 from edge.llm.shape import shape_from_gguf_metadata
 from edge.models.local import find_model
 
@@ -48,6 +57,11 @@ TOP_K, TOP_P, MIN_P, REPEAT_PENALTY = 40, 0.95, 0.05, 1.1
 #: A system prompt shorter than this many tokens is not worth a saved state (restoring costs more
 #: than decoding it again).
 MIN_PREFIX_TOKENS = 32
+
+#: How long :meth:`LlamaCppEngine.close` waits for running calls to stop, s: a cancelled
+#: generation stops at its next token (ms), a prompt batch of 512 tokens takes seconds on a busy
+#: board, trimming 10,000 messages ~2 s per measure. Past it the last call out frees the model.
+CLOSE_WAIT_S = 30.0
 
 
 def model_path(model: str, models_dir: str | Path | None = None) -> Path:
@@ -114,6 +128,7 @@ class LlamaCppEngine(LlmEngine):
         self._vocab = llama_cpp.llama_model_get_vocab(self.llm.model)
         self._is_eog = llama_cpp.llama_vocab_is_eog
         self._lock = threading.Lock()
+        self._inuse = ModelInUse(self.name)
         self._states: OrderedDict[tuple[int, ...], object] = OrderedDict()
         self._grammars: OrderedDict[str, object] = OrderedDict()
         self.last_stats = GenerationStats()
@@ -137,12 +152,25 @@ class LlamaCppEngine(LlmEngine):
             self._formatter.add_generation_prompt = True
 
     def prompt_tokens(self, messages: list[dict]) -> list[int]:
-        """Token ids of the rendered prompt (special tokens parsed, as generation sees them)."""
+        """Token ids of the rendered prompt (special tokens parsed, as generation sees them).
+
+        Raises:
+            EngineError: the engine was closed.
+        """
+        with self._inuse.use():
+            return self._prompt_tokens(messages)
+
+    def _prompt_tokens(self, messages: list[dict]) -> list[int]:
         return self.llm.tokenize(self.render(messages).encode("utf-8"), add_bos=False, special=True)
 
     def count_tokens(self, text: str) -> int:
-        """Tokens of plain ``text`` (no chat template, no BOS)."""
-        return len(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+        """Tokens of plain ``text`` (no chat template, no BOS).
+
+        Raises:
+            EngineError: the engine was closed.
+        """
+        with self._inuse.use():
+            return len(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
     def fit(self, messages: list[dict], max_tokens: int,
             cancel: CancelToken | None = None) -> tuple[list[dict], list[int], int] | None:
@@ -156,9 +184,14 @@ class LlamaCppEngine(LlmEngine):
         Raises:
             ContextOverflow: even the system prompt plus the last message do not fit.
             ValueError: ``messages`` is empty.
+            EngineError: the engine was closed.
         """
+        with self._inuse.use():
+            return self._fit(messages, max_tokens, cancel)
+
+    def _fit(self, messages: list[dict], max_tokens: int, cancel: CancelToken | None):
         def measure(msgs):
-            tokens = self.prompt_tokens(msgs)
+            tokens = self._prompt_tokens(msgs)
             return tokens, len(tokens)
 
         fitted = fit_messages(messages, self.n_ctx, max_tokens, measure, cancel)
@@ -243,12 +276,15 @@ class LlamaCppEngine(LlmEngine):
         ``cancel``. With ``request.json_schema`` the output is constrained by a GBNF grammar built
         from the schema (llama-cpp-python ``LlamaGrammar.from_json_schema``).
 
+        A :meth:`close` meanwhile ends it as if cancelled; the model is freed only after it ended.
+
         Raises (on the first ``next()``):
             ContextOverflow: the question does not fit even after trimming (case C10).
             ValueError: an unusable JSON schema or empty messages.
+            EngineError: the engine was closed before the call.
         """
-        with self._lock:
-            yield from self._stream_locked(request, cancel)
+        with self._inuse.use(), self._lock:
+            yield from self._stream_locked(request, LinkedCancel(cancel, lambda: self._inuse.closing))
 
     def _stream_locked(self, request: GenerationRequest, cancel: CancelToken | None) -> Iterator[str]:
         t0 = time.perf_counter()
@@ -256,7 +292,7 @@ class LlamaCppEngine(LlmEngine):
         self.last_stats = stats
         if request.max_tokens <= 0:
             raise ValueError(f"max_tokens must be positive, got {request.max_tokens}")
-        fitted = self.fit(list(request.messages), request.max_tokens, cancel)
+        fitted = self._fit(list(request.messages), request.max_tokens, cancel)
         if fitted is None:  # cancelled while the history was trimmed
             stats.finish_reason, stats.cancelled = "cancelled", True
             return
@@ -338,20 +374,29 @@ class LlamaCppEngine(LlmEngine):
 
         if threads <= 0:
             raise ValueError(f"threads must be at least 1, got {threads}")
-        llama_cpp.llama_set_n_threads(self.llm.ctx, threads, threads)
+        with self._inuse.use():
+            llama_cpp.llama_set_n_threads(self.llm.ctx, threads, threads)
         self.threads = threads
 
     def clear_prefix_states(self) -> None:
         """Drop the saved system-prompt KV states (their memory is freed; prefix reuse still works)."""
         self._states.clear()
 
-    def close(self) -> None:
-        """Free the model, context and saved states."""
+    def close(self, wait_s: float = CLOSE_WAIT_S) -> None:
+        """Free the model, context and saved states, after every call using them ended: a running
+        generation is cancelled at its next token and waited for (up to ``wait_s`` s; then the
+        last call out frees them, see :class:`edge.llm.base.ModelInUse`). Later calls raise
+        :class:`EngineError`. Idempotent."""
+        inuse = getattr(self, "_inuse", None)
+        if inuse is None:  # the constructor failed before the model was loaded
+            return
+        inuse.close(self._free, wait_s)
+
+    def _free(self) -> None:
         self.clear_prefix_states()
-        llm = getattr(self, "llm", None)
+        llm, self.llm = self.llm, None
         if llm is not None:
             llm.close()
-            self.llm = None
 
 
 def _first_stop(text: str, stops: list[str]) -> int | None:

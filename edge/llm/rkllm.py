@@ -6,10 +6,12 @@ that thread for every token, the callback puts the token on a queue, and :meth:`
 yields from the queue. ``RKLLM_RUN_FINISH`` ends the run (its ``RKLLMPerfStat`` gives prefill time
 and decode rate), ``RKLLM_RUN_ERROR`` raises :class:`EngineError`.
 
-* One NPU job at a time in the process (:data:`NPU_JOB_LOCK`): a second generation *waits* for the
-  first to end, up to ``wait_s`` seconds, and is then refused with :class:`EngineError` ("NPU
-  busy"). The lock is released by the worker when ``rkllm_run`` returns, so a run that never
-  returns keeps the NPU marked busy.
+* One NPU job at a time on the whole system (:class:`edge.llm.npulock.NpuArbiter`: a ``flock`` on
+  ``llm.npu_lock``, voice turns before API requests): a second generation, of this or another
+  process, *waits* for the first to end, up to ``wait_s`` seconds, and is then refused with
+  :class:`EngineError` ("NPU busy"). The lock is released by the worker when ``rkllm_run``
+  returns, so a run that never returns keeps the NPU marked busy; the chain therefore runs this
+  engine in a worker process (:mod:`edge.llm.npuworker`) that is killed then, which drops the lock.
 * A run longer than ``timeout_s`` is aborted with ``rkllm_abort``; the engine is marked unhealthy
   (``healthy`` False) and :class:`EngineError` raised. :meth:`RkllmEngine.smoke` (a one-token run
   under a timeout, case C13) decides health at start and after a cool-down.
@@ -38,13 +40,20 @@ from tokenizers import Tokenizer
 
 from drivers.npu import rkllm as rk
 from drivers.npu.node import NpuAccessError, check_node
-from edge.llm.base import CancelToken, EngineError, GenerationRequest, GenerationStats, LlmEngine, fit_messages
+from edge.llm.base import (
+    CancelToken,
+    EngineError,
+    GenerationRequest,
+    GenerationStats,
+    LinkedCancel,
+    LlmEngine,
+    ModelInUse,
+    fit_messages,
+)
+from edge.llm.npulock import arbiter_for
 from edge.models.manifest import resolve
 
 log = logging.getLogger(__name__)
-
-NPU_JOB_LOCK = threading.Lock()
-"""Held from the start of one ``rkllm_run`` until it returns, for every engine in the process."""
 
 POLL_S = 0.05  # how often the consumer checks cancel and the deadline while no token arrives, s
 ABORT_REPEAT_S = 0.1  # rkllm_abort is repeated this often until the run returns, s
@@ -133,6 +142,7 @@ class _Job:
         self.done = threading.Event()
         self.rc: int | None = None
         self.args: tuple = ()
+        self.npu = None  # the NpuArbiter job held until rkllm_run returns
 
 
 class RkllmEngine(LlmEngine):
@@ -159,6 +169,8 @@ class RkllmEngine(LlmEngine):
             without it counts are over-estimated (:func:`estimate_tokens`).
         cpu_mask: ``enabled_cpus_mask`` bits for the runtime's CPU threads (e.g. ``0xF0`` = the
             RK3588's four Cortex-A76 cores 4–7); ``None`` keeps the runtime default.
+        npu_lock: the system-wide NPU lock file (``llm.npu_lock``); None = the process's
+            :data:`edge.llm.npulock.DEFAULT` arbiter (:func:`edge.llm.npulock.default_lock_path`).
         npu_nodes, npu_group: the board's ``npu.device_node`` (+ ``alt_device_nodes``) and
             ``npu.device_group``; when given, the node must open read-write before ``rkllm_init``
             (:func:`drivers.npu.node.check_node`), else EngineError naming the group to join.
@@ -176,7 +188,7 @@ class RkllmEngine(LlmEngine):
                  top_k: int = 20, top_p: float = 0.8, repeat_penalty: float = 1.05,
                  chat_template: ChatTemplate = QWEN_CHATML, tokenizer: str | Path | None = None,
                  cpu_mask: int | None = None, npu_nodes: list[str] | None = None,
-                 npu_group: str | None = None):
+                 npu_group: str | None = None, npu_lock: str | Path | None = None):
         if n_ctx <= 0:
             raise ValueError(f"n_ctx must be a positive number of tokens, got {n_ctx}")
         self.n_ctx = n_ctx
@@ -191,7 +203,8 @@ class RkllmEngine(LlmEngine):
         self._handle = None
         self._job: _Job | None = None
         self._job_lock = threading.Lock()
-        self._closed = False
+        self._inuse = ModelInUse(self.name)  # the consumer and the rkllm_run thread of each job
+        self.arbiter = arbiter_for(npu_lock)
         self._tokenizer = None
         if tokenizer is not None:
             self._tokenizer = Tokenizer.from_file(str(tokenizer))
@@ -291,8 +304,12 @@ class RkllmEngine(LlmEngine):
         return self._generate(request, cancel, self.timeout_s)
 
     def _generate(self, request: GenerationRequest, cancel: CancelToken | None, timeout_s: float) -> Iterator[str]:
-        if self._closed or self._handle is None:
-            raise EngineError("rkllm engine is closed")
+        with self._inuse.use():
+            if self._handle is None:
+                raise EngineError("rkllm engine is closed")
+            yield from self._generate_in_use(request, LinkedCancel(cancel, lambda: self._inuse.closing), timeout_s)
+
+    def _generate_in_use(self, request: GenerationRequest, cancel: CancelToken, timeout_s: float) -> Iterator[str]:
         if request.json_schema is not None:
             raise EngineError("rkllm cannot constrain output to a JSON schema; send schema requests to llamacpp")
         if request.max_tokens <= 0:
@@ -307,10 +324,13 @@ class RkllmEngine(LlmEngine):
         _, prompt, n_prompt, dropped = fitted
         stats.prompt_tokens = n_prompt
         stats.trimmed_messages = dropped
-        got = NPU_JOB_LOCK.acquire(timeout=self.wait_s) if self.wait_s > 0 else NPU_JOB_LOCK.acquire(blocking=False)
-        if not got:
-            raise EngineError(f"NPU busy: another RKLLM job did not end within {self.wait_s:g} s")
+        npu = self.arbiter.job(request.priority, self.wait_s, cancel)
+        if not npu.__enter__():  # cancelled (or the engine closed) while waiting: nothing ran
+            npu.__exit__(None, None, None)
+            stats.finish_reason, stats.cancelled = "cancelled", True
+            return
         job = _Job()
+        job.npu = npu
         try:
             inp = rk.RKLLMInput()
             prompt_bytes = prompt.encode("utf-8")
@@ -329,9 +349,14 @@ class RkllmEngine(LlmEngine):
             job.args = (inp, prompt_bytes, sampling, infer)  # alive until the run returns
             with self._job_lock:
                 self._job = job
-            threading.Thread(target=self._worker, args=(job, inp, infer), name="rkllm-run", daemon=True).start()
+            self._inuse.enter(inside=True)  # the run uses the handle until rkllm_run returns
+            try:
+                threading.Thread(target=self._worker, args=(job, inp, infer), name="rkllm-run", daemon=True).start()
+            except BaseException:
+                self._inuse.leave()
+                raise
         except BaseException:
-            NPU_JOB_LOCK.release()
+            npu.__exit__(None, None, None)
             raise
         yield from self._consume(job, request, cancel, timeout_s, stats, t0)
 
@@ -367,7 +392,8 @@ class RkllmEngine(LlmEngine):
         finally:
             job.done.set()
             job.events.put(("done", None))
-            NPU_JOB_LOCK.release()
+            job.npu.__exit__(None, None, None)  # the NPU is free once rkllm_run returned
+            self._inuse.leave()
 
     def _consume(self, job: _Job, request: GenerationRequest, cancel: CancelToken | None, timeout_s: float,
                  stats: GenerationStats, t0: float) -> Iterator[str]:
@@ -513,18 +539,21 @@ class RkllmEngine(LlmEngine):
             return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
         return estimate_tokens(text)
 
-    def close(self) -> None:
-        """Abort a running generation and free the model (``rkllm_destroy``). Idempotent."""
-        if self._closed:
+    def close(self, wait_s: float | None = None) -> None:
+        """Abort a running generation, wait for its ``rkllm_run`` to return (up to ``wait_s`` s,
+        default ``abort_grace_s`` + 1), then free the model (``rkllm_destroy``). A run that has
+        not returned by then keeps the model: it is destroyed when that run returns (never under
+        it). Later calls raise :class:`EngineError`. Idempotent."""
+        inuse = getattr(self, "_inuse", None)
+        if inuse is None:  # the constructor failed before the model was loaded
             return
-        self._closed = True
-        job = self._job
-        if job is not None and not job.done.is_set():
-            self._abort_until_done(job)
-        if self._handle is not None and (job is None or job.done.is_set()):
-            self.lib.destroy(self._handle)
-        self._handle = None
         self.healthy = False
+        inuse.close(self._free, self.abort_grace_s + 1.0 if wait_s is None else wait_s)
+
+    def _free(self) -> None:
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            self.lib.destroy(handle)
 
     def __del__(self):  # a forgotten close() must not leave the runtime's threads and NPU memory behind
         try:

@@ -10,6 +10,8 @@
  *                        fail_first_token   init succeeds; every run reports ERROR before any token, returns -1
  *                        reject             rkllm_run returns -1 with no event (as for a prompt over the window)
  *                        hang               no event until rkllm_abort, then FINISH (safety exit after 120 s)
+ *                        stuck              after RKLLM_STUB_OK_RUNS normal runs (default 0): no event and
+ *                                           deaf to rkllm_abort, as a wedged NPU (returns after 120 s)
  *   RKLLM_STUB_TOKENS    token texts separated by '|' (default "Hello| world|.")
  *   RKLLM_STUB_DELAY_MS  pause before each token, ms (default 0)
  *   RKLLM_STUB_NPU_NODE  a device node rkllm_init opens read-write first, as the real runtime opens
@@ -20,12 +22,17 @@
  *
  * Test-only exports: rkllm_stub_layout(name) (sizeof "Struct" / offsetof "Struct.member"),
  * rkllm_stub_describe(handle) (what init and the last run received), rkllm_stub_max_concurrent().
+ *
+ *   RKLLM_STUB_SHARED    a file of at least 8 bytes: two ints (runs in progress, the most seen at
+ *                        once) counted by every process that runs the stand-in with it, as one NPU
+ *                        is shared by every process of a board
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,12 +47,14 @@
 static const char k_runtime_version[] = RKLLM_STUB_VERSION;
 static const char k_driver_version[] = "0.9.8";
 
-enum { MODE_STREAM, MODE_FAIL_INIT, MODE_ERROR, MODE_FAIL_FIRST_TOKEN, MODE_REJECT, MODE_HANG };
+enum { MODE_STREAM, MODE_FAIL_INIT, MODE_ERROR, MODE_FAIL_FIRST_TOKEN, MODE_REJECT, MODE_HANG, MODE_STUCK };
 
 typedef struct {
     RKLLMCallback cb;
     int mode;
     int delay_ms;
+    int ok_runs; /* stuck mode: runs that stream normally before every later one is stuck */
+    int runs;    /* runs started */
     char* tokens; /* '|'-separated, owned */
     int aborted;  /* atomic */
     int running;  /* atomic */
@@ -57,6 +66,26 @@ typedef struct {
 static int g_concurrent = 0;     /* atomic: rkllm_run calls in progress, all handles */
 static int g_max_concurrent = 0; /* atomic: the most seen at once */
 
+/* The RKLLM_STUB_SHARED counters, mapped on the first run (NULL: none). */
+static int* shared_counters(void) {
+    static int* mapped = NULL;
+    const char* path = getenv("RKLLM_STUB_SHARED");
+    if (mapped || !path || !*path) return mapped;
+    int fd = open(path, O_RDWR);
+    if (fd < 0) return NULL;
+    void* m = mmap(NULL, 2 * sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (m != MAP_FAILED) mapped = m;
+    return mapped;
+}
+
+static void count_up(int* concurrent, int* max_seen) {
+    int now = __atomic_add_fetch(concurrent, 1, __ATOMIC_SEQ_CST);
+    int seen = __atomic_load_n(max_seen, __ATOMIC_SEQ_CST);
+    while (now > seen && !__atomic_compare_exchange_n(max_seen, &seen, now, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+    }
+}
+
 static int parse_mode(const char* s) {
     if (!s || !*s || !strcmp(s, "stream")) return MODE_STREAM;
     if (!strcmp(s, "fail_init")) return MODE_FAIL_INIT;
@@ -64,6 +93,7 @@ static int parse_mode(const char* s) {
     if (!strcmp(s, "fail_first_token")) return MODE_FAIL_FIRST_TOKEN;
     if (!strcmp(s, "reject")) return MODE_REJECT;
     if (!strcmp(s, "hang")) return MODE_HANG;
+    if (!strcmp(s, "stuck")) return MODE_STUCK;
     return -1;
 }
 
@@ -145,6 +175,8 @@ EXPORT int rkllm_init(LLMHandle* handle, RKLLMParam* param, RKLLMCallback* callb
     h->mode = mode;
     const char* d = getenv("RKLLM_STUB_DELAY_MS");
     h->delay_ms = d ? atoi(d) : 0;
+    const char* ok = getenv("RKLLM_STUB_OK_RUNS");
+    h->ok_runs = ok ? atoi(ok) : 0;
     const char* t = getenv("RKLLM_STUB_TOKENS");
     h->tokens = strdup(t ? t : "Hello| world|.");
     snprintf(h->init_desc, sizeof h->init_desc,
@@ -221,11 +253,9 @@ EXPORT int rkllm_run(LLMHandle handle, RKLLMInput* rkllm_input, RKLLMInferParam*
                      void* userdata) {
     StubHandle* h = handle;
     if (!h || !rkllm_input || !rkllm_infer_params) return -1;
-    int now = __atomic_add_fetch(&g_concurrent, 1, __ATOMIC_SEQ_CST);
-    int seen = __atomic_load_n(&g_max_concurrent, __ATOMIC_SEQ_CST);
-    while (now > seen && !__atomic_compare_exchange_n(&g_max_concurrent, &seen, now, 0, __ATOMIC_SEQ_CST,
-                                                      __ATOMIC_SEQ_CST)) {
-    }
+    count_up(&g_concurrent, &g_max_concurrent);
+    int* shared = shared_counters();
+    if (shared) count_up(&shared[0], &shared[1]);
     __atomic_store_n(&h->aborted, 0, __ATOMIC_SEQ_CST);
     __atomic_store_n(&h->running, 1, __ATOMIC_SEQ_CST);
     describe_run(h, rkllm_input, rkllm_infer_params);
@@ -254,6 +284,14 @@ EXPORT int rkllm_run(LLMHandle handle, RKLLMInput* rkllm_input, RKLLMInferParam*
         case MODE_REJECT:
             rc = -1;
             break;
+        case MODE_STUCK:
+            if (h->runs++ < h->ok_runs) {
+                rc = run_tokens(h, rkllm_infer_params->max_new_tokens, userdata, prompt_len);
+                break;
+            }
+            for (int waited = 0; waited < 120000; waited++) sleep_ms(1); /* deaf to rkllm_abort */
+            rc = -1;
+            break;
         case MODE_HANG: {
             int waited = 0;
             while (!is_aborted(h) && waited < 120000) {
@@ -271,6 +309,7 @@ EXPORT int rkllm_run(LLMHandle handle, RKLLMInput* rkllm_input, RKLLMInferParam*
         }
     }
     __atomic_store_n(&h->running, 0, __ATOMIC_SEQ_CST);
+    if (shared) __atomic_sub_fetch(&shared[0], 1, __ATOMIC_SEQ_CST);
     __atomic_sub_fetch(&g_concurrent, 1, __ATOMIC_SEQ_CST);
     return rc;
 }

@@ -4,13 +4,14 @@ client that disconnects while its request waits or generates cancels it, streame
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fastapi import Request
 from fastapi.responses import JSONResponse, Response
 
-from edge.llm.base import GenerationRequest, GenerationStats
+from edge.llm.base import PRIORITY_API, GenerationRequest, GenerationStats
 from edge.service.api.queue import Generator, Job, QueueFull, error_status
 
 if TYPE_CHECKING:
@@ -56,6 +57,7 @@ class ApiContext:
         ``(None, None, response)`` when the queue is full (``503``, ``Retry-After: 5``), the
         generation failed before its first piece, or the client left while it waited (the job
         is cancelled)."""
+        req = dataclasses.replace(req, priority=PRIORITY_API)  # a voice turn goes first on the NPU
         try:
             job: Job = self.generator.submit(req)
         except QueueFull:
