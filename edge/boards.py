@@ -145,6 +145,20 @@ class ServiceSpec(_Strict):
     nofile: int = Field(MIN_NOFILE, ge=MIN_NOFILE, description="LimitNOFILE")
 
 
+class ImageSpec(_Strict):
+    """The OS image a board config was checked against, and what ``edge install`` needs from it:
+    the Python the wheels are resolved for, the least glibc they may need (``manylinux_2_X`` tags),
+    ``os`` as ``ID-VERSION_ID`` of ``/etc/os-release``. The kernel's NPU driver is
+    ``npu.min_driver_version``, the groups :attr:`BoardSpec.supplementary_groups`; ``edge doctor``
+    checks all four (checks ``image``, ``npu-driver``, ``user``)."""
+
+    os: str = Field(pattern=r"^[a-z]+-[\d.]+$", description="ID-VERSION_ID of /etc/os-release, e.g. debian-12")
+    name: str = Field(min_length=1, description="the image as its vendor names it")
+    checked: str = Field(min_length=1, description="how this image was checked (emulated, on a board, not yet)")
+    python: str = Field(pattern=r"^3\.\d+$", description="the image's python3 (major.minor)")
+    glibc: str = Field(pattern=r"^2\.\d+$", description="the image's glibc: wheels may need at most this")
+
+
 class BoardSpec(_Strict):
     """The ``board:`` block of a board config."""
 
@@ -161,6 +175,7 @@ class BoardSpec(_Strict):
     models: ModelsSpec
     power_budget_w: float = Field(gt=0, le=500, description="W, sustained budget for the whole board")
     service: ServiceSpec
+    image: ImageSpec | None = None
     #: the resource governor's own block (validated by its code); kept as is
     sensors: dict[str, Any] | None = None
 

@@ -43,6 +43,7 @@ FIXES = {
                       "journald); or apt-get install python3-systemd for the system Python",
     "llama-cpp-python": "scripts/setup.sh builds it on the board (native flags)",
 }
+DEMO_TIMEOUT_S = 5400  # the 11 s session took 20-40 min of emulation on a 2-core machine shared with other jobs
 QEMU_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "HF_HUB_OFFLINE": "1"}
 
 
@@ -206,12 +207,18 @@ def run_demo(rootfs: Path, site: Path, work: Path) -> dict:
     cfg = work / "edge.yaml"
     cfg.write_text(f"board: {BOARD}\nllm: {{engine: none}}\nstore: {{path: {work / 'edge.db'}}}\n")
     t0 = time.monotonic()
-    r = emulated(rootfs, site, ["-m", "edge.cli", "run", "--input", str(REPO / "examples/two_turns_log_then_undo.wav"),
-                          "--config", str(cfg), "--inventory", str(REPO / "examples/inventory.csv"),
-                          "--output-dir", str(work / "out"), "--json"], work)
+    try:
+        r = emulated(rootfs, site, ["-m", "edge.cli", "run", "--input", str(REPO / "examples/two_turns_log_then_undo.wav"),
+                                    "--config", str(cfg), "--inventory", str(REPO / "examples/inventory.csv"),
+                                    "--output-dir", str(work / "out"), "--json"], work, timeout=DEMO_TIMEOUT_S)
+        status, stderr = r.returncode, r.stderr
+    except subprocess.TimeoutExpired as e:  # emulation on a loaded machine: keep what the events file holds
+        status, stderr = f"timed out after {DEMO_TIMEOUT_S} s", (e.stderr or b"").decode(errors="replace")
     seconds = time.monotonic() - t0
-    events = [json.loads(x) for x in r.stdout.splitlines() if x.startswith("{")]
-    out = {"exit_status": r.returncode, "seconds": round(seconds, 1), "stderr_tail": r.stderr[-1500:],
+    ev_file = work / "out/events.jsonl"
+    lines = ev_file.read_text().splitlines() if ev_file.exists() else []
+    events = [json.loads(x) for x in lines if x.startswith("{")]
+    out = {"exit_status": status, "seconds": round(seconds, 1), "stderr_tail": stderr[-1500:],
            "transcripts": [e["text"] for e in events if e.get("type") == "transcript"],
            "intents": [e.get("intent") for e in events if e.get("type") == "intent"],
            "replies": [e["text"] for e in events if e.get("type") == "reply"],

@@ -210,3 +210,35 @@ def test_json_refusals_are_json(tmp_path):
     r = _doctor("--board", "rk9999-nope", "--json")
     out = json.loads(r.stdout)
     assert r.returncode == 2 and "board 'rk9999-nope': no file" in out["error"]
+
+
+def _image_tree(root: Path, os_release: str, glibc: str) -> None:
+    (root / "etc").mkdir(parents=True, exist_ok=True)
+    (root / "etc/os-release").write_text(os_release)
+    libc = root / "lib/aarch64-linux-gnu/libc.so.6"
+    libc.parent.mkdir(parents=True, exist_ok=True)
+    libc.write_bytes(b"\x7fELF..." + f"GNU C Library (Debian GLIBC {glibc}-9) stable release version {glibc}.\n".encode())
+
+
+def test_image_check_names_what_the_board_config_needs(tree):
+    root, _ = tree
+    py = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    _image_tree(root, 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nID=debian\nVERSION_ID="12"\n', "2.36")
+    r = run(root, ["image"])["image"]
+    assert r.status == ("ok" if py == "3.11" else "warn"), r.line()
+    assert "OS debian-12; glibc 2.36" in r.message
+    assert "needs glibc >= 2.36, Python 3.11, rknpu >= 0.9.8, groups audio, render" in r.message
+    assert "checked: emulated: Debian 12 arm64 root under qemu" in r.message
+    # an older image: glibc 2.31 (Ubuntu 20.04) fails with the fix, the other OS is named
+    _image_tree(root, 'ID=ubuntu\nVERSION_ID="20.04"\n', "2.31")
+    r = run(root, ["image"])["image"]
+    assert r.status == "fail" and "glibc 2.31 (/lib/aarch64-linux-gnu/libc.so.6) is older than the image's 2.36" in r.message
+    assert "OS ubuntu-20.04, but rk3588-rock5b was checked against debian-12" in r.message
+    assert "flash the image the board config names (Radxa OS for ROCK 5B" in r.fix
+
+
+def test_image_check_without_os_release_or_libc_warns(tmp_path, lib_dir):
+    root = tmp_path / "bare"
+    fakeroot.healthy(root, "x86-dev", lib_dir)
+    r = run(root, ["image"], board="x86-dev")["image"]
+    assert r.status == "warn" and "no /etc/os-release" in r.message and "glibc version unknown" in r.message

@@ -11,6 +11,9 @@ Checks, in order (:data:`CHECKS`); each gives ``ok``, ``warn`` or ``fail``, and 
 failure. The exit status is 1 when any check fails, else 0.
 
 ``packages``     Debian packages (espeak-ng, libportaudio2) from the dpkg database, Python packages.
+``image``        the OS image against the board config's ``board.image``: ``/etc/os-release`` (another OS warns),
+                 glibc from ``libc.so.6`` (older than the image's fails: the resolved wheels may not load),
+                 the Python running edge (older than 3.10 fails, another than the image's warns).
 ``user``         the service user exists and is in ``audio`` and the NPU node's group (case C07).
 ``audio``        capture devices and their native rates (PortAudio, ``drivers.audio.devices.list_devices``)
                  and the board's expected ALSA cards in ``/proc/asound/cards``.
@@ -69,6 +72,8 @@ DROPIN_PATH = "/etc/systemd/system/edge.service.d/10-board.conf"
 #: being unpacked beside the current one (the default models are ~200 MiB).
 MIN_FREE_DISK_MIB = 1024
 MIB = 1 << 20
+#: The oldest Python edge runs on (pyproject.toml ``requires-python``).
+MIN_PYTHON = (3, 10)
 
 
 class DoctorError(UserError):
@@ -183,6 +188,45 @@ def check_packages(d: Doctor) -> CheckResult:
         return CheckResult("packages", "fail", f"{msg}; Python packages missing: {', '.join(missing_pip)}",
                            "run scripts/setup.sh (it installs them into the venv)")
     return CheckResult("packages", status, msg + f"; Python packages present ({len(PIP_PACKAGES)})", fix)
+
+
+def check_image(d: Doctor) -> CheckResult:
+    img = d.board.image
+    if img is None:
+        return CheckResult("image", "ok", f"{d.board.name} names no OS image")
+    needs = (f"needs glibc >= {img.glibc}, Python {img.python}"
+             + (f", rknpu >= {d.board.npu.min_driver_version}" if d.board.npu else "")
+             + f", groups {', '.join(d.board.supplementary_groups)}")
+    bad, warn, found, fixes = [], [], [], []
+    rel = system.os_release(d.root)
+    os_id = f"{rel.get('ID', '?')}-{rel.get('VERSION_ID', '?')}" if rel else None
+    if os_id is None:
+        warn.append("no /etc/os-release")
+    elif os_id != img.os:
+        warn.append(f"OS {os_id}, but {d.board.name} was checked against {img.os} ({img.name})")
+    else:
+        found.append(f"OS {os_id}")
+    glibc, where = system.glibc_version(d.root)
+    if glibc is None:
+        warn.append("glibc version unknown (no libc.so.6 with a release banner)")
+    elif system.version_tuple(glibc) < system.version_tuple(img.glibc):
+        bad.append(f"glibc {glibc} ({where}) is older than the image's {img.glibc}: wheels tagged manylinux_"
+                   f"{img.glibc.replace('.', '_')} do not load, and pip quietly installs older releases")
+        fixes.append(f"flash the image the board config names ({img.name}) or a newer one")
+    else:
+        found.append(f"glibc {glibc}")
+    py = sys.version_info[:2]
+    if py < MIN_PYTHON:
+        bad.append(f"Python {py[0]}.{py[1]} runs edge, older than {MIN_PYTHON[0]}.{MIN_PYTHON[1]}")
+        fixes.append(f"install python{img.python} (the image's) and run scripts/setup.sh with it")
+    elif f"{py[0]}.{py[1]}" != img.python:
+        warn.append(f"Python {py[0]}.{py[1]} runs edge; the image has {img.python}, for which the wheels were checked")
+    else:
+        found.append(f"Python {img.python}")
+    text = "; ".join(bad + warn + found) + f" ({needs}; checked: {img.checked})"
+    if bad:
+        return CheckResult("image", "fail", text, "; ".join(fixes))
+    return CheckResult("image", "warn" if warn else "ok", text)
 
 
 def _needed_groups(d: Doctor) -> list[str]:
@@ -477,6 +521,7 @@ def check_unit(d: Doctor) -> CheckResult:
 
 CHECKS: dict[str, Callable[[Doctor], CheckResult]] = {
     "packages": check_packages,
+    "image": check_image,
     "user": check_user,
     "audio": check_audio,
     "devices": check_devices,
