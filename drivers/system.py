@@ -279,3 +279,42 @@ def library_version(path: str | os.PathLike, name: str) -> str | None:
 def version_tuple(v: str) -> tuple[int, ...]:
     """``"0.9.8"`` → ``(0, 9, 8)``; non-numeric parts are dropped."""
     return tuple(int(x) for x in re.findall(r"\d+", v))
+
+
+#: Where the C library lives on Debian/Ubuntu (multiarch) and elsewhere; its bytes carry the release.
+LIBC_PATHS = ("/lib/aarch64-linux-gnu/libc.so.6", "/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/aarch64-linux-gnu/libc.so.6",
+              "/usr/lib/x86_64-linux-gnu/libc.so.6", "/lib64/libc.so.6", "/usr/lib64/libc.so.6", "/lib/libc.so.6")
+_GLIBC_RE = re.compile(rb"GNU C Library [^\n]*?release version (\d+\.\d+)")
+
+
+def glibc_version(root: str | os.PathLike) -> tuple[str | None, str | None]:
+    """``("2.36", "/lib/aarch64-linux-gnu/libc.so.6")``: the glibc release read from the first
+    ``libc.so.6`` of :data:`LIBC_PATHS` under ``root`` (its banner "GNU C Library ... release version
+    2.36"); ``(None, None)`` when none is found or none carries the banner."""
+    for p in LIBC_PATHS:
+        f = under(root, p)
+        try:
+            data = f.read_bytes()
+        except OSError:
+            continue
+        m = _GLIBC_RE.search(data)
+        if m:
+            return m.group(1).decode(), p
+    return None, None
+
+
+def os_release(root: str | os.PathLike) -> dict[str, str]:
+    """``/etc/os-release`` (else ``/usr/lib/os-release``) under ``root`` as a dict (quotes removed);
+    empty when neither exists."""
+    for p in ("/etc/os-release", "/usr/lib/os-release"):
+        try:
+            text = under(root, p).read_text(errors="replace")
+        except OSError:
+            continue
+        out = {}
+        for line in text.splitlines():
+            k, sep, v = line.partition("=")
+            if sep and k.strip() and not k.startswith("#"):
+                out[k.strip()] = v.strip().strip('"').strip("'")
+        return out
+    return {}

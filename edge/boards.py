@@ -11,12 +11,15 @@ the resource governor's ``sensors:``, read their own keys); this module validate
 
     load_board("rk3588-rock5b") -> BoardSpec          # raises BoardError naming the file and key
     board_names() -> ["rk3566-rock3c", ...]
+    detect_board(root="/") -> BoardChoice       # the device tree's compatible, else generic-<arch>
 
 Units: MiB, MHz, °C, W. Every number in the board files names its source in a YAML comment
 (kernel device tree, vendor issue tracker, datasheet); estimates say so.
 """
 from __future__ import annotations
 
+import platform
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -30,6 +33,13 @@ from edge.config import BOARD_DIR, ConfigError, CpuCluster, board_path, load_set
 MEMORY_RESERVE = 0.30
 #: Open-file limit the unit sets (``LimitNOFILE``); ``edge doctor`` fails below it.
 MIN_NOFILE = 65536
+
+
+#: The board config a machine gets when its device tree names no board config: one per CPU
+#: architecture (``platform.machine()``); each is CPU-only and assumes no thermal zone or sound card.
+GENERIC_BOARDS = {"x86_64": "x86-dev", "amd64": "x86-dev", "aarch64": "generic-aarch64", "arm64": "generic-aarch64"}
+#: Where the kernel shows the device tree's root ``compatible`` (NUL-separated strings, most specific first).
+DT_COMPATIBLE_PATHS = ("/proc/device-tree/compatible", "/sys/firmware/devicetree/base/compatible")
 
 
 class BoardError(ConfigError):
@@ -135,12 +145,28 @@ class ServiceSpec(_Strict):
     nofile: int = Field(MIN_NOFILE, ge=MIN_NOFILE, description="LimitNOFILE")
 
 
+class ImageSpec(_Strict):
+    """The OS image a board config was checked against, and what ``edge install`` needs from it:
+    the Python the wheels are resolved for, the least glibc they may need (``manylinux_2_X`` tags),
+    ``os`` as ``ID-VERSION_ID`` of ``/etc/os-release``. The kernel's NPU driver is
+    ``npu.min_driver_version``, the groups :attr:`BoardSpec.supplementary_groups`; ``edge doctor``
+    checks all four (checks ``image``, ``npu-driver``, ``user``)."""
+
+    os: str = Field(pattern=r"^[a-z]+-[\d.]+$", description="ID-VERSION_ID of /etc/os-release, e.g. debian-12")
+    name: str = Field(min_length=1, description="the image as its vendor names it")
+    checked: str = Field(min_length=1, description="how this image was checked (emulated, on a board, not yet)")
+    python: str = Field(pattern=r"^3\.\d+$", description="the image's python3 (major.minor)")
+    glibc: str = Field(pattern=r"^2\.\d+$", description="the image's glibc: wheels may need at most this")
+
+
 class BoardSpec(_Strict):
     """The ``board:`` block of a board config."""
 
     name: str
     soc: str
     description: str = ""
+    compatible: list[str] = Field([], description="device-tree root compatible strings naming this board "
+                                  "(/proc/device-tree/compatible); edge doctor picks the board by them")
     ram_mib: int = Field(ge=256, description="MiB of the board variant this file is for")
     cpu_clusters: list[CpuCluster] = Field(min_length=1, description="edge.config.CpuCluster: name, cores, kind")
     thermal_zones: list[ThermalZone] = []
@@ -149,6 +175,7 @@ class BoardSpec(_Strict):
     models: ModelsSpec
     power_budget_w: float = Field(gt=0, le=500, description="W, sustained budget for the whole board")
     service: ServiceSpec
+    image: ImageSpec | None = None
     #: the resource governor's own block (validated by its code); kept as is
     sensors: dict[str, Any] | None = None
 
@@ -229,3 +256,50 @@ def load_board(name: str) -> BoardSpec:
         raise BoardError(f"{path}: llm.model {settings.llm.model!r} is not in board.models.recommended "
                          f"{spec.models.recommended}; add it there")
     return spec
+
+
+@dataclass(frozen=True)
+class BoardChoice:
+    """Which board config a machine is checked as, and why (one line for the report)."""
+
+    name: str
+    how: str
+    generic: bool
+
+
+def read_compatible(root: str | Path = "/") -> list[str]:
+    """The device tree's root ``compatible`` strings under ``root`` (empty without a device tree)."""
+    for p in DT_COMPATIBLE_PATHS:
+        try:
+            raw = (Path(root) / p.lstrip("/")).read_bytes()
+        except OSError:
+            continue
+        return [x.decode("ascii", "replace").strip() for x in raw.split(b"\0") if x.strip()]
+    return []
+
+
+def detect_board(root: str | Path = "/", machine: str | None = None) -> BoardChoice:
+    """The board config for this machine: the first whose ``board.compatible`` holds one of the device
+    tree's root compatible strings (read under ``root``), else the generic config of the CPU
+    architecture (:data:`GENERIC_BOARDS`; ``machine`` defaults to ``platform.machine()``).
+
+    Raises:
+        BoardError: neither the device tree nor the architecture names a board config (the message
+            lists the known ones and says to pass ``--board``).
+    """
+    compat = read_compatible(root)
+    if compat:
+        for name in board_names():
+            raw = yaml.safe_load(board_path(name).read_text(encoding="utf-8")) or {}
+            wanted = (raw.get("board") or {}).get("compatible") or []
+            hit = next((c for c in compat if c in wanted), None)
+            if hit:
+                return BoardChoice(name, f"device tree compatible {hit!r} names board {name}", False)
+    arch = machine or platform.machine()
+    seen = f"device tree compatible {', '.join(compat[:3])}" if compat else "no device tree"
+    generic = GENERIC_BOARDS.get(arch)
+    if generic is None:
+        raise BoardError(f"this machine ({arch}, {seen}) matches no board config and {arch} has no generic one; "
+                         f"pass --board NAME (one of {', '.join(board_names())})")
+    return BoardChoice(generic, f"this machine ({seen}) matches no board config: checked as a generic {arch} "
+                       f"machine ({generic}); board configs: {', '.join(board_names())}", True)

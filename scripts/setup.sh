@@ -19,6 +19,9 @@ say() { printf '[setup] %s\n' "$*" >&2; }
 #    the site server's engines (edge/site/), which the site tests start on their own loopback ports.
 #    shared-mime-info: its specification PDF is the PDF of the documents' evaluation corpus (bench/eval/docs/).
 DEB_PACKAGES=(espeak-ng libespeak-ng1 portaudio19-dev pulseaudio pulseaudio-utils libasound2-plugins libsndfile1 build-essential cmake python3-venv systemd libsystemd-dev pkg-config chromium postgresql mosquitto shared-mime-info faketime)
+# the arm64 rehearsal on an x86 machine (tests/test_rkllm_header.py, tests/test_rknn_qemu.py,
+# scripts/arm64-check.sh): qemu user emulation, the aarch64 cross compiler, debootstrap
+[ "$(uname -m)" = aarch64 ] || DEB_PACKAGES+=(qemu-user-static g++-aarch64-linux-gnu libc6-dev-arm64-cross debootstrap)
 missing=()
 for p in "${DEB_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then

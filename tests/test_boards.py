@@ -32,6 +32,8 @@ def test_every_board_file_loads_through_the_schema(name):
     assert len(cores) == len(set(cores))
     for z in spec.thermal_zones:
         assert [t.temp_c for t in z.trips] == sorted(t.temp_c for t in z.trips)
+    # the OS image it was checked against, and what edge install needs from it
+    assert spec.image is not None and tuple(map(int, spec.image.python.split("."))) >= (3, 10)
 
 
 def test_rk3566_is_cpu_only_and_the_npu_boards_name_node_group_and_mask():

@@ -89,7 +89,7 @@ def _doctor_nofile(limit: int) -> subprocess.CompletedProcess:
 def test_a_real_process_with_1024_open_files_fails_the_check():
     r = _doctor_nofile(1024)
     assert r.returncode == 1, r.stdout + r.stderr
-    (res,) = [json.loads(x) for x in r.stdout.splitlines()]
+    (res,) = json.loads(r.stdout)["checks"]
     assert res["status"] == "fail" and "RLIMIT_NOFILE) is 1024, below 65536" in res["message"]
     assert "LimitNOFILE=65536" in res["fix"] and "ulimit -n 65536" in res["fix"]
 

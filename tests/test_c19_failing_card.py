@@ -275,7 +275,7 @@ def test_a_corrupt_store_at_start_is_kept_aside_and_rebuilt_from_backup_and_read
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     doc = subprocess.run([sys.executable, "-m", "edge.cli", "doctor", "--config", str(cfg), "--check", "store",
                           "--json", "--no-audio-probe"], cwd=REPO, capture_output=True, text=True, timeout=120, env=env)
-    line = json.loads(doc.stdout.strip().splitlines()[0])
+    (line,) = json.loads(doc.stdout)["checks"]
     assert line["status"] == "warn" and "rebuilt" in line["message"] and str(aside) in line["message"], line
     st = subprocess.run([sys.executable, "-m", "edge.cli", "status", "--config", str(cfg), "--json"], cwd=REPO,
                         capture_output=True, text=True, timeout=120, env=env)

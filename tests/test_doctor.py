@@ -5,6 +5,7 @@ null sink to list a real capture device with its native rate."""
 from __future__ import annotations
 
 import json
+import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from edge.boards import load_board
+from edge.boards import GENERIC_BOARDS, BoardError, detect_board, load_board
 from edge.config import load_settings
 from edge.models import manifest as models
 from edge.ops import doctor
@@ -58,9 +59,11 @@ def test_cli_json_and_exit_status(tree, capsys):
     from edge.cli import main
 
     assert main(["doctor", "--root", str(root), "--board", BOARD, "--json", "--no-audio-probe"]) == 0
-    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    out = json.loads(capsys.readouterr().out)
+    lines = out["checks"]
     assert [x["name"] for x in lines] == list(doctor.CHECKS)
     assert all(set(x) == {"name", "status", "message", "fix"} for x in lines)
+    assert out["board"] == BOARD and out["chosen_by"] == "named with --board" and out["exit_status"] == 0
     fakeroot.limits(root, nofile_soft=1024)
     assert main(["doctor", "--root", str(root), "--board", BOARD, "--no-audio-probe"]) == 1
     out = capsys.readouterr().out
@@ -152,18 +155,90 @@ def test_audio_probe_lists_a_real_capture_device_with_its_native_rate(pulse_null
                         "--json", "--audio-probe", "--check", "audio", "--check", "devices"],
                        cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
-    res = {x["name"]: x for x in map(json.loads, r.stdout.splitlines())}
+    res = {x["name"]: x for x in json.loads(r.stdout)["checks"]}
     assert res["audio"]["status"] == "ok"
     assert "'default' 44100 Hz" in res["audio"]["message"]  # the pulse plugin's native rate (tests/pulse.py)
     assert "rockchipes8316" in res["audio"]["message"]       # the fake tree's ALSA card
 
 
-def test_doctor_without_a_board_on_an_unknown_machine_names_the_boards_to_pass(tmp_path):
+def _doctor(*args, cwd=REPO):
+    return subprocess.run([sys.executable, "-m", "edge.cli", "doctor", *map(str, args)], cwd=cwd,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_doctor_without_a_board_checks_an_unknown_machine_as_a_generic_one_of_its_arch(tmp_path):
+    """No --board, no board: in the config, no device tree under --root: the generic config of this CPU
+    architecture is checked, named in the report with the list of board configs."""
     cfg = tmp_path / "edge.yaml"
     cfg.write_text(f"store: {{path: {tmp_path / 'edge.db'}}}\n")
-    if load_settings(str(cfg)).board is not None:
-        pytest.skip("this machine is detected as a known board")
-    r = subprocess.run([sys.executable, "-m", "edge.cli", "doctor", "--config", str(cfg)], cwd=REPO,
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 2, r.stderr
-    assert "pass --board NAME (one of " in r.stderr and "x86-dev" in r.stderr and "rk3588-rock5b" in r.stderr, r.stderr
+    root = tmp_path / "root"
+    root.mkdir()
+    r = _doctor("--config", cfg, "--root", root, "--no-audio-probe", "--json")
+    out = json.loads(r.stdout)
+    generic = GENERIC_BOARDS[platform.machine()]
+    assert out["board"] == generic and out["generic"] is True, out
+    assert f"generic {platform.machine()} machine ({generic})" in out["chosen_by"]
+    assert {"rk3588-rock5b", "x86-dev", "generic-aarch64"} <= set(out["board_configs"])
+    assert [c["name"] for c in out["checks"]] == list(doctor.CHECKS)
+    assert r.returncode == out["exit_status"] == 1  # the empty tree has no service user: a failure, reported
+    text = _doctor("--config", cfg, "--root", root, "--no-audio-probe").stdout
+    assert text.splitlines()[0].startswith(f"board {generic}: this machine (no device tree) matches no board config")
+
+
+def test_the_device_tree_names_the_board(tmp_path):
+    root = tmp_path / "root"
+    (root / "proc/device-tree").mkdir(parents=True)
+    (root / "proc/device-tree/compatible").write_bytes(b"radxa,rock-5b\0rockchip,rk3588\0")
+    choice = detect_board(root, machine="aarch64")
+    assert (choice.name, choice.generic) == ("rk3588-rock5b", False)
+    assert "'radxa,rock-5b'" in choice.how
+    # a board no config names: the generic arm64 config, and the strings seen are in the reason
+    (root / "proc/device-tree/compatible").write_bytes(b"pine64,rockpro64\0rockchip,rk3399\0")
+    choice = detect_board(root, machine="aarch64")
+    assert (choice.name, choice.generic) == ("generic-aarch64", True)
+    assert "pine64,rockpro64" in choice.how and "rk3588-rock5b" in choice.how
+    assert load_board("generic-aarch64").cpu_only
+    with pytest.raises(BoardError, match=r"riscv64 has no generic one; pass --board NAME \(one of .*x86-dev"):
+        detect_board(root, machine="riscv64")
+
+
+def test_json_refusals_are_json(tmp_path):
+    r = _doctor("--board", "x86-dev", "--root", tmp_path, "--no-audio-probe", "--check", "vibes", "--json")
+    out = json.loads(r.stdout)
+    assert r.returncode == out["exit_status"] == 2 and out["refused"] is True
+    assert "vibes" in out["error"] and "known: packages" in out["error"] and "rk3588-rock5b" in out["board_configs"]
+    r = _doctor("--board", "rk9999-nope", "--json")
+    out = json.loads(r.stdout)
+    assert r.returncode == 2 and "board 'rk9999-nope': no file" in out["error"]
+
+
+def _image_tree(root: Path, os_release: str, glibc: str) -> None:
+    (root / "etc").mkdir(parents=True, exist_ok=True)
+    (root / "etc/os-release").write_text(os_release)
+    libc = root / "lib/aarch64-linux-gnu/libc.so.6"
+    libc.parent.mkdir(parents=True, exist_ok=True)
+    libc.write_bytes(b"\x7fELF..." + f"GNU C Library (Debian GLIBC {glibc}-9) stable release version {glibc}.\n".encode())
+
+
+def test_image_check_names_what_the_board_config_needs(tree):
+    root, _ = tree
+    py = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    _image_tree(root, 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nID=debian\nVERSION_ID="12"\n', "2.36")
+    r = run(root, ["image"])["image"]
+    assert r.status == ("ok" if py == "3.11" else "warn"), r.line()
+    assert "OS debian-12; glibc 2.36" in r.message
+    assert "needs glibc >= 2.36, Python 3.11, rknpu >= 0.9.8, groups audio, render" in r.message
+    assert "checked: emulated: Debian 12 arm64 root under qemu" in r.message
+    # an older image: glibc 2.31 (Ubuntu 20.04) fails with the fix, the other OS is named
+    _image_tree(root, 'ID=ubuntu\nVERSION_ID="20.04"\n', "2.31")
+    r = run(root, ["image"])["image"]
+    assert r.status == "fail" and "glibc 2.31 (/lib/aarch64-linux-gnu/libc.so.6) is older than the image's 2.36" in r.message
+    assert "OS ubuntu-20.04, but rk3588-rock5b was checked against debian-12" in r.message
+    assert "flash the image the board config names (Radxa OS for ROCK 5B" in r.fix
+
+
+def test_image_check_without_os_release_or_libc_warns(tmp_path, lib_dir):
+    root = tmp_path / "bare"
+    fakeroot.healthy(root, "x86-dev", lib_dir)
+    r = run(root, ["image"], board="x86-dev")["image"]
+    assert r.status == "warn" and "no /etc/os-release" in r.message and "glibc version unknown" in r.message

@@ -1,7 +1,9 @@
 """drivers.npu.rknn.NpuRunner with a stand-in ``rknnlite`` package written into a tmp folder: each
 way RKNNLite can fail (load, init, inference, wrong outputs, a failure later at run time) moves the
 network to the CPU with the reason; a stand-in that answers like the CPU keeps it on the NPU. The
-network is openWakeWord's real ``melspectrogram.onnx``; the ``.rknn`` file is a dummy."""
+network is openWakeWord's real ``melspectrogram.onnx``; the ``.rknn`` file has the real container layout
+(tests/rknnfile.py) around a payload naming that ONNX file. The real RKNNLite and librknnrt under qemu
+are in tests/test_rknn_qemu.py."""
 from __future__ import annotations
 
 import logging
@@ -12,7 +14,10 @@ import numpy as np
 import pytest
 
 from drivers.npu.rknn import CORE_MASKS, NpuRunner, normalized_error
+from drivers.npu.rknn_file import RknnFileError, check_rknn_file, check_runtime
 from edge.stages.wake import openwakeword_models_dir
+from tests import fakeroot
+from tests.rknnfile import write_rknn
 
 # rknnlite/api: RKNNLite with the lite2 constants; behaviour from $FAKE_RKNNLITE_MODE. Its NPU answer
 # is the ONNX model named inside the dummy .rknn file, run with onnxruntime (the "good" NPU).
@@ -37,7 +42,7 @@ class RKNNLite:
         CALLS.append(("load_rknn", path))
         if self.mode == "load_fails":
             return -1
-        onnx = open(path).read().split("ONNX:", 1)[1].strip()
+        onnx = open(path, "rb").read().split(b"ONNX:", 1)[1].split(b"\\n", 1)[0].decode()
         self.session = ort.InferenceSession(onnx, providers=["CPUExecutionProvider"])
         return 0
 
@@ -92,9 +97,7 @@ def rknnlite(tmp_path, monkeypatch):
 
 @pytest.fixture
 def rknn_file(tmp_path, onnx_model):
-    p = tmp_path / "melspectrogram_rk3588.rknn"
-    p.write_text(f"dummy .rknn for tests\nONNX:{onnx_model}\n")
-    return p
+    return write_rknn(tmp_path / "melspectrogram_rk3588.rknn", graph=f"ONNX:{onnx_model}\n".encode())
 
 
 def reference(onnx_model, inputs):
@@ -155,8 +158,7 @@ def test_without_rknnlite_or_rknn_file_the_cpu_runs_it(monkeypatch, tmp_path, on
     monkeypatch.setitem(sys.modules, "rknnlite", None)  # import fails, as on x86_64
     missing = NpuRunner(onnx_model, tmp_path / "absent.rknn", check_inputs=audio)
     assert missing.backend == "cpu" and "no such .rknn file" in missing.fallback_reason
-    dummy = tmp_path / "m.rknn"
-    dummy.write_text("x")
+    dummy = write_rknn(tmp_path / "m.rknn")
     no_pkg = NpuRunner(onnx_model, dummy, check_inputs=audio)
     assert no_pkg.backend == "cpu" and "rknnlite is not importable" in no_pkg.fallback_reason
     cpu_only = NpuRunner(onnx_model)
@@ -183,3 +185,70 @@ def test_normalized_error():
     assert normalized_error(ref, ref) == 0.0
     assert normalized_error(ref + 0.4, ref) == pytest.approx(0.1)
     assert normalized_error(np.array([np.nan, 0, 0]), ref) == float("inf")
+
+
+# ---------------------------------------------------------------- the file and runtime checks before load_rknn
+
+@pytest.fixture(scope="module")
+def runtimes(tmp_path_factory):
+    """Stand-in librknnrt.so files carrying the real version strings (1.5.2 is the rknpu==1.5.2 wheel's)."""
+    d = tmp_path_factory.mktemp("rt")
+    return {v: fakeroot.compile_lib(d / f"librknnrt-{v}.so", "librknnrt", f"librknnrt version: {v} (c6b7b351a@2023)")
+            for v in ("1.5.2", "2.3.2")}
+
+
+def _sha(p):
+    import hashlib
+
+    return hashlib.sha256(p.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("case, reason", [
+    ("onnx", "not an RKNN model: first bytes"),
+    ("truncated", "truncated"),
+    ("rk3566", "converted for rk3566, this board is rk3588; convert the model with rknn-toolkit2 target_platform='rk3588'"),
+    ("size", "the manifest says"),
+    ("sha256", "SHA-256"),
+    ("toolkit", "converted with rknn-toolkit2 1.6.0, the board config names 2.3.2"),
+    ("runtime", "librknnrt 1.5.2, but the board config names 2.3.2"),
+])
+def test_a_wrong_file_or_runtime_never_reaches_load_rknn(rknnlite, monkeypatch, tmp_path, onnx_model, rknn_file,
+                                                          runtimes, audio, case, reason):
+    monkeypatch.setenv("FAKE_RKNNLITE_MODE", "good")
+    good = rknn_file.read_bytes()
+    expect = dict(soc="rk3588", rknn_size=len(good), rknn_sha256=_sha(rknn_file), model_version="2.3.2",
+                  runtime_path=runtimes["2.3.2"])
+    p = tmp_path / "model.rknn"
+    p.write_bytes(good)
+    if case == "onnx":
+        p.write_bytes(onnx_model.read_bytes())
+        expect.update(rknn_size=None, rknn_sha256=None)
+    elif case == "truncated":
+        p.write_bytes(good[:-20])
+        expect.update(rknn_size=None, rknn_sha256=None)
+    elif case in ("rk3566", "toolkit"):
+        write_rknn(p, targets=["rk3566"] if case == "rk3566" else ["rk3588"],
+                   toolkit="1.6.0" if case == "toolkit" else "2.3.2", graph=f"ONNX:{onnx_model}\n".encode())
+        expect.update(rknn_size=None, rknn_sha256=None)
+    elif case == "size":
+        p.write_bytes(good + b"\0")
+    elif case == "sha256":
+        expect["rknn_sha256"] = "0" * 64  # the manifest's hash is another file's
+    elif case == "runtime":
+        expect["runtime_path"] = runtimes["1.5.2"]
+    r = NpuRunner(onnx_model, p, check_inputs=audio, **expect)
+    assert r.backend == "cpu" and reason in r.fallback_reason, r.fallback_reason
+    assert str(p if case != "runtime" else runtimes["1.5.2"]) in r.fallback_reason  # names the file
+    assert rknnlite.CALLS == []  # RKNNLite never saw it
+    np.testing.assert_allclose(r.run(audio)[0], reference(onnx_model, audio)[0], rtol=1e-6)
+
+
+def test_the_right_file_and_runtime_pass_and_sibling_socs_share_models(rknnlite, monkeypatch, tmp_path, onnx_model,
+                                                                       rknn_file, runtimes, audio):
+    monkeypatch.setenv("FAKE_RKNNLITE_MODE", "good")
+    r = NpuRunner(onnx_model, rknn_file, check_inputs=audio, soc="rk3588s", rknn_size=rknn_file.stat().st_size,
+                  rknn_sha256=_sha(rknn_file), model_version="2.3.1", runtime_path=runtimes["2.3.2"])
+    assert r.backend == "npu", r.fallback_reason  # an RK3588S board runs rk3588 models; 2.3.x is one series
+    assert check_rknn_file(write_rknn(tmp_path / "a.rknn", targets=["RK3566"]), soc="rk3568").target_platforms == ["rk3566"]
+    with pytest.raises(RknnFileError, match="no RKNN runtime"):
+        check_runtime(tmp_path / "none.so", "2.3.2")

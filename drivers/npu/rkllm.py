@@ -4,20 +4,13 @@ Every type below mirrors the header one to one, in header order, with the header
 (``bool``, ``int8_t``, ``uint8_t``, ``int32_t``, ``size_t``, ``float``; C enums are ``int``). The
 runtime reads these structs by raw offset, so a shifted field is a crash or a silently wrong
 sampler, never an error message: :data:`LAYOUT` lists every struct and member, and the tests compare
-``sizeof``/``offsetof`` against a C stand-in library compiled from the same definitions and against
-values derived by hand from the header (``tests/test_rkllm.py``).
+``sizeof``/``offsetof`` against Rockchip's real header kept beside this module (``drivers/npu/rkllm.h``,
+release v1.3.0 of ``airockchip/rknn-llm``, licence in ``drivers/npu/LICENSE.rkllm``) compiled with the
+host's g++ and with aarch64-linux-gnu-g++ run under qemu (``tests/test_rkllm_header.py``, which also
+checks that every struct, member and function of the header is mirrored), and against a C stand-in
+library (``tests/test_rkllm.py``). A new runtime release is one header to drop in and that test to run.
 
-Where the header comes from (read, not copied):
-
-* ``airockchip/rknn-llm``, ``rkllm-runtime/Linux/librkllm_api/include/rkllm.h``: the stored copies
-  are 1.1.x (commit 33f17354…: ``void`` callback, 3-field ``RKLLMMultiModelInput``) and 1.2.0
-  (commit 38b25876…: ``void`` callback, no ``role``); ``shao77622/rknn-llm``'s copy of
-  ``rkllm-runtime/Android/librkllm_api/include/rkllm.h`` is 1.2.2 (``role``/``enable_thinking`` in
-  ``RKLLMInput``, ``int`` callback, ``RKLLMPerfStat``, ``rkllm_clear_kv_cache`` with
-  ``start_pos``/``end_pos``). The 1.3.0 header itself is not among the stored files (only
-  ``doc/Rockchip_RKLLM_SDK_CN_1.3.0.pdf``, binary), so the 1.3.0 layout was reconciled from the
-  1.2.2 header plus three independent mirrors that state they follow ``rkllm.h`` @ release-v1.3.0
-  or were checked against a 1.3.x board. They agree on what 1.3.0 changed against 1.2.x:
+What 1.3.0 changed against 1.2.x (1.2.0 and 1.2.2 headers of the same repository):
 
   - ``RKLLMParam``: ``img_start``/``img_end``/``img_content`` removed, ``ignore_eos_token`` added
     after ``skip_special_token``;

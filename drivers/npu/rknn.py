@@ -9,8 +9,14 @@ of output arrays, ``release()`` frees the NPU context. ``core_mask`` takes the c
 ``NPU_CORE_0_1_2`` (lite2 1.4.0) and ``NPU_CORE_ALL`` (lite2 2.0.0b0; CHANGELOG.txt); RK3588 has
 three NPU cores, RK3576 two, RK3566/RK3568 one (only ``auto`` is meaningful there).
 
-This is the "degrade to CPU when operators are unsupported" path: any failure at load, init or
-inference, or outputs that differ from the onnxruntime reference by more than ``tolerance`` on a
+Before RKNNLite sees the file, :func:`drivers.npu.rknn_file.check_rknn_file` checks it (magic, the
+manifest's size and SHA-256, the board's SoC among its target platforms, the converting toolkit's
+version) and :func:`~drivers.npu.rknn_file.check_runtime` checks ``/usr/lib/librknnrt.so``'s version
+against the board config's: the real RKNNLite 2.5.0 returns 0 from ``load_rknn`` for any file, and
+after a failed ``init_runtime`` its ``inference()`` returns ``None`` instead of raising.
+
+This is the "degrade to CPU when operators are unsupported" path: any failure of those checks, at
+load, init or inference, or outputs that differ from the onnxruntime reference by more than ``tolerance`` on a
 first check input, moves that network to the CPU for the rest of the process and logs why
 (``runner.backend == "cpu"``, ``runner.fallback_reason``).
 """
@@ -22,6 +28,8 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
+
+from drivers.npu.rknn_file import RUNTIME_PATH, RknnFileError, check_rknn_file, check_runtime
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +75,12 @@ class NpuRunner:
             random normal arrays, possible only when every input is a float tensor of fixed shape.
         cpu_threads: onnxruntime intra-op threads.
         name: for log messages (default the ONNX file's stem).
+        soc: the board's SoC (board config ``board.soc``); the file must be converted for it.
+        rknn_size, rknn_sha256: the ``.rknn`` file's size (bytes) and SHA-256 from the model manifest.
+        model_version: the toolkit version the board's models were converted with (board config
+            ``board.npu.runtimes[librknnrt].model_version``): the runtime library and the file must
+            be of its major.minor.
+        runtime_path: the librknnrt RKNNLite loads (:data:`~drivers.npu.rknn_file.RUNTIME_PATH`).
     Attributes:
         backend: ``"npu"`` or ``"cpu"``.
         fallback_reason: why the network is on the CPU (``None`` on the NPU).
@@ -78,7 +92,9 @@ class NpuRunner:
 
     def __init__(self, onnx_path: str | os.PathLike[str], rknn_path: str | os.PathLike[str] | None = None,
                  core_mask: str = "auto", tolerance: float = DEFAULT_TOLERANCE,
-                 check_inputs: Sequence[np.ndarray] | None = None, cpu_threads: int = 1, name: str | None = None):
+                 check_inputs: Sequence[np.ndarray] | None = None, cpu_threads: int = 1, name: str | None = None,
+                 soc: str | None = None, rknn_size: int | None = None, rknn_sha256: str | None = None,
+                 model_version: str | None = None, runtime_path: str | os.PathLike[str] = RUNTIME_PATH):
         if core_mask not in CORE_MASKS:
             raise ValueError(f"core_mask '{core_mask}' is not one of {', '.join(CORE_MASKS)} (board config npu core_mask)")
         self.onnx_path = Path(onnx_path)
@@ -92,6 +108,8 @@ class NpuRunner:
         self.fallback_reason: str | None = None
         self.check_error: float | None = None
         self._rknn = None
+        self._expect = dict(soc=soc, size=rknn_size, sha256=rknn_sha256, model_version=model_version)
+        self.runtime_path = Path(runtime_path)
 
         import onnxruntime as ort
 
@@ -111,6 +129,13 @@ class NpuRunner:
             return
         if not self.rknn_path.is_file():
             self._to_cpu(f"{self.rknn_path}: no such .rknn file")
+            return
+        try:  # the runtime does not check the file, so a wrong one is caught here, by name
+            check_rknn_file(self.rknn_path, **self._expect)
+            if self._expect["model_version"] is not None:
+                check_runtime(self.runtime_path, self._expect["model_version"])
+        except RknnFileError as e:
+            self._to_cpu(str(e))
             return
         try:
             from rknnlite.api import RKNNLite
@@ -133,8 +158,9 @@ class NpuRunner:
                 return
             ret = self._rknn.init_runtime(core_mask=const)
             if ret != 0:
-                self._to_cpu(f"RKNNLite.init_runtime(core_mask={CORE_MASKS[self.core_mask]}) returned {ret} "
-                             f"(NPU driver missing, or a core this SoC does not have)")
+                self._to_cpu(f"RKNNLite.init_runtime(core_mask={CORE_MASKS[self.core_mask]}) returned {ret}: no "
+                             f"usable NPU (the rknpu driver is not loaded or its node is missing: `dmesg | grep -i "
+                             f"rknpu`, edge doctor), or a core this SoC does not have")
                 return
             npu = self._rknn.inference(inputs=inputs)
         except Exception as e:  # noqa: BLE001 - any vendor failure means: run on the CPU

@@ -2,10 +2,18 @@
 
     edge doctor [--json] [--root DIR] [--board NAME] [--user edge] [--no-audio-probe]
 
+The board: ``--board``, else ``board:`` in the config, else the board config whose ``compatible``
+holds one of the device tree's root compatible strings, else the generic config of the CPU
+architecture (``x86-dev``, ``generic-aarch64``); the report names the one chosen and how, and lists
+the board configs. ``--json`` prints one JSON object, a refusal included (exit status 2).
+
 Checks, in order (:data:`CHECKS`); each gives ``ok``, ``warn`` or ``fail``, and a ``fix`` for a
 failure. The exit status is 1 when any check fails, else 0.
 
 ``packages``     Debian packages (espeak-ng, libportaudio2) from the dpkg database, Python packages.
+``image``        the OS image against the board config's ``board.image``: ``/etc/os-release`` (another OS warns),
+                 glibc from ``libc.so.6`` (older than the image's fails: the resolved wheels may not load),
+                 the Python running edge (older than 3.10 fails, another than the image's warns).
 ``user``         the service user exists and is in ``audio`` and the NPU node's group (case C07).
 ``audio``        capture devices and their native rates (PortAudio, ``drivers.audio.devices.list_devices``)
                  and the board's expected ALSA cards in ``/proc/asound/cards``.
@@ -34,6 +42,7 @@ import json
 import os
 import re
 import stat
+import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -42,8 +51,8 @@ from drivers import system
 from drivers.audio.devices import list_devices
 from drivers.sensors.meminfo import read_meminfo
 from drivers.sensors.thermal import read_zones
-from edge.boards import MEMORY_RESERVE, BoardSpec, board_names, load_board
-from edge.config import ConfigError, load_settings
+from edge.boards import MEMORY_RESERVE, BoardChoice, BoardSpec, board_names, detect_board, load_board
+from edge.config import load_settings
 from edge.errors import UserError
 from edge.governor.admission import estimate
 from edge.models import manifest as models
@@ -63,6 +72,8 @@ DROPIN_PATH = "/etc/systemd/system/edge.service.d/10-board.conf"
 #: being unpacked beside the current one (the default models are ~200 MiB).
 MIN_FREE_DISK_MIB = 1024
 MIB = 1 << 20
+#: The oldest Python edge runs on (pyproject.toml ``requires-python``).
+MIN_PYTHON = (3, 10)
 
 
 class DoctorError(UserError):
@@ -177,6 +188,45 @@ def check_packages(d: Doctor) -> CheckResult:
         return CheckResult("packages", "fail", f"{msg}; Python packages missing: {', '.join(missing_pip)}",
                            "run scripts/setup.sh (it installs them into the venv)")
     return CheckResult("packages", status, msg + f"; Python packages present ({len(PIP_PACKAGES)})", fix)
+
+
+def check_image(d: Doctor) -> CheckResult:
+    img = d.board.image
+    if img is None:
+        return CheckResult("image", "ok", f"{d.board.name} names no OS image")
+    needs = (f"needs glibc >= {img.glibc}, Python {img.python}"
+             + (f", rknpu >= {d.board.npu.min_driver_version}" if d.board.npu else "")
+             + f", groups {', '.join(d.board.supplementary_groups)}")
+    bad, warn, found, fixes = [], [], [], []
+    rel = system.os_release(d.root)
+    os_id = f"{rel.get('ID', '?')}-{rel.get('VERSION_ID', '?')}" if rel else None
+    if os_id is None:
+        warn.append("no /etc/os-release")
+    elif os_id != img.os:
+        warn.append(f"OS {os_id}, but {d.board.name} was checked against {img.os} ({img.name})")
+    else:
+        found.append(f"OS {os_id}")
+    glibc, where = system.glibc_version(d.root)
+    if glibc is None:
+        warn.append("glibc version unknown (no libc.so.6 with a release banner)")
+    elif system.version_tuple(glibc) < system.version_tuple(img.glibc):
+        bad.append(f"glibc {glibc} ({where}) is older than the image's {img.glibc}: wheels tagged manylinux_"
+                   f"{img.glibc.replace('.', '_')} do not load, and pip quietly installs older releases")
+        fixes.append(f"flash the image the board config names ({img.name}) or a newer one")
+    else:
+        found.append(f"glibc {glibc}")
+    py = sys.version_info[:2]
+    if py < MIN_PYTHON:
+        bad.append(f"Python {py[0]}.{py[1]} runs edge, older than {MIN_PYTHON[0]}.{MIN_PYTHON[1]}")
+        fixes.append(f"install python{img.python} (the image's) and run scripts/setup.sh with it")
+    elif f"{py[0]}.{py[1]}" != img.python:
+        warn.append(f"Python {py[0]}.{py[1]} runs edge; the image has {img.python}, for which the wheels were checked")
+    else:
+        found.append(f"Python {img.python}")
+    text = "; ".join(bad + warn + found) + f" ({needs}; checked: {img.checked})"
+    if bad:
+        return CheckResult("image", "fail", text, "; ".join(fixes))
+    return CheckResult("image", "warn" if warn else "ok", text)
 
 
 def _needed_groups(d: Doctor) -> list[str]:
@@ -471,6 +521,7 @@ def check_unit(d: Doctor) -> CheckResult:
 
 CHECKS: dict[str, Callable[[Doctor], CheckResult]] = {
     "packages": check_packages,
+    "image": check_image,
     "user": check_user,
     "audio": check_audio,
     "devices": check_devices,
@@ -487,12 +538,37 @@ CHECKS: dict[str, Callable[[Doctor], CheckResult]] = {
 }
 
 
-def report(results: list[CheckResult], as_json: bool) -> str:
-    """The printed report: one line per check (or one JSON object per line) and a summary line."""
-    if as_json:
-        return "\n".join(json.dumps(r.to_dict(), ensure_ascii=False) for r in results)
+def report(results: list[CheckResult], as_json: bool, choice: BoardChoice | None = None) -> str:
+    """The printed report. Text: the board line, one line per check and a summary line. JSON: one
+    object ``{"board", "chosen_by", "generic", "board_configs", "checks": [{name, status, message, fix}],
+    "counts": {ok, warn, fail}, "exit_status"}``."""
     counts = {s: sum(r.status == s for r in results) for s in STATUSES}
-    return "\n".join([r.line() for r in results] + [f"{counts['ok']} ok, {counts['warn']} warn, {counts['fail']} failed"])
+    if as_json:
+        return json.dumps({"board": choice.name if choice else None, "chosen_by": choice.how if choice else None,
+                           "generic": choice.generic if choice else None, "board_configs": board_names(),
+                           "checks": [r.to_dict() for r in results], "counts": counts,
+                           "exit_status": 1 if counts["fail"] else 0}, ensure_ascii=False, indent=1)
+    head = [f"board {choice.name}: {choice.how}"] if choice else []
+    return "\n".join(head + [r.line() for r in results]
+                     + [f"{counts['ok']} ok, {counts['warn']} warn, {counts['fail']} failed"])
+
+
+def refusal_json(e: Exception) -> str:
+    """What ``edge doctor --json`` prints when it cannot run: ``{"refused": true, "error", "board_configs",
+    "exit_status": 2}``."""
+    return json.dumps({"refused": True, "error": str(e), "board_configs": board_names(), "exit_status": 2},
+                      ensure_ascii=False, indent=1)
+
+
+def choose_board(root: str, board: str | None, settings) -> BoardChoice:
+    """The board to check: ``--board``, else the config's ``board:``, else :func:`edge.boards.detect_board`
+    (the device tree under ``root``, else the generic config of this CPU architecture)."""
+    if board:
+        return BoardChoice(board, "named with --board", False)
+    named = settings.board.name if settings.board else None
+    if named and named != "unknown":
+        return BoardChoice(named, "named by board: in the config", False)
+    return detect_board(root)
 
 
 def main(root: str = "/", board: str | None = None, user: str = DEFAULT_USER, as_json: bool = False,
@@ -500,21 +576,29 @@ def main(root: str = "/", board: str | None = None, user: str = DEFAULT_USER, as
          min_free_disk_mib: int = MIN_FREE_DISK_MIB) -> int:
     """Run the doctor and print the report; returns the exit status (1 when a check failed).
 
+    With ``as_json`` a refusal is printed as JSON too (:func:`refusal_json`) and returns 2.
+
     Raises:
-        ConfigError / BoardError: no board named, or its config does not validate.
-        DoctorError: an unknown check name in ``only``.
+        ConfigError / BoardError: the config or the board's file does not validate, or this machine's
+            architecture has no generic board config (without ``as_json``).
+        DoctorError: an unknown check name in ``only`` (without ``as_json``).
     """
-    settings = load_settings(config, board)
-    name = board or (settings.board.name if settings.board else None)
-    if not name or name == "unknown":
-        raise ConfigError("doctor: this machine was not recognised as a known board (device-tree model, CPU): "
-                          f"pass --board NAME (one of {', '.join(board_names())}) or set board: in the "
-                          "config given with --config")
-    spec = load_board(name)
-    doc = Doctor(Path(root), spec, settings, user=user,
-                 manifest=Path(os.environ["EDGE_MANIFEST"]) if os.environ.get("EDGE_MANIFEST") else None,
-                 probe_audio=(str(root) == "/") if probe_audio is None else probe_audio,
-                 min_free_disk_mib=min_free_disk_mib)
-    results = doc.run(only)
-    print(report(results, as_json), flush=True)
+    try:
+        settings = load_settings(config, board)
+        choice = choose_board(root, board, settings)
+        spec = load_board(choice.name)
+        if settings.board is None or settings.board.name != choice.name:  # detected: merge its file
+            settings = load_settings(config, choice.name)
+        doc = Doctor(Path(root), spec, settings, user=user,
+                     manifest=Path(os.environ["EDGE_MANIFEST"]) if os.environ.get("EDGE_MANIFEST") else None,
+                     probe_audio=(str(root) == "/") if probe_audio is None else probe_audio,
+                     min_free_disk_mib=min_free_disk_mib)
+        results = doc.run(only)
+    except UserError as e:
+        if not as_json:
+            raise
+        print(refusal_json(e), flush=True)
+        print(f"edge: doctor: {e}", file=sys.stderr, flush=True)
+        return 2
+    print(report(results, as_json, choice), flush=True)
     return 1 if any(r.status == "fail" for r in results) else 0
