@@ -315,6 +315,9 @@ def test_http_api_answers_with_passages(tmp_path):
         no = client.post("/api/docs/ask", json={"question": "What tyre pressure does the delivery van need?"}).json()
         assert no["found"] is False and no["sources"] == [] and no["answer"] == NOT_FOUND["en"]
         assert client.post("/api/docs/ask", json={"question": " "}).status_code == 400
+        long = client.post("/api/docs/ask", json={"question": "pg_ctl log file " * 400})  # 6,400 characters
+        assert long.status_code == 400 and "at most 1,000 characters" in long.json()["error"]
+        assert "pg_ctl log file" not in long.json()["error"]  # not echoed
     console.store.close()
 
 

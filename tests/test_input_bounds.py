@@ -5,6 +5,7 @@ file, line and column and the fix, no traceback, and nothing imported."""
 from __future__ import annotations
 
 import codecs
+import json
 import os
 import subprocess
 import sys
@@ -189,3 +190,14 @@ def test_an_unreadable_config_is_named_for_the_service_user(tmp_path):
                         "edge.cli", "ask", "undo that", "--config", str(cfg)], cwd=REPO, capture_output=True,
                        text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(REPO)})
     refused(r, str(cfg), "cannot read the config file", "permissions")
+
+
+def test_an_utterance_over_the_cap_is_refused_by_edge_ask_and_not_echoed(cfg):
+    text = "how many M8 bolts are in bin twelve " * 150  # 5,400 characters
+    r = edge("ask", text, "--config", cfg, "--json")
+    assert r.returncode == 2, (r.stdout, r.stderr[-2000:])
+    replies = [json.loads(line) for line in r.stdout.splitlines() if '"reply"' in line]
+    assert len(replies) == 1, r.stdout
+    said = replies[0]["text"]
+    assert f"{len(text):,} characters" in said and "at most 1,000 characters" in said and "nothing was done" in said
+    assert "M8 bolts" not in r.stdout
