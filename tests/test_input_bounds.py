@@ -105,6 +105,17 @@ def test_another_encoding_is_named(cfg, tmp_path, encoding, named):
     nothing_imported(tmp_path)
 
 
+@pytest.mark.parametrize("encoding, order", [("utf-16-le", "little-endian"), ("utf-16-be", "big-endian")])
+def test_ascii_utf_16_without_a_byte_order_mark_is_named_as_utf_16(cfg, tmp_path, encoding, order):
+    # plain ASCII in UTF-16 is valid UTF-8 with a NUL beside every character: it was refused as a NUL byte
+    csv_path = tmp_path / "stock.csv"
+    csv_path.write_bytes((HEADER + GOOD).encode(encoding))
+    line = refused(edge("inventory", "import", csv_path, "--config", cfg), str(csv_path),
+                   "UTF-16 without a byte-order mark", order, "CSV UTF-8")
+    assert "NUL" not in line
+    nothing_imported(tmp_path)
+
+
 def test_a_file_over_the_size_limit_is_refused_without_reading_it(cfg, tmp_path):
     csv_path = tmp_path / "stock.csv"
     with open(csv_path, "wb") as f:
