@@ -167,3 +167,14 @@ def test_doctor_without_a_board_on_an_unknown_machine_names_the_boards_to_pass(t
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 2, r.stderr
     assert "pass --board NAME (one of " in r.stderr and "x86-dev" in r.stderr and "rk3588-rock5b" in r.stderr, r.stderr
+
+
+def test_an_html_page_as_the_model_is_named_not_blamed_on_memory(tree, tmp_path):
+    root, _ = tree
+    page = tmp_path / "qwen.gguf"  # what a download link behind a login gives
+    page.write_text("<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body>Sign in</body></html>\n")
+    settings = load_settings(board=BOARD, overrides={"llm": {"engine": "llamacpp", "model": str(page)}})
+    doc = doctor.Doctor(Path(root), load_board(BOARD), settings, probe_audio=False)
+    (res,) = doc.run(["memory"])
+    assert res.status == "fail" and "crashed" not in res.message, res.line()
+    assert "an HTML page" in res.message and str(page) in res.message and "download it again" in res.fix, res.line()
