@@ -127,11 +127,19 @@ def cmd_ask(args) -> int:
     from edge.loop.build import build_understanding, open_docs, printer
     from edge.stages.dialog import act
     from edge.stages.docs.commands import ask_turn
+    from edge.stages.utterance import too_long
 
     args.text = argument_text(args.text)
     if not args.text.strip():
         raise UserError('ask: give the words to understand, e.g. edge ask "how many M8 bolts are in bin twelve"')
     settings = _settings(args)
+    refusal = too_long(args.text, settings.language)
+    if refusal is not None:  # refused before any model loads: the reply says why, the exit status too
+        turn = uuid.uuid4().hex[:12]
+        emit = printer(args.json)
+        emit(ev.Reply(0, turn, refusal, None))
+        emit(ev.TurnEnd(0, turn, {}))
+        return 2
     done = ask_turn(args, settings, lambda: build_llm(settings))  # a question about the documents
     if done is not None:
         return done

@@ -9,12 +9,13 @@ import csv
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 
 import pytest
 
-from tests.helpers import REPO
+from tests.helpers import REPO, SESSIONS
 
 ASCII_ONLY = {"LANG": "C", "LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
 
@@ -69,6 +70,16 @@ def test_events_errors_and_exports_are_utf8(store_cfg, tmp_path, where):
     r = edge(env, "inventory", "import", missing, "--config", store_cfg)
     assert r.returncode == 2 and b"Traceback" not in r.stderr, r.stderr
     assert r.stderr.decode("utf-8").startswith(f"edge: {missing}: cannot read inventory CSV")
+
+
+def test_a_recording_with_a_non_ascii_name_is_read_under_an_ascii_locale(store_cfg, tmp_path):
+    wav = tmp_path / "zählung-café.wav"
+    shutil.copyfile(SESSIONS / "log_drill_bits_used.wav", wav)
+    r = edge(ascii_env(), "run", "--input", wav, "--config", store_cfg, "--output-dir", tmp_path / "out", "--json")
+    err = r.stderr.decode("utf-8", "replace")
+    assert r.returncode == 0 and "not a readable audio file" not in err, err[-2000:]
+    events = [json.loads(line) for line in r.stdout.decode("utf-8").splitlines() if line.startswith("{")]
+    assert any(e["type"] == "wake" for e in events), err[-2000:]  # the recording was heard
 
 
 def test_the_unit_sets_a_utf8_locale():

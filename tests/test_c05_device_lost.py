@@ -386,7 +386,10 @@ def _until(q: queue.Queue, pred, timeout: float, seen: list) -> dict:
                 return msg
 
 
-def test_pulseaudio_killed_and_restarted_at_another_rate(tmp_path):
+def live_outage(tmp_path, initial: float, maximum: float, outage_s: float) -> tuple[dict, float]:
+    """A child capturing from a private PulseAudio (back-off ``initial``..``maximum`` s) while the
+    server is stopped for ``outage_s`` s and started again at another rate, then a session with the
+    wake word played into it: ``(the child's final report, the outage in s)``."""
     if shutil.which("pulseaudio") is None:
         pytest.skip("the 'pulseaudio' binary is not installed (apt-get install pulseaudio)")
     stable = Path(tempfile.mkdtemp(prefix="edge-mic-", dir="/tmp"))  # the address the child is given
@@ -407,7 +410,7 @@ def test_pulseaudio_killed_and_restarted_at_another_rate(tmp_path):
             penv1 = first.enter_context(pulse_server(tmp_path / "pulse1", rate=48000))
             os.symlink(penv1["PULSE_SERVER"].removeprefix("unix:"), link)
             proc = subprocess.Popen(
-                [sys.executable, "-c", textwrap.dedent(CHILD), str(LIVE_INITIAL_S), str(LIVE_MAX_S), str(LIVE_STALL_S)],
+                [sys.executable, "-c", textwrap.dedent(CHILD), str(initial), str(maximum), str(LIVE_STALL_S)],
                 cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             threading.Thread(target=_pump, args=(proc.stdout, out_q), daemon=True).start()
             _until(out_q, lambda m: m.get("ready"), 90, seen)
@@ -415,7 +418,7 @@ def test_pulseaudio_killed_and_restarted_at_another_rate(tmp_path):
         t_lost = time.monotonic()
         link.unlink()
         _until(out_q, lambda m: m.get("state") == "lost", 15, seen)
-        time.sleep(max(0.0, OUTAGE_S - (time.monotonic() - t_lost)))
+        time.sleep(max(0.0, outage_s - (time.monotonic() - t_lost)))
         with pulse_server(tmp_path / "pulse2", rate=44100) as penv2:
             outage = time.monotonic() - t_lost
             os.symlink(penv2["PULSE_SERVER"].removeprefix("unix:"), link)
@@ -431,7 +434,12 @@ def test_pulseaudio_killed_and_restarted_at_another_rate(tmp_path):
         link.unlink(missing_ok=True)
         shutil.rmtree(stable, ignore_errors=True)
     assert proc.returncode == 0, proc.stderr.read()[-3000:]
+    return done, outage
 
+
+
+def test_pulseaudio_killed_and_restarted_at_another_rate(tmp_path):
+    done, outage = live_outage(tmp_path, LIVE_INITIAL_S, LIVE_MAX_S, OUTAGE_S)
     st, msgs = done["status"], done["messages"]
     # reported once, came back once, the wake word was heard on the new server
     assert done["states"] == ["ok", "lost", "ok"], done["states"]
@@ -449,3 +457,21 @@ def test_pulseaudio_killed_and_restarted_at_another_rate(tmp_path):
     assert after["converter_id"] != before["converter_id"]
     assert after["rate"] == done["device_default_rate"] == after["converter_rate"], done
     assert after["converter_channels"] == after["channels"] == 2
+
+
+def test_capture_is_back_when_the_sound_server_is_back_not_when_the_back_off_says(tmp_path):
+    # a long back-off (1 s doubling to 60 s): after a 4.5 s outage its attempts come at 1, 3, 7, 15 s,
+    # so by the schedule alone the microphone would be back 2.5 s after the server; the server's
+    # socket appearing makes the next attempt at once
+    done, outage = live_outage(tmp_path, 1.0, 60.0, 4.5)
+    st, msgs = done["status"], done["messages"]
+    assert done["states"] == ["ok", "lost", "ok"] and done["wake"] == "hey_mycroft", done["states"]
+    assert st["server_wakeups"] == 1, st
+    back = [m for m in msgs if m.startswith("microphone back")]
+    assert len(back) == 1 and "(1 on the sound server's return)" in back[0], msgs
+    # the attempt that succeeded was the one on the server's return, not the schedule's next: the
+    # schedule's attempts before it all fell inside the outage (no busy loop either)
+    scheduled = st["open_attempts"] - 1 - st["server_wakeups"]
+    assert 1 <= scheduled <= max_attempts(outage, 1.0, 60.0), (scheduled, outage, msgs)
+    woke = next(i for i, m in enumerate(msgs) if m.startswith("sound server socket back"))
+    assert woke < msgs.index(back[0]) and not any("attempt" in m and "failed" in m for m in msgs[woke:]), msgs

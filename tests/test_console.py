@@ -170,7 +170,7 @@ def test_a_csv_import_shows_its_preview_and_then_applies(page, server, store, tm
                         + "HEX-5,hex key,drawer 9,15,pcs,allen keys\n")
     pg = page.goto(server.url + "/console/inventory")
     pg.set_input_files("#csv-file", str(csv_path))
-    pg.wait_for_function("document.getElementById('csv').value.startsWith('sku,')")
+    pg.wait_for_function("document.getElementById('csv-bytes').value.length > 0")  # the file's bytes, base64
     pg.click("#preview")
     pg.wait_for_selector("#changes")
     rows = pg.locator("#changes tbody tr").all_inner_texts()
@@ -319,7 +319,10 @@ def test_another_address_must_log_in_and_gets_a_strict_session_cookie(lan, inven
         assert c.get("/console/records").status_code == 200  # the session cookie is sent back
         assert c.post("/console/records/undo", data={"id": rec.id}).status_code == 403  # still needs CSRF
         assert inventory_store.get("GLV-NIT-L").quantity == 32
-        r = c.post("/console/logout", data={"csrf": token})
+        assert c.post("/console/logout", data={"csrf": token}).status_code == 403  # the login rotated the token
+        session_token = csrf_of(c.get("/console/records").text)
+        assert session_token != token
+        r = c.post("/console/logout", data={"csrf": session_token})
         assert r.status_code == 303 and c.get("/console/records").status_code == 303  # logged out
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import os
+import random
 import shutil
 from pathlib import Path
 
@@ -145,6 +147,24 @@ def test_index_reports_failures_and_indexes_the_rest(broken, tmp_path):
         assert rep.skipped == 1
         ans = answer_question("What does the manual say about pressure relief on pump P-101?", Retriever(ix))
         assert ans.found and ans.text.startswith("From Pump P-101 manual, section 4.2 Pressure relief: Open valve V3")
+
+
+def test_a_fifo_a_link_loop_and_random_bytes_are_named_for_what_they_are(tmp_path):
+    fifo = tmp_path / "notes.md"
+    os.mkfifo(fifo)
+    loop_a, loop_b = tmp_path / "a.md", tmp_path / "b.md"
+    loop_a.symlink_to(loop_b)
+    loop_b.symlink_to(loop_a)
+    noise = tmp_path / "noise.md"  # random bytes without a NUL (the NUL test alone let them in as Latin-1)
+    noise.write_bytes(bytes(b for b in random.Random(7).randbytes(6000) if b))
+    with DocsIndex(tmp_path / "docs.db") as ix:
+        rep = ix.add([fifo, loop_a, noise])
+        reasons = {Path(p).name: r for p, r in rep.failed}
+        assert rep.added == [] and ix.count() == 0
+    assert reasons["notes.md"].startswith("a FIFO (named pipe), not a document file; fix:"), reasons
+    assert reasons["a.md"].startswith("a loop of symbolic links"), reasons
+    assert "binary data, not text" in reasons["noise.md"] and "fix:" in reasons["noise.md"], reasons
+    assert not any("no such file" in r for r in reasons.values())
 
 
 def test_incremental_reindex_by_sha256(tmp_path):
@@ -315,6 +335,9 @@ def test_http_api_answers_with_passages(tmp_path):
         no = client.post("/api/docs/ask", json={"question": "What tyre pressure does the delivery van need?"}).json()
         assert no["found"] is False and no["sources"] == [] and no["answer"] == NOT_FOUND["en"]
         assert client.post("/api/docs/ask", json={"question": " "}).status_code == 400
+        long = client.post("/api/docs/ask", json={"question": "pg_ctl log file " * 400})  # 6,400 characters
+        assert long.status_code == 400 and "at most 1,000 characters" in long.json()["error"]
+        assert "pg_ctl log file" not in long.json()["error"]  # not echoed
     console.store.close()
 
 

@@ -242,3 +242,14 @@ def test_image_check_without_os_release_or_libc_warns(tmp_path, lib_dir):
     fakeroot.healthy(root, "x86-dev", lib_dir)
     r = run(root, ["image"], board="x86-dev")["image"]
     assert r.status == "warn" and "no /etc/os-release" in r.message and "glibc version unknown" in r.message
+
+
+def test_an_html_page_as_the_model_is_named_not_blamed_on_memory(tree, tmp_path):
+    root, _ = tree
+    page = tmp_path / "qwen.gguf"  # what a download link behind a login gives
+    page.write_text("<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body>Sign in</body></html>\n")
+    settings = load_settings(board=BOARD, overrides={"llm": {"engine": "llamacpp", "model": str(page)}})
+    doc = doctor.Doctor(Path(root), load_board(BOARD), settings, probe_audio=False)
+    (res,) = doc.run(["memory"])
+    assert res.status == "fail" and "crashed" not in res.message, res.line()
+    assert "an HTML page" in res.message and str(page) in res.message and "download it again" in res.fix, res.line()

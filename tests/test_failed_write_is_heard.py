@@ -93,6 +93,9 @@ def assert_heard_not_saved(r, events, out: Path, db: Path, reason: str, spoken: 
     assert said["turn_id"] == errors[0]["turn_id"], events
     assert "nothing was saved" in said["text"] and spoken in said["text"], said
     assert (out / Path(said["audio"]).name).stat().st_size > 10_000  # the apology was synthesized
+    # no other audio: a reply prepared during the pause ("Logged 3 drill bits") went with the failed write
+    claimed = sorted(Path(e["audio"]).name for e in replies if e.get("audio"))
+    assert sorted(p.name for p in out.glob("*.wav")) == claimed, (claimed, list(out.iterdir()))
     return replies[1:]
 
 
@@ -186,6 +189,24 @@ def test_leftover_wal_and_shm_of_another_user_are_named(tmp_path):
     with Store(db) as s:
         records = [(x.turn_id, x.delta) for x in s.records()]
     assert len(records) == 2 and records[0] == ("t-root", -1) and records[1][1] == -3, records
+
+
+@needs_root
+def test_a_read_only_store_is_named_with_chmod_not_its_side_files(tmp_path):
+    db = tmp_path / "edge.db"
+    with Store(db) as s:
+        s.import_csv(INVENTORY)
+    db.chmod(0o444)  # SQLite then makes its -wal and -shm read-only too
+    r = edge("ask", "I used three drill bits", "--config", config(tmp_path, db), obey_permissions=True)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    line = r.stderr.strip().splitlines()[-1]
+    assert f"the store {db} (owner uid 0, mode 0444) is not writable" in line, line
+    assert f"chmod u+w {db}" in line and "leftover" not in line and "chown --reference" not in line, line
+    db.chmod(0o644)
+    for side in (Path(f"{db}-wal"), Path(f"{db}-shm")):
+        if side.exists():
+            side.chmod(0o644)
+    assert edge("ask", "I used three drill bits", "--config", config(tmp_path, db), obey_permissions=True).returncode == 0
 
 
 def corrupt(db: Path) -> None:

@@ -5,6 +5,7 @@ file, line and column and the fix, no traceback, and nothing imported."""
 from __future__ import annotations
 
 import codecs
+import json
 import os
 import subprocess
 import sys
@@ -104,6 +105,17 @@ def test_another_encoding_is_named(cfg, tmp_path, encoding, named):
     nothing_imported(tmp_path)
 
 
+@pytest.mark.parametrize("encoding, order", [("utf-16-le", "little-endian"), ("utf-16-be", "big-endian")])
+def test_ascii_utf_16_without_a_byte_order_mark_is_named_as_utf_16(cfg, tmp_path, encoding, order):
+    # plain ASCII in UTF-16 is valid UTF-8 with a NUL beside every character: it was refused as a NUL byte
+    csv_path = tmp_path / "stock.csv"
+    csv_path.write_bytes((HEADER + GOOD).encode(encoding))
+    line = refused(edge("inventory", "import", csv_path, "--config", cfg), str(csv_path),
+                   "UTF-16 without a byte-order mark", order, "CSV UTF-8")
+    assert "NUL" not in line
+    nothing_imported(tmp_path)
+
+
 def test_a_file_over_the_size_limit_is_refused_without_reading_it(cfg, tmp_path):
     csv_path = tmp_path / "stock.csv"
     with open(csv_path, "wb") as f:
@@ -189,3 +201,14 @@ def test_an_unreadable_config_is_named_for_the_service_user(tmp_path):
                         "edge.cli", "ask", "undo that", "--config", str(cfg)], cwd=REPO, capture_output=True,
                        text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(REPO)})
     refused(r, str(cfg), "cannot read the config file", "permissions")
+
+
+def test_an_utterance_over_the_cap_is_refused_by_edge_ask_and_not_echoed(cfg):
+    text = "how many M8 bolts are in bin twelve " * 150  # 5,400 characters
+    r = edge("ask", text, "--config", cfg, "--json")
+    assert r.returncode == 2, (r.stdout, r.stderr[-2000:])
+    replies = [json.loads(line) for line in r.stdout.splitlines() if '"reply"' in line]
+    assert len(replies) == 1, r.stdout
+    said = replies[0]["text"]
+    assert f"{len(text):,} characters" in said and "at most 1,000 characters" in said and "nothing was done" in said
+    assert "M8 bolts" not in r.stdout

@@ -121,6 +121,18 @@ def test_the_password_comes_from_a_private_file(tmp_path: Path, monkeypatch: pyt
         load_settings(overrides={"site": {"box": "Goods In", "dsn": "host=x"}})
 
 
+@pytest.mark.parametrize("mode", [0o700, 0o755])
+def test_a_directory_as_the_password_file_is_named_as_a_directory(tmp_path: Path, mode: int) -> None:
+    folder = tmp_path / "credentials"
+    folder.mkdir()
+    folder.chmod(mode)  # 0755 was blamed as "may be read by others", 0700 as an unreadable file
+    with pytest.raises(SiteError) as e:
+        read_password(folder)
+    msg = str(e.value)
+    assert f"site.password_file: {folder} is a directory; fix: point site.password_file at the file inside it" in msg
+    assert "may be read by others" not in msg and "chmod" not in msg.split("fix:")[0]
+
+
 def test_three_boxes_share_one_stock(dsn: str, tmp_path: Path) -> None:
     boxes = [Box(tmp_path, name, dsn) for name in ("goods-in", "crib", "line")]
     for b in boxes:

@@ -35,6 +35,8 @@ from drivers.audio.devices import (
     native_format,
     open_portaudio,
     resolve_device,
+    sound_server_signature,
+    sound_server_sockets,
     stderr_captured,
 )
 
@@ -383,7 +385,11 @@ class ResilientCapture:
        sets :attr:`state` to ``"lost"``, counts :attr:`lost_events` and tells the observer
        (:meth:`CaptureObserver.lost`);
     2. retries opening after ``retry_initial_s`` s, doubling up to ``retry_max_s`` s between attempts
-       (sleeps, never a busy loop; :attr:`open_attempts` counts them; each failure is logged at
+       (sleeps, never a busy loop; :attr:`open_attempts` counts them; while it waits it watches the
+       sound server's sockets (:func:`~drivers.audio.devices.sound_server_sockets`) every
+       :data:`POLL_S` s, and when one appears anew the next attempt is made at once and the back-off
+       starts over: the capture is back within about 0.25 s of the server's return, not after up to
+       ``retry_max_s``; :attr:`server_wakeups` counts these; each failure is logged at
        debug level as ``capture device: attempt N failed (...); next try in D s`` and goes to
        :meth:`CaptureObserver.open_failed`), each attempt a fresh PortAudio instance, so a device
        that re-appears (at another index or another native rate) is found;
@@ -469,6 +475,9 @@ class ResilientCapture:
         self._delay = self.retry_initial_s
         self._lost_at = 0.0
         self._attempts_in_outage = 0
+        self.server_wakeups = 0  # attempts made at once because the sound server came back
+        self._server_paths = sound_server_sockets()
+        self._server_sig = sound_server_signature(self._server_paths)
         if not wait_for_device:
             self.open_attempts += 1
             self._adopt(self._opener())
@@ -490,11 +499,11 @@ class ResilientCapture:
     def status(self) -> dict:
         """The counters and state as one dict (``edge status`` / metrics): ``state``, ``device``,
         ``rate`` (Hz), ``channels``, ``overflows``, ``overflow_stalls``, ``xruns``, ``lost_events``,
-        ``reopens``, ``open_attempts``, ``last_error``."""
+        ``reopens``, ``open_attempts``, ``server_wakeups``, ``last_error``."""
         return {"state": self.state, "device": self.device_name, "rate": self.rate, "channels": self.channels,
                 "overflows": self.overflows, "overflow_stalls": self.overflow_stalls, "xruns": self.xruns,
                 "lost_events": self.lost_events, "reopens": self.reopens, "open_attempts": self.open_attempts,
-                "last_error": self.last_error}
+                "server_wakeups": self.server_wakeups, "last_error": self.last_error}
 
     # -- the loop -----------------------------------------------------------------------------------
     def frames(self) -> Iterator[np.ndarray]:
@@ -601,24 +610,42 @@ class ResilientCapture:
 
     def _wait(self, seconds: float) -> bool:
         """Sleep ``seconds``, calling the observer's :meth:`~CaptureObserver.idle` at least every
-        :data:`POLL_S` s; True when :meth:`close` was called meanwhile."""
+        :data:`POLL_S` s, and less when a sound server's socket appears anew (the back-off starts
+        over); True when :meth:`close` was called meanwhile."""
         end = time.monotonic() + seconds
         while True:
             self.observer.idle()
+            if self._server_back():
+                return self._closing.is_set()
             left = end - time.monotonic()
             if left <= 0:
                 return self._closing.is_set()
             if self._closing.wait(min(left, POLL_S)):
                 return True
 
+    def _server_back(self) -> bool:
+        """Whether a sound server's socket appeared (or was made anew) since the last look."""
+        sig = sound_server_signature(self._server_paths)
+        if sig == self._server_sig:
+            return False
+        came = any(now is not None and now != was for now, was in zip(sig, self._server_sig, strict=True))
+        self._server_sig = sig
+        if came:
+            self.server_wakeups += 1
+            self._delay = self.retry_initial_s
+            log.info("sound server socket back (%s): trying the capture device now",
+                     ", ".join(p for p, now in zip(self._server_paths, sig, strict=True) if now is not None))
+        return came
+
     def _first_chunk(self, cap) -> None:
         """First chunk from a (re)opened device: it works."""
         self._delivering = True
         if self.state == "lost":
             self.reopens += 1
-            log.warning("microphone back: %s at %d Hz x %d ch after %.1f s and %d attempts; frame converter "
-                        "rebuilt for %d Hz", self.device_name, self.rate, self.channels,
-                        time.monotonic() - self._lost_at, self._attempts_in_outage, self.rate)
+            log.warning("microphone back: %s at %d Hz x %d ch after %.1f s and %d attempts (%d on the sound "
+                        "server's return); frame converter rebuilt for %d Hz", self.device_name, self.rate,
+                        self.channels, time.monotonic() - self._lost_at, self._attempts_in_outage,
+                        self.server_wakeups, self.rate)
         elif self.state == "waiting":
             log.info("microphone found: %s at %d Hz x %d ch", self.device_name, self.rate, self.channels)
         self.state = "ok"

@@ -265,3 +265,34 @@ if __name__ == "__main__":  # python -m drivers.audio.devices → the device tab
         flags = ("in " if d["is_default_input"] else "") + ("out" if d["is_default_output"] else "")
         print(f"{d['index']:3d}  {d['name'][:40]:40s}  {d['host_api']:10s}  in={d['max_input_channels']:<3d}"
               f" out={d['max_output_channels']:<3d} {d['default_sample_rate']:6d} Hz  {flags.strip()}")
+
+
+def sound_server_sockets(env: dict[str, str] | None = None) -> list[str]:
+    """The local sockets a sound server listens on for this process: the ``unix:`` addresses in
+    ``PULSE_SERVER``, else PulseAudio's ``native`` socket (``$PULSE_RUNTIME_PATH`` or
+    ``$XDG_RUNTIME_DIR/pulse``); and PipeWire's ``$XDG_RUNTIME_DIR/pipewire-0``."""
+    env = os.environ if env is None else env
+    paths = [a.removeprefix("unix:") for a in env.get("PULSE_SERVER", "").split()
+             if a.startswith(("unix:", "/"))]
+    runtime = env.get("XDG_RUNTIME_DIR")
+    if not paths:
+        pulse_dir = env.get("PULSE_RUNTIME_PATH") or (os.path.join(runtime, "pulse") if runtime else None)
+        if pulse_dir:
+            paths.append(os.path.join(pulse_dir, "native"))
+    if runtime:
+        paths.append(os.path.join(runtime, "pipewire-0"))
+    return paths
+
+
+def sound_server_signature(paths: list[str]) -> tuple:
+    """Which of ``paths`` exist now, as ``(device, inode, ctime ns)`` each (None: absent); a
+    server that starts creates its socket anew, so the signature changes when one comes back.
+    A few ``stat`` calls: cheap enough to poll several times a second."""
+    sig = []
+    for p in paths:
+        try:
+            st = os.stat(p)  # through a symbolic link: the socket it names now
+            sig.append((st.st_dev, st.st_ino, st.st_ctime_ns))
+        except OSError:
+            sig.append(None)
+    return tuple(sig)

@@ -5,6 +5,7 @@ including WAVE_FORMAT_EXTENSIBLE headers that Python's ``wave`` module rejects.
 """
 from __future__ import annotations
 
+import os
 import struct
 import wave
 from pathlib import Path
@@ -21,6 +22,13 @@ class AudioFormatError(UserError, ValueError):
     """An audio file that cannot be read as PCM; the message names the file and the fix."""
 
 
+def _native(path: Path) -> bytes:
+    """``path`` as the bytes the file system holds: soundfile encodes a str path with the file
+    system encoding, which is ASCII under an ASCII-only locale (LANG=C), so "zählung.wav" failed
+    there as "not a readable audio file"; the bytes Python decoded the name from always work."""
+    return os.fsencode(path)
+
+
 def _info(path: Path) -> sf._SoundFileInfo:
     if not path.exists():
         raise AudioFormatError(f"{path}: no such file; give a WAV recording with --input")
@@ -28,7 +36,7 @@ def _info(path: Path) -> sf._SoundFileInfo:
         raise AudioFormatError(f"{path}: is a directory, not a WAV file; give one recording with --input, "
                                f"e.g. {path / 'session.wav'}")
     try:
-        info = sf.info(str(path))
+        info = sf.info(_native(path))
     except Exception as e:  # libsndfile's message says what is wrong with the header
         if _header_rate(path) == 0:  # libsndfile only says "SF_INFO struct incomplete" for this
             raise AudioFormatError(
@@ -103,7 +111,7 @@ def read_wav(path: str | Path) -> tuple[np.ndarray, int]:
     """
     path = Path(path)
     info = _info(path)
-    data, rate = sf.read(str(path), dtype="float32", always_2d=True)
+    data, rate = sf.read(_native(path), dtype="float32", always_2d=True)
     return data, int(rate or info.samplerate)
 
 
@@ -122,7 +130,7 @@ def wav_frames(path: str | Path, chunk: int = 4000) -> Iterator[np.ndarray]:
     path = Path(path)
     info = _info(path)
     conv = FrameConverter(info.samplerate, info.channels)
-    with sf.SoundFile(str(path)) as f:
+    with sf.SoundFile(_native(path)) as f:
         for block in f.blocks(blocksize=chunk, dtype="float32", always_2d=True):
             yield from conv.push(block)
     yield from conv.flush()
@@ -132,5 +140,5 @@ def write_wav(path: str | Path, samples: np.ndarray, rate: int = SAMPLE_RATE) ->
     """Write int16 or float samples ``(n,)`` / ``(n, channels)`` at ``rate`` Hz as 16-bit PCM WAV."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    sf.write(str(path), samples, int(rate), subtype="PCM_16")
+    sf.write(_native(path), samples, int(rate), subtype="PCM_16")
     return path

@@ -527,6 +527,7 @@ class Pipeline:
         """One failed turn never stops the service: say which stage failed, end the turn. A failed
         store step (disk full, read-only, I/O error) is also said aloud: nothing was saved."""
         self.pending = None
+        self._drop_speculation()  # its reply ("Logged 3 drill bits") is not what happened: no WAV left saying it
         self.emit(ev.Error(self.t_ms, self.turn_id, e.stage, str(e)))
         if e.stage == "store":
             self.store_failures.append(str(e.error))

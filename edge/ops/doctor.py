@@ -57,6 +57,7 @@ from edge.errors import UserError
 from edge.governor.admission import estimate
 from edge.models import manifest as models
 from edge.models.local import find_model
+from edge.models.startup import check_configured
 from edge.stock import recovery as store_recovery
 
 STATUSES = ("ok", "warn", "fail")
@@ -459,6 +460,11 @@ def check_memory(d: Doctor) -> CheckResult:
     mi = read_meminfo(system.under(d.root, "/proc/meminfo"))
     if mi.total_bytes is None or mi.available_bytes is None:
         return CheckResult("memory", "warn", "MemTotal/MemAvailable unknown: " + "; ".join(mi.problems))
+    bad_llm = [p for p in check_configured(d.settings)[1] if p.check in ("html", "lfs-pointer", "magic")]
+    if bad_llm:  # sized from the file's header: a file that is no model is that, not a memory problem
+        p = bad_llm[0]
+        return CheckResult("memory", "fail", f"the LLM's memory cannot be estimated: {p}",
+                           f"{p.key}: {p.why.split('; ')[-1]}")
     need, how = llm_memory_estimate(d.settings, d.manifest)
     reserve = int(mi.total_bytes * MEMORY_RESERVE)
     room = mi.available_bytes - reserve

@@ -120,6 +120,11 @@ def credential_file(path: Path, key: str, *, private: bool = False, what: str = 
     full = Path(creds) / path if creds and not path.is_absolute() else path
     try:
         st = full.stat()
+        if not stat.S_ISREG(st.st_mode):  # a folder's mode would be blamed next, and chmod 600 would not help
+            kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+            raise SiteError(f"{key}: {full} is {kind}; fix: point {key} at the file inside it that holds {what} "
+                            f"(mode 600, owned by the service user)" if private else
+                            f"{key}: {full} is {kind}; fix: point {key} at the file that holds {what}")
         if private and st.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
             raise SiteError(f"{key}: {full} may be read by others (mode {stat.filemode(st.st_mode)}); "
                             f"fix: chmod 600 {full} and chown it to the service user")

@@ -30,7 +30,9 @@ _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
 
 
 def _is_abbreviation(text: str, dot: int) -> bool:
-    m = _WORD_BEFORE.search(text, 0, dot)
+    # the word before the dot: looked for in the 40 characters before it (no abbreviation is
+    # longer), so a long text is not searched from its start at every dot
+    m = _WORD_BEFORE.search(text, max(0, dot - 40), dot)
     if not m:
         return False
     word = m.group(1)
@@ -40,18 +42,20 @@ def _is_abbreviation(text: str, dot: int) -> bool:
     return len(word) == 1 and word.isupper() and word != "I"  # an initial: "J. Smith"
 
 
-def find_cut(text: str) -> int | None:
-    """Index just after the first complete sentence of ``text``, or None when none is complete yet
-    (including when the character after a sentence end has not arrived)."""
+def _scan(text: str, start: int = 0) -> tuple[int | None, int]:
+    """``(cut, resume)``: the index just after the first complete sentence of ``text`` from
+    ``start`` (None when none is complete yet), and where a later scan of ``text`` plus more may
+    start (nothing before it can end a sentence any more)."""
     n = len(text)
-    i = 0
+    lead = n - len(text.lstrip())  # a blank line cuts only after some text
+    i = start
     while i < n:
         c = text[i]
         if c in CJK_END:
             j = i + 1
             while j < n and text[j] in CLOSERS:
                 j += 1
-            return j
+            return j, j
         if c in LATIN_END:
             j = i + 1
             while j < n and text[j] in LATIN_END:  # "?!", "..."
@@ -59,7 +63,7 @@ def find_cut(text: str) -> int | None:
             while j < n and text[j] in CLOSERS:
                 j += 1
             if j == n:
-                return None  # what follows decides
+                return None, i  # what follows decides
             if not text[j].isspace():
                 i = j  # "2.5", "e.g.x", "a.m."
                 continue
@@ -67,36 +71,49 @@ def find_cut(text: str) -> int | None:
             while k < n and text[k].isspace():
                 k += 1
             if k == n:
-                return None  # wait for the next word
+                return None, i  # wait for the next word
             if (c == "." and text[j - 1] not in CLOSERS and _is_abbreviation(text, i)) or text[k].islower():
                 i = k
                 continue
-            return j
-        if c == "\n" and i + 1 < n and text[i + 1] == "\n" and text[:i].strip():
-            return i + 2
+            return j, j
+        if c == "\n" and i + 1 < n and text[i + 1] == "\n" and i > lead:
+            return i + 2, i + 2
+        if c == "\n" and i + 1 == n:
+            return None, i  # a blank line may follow
         i += 1
-    return None
+    return None, n
+
+
+def find_cut(text: str) -> int | None:
+    """Index just after the first complete sentence of ``text``, or None when none is complete yet
+    (including when the character after a sentence end has not arrived)."""
+    return _scan(text)[0]
 
 
 class SentenceSplitter:
-    """Feed text pieces; get back the sentences they complete (stripped, in order)."""
+    """Feed text pieces; get back the sentences they complete (stripped, in order). Each character
+    is scanned about once however the text is cut into pieces."""
 
     def __init__(self):
         self.buffer = ""
+        self._resume = 0  # where the next scan of buffer starts
 
     def feed(self, text: str) -> list[str]:
         """Add ``text``; the sentences now complete."""
         self.buffer += text
         out = []
-        while (cut := find_cut(self.buffer)) is not None:
-            sentence, self.buffer = self.buffer[:cut].strip(), self.buffer[cut:]
+        while True:
+            cut, resume = _scan(self.buffer, self._resume)
+            if cut is None:
+                self._resume = resume
+                return out
+            sentence, self.buffer, self._resume = self.buffer[:cut].strip(), self.buffer[cut:], 0
             if sentence:
                 out.append(sentence)
-        return out
 
     def flush(self) -> list[str]:
         """The rest of the text as the last sentence (end of the answer)."""
-        rest, self.buffer = self.buffer.strip(), ""
+        rest, self.buffer, self._resume = self.buffer.strip(), "", 0
         return [rest] if rest else []
 
 

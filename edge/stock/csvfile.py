@@ -1,8 +1,8 @@
 """CSV files in and out of the store, made safe (a leaf module).
 
 In (an inventory a user or a spreadsheet wrote): :func:`read_text` reads at most
-:data:`MAX_CSV_BYTES` and decodes UTF-8 (with or without BOM) or BOM-marked UTF-16/UTF-32, and
-names the line and the likely encoding of anything else; :func:`check_field` refuses NUL bytes,
+:data:`MAX_CSV_BYTES` and :func:`decode` decodes UTF-8 (with or without BOM) or BOM-marked UTF-16/UTF-32,
+and names the line and the likely encoding of anything else (UTF-16 without a BOM included); :func:`check_field` refuses NUL bytes,
 control characters and fields over :data:`MAX_FIELD_CHARS`; :func:`parse_quantity` accepts ASCII
 digits from 0 to :data:`MAX_IMPORT_QUANTITY`. The store allows at most :data:`MAX_CSV_ROWS` rows.
 
@@ -61,16 +61,45 @@ def read_text(path: Path) -> str:
             message names the line, the byte and the encoding it looks like).
     """
     with path.open("rb") as f:
-        data = f.read(MAX_CSV_BYTES + 1)
+        return decode(f.read(MAX_CSV_BYTES + 1))
+
+
+def decode(data: bytes) -> str:
+    """The text of an inventory CSV's bytes ``data``: UTF-8 (with or without BOM) or BOM-marked
+    UTF-16/UTF-32. The one decoding of ``edge inventory import`` and the console's file upload.
+
+    Raises:
+        ValueError: larger than :data:`MAX_CSV_BYTES`, UTF-16 without a byte-order mark, or not in a
+            detectable Unicode encoding (the message names the line, the byte and the encoding it
+            looks like, and the fix).
+    """
     if len(data) > MAX_CSV_BYTES:
         raise ValueError(f"larger than {MAX_CSV_BYTES // 2**20} MiB; fix: split it into smaller files")
     encoding = next((enc for bom, enc in _BOMS if data.startswith(bom)), "utf-8")
+    if encoding == "utf-8" and (order := _utf16_order(data)) is not None:
+        # ASCII text in UTF-16 is valid UTF-8 with a NUL after (or before) every character
+        raise ValueError(f"line 1: UTF-16 without a byte-order mark ({order}: every other byte is 0x00); "
+                         f"fix: save it as 'CSV UTF-8' (or as UTF-16 with a byte-order mark)")
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as e:
         line = data[:e.start].count(b"\n") + 1
         raise ValueError(f"line {line}: not {encoding.upper().replace('-SIG', '')} text (byte 0x{data[e.start]:02X} "
                          f"at byte {e.start}); it looks like {_guess(data)}; fix: save it as 'CSV UTF-8'") from e
+
+
+def _utf16_order(data: bytes) -> str | None:
+    """``"little-endian"`` or ``"big-endian"`` when the first 4 KiB look like UTF-16 of mostly Latin text without a
+    byte-order mark (NUL in at least 3 of 8 odd or even bytes), else None."""
+    head = data[:4096]
+    if len(head) < 4:
+        return None
+    odd, even = head[1::2], head[0::2]
+    if odd.count(0) * 8 >= len(odd) * 3 and even.count(0) < len(even) // 8:
+        return "little-endian"
+    if even.count(0) * 8 >= len(even) * 3 and odd.count(0) < len(odd) // 8:
+        return "big-endian"
+    return None
 
 
 def _guess(data: bytes) -> str:

@@ -49,14 +49,23 @@ def _read_only_culprit(path: Path) -> str:
     except OSError:
         pass
     sides = [s for s in (Path(f"{path}-wal"), Path(f"{path}-shm")) if s.exists() and not os.access(s, os.W_OK)]
+    if path.exists() and not os.access(path, os.W_OK):
+        # the store file itself first: SQLite gives a new -wal/-shm the store's own mode, so a
+        # read-only store has read-only side files too, and a chown of those would change nothing
+        files = " ".join(map(str, [path, *sides]))
+        also = f" (nor are {' and '.join(s.name for s in sides)}, made with its mode)" if sides else ""
+        return (f"the store {path} ({_owner(path)}) is not writable by this user{also}; fix: chmod u+w {files} "
+                f"when the service user owns {'them' if sides else 'it'}, else chown {'them' if sides else 'it'} "
+                f"to the service user")
     if sides:
+        store_uid = path.stat().st_uid if path.exists() else None
+        if all(s.stat().st_uid == store_uid for s in sides):  # the store's owner: their mode is at fault
+            fix = f"chmod u+w {' '.join(map(str, sides))}"
+        else:
+            fix = f"give them to the service user (chown --reference={path} {' '.join(map(str, sides))})"
         return (f"the leftover {' and '.join(f'{s} ({_owner(s)})' for s in sides)} "
                 f"{'is' if len(sides) == 1 else 'are'} not writable by this user and keep the store read-only; "
-                f"fix: stop every edge process and give {'it' if len(sides) == 1 else 'them'} to the service user "
-                f"(chown --reference={path} {' '.join(map(str, sides))}); do not delete a -wal file, it holds "
-                f"committed records")
-    if path.exists() and not os.access(path, os.W_OK):
-        return f"{path} ({_owner(path)}) is not writable by this user; fix: chown it to the service user or chmod u+w"
+                f"fix: stop every edge process and {fix}; do not delete a -wal file, it holds committed records")
     if not os.access(path.parent, os.W_OK):
         return (f"its folder {path.parent} ({_owner(path.parent)}) is not writable by this user, so SQLite "
                 f"cannot create {path.name}-wal and {path.name}-shm; fix: chown the folder to the service user")

@@ -23,6 +23,7 @@ from edge.service.api.deps import ApiContext, api_context
 from edge.stages.docs.answer import fit_passages, generates, prepare, with_generated
 from edge.stages.docs.index import DocsIndex, open_index
 from edge.stages.docs.retrieve import Retriever
+from edge.stages.utterance import too_long
 
 router = APIRouter()
 PATH = "/api/docs/ask"
@@ -30,7 +31,7 @@ _LOCK = threading.Lock()
 
 
 class DocsQuestion(BaseModel):
-    question: str = Field(min_length=1, max_length=2000)
+    question: str = Field(min_length=1)  # its length: checked by the handler (edge.stages.utterance)
 
 
 def docs_retriever(request: Request) -> tuple[Retriever | None, object]:
@@ -52,6 +53,9 @@ def docs_retriever(request: Request) -> tuple[Retriever | None, object]:
 async def ask(body: DocsQuestion, request: Request, ctx: Annotated[ApiContext, Depends(api_context)]):
     if not body.question.strip():
         return ctx.error(PATH, 400, "question is empty", openai=False)
+    refusal = too_long(body.question)
+    if refusal is not None:
+        return ctx.error(PATH, 400, f"question: {refusal}", openai=False)
     retriever, settings = await run_in_threadpool(docs_retriever, request)
     if retriever is None:
         return ctx.error(PATH, 503, "documents are not configured on this server", openai=False)

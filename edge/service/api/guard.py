@@ -10,6 +10,10 @@ In this order, each refusal answered before a byte of the body is read:
    the console's, which has its own login (:mod:`edge.service.console.access`);
 4. the body: a ``Content-Length`` over ``api.max_body_bytes`` is ``413`` at once; a body without
    one (chunked) is cut off with ``413`` when it passes the limit.
+
+Every response, refusals included, carries :data:`NO_FRAMING` (``X-Frame-Options: DENY`` and the
+CSP ``frame-ancestors 'none'``): no page of the box can be shown in another site's frame, where a
+click on "Undo" could be stolen.
 """
 from __future__ import annotations
 
@@ -27,6 +31,8 @@ if TYPE_CHECKING:
     from edge.service.api.deps import ApiContext
 
 CONSOLE_PREFIX = "/console"
+#: headers on every response: no page of the box inside a frame (the older header and the CSP one)
+NO_FRAMING = ((b"x-frame-options", b"DENY"), (b"content-security-policy", b"frame-ancestors 'none'"))
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
@@ -83,6 +89,7 @@ class Guard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        send = _unframed(send)
         refusal = self.refusal(scope, Headers(scope=scope))
         if refusal is not None:
             await refusal(scope, receive, send)
@@ -140,6 +147,15 @@ class Guard:
         """A counted error response in the shape of the path's API family (OpenAI under ``/v1/``)."""
         path = scope["path"]
         return self.ctx.error(endpoint_label(scope["app"], path), code, msg, path.startswith("/v1/"), headers)
+
+
+def _unframed(send):
+    """``send`` adding :data:`NO_FRAMING` to the response's headers."""
+    async def wrapped(message):
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", []), *NO_FRAMING]}
+        await send(message)
+    return wrapped
 
 
 def endpoint_label(app, path: str) -> str:

@@ -12,6 +12,32 @@ from edge.stock.places import IMPORT_TURN_PREFIX
 from edge.stock.questions import Question, answer
 from edge.stock.store import Item, Record, Store
 
+#: Rows on one page of records or inventory: a 100,000-record history was 43 MB of HTML on one page.
+PAGE_ROWS = 200
+
+
+@dataclass(frozen=True)
+class Paged:
+    """One page of ``total`` rows: ``rows`` (at most :data:`PAGE_ROWS`), the page number ``page``
+    (1-based, clamped to 1..``pages``), ``pages``, and ``first``/``last``, the 1-based positions of
+    its first and last row (0 and 0 when there are none)."""
+
+    rows: list
+    page: int
+    pages: int
+    total: int
+    first: int
+    last: int
+
+
+def paged(rows: list, page: int, size: int = PAGE_ROWS) -> Paged:
+    """Page ``page`` of ``rows``, ``size`` rows a page (a page past the end shows the last one)."""
+    pages = max(1, -(-len(rows) // size))
+    page = min(max(1, page), pages)
+    chunk = rows[(page - 1) * size:page * size]
+    first = (page - 1) * size + 1 if chunk else 0
+    return Paged(chunk, page, pages, len(rows), first, first + len(chunk) - 1 if chunk else 0)
+
 
 def local_time(iso_utc: str) -> str:
     """A record's UTC ISO 8601 time in the box's time zone, ``YYYY-MM-DD HH:MM:SS``."""

@@ -2,8 +2,9 @@
 
     GET  /console/live               turns as they happen (the voice loop's and Wyoming's events)
     GET  /console/live/events        the same as server-sent events (text/event-stream)
-    GET  /console/records            the history, newest first: search (q), filter (kind); every
-                                     record that is not an undo and not undone has an Undo button
+    GET  /console/records            the history, newest first: search (q), filter (kind), page (200
+                                     rows a page); every record that is not an undo and not undone
+                                     has an Undo button
     GET  /console/records.csv        the history as CSV (Store.export_csv)
     GET  /console/records/undo?id=N  confirm undoing record N (or say that a later stock count settled it)
     GET  /console/history            one item's use, receipts, moves and counts over a period (item,
@@ -12,8 +13,10 @@
     POST /console/records/undo       undo it (Store.undo_record; 409 naming why for an undo record, a
                                      record already undone, another box's record or one a later
                                      stock count settled)
-    GET  /console/inventory          items: search (q), low stock only (low=1)
+    GET  /console/inventory          items: search (q), low stock only (low=1), page (200 rows a page)
     POST /console/inventory/preview  what an inventory CSV would change, before anything is written
+                                     (a chosen file comes as its bytes, decoded as ``edge inventory
+                                     import`` decodes them: :func:`edge.stock.csvfile.decode`)
     POST /console/inventory/import   apply it
     GET  /console/status             site sync state, governor, voice service counters, LLM chain, models, doctor
     GET  /console/login, POST /console/login, POST /console/logout
@@ -22,27 +25,33 @@ Access (:mod:`edge.service.console.access`): loopback clients without a login; o
 with ``api.token`` (a page asked for without a session redirects to the login; a POST is 401). The
 Host header must name loopback, ``api.host``, ``api.allowed_hosts`` or one of
 :attr:`ConsoleContext.hosts`, and a browser's Origin must be the box's own (400 / 403, checked for
-the whole app by :class:`edge.service.api.guard.Guard`: no DNS rebinding); every POST carries the
-page's CSRF token (403 without it); no CORS headers. Forms are
-``application/x-www-form-urlencoded``.
+the whole app by :class:`edge.service.api.guard.Guard`: no DNS rebinding, and no page in a frame);
+every POST carries the CSRF token of the client's session or browser cookie (403 without it, see
+:mod:`edge.service.console.access`); no CORS headers. A POST must be
+``application/x-www-form-urlencoded`` (415 otherwise: ``text/plain`` is what a cross-site form can
+send without a preflight).
 """
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import io
 import secrets
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlencode
 
-from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from fastapi.templating import Jinja2Templates
 
 from edge.config import is_loopback
 from edge.service.console import access, data, live, status
+from edge.stages.utterance import too_long
+from edge.stock import csvfile
 from edge.stock.low import why as why_low
 from edge.stock.store import Store, StoreError
 
@@ -58,7 +67,7 @@ MAX_FORM_BYTES = 2 * 1024 * 1024  # bytes of one form (an inventory CSV of some 
 class ConsoleContext:
     """What the pages read and change: the ``store``, names the Host header may carry besides
     loopback, ``api.host`` and ``api.allowed_hosts`` (the app's Guard checks them), the events files the Live page follows (JSON lines, :mod:`edge.events`)
-    this process's CSRF token, ``api.token`` (the login of other clients) and their sessions.
+    ``api.token`` (the login of other clients) and the sessions (with their CSRF tokens).
     Kept in ``app.state.console``."""
 
     store: Store
@@ -68,7 +77,6 @@ class ConsoleContext:
     governor: Any = None  # set by create_app, as are engine and state_file
     engine: Any = None
     state_file: Path | None = None
-    csrf: str = field(default_factory=lambda: secrets.token_urlsafe(32))
     token: str | None = None  # api.token, set by create_app
     sessions: access.Sessions = field(default_factory=access.Sessions)
 
@@ -98,22 +106,59 @@ def console(request: Request) -> ConsoleContext:
     raise HTTPException(401, "log in first at /console/login")
 
 
+FORM_TYPE = "application/x-www-form-urlencoded"
+
+
+def csrf_token(request: Request, ctx: ConsoleContext) -> str | None:
+    """The CSRF token of this client's session, else of its browser cookie, else None."""
+    return ctx.sessions.token(request.cookies.get(access.SESSION_COOKIE), request.cookies.get(access.BROWSER_COOKIE))
+
+
 async def form(request: Request, ctx: ConsoleContext) -> dict[str, str]:
-    """The POSTed form fields (the first value of each); 403 without the right CSRF token."""
+    """The POSTed form fields (the first value of each); 415 for a body that is not
+    :data:`FORM_TYPE`, 413 over :data:`MAX_FORM_BYTES`, 403 without the client's CSRF token."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != FORM_TYPE:
+        raise HTTPException(415, f"a console form is {FORM_TYPE}, not {kind[:60] or 'a body without a type'}")
     body = await request.body()
     if len(body) > MAX_FORM_BYTES:
         raise HTTPException(413, f"form over {MAX_FORM_BYTES} bytes")
     fields = {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True).items()}
-    if not secrets.compare_digest(fields.get("csrf", "").encode(), ctx.csrf.encode()):
+    token = csrf_token(request, ctx)
+    if token is None or not secrets.compare_digest(fields.get("csrf", "").encode(), token.encode()):
         raise HTTPException(403, "missing or wrong CSRF token: reload the page and try again")
     return fields
 
 
 def page(request: Request, ctx: ConsoleContext, name: str, status_code: int = 200, **values) -> HTMLResponse:
-    """The template ``name`` with the CSRF token and whether a login session is open (for Log out)."""
+    """The template ``name`` with the client's CSRF token (a browser cookie is set for a client
+    without a session or one) and whether a login session is open (for Log out)."""
     session = request.cookies.get(access.SESSION_COOKIE) in ctx.sessions.expiry
-    return TEMPLATES.TemplateResponse(request, name, {"csrf": ctx.csrf, "session": session, **values},
-                                      status_code=status_code)
+    token, browser = csrf_token(request, ctx), None
+    if token is None:
+        browser = secrets.token_urlsafe(32)
+        token = ctx.sessions.token(None, browser)
+    response = TEMPLATES.TemplateResponse(request, name, {"csrf": token, "session": session, **values},
+                                          status_code=status_code)
+    if browser is not None:
+        response.headers.append("Set-Cookie", access.browser_cookie_header(browser))
+    return response
+
+
+def searched(q: str) -> str:
+    """``q`` when it is not over :data:`edge.stages.utterance.MAX_UTTERANCE_CHARS` (400 saying so)."""
+    refusal = too_long(q)
+    if refusal is not None:
+        raise HTTPException(400, f"search: {refusal}")
+    return q
+
+
+def pager(path: str, p: data.Paged, **query) -> dict:
+    """The page's rows and the links to the previous and next pages (None at either end)."""
+    def link(n: int) -> str:
+        return f"{path}?{urlencode({**{k: v for k, v in query.items() if v}, 'page': n})}"
+    return {"paged": p, "prev_url": link(p.page - 1) if p.page > 1 else None,
+            "next_url": link(p.page + 1) if p.page < p.pages else None}
 
 
 Ctx = Annotated[ConsoleContext, Depends(console)]
@@ -141,14 +186,17 @@ async def live_events(request: Request, ctx: Ctx):
 
 
 @router.get("/records", response_class=HTMLResponse)
-async def records(request: Request, ctx: Ctx, q: str = "", kind: str = "all", done: int | None = None):
-    """The history, newest first, filtered by ``q`` (words) and ``kind``; ``done``: the undo just written."""
+async def records(request: Request, ctx: Ctx, q: str = "", kind: str = "all", done: int | None = None,
+                  page_no: Annotated[int, Query(alias="page")] = 1):
+    """The history, newest first, filtered by ``q`` (words) and ``kind``, :data:`data.PAGE_ROWS` a
+    page (``page``, from 1); ``done``: the undo just written."""
     all_records = ctx.store.records()
     items = {i.sku: i for i in ctx.store.items()}
-    shown = data.filter_records(all_records, items, q, kind)
+    shown = data.paged(data.filter_records(all_records, items, searched(q), kind), page_no)
     undone_by = {r.undoes: r.id for r in all_records if r.undoes is not None}
-    return page(request, ctx, "records.html", records=shown, items=items, q=q, kind=kind, total=len(all_records),
-                undoable=data.undoable(all_records), undone_by=undone_by, done=done)
+    return page(request, ctx, "records.html", records=shown.rows, items=items, q=q, kind=kind, total=len(all_records),
+                undoable=data.undoable(all_records), undone_by=undone_by, done=done,
+                **pager("/console/records", shown, q=q, kind=kind if kind != "all" else ""))
 
 
 @router.get("/history", response_class=HTMLResponse)
@@ -213,21 +261,50 @@ async def undo(request: Request, ctx: Ctx):
 
 
 @router.get("/inventory", response_class=HTMLResponse)
-async def inventory(request: Request, ctx: Ctx, q: str = "", low: int = 0, imported: int | None = None):
-    """Items filtered by ``q``; ``low=1``: the low ones only (:func:`edge.stock.low.why`, the voice's rule)."""
-    words = q.lower().split()
-    items = [i for i in ctx.store.items()
+async def inventory(request: Request, ctx: Ctx, q: str = "", low: int = 0, imported: int | None = None,
+                    page_no: Annotated[int, Query(alias="page")] = 1):
+    """Items filtered by ``q``; ``low=1``: the low ones only (:func:`edge.stock.low.why`, the voice's rule);
+    :data:`data.PAGE_ROWS` a page (``page``, from 1)."""
+    words = searched(q).lower().split()
+    all_items = ctx.store.items()
+    items = [i for i in all_items
              if all(w in f"{i.sku} {i.item} {i.location} {' '.join(i.aliases)}".lower() for w in words)
              and (not low or why_low(i) is not None)]
-    return page(request, ctx, "inventory.html", items=items, q=q, low=low, why={i.sku: why_low(i) for i in items},
-                imported=imported)
+    shown = data.paged(items, page_no)
+    return page(request, ctx, "inventory.html", items=shown.rows, q=q, low=low,
+                why={i.sku: why_low(i) for i in shown.rows}, imported=imported, total=len(all_items),
+                **pager("/console/inventory", shown, q=q, low=low))
+
+
+def posted_csv(fields: dict[str, str]) -> str:
+    """The CSV text of a preview form: a chosen file's bytes (``csv_file``, base64, named
+    ``csv_name``) decoded as ``edge inventory import`` decodes a file, else the typed ``csv`` text.
+
+    Raises:
+        StoreError: the file's bytes are not a CSV the import can read (the message names the file,
+            the line and the fix, as the command line's does).
+    """
+    encoded = fields.get("csv_file", "")
+    if not encoded:
+        return fields.get("csv", "")
+    name = Path(fields.get("csv_name", "") or "the chosen file").name[:200]
+    try:
+        raw = base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError):
+        raise HTTPException(400, "csv_file: not base64; reload the page and choose the file again") from None
+    try:
+        return csvfile.decode(raw)
+    except ValueError as e:
+        raise StoreError(f"{name}: {e}") from e
 
 
 @router.post("/inventory/preview", response_class=HTMLResponse)
 async def inventory_preview(request: Request, ctx: Ctx):
     """What the POSTed CSV would change (422 with the import's error when it would be refused)."""
-    csv_text = (await form(request, ctx)).get("csv", "")
+    fields = await form(request, ctx)
+    csv_text = fields.get("csv", "")
     try:
+        csv_text = posted_csv(fields)
         preview = data.preview_import(ctx.store, csv_text)
     except StoreError as e:
         return page(request, ctx, "preview.html", 422, preview=None, error=str(e), csv_text=csv_text)

@@ -55,7 +55,7 @@ from edge.loop.pipeline import apply_limits
 from edge.loop.speculation import answer_verdict, is_new_command
 from edge.loop.stages import cpu_sets
 from edge.service.wyoming.locks import StageLocks
-from edge.stages import dialog
+from edge.stages import dialog, reply
 from edge.stages.asr import Recognition
 from edge.stages.asr.worker import AsrWorker
 from edge.stages.nlu.grammar import COMPLETE
@@ -339,9 +339,11 @@ class Box:
                     self.emit(ev.TurnEnd(0, turn, {}))
                     return HandleResult(False, "", turn)
                 self.emit(ev.IntentEvent(0, turn, intent.intent, intent.slots(), intent.source))
-                handled = intent.intent != "other" or bool(intent.answer)
                 docs = self.stages.docs.answer if self.stages.docs is not None else None
                 outcome = dialog.act(intent, self.stages.store, text, turn, language=self.settings.language, docs=docs)
+                # answered unless the reply is "not understood" (a records question is intent
+                # "other" with an answer from the records)
+                handled = intent.intent != "other" or outcome.text != reply.text("not_understood", self.settings.language)
         except StoreError as e:
             self.emit(ev.Error(0, turn, "store", f"{type(e).__name__}: {e}"))
             self.emit(ev.TurnEnd(0, turn, {}))

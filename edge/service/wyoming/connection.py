@@ -9,6 +9,12 @@
     transcript                                 → handled | not-handled
     ping                                       → pong
 
+Text is bounded before any work: a ``transcript`` over
+:data:`edge.stages.utterance.MAX_UTTERANCE_CHARS` is ``not-handled`` with a reply saying so (no turn
+taken); a ``synthesize`` text, one ``synthesize-chunk`` text or the unspoken rest of a stream over
+:data:`MAX_SYNTHESIZE_CHARS` is an ``error`` event (code ``too-long``), and the connection stays.
+A new connection must start its first event within ``wyoming.header_timeout_s``.
+
 Audio comes in any PCM format (rate Hz, width 1–4 bytes, channels) and is converted to the voice
 loop's 16 kHz mono int16 frames. An ``audio-chunk`` without ``audio-start``, audio without a
 ``transcribe`` or ``detect`` before it, or a chunk whose format or length does not match closes the
@@ -36,6 +42,7 @@ from wyoming.wake import Detection, NotDetected
 from drivers.audio import FRAME_SAMPLES, SAMPLE_RATE, FrameConverter
 from edge.service.wyoming.frames import ProtocolError, read_event
 from edge.stages.tts.stream import SentenceSplitter
+from edge.stages.utterance import too_long
 
 if TYPE_CHECKING:
     from edge.config import Settings
@@ -47,6 +54,10 @@ log = logging.getLogger("edge.service.wyoming")
 FRAME_MS = 1000 * FRAME_SAMPLES // SAMPLE_RATE  # 80 ms
 CHUNK_SAMPLES = 1024  # samples per audio-chunk of synthesized speech (Wyoming's usual size)
 DTYPES = {1: np.uint8, 2: np.int16, 4: np.int32}
+#: characters of text synthesized at once: about 100 s of espeak-ng speech (~20 characters a
+#: second), held whole in memory; eight times the longest reply the box gives itself
+#: (edge.stages.nlu.schema.ANSWER_MAX_CHARS). 20,000 characters made 16 min of audio and 927 MiB.
+MAX_SYNTHESIZE_CHARS = 2000
 
 
 def audio_format(data: dict, event_type: str) -> tuple[int, int, int]:
@@ -104,6 +115,7 @@ class Connection:
         self.detected = False
         self.tts_split: SentenceSplitter | None = None  # an open synthesize-start … synthesize-stop
         self.tts_started = False
+        self.tts_refused = False  # the open stream was refused (too long): its chunks are dropped
         self.max_asr_frames = settings.endpoint.max_utterance_ms // FRAME_MS
         self.handlers = {
             "describe": self.on_describe, "transcribe": self.on_request, "detect": self.on_request,
@@ -121,7 +133,10 @@ class Connection:
         """Read and answer events until the client closes, a protocol error, or cancellation."""
         w = self.settings.wyoming
         try:
-            while (event := await read_event(self.reader, w.idle_timeout_s, w.frame_timeout_s)) is not None:
+            first = True  # the first event comes at once (header_timeout_s); then the client may idle
+            while (event := await read_event(self.reader, w.header_timeout_s if first else w.idle_timeout_s,
+                                             w.frame_timeout_s, w.header_timeout_s, first)) is not None:
+                first = False
                 await self.dispatch(event)
         except ProtocolError as e:
             log.warning("wyoming client %s: %s; connection closed", self.peer, e)
@@ -272,22 +287,42 @@ class Connection:
         text = event.data.get("text")
         if not isinstance(text, str):
             raise ProtocolError("synthesize needs a 'text' string")
+        if len(text) > MAX_SYNTHESIZE_CHARS:
+            await self._too_long("synthesize", len(text))
+            return
         await self._speak(text, start=True, stop=True)
 
+    async def _too_long(self, what: str, n: int) -> None:
+        log.info("wyoming client %s: %s of %d characters refused", self.peer, what, n)
+        await self.send(Error(text=f"{what}: {n:,} characters of text is over the limit of {MAX_SYNTHESIZE_CHARS:,} "
+                                   f"characters (about 100 s of speech); nothing was spoken: send it in parts, or "
+                                   f"stream it with synthesize-start, -chunk and -stop (sentence by sentence)",
+                              code="too-long").event())
+
     async def on_synthesize_start(self, event: Event) -> None:
-        self.tts_split, self.tts_started = SentenceSplitter(), False
+        self.tts_split, self.tts_started, self.tts_refused = SentenceSplitter(), False, False
 
     async def on_synthesize_chunk(self, event: Event) -> None:
+        if self.tts_refused:
+            return
         if self.tts_split is None:
             raise ProtocolError("synthesize-chunk without synthesize-start")
         text = event.data.get("text")
         if not isinstance(text, str):
             raise ProtocolError("synthesize-chunk needs a 'text' string")
+        unspoken = len(self.tts_split.buffer) + len(text)
+        if unspoken > MAX_SYNTHESIZE_CHARS:  # one sentence that long would be spoken whole: refused
+            self.tts_split, self.tts_refused = None, True
+            await self._too_long("synthesize-chunk (the text not yet spoken)", unspoken)
+            return
         for sentence in self.tts_split.feed(text):  # each complete sentence is spoken at once
             await self._speak(sentence, start=not self.tts_started, stop=False)
             self.tts_started = True
 
     async def on_synthesize_stop(self, event: Event) -> None:
+        if self.tts_refused:  # the refusal was the answer
+            self.tts_refused = False
+            return
         if self.tts_split is None:
             raise ProtocolError("synthesize-stop without synthesize-start")
         rest = " ".join(self.tts_split.flush())
@@ -300,6 +335,11 @@ class Connection:
         text = event.data.get("text")
         if not isinstance(text, str):
             raise ProtocolError("transcript needs a 'text' string")
+        refusal = too_long(text, self.settings.language)
+        if refusal is not None:  # answered before the turn's locks are taken
+            log.info("wyoming client %s: a transcript of %d characters refused", self.peer, len(text))
+            await self.send(NotHandled(text=refusal).event())
+            return
         context = event.data.get("context")
         said = context.get("conversation_id") if isinstance(context, dict) else None
         # a question belongs to Home Assistant's conversation when it names one, else to this connection

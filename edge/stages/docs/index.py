@@ -11,10 +11,12 @@ Python's sqlite3 cannot load extensions, so sqlite-vec is not used; 10,000 × 38
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
 import sqlite3
+import stat
 import sys
 import threading
 import time
@@ -141,8 +143,27 @@ def expand(paths: Iterable[str | Path]) -> tuple[list[Path], list[tuple[str, str
             else:
                 files.append(p.resolve())
         else:
-            failed.append((str(p), "no such file or folder"))
+            failed.append((str(p), _not_a_file(p)))
     return list(dict.fromkeys(files)), failed, skipped
+
+
+#: what a path that is neither a file nor a folder is, by its stat type
+_SPECIAL = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
+            (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+def _not_a_file(p: Path) -> str:
+    """Why ``p`` (neither a regular file nor a folder) cannot be indexed, with the fix."""
+    try:
+        st = p.stat()
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            return "a loop of symbolic links (it never reaches a file); fix: point it at the document itself"
+        if p.is_symlink():
+            return f"a broken link (to {os.readlink(p)}); fix: point it at the document itself"
+        return f"no such file or folder ({e.strerror or e})"
+    kind = next((what for test, what in _SPECIAL if test(st.st_mode)), "not a regular file")
+    return f"{kind}, not a document file; fix: save the document as a regular file and add that"
 
 
 class DocsIndex:

@@ -111,10 +111,23 @@ def read_bytes(path: Path) -> bytes:
     return data
 
 
+#: C0 control bytes that text does not hold (tab, line feed, form feed and carriage return it does)
+_CONTROL_BYTES = bytes([*range(0, 9), 11, *range(14, 32), 127])
+#: the share of control bytes above which a file is binary data (random bytes have ~11 %)
+MAX_CONTROL_SHARE = 0.01
+
+
 def decode(path: Path, data: bytes) -> str:
-    """Text of a text format: UTF-8, else Latin-1. Raises DocParseError for binary data."""
-    if b"\x00" in data[:65536]:
+    """Text of a text format: UTF-8, else Latin-1. Raises DocParseError for binary data (a NUL,
+    or more than :data:`MAX_CONTROL_SHARE` control bytes in the first 64 KiB)."""
+    head = data[:65536]
+    if b"\x00" in head:
         raise DocParseError(path, "binary data, not text")
+    control = len(head) - len(head.translate(None, _CONTROL_BYTES))
+    if head and control > MAX_CONTROL_SHARE * len(head):
+        raise DocParseError(path, f"binary data, not text ({100 * control / len(head):.0f} % of its first bytes are "
+                                  f"control characters); fix: add the document itself, not a file renamed to "
+                                  f"{path.suffix or 'a text name'}")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:

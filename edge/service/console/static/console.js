@@ -1,12 +1,24 @@
-// edge console: the only script. A chosen CSV file is read into the form's text field, so the
-// preview is an ordinary form POST (no upload library on the box).
+// edge console: the only script. A chosen CSV file is sent as its bytes (base64 in a hidden
+// field of the ordinary form POST: no upload library on the box), so the box decodes it exactly as
+// `edge inventory import` decodes a file.
 "use strict";
-document.querySelectorAll("input[type=file][data-fills]").forEach(function (input) {
+document.querySelectorAll("input[type=file][data-bytes]").forEach(function (input) {
   input.addEventListener("change", function () {
-    var target = document.getElementById(input.dataset.fills);
+    var bytes = document.getElementById(input.dataset.bytes);
+    var name = document.getElementById(input.dataset.name);
     var file = input.files && input.files[0];
-    if (!target || !file) { return; }
-    file.text().then(function (text) { target.value = text; });
+    if (!bytes || !name) { return; }
+    bytes.value = "";
+    name.value = "";
+    if (!file) { return; }
+    file.arrayBuffer().then(function (buffer) {
+      var b = new Uint8Array(buffer), s = "";
+      for (var i = 0; i < b.length; i += 32768) {
+        s += String.fromCharCode.apply(null, b.subarray(i, i + 32768));
+      }
+      bytes.value = btoa(s);
+      name.value = file.name;
+    });
   });
 });
 
