@@ -126,7 +126,7 @@ def build_stages(settings: Settings, store: Store, llm=None, governor=None, isol
         if settings.asr.bias:
             items = store.items()
             asr.set_vocabulary(with_units(asr_mod.vocabulary(items), items))
-        understanding = build_understanding(settings, store, llm if llm is not None else build_llm(settings, governor))
+        understanding = build_understanding(settings, store, llm if llm is not None else build_llm(settings, governor, lazy=True))
         understanding.warm()  # the paraphrase encoder loads now, not at the first paraphrased turn
         understanding.docs = open_docs(settings, understanding.llm)
     return Stages(wake=wake, vad=vad, asr=asr, understanding=understanding, store=store, docs=understanding.docs,
