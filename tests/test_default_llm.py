@@ -23,7 +23,7 @@ from edge.config import LAYER_ENV, load_settings
 from edge.governor.governor import Governor
 from edge.llm.chain import specs_from_settings
 from edge.llm.loader import admit_step, build_llm
-from edge.loop.build import build_understanding
+from edge.loop.build import build_understanding, preflight
 from edge.models import manifest as models
 from tests.fakesys import x86_dev
 from tests.helpers import INVENTORY, SESSIONS
@@ -82,7 +82,7 @@ def test_a_box_without_the_memory_for_qwen_takes_smollm2_and_logs_why(small_box,
     assert admit_step(gov, specs_from_settings(settings)[0]).model == QWEN and not gov.decision.degraded
 
 
-def test_a_box_without_the_joined_file_takes_smollm2_and_logs_why(small_box, tmp_path):
+def test_a_box_without_the_joined_file_starts_on_smollm2_and_says_why(small_box, tmp_path, monkeypatch, capsys):
     settings, manifest, fs = small_box
     fs.set_meminfo(total_mib=8192, available_mib=6000)
     data = yaml.safe_load(manifest.read_text())
@@ -90,8 +90,13 @@ def test_a_box_without_the_joined_file_takes_smollm2_and_logs_why(small_box, tmp
     del qwen["arch"]
     qwen["root"] = str(tmp_path / "not-joined")  # setup's join never ran
     manifest.write_text(yaml.safe_dump(data, sort_keys=False))
-    gov = Governor(settings, manifest_path=manifest)
-    assert admit_step(gov, specs_from_settings(settings)[0]).model == SMOL
+    monkeypatch.setenv("EDGE_MANIFEST", str(manifest))
+    checked = preflight(settings)  # the start-up check: the LLM stays, on its smaller model, not degraded
+    err = capsys.readouterr().err
+    assert f"llm.model: {QWEN}" in err and "edge models install" in err and "degraded" not in err, err
+    assert checked.llm.chain == [] and checked.governor.smaller_models == [SMOL]
+    gov = Governor(checked, manifest_path=manifest)
+    assert admit_step(gov, specs_from_settings(checked)[0]).model == SMOL
     assert "cannot estimate" in gov.decision.attempts[0].why and "edge models install" in gov.decision.attempts[0].why
 
 
