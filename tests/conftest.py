@@ -2,8 +2,14 @@
 import os
 import shutil
 import tempfile
+from pathlib import Path
 
 import pytest
+
+# Plumbing tests run on SmolLM2-135M, in this process and in every edge command a test starts (they
+# inherit the variable): see tests/small-models.yaml and edge/config.py. Tests of the default model
+# itself are marked default_model and unset it.
+os.environ.setdefault("EDGE_SETTINGS_LAYER", str(Path(__file__).with_name("small-models.yaml")))
 
 try:  # tests/ is put on sys.path by pytest's default (prepend) import mode
     from helpers import INVENTORY

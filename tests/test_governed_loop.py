@@ -22,7 +22,8 @@ def _settings(fs, tmp_path, **governor):
         "store": {"path": str(tmp_path / "x.db")}, "output_dir": str(tmp_path),
         "board": {"sensors": fs.sensors_settings()},
         "governor": {"power_mode": "performance", "dwell_s": 0, **governor},
-        "llm": {"engine": "llamacpp", "model": "smollm2-135m-instruct-q4_1", "n_ctx": 2048}})
+        # the CPU step alone: the board's RKLLM step is tested in test_llm_chain.py and test_rkllm.py
+        "llm": {"engine": "llamacpp", "model": "smollm2-135m-instruct-q4_1", "n_ctx": 2048, "chain": []}})
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +73,9 @@ def test_idle_llm_is_unloaded_and_the_reload_shows_in_the_turn_latency(tmp_path)
     store.import_csv(INVENTORY)
     stages = build_stages(settings, store, governor=Governor(settings))
     llm = stages.understanding.llm
-    assert llm.loaded  # loaded at start
+    assert not llm.loaded  # nothing is loaded at start: the first turn that needs the model loads it
+    llm.smoke()  # such a turn: it loads the chain
+    assert llm.loaded and llm.take_reload_ms() > 0  # taken here, so the turn below shows only its own reload
     events = run_session(stages, settings, SESSIONS / "chitchat_joke.wav", tmp_path)
     (end,) = of_type(events, "turn_end")
     assert of_type(events, "intent")[0].source == "llm"

@@ -47,8 +47,8 @@ def make_settings(fs, board="rk3588-rock5b", llm=None, **governor):
     # the figures below are worked out with a 450 MiB pipeline overhead, whatever the default is
     over = {"store": {"path": str(fs.root / "unused.db")}, "board": {"sensors": fs.sensors_settings()},
             "governor": {"pipeline_overhead_mib": 450, **governor}}
-    if llm:
-        over["llm"] = llm
+    # the CPU step alone (the RK3588 board's chain starts with RKLLM: tests/test_llm_chain.py)
+    over["llm"] = {"chain": [], **(llm or {})}
     return load_settings(board=board, overrides=over)
 
 

