@@ -47,12 +47,39 @@ class AudioSettings(_Frozen):
 
 
 class WakeModel(_Frozen):
-    name: str = Field(description="openWakeWord model name (manifest id without _v0.1) or an .onnx path")
-    threshold: float = Field(0.5, gt=0.0, lt=1.0, description="score above which the wake word triggers")
+    """One wake-word model (edge.stages.wake.WakeWord). ``engine`` left out: ``micro`` for a name only
+    microWakeWord ships (okay_nabu), an added model or a .json/.tflite path; ``openwakeword`` for its
+    stock names and .onnx paths (what a bare name meant before there were two engines)."""
+
+    name: str = Field(description="stock model (micro: okay_nabu, hey_mycroft, alexa, hey_jarvis; openwakeword: "
+                      "hey_mycroft, alexa, hey_jarvis, hey_rhasspy), a model added with `edge models add`, or a path")
+    engine: Literal["micro", "openwakeword"] | None = Field(
+        None, description="micro (microWakeWord, pymicro-wakeword) or openwakeword; null = by name")
+    threshold: float | None = Field(None, gt=0.0, lt=1.0, description="score above which the wake word triggers; "
+                                    "null = the model's own (micro: its JSON's probability_cutoff; openwakeword: 0.5)")
+
+    @model_validator(mode="after")
+    def _engine_installed(self):
+        from edge.stages.wake_engines import default_engine, engine_missing
+
+        if self.engine is None:
+            object.__setattr__(self, "engine", default_engine(self.name))
+        missing = engine_missing(self.engine)
+        if missing:
+            raise ValueError(f"wake model {self.name!r}: {missing}")
+        return self
 
 
 class WakeSettings(_Frozen):
     models: list[WakeModel] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _one_model_per_name(self):
+        seen = [Path(m.name).stem if m.name.endswith((".onnx", ".json", ".tflite")) else m.name for m in self.models]
+        twice = sorted({n for n in seen if seen.count(n) > 1})
+        if twice:
+            raise ValueError(f"wake.models: {', '.join(twice)} configured twice; one engine per wake word")
+        return self
     refractory_ms: int = Field(2000, ge=0, le=60000, description="ms after a trigger with no new trigger")
     guard_ms: int = Field(1500, ge=0, le=10000,
                           description="ms after the box stops speaking during which wake words are ignored (C03)")

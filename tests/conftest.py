@@ -27,7 +27,7 @@ def _rig(tmp_path_factory, llm: bool):
     from edge.stock.store import Store
 
     d = tmp_path_factory.mktemp("rig-llm" if llm else "rig-grammar")
-    overrides = {"store": {"path": str(d / "unused.db")}, "output_dir": str(d)}
+    overrides = {"store": {"path": str(d / "unused.db")}, "output_dir": str(d), "wake": SESSION_WAKE}
     if not llm:
         overrides["llm"] = {"engine": "none"}
     settings = load_settings(board="x86-dev", overrides=overrides)
@@ -37,6 +37,9 @@ def _rig(tmp_path_factory, llm: bool):
     _RIGS.append((stages, boot))
     return settings, stages
 
+
+#: the shared session recordings say "hey mycroft", which is not the default wake word
+SESSION_WAKE = {"models": [{"name": "hey_mycroft", "engine": "micro", "threshold": 0.95}]}
 
 #: the session rigs built so far, with their own store
 _RIGS: list = []

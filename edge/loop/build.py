@@ -119,7 +119,7 @@ def build_stages(settings: Settings, store: Store, llm=None, governor=None, isol
     governor = governor if governor is not None else build_governor(settings)
     audio_cpus, turn_cpus = cpu_sets(governor)
     with pinned(audio_cpus):
-        wake = WakeWord([(m.name, m.threshold) for m in w.models], w.refractory_ms)
+        wake = WakeWord.from_settings(settings)
         vad = SileroVad(normalize=settings.endpoint.vad_adaptive)
     with pinned(turn_cpus):
         asr = build_recognizer(settings, isolation or settings.asr.worker.loop, turn_cpus)
