@@ -39,7 +39,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from drivers.audio import read_wav, wav_frames  # noqa: E402
+from drivers.audio import read_wav  # noqa: E402
 from edge.stages.wake import WakeWord  # noqa: E402
 from tests.tvmix import AUDIO, RATE, at_db, rms_db, tv, workshop  # noqa: E402
 

@@ -115,7 +115,6 @@ def build_stages(settings: Settings, store: Store, llm=None, governor=None, isol
     On a big.LITTLE board (:meth:`edge.governor.governor.Governor.cpu_sets`) the wake word and VAD are loaded
     pinned to the audio core and recognition and the LLM to the big cores, so the worker threads
     their runtimes start keep those CPUs."""
-    w = settings.wake
     governor = governor if governor is not None else build_governor(settings)
     audio_cpus, turn_cpus = cpu_sets(governor)
     with pinned(audio_cpus):

@@ -175,7 +175,6 @@ class Box:
         self.locks = locks if locks is not None else StageLocks()
         self._workers = {name: ThreadPoolExecutor(1, thread_name_prefix=f"edge-wyoming-{name}")
                          for name in ("asr", "tts", "wake", "turn")}
-        w = settings.wake
         self.wake_pool = WakePool(stages.wake if share_wake else None, settings.wyoming.wake_streams,
                                   lambda: WakeWord.from_settings(settings))
         self._tmp = Path(tempfile.mkdtemp(prefix="edge-wyoming-"))
