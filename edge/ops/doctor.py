@@ -54,7 +54,8 @@ STATUSES = ("ok", "warn", "fail")
 #: Debian packages the loop needs at run time: TTS voice and PortAudio (pyaudio links against it).
 DEB_PACKAGES = ("espeak-ng", "libportaudio2")
 #: Python distributions the service imports at run time (name as pip knows it).
-PIP_PACKAGES = ("pyaudio", "llama_cpp_python", "openwakeword", "faster-whisper", "onnxruntime", "pyttsx3")
+PIP_PACKAGES = ("pyaudio", "llama_cpp_python", "pymicro-wakeword", "pymicro-features", "openwakeword", "faster-whisper",
+                "onnxruntime", "pyttsx3")
 DEFAULT_USER = "edge"
 DATA_DIR = "/var/lib/edge"
 UNIT_PATH = "/etc/systemd/system/edge.service"
