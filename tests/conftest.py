@@ -4,10 +4,10 @@ import shutil
 import pytest
 
 try:  # tests/ is put on sys.path by pytest's default (prepend) import mode
-    from helpers import INVENTORY
+    from helpers import INVENTORY, SESSION_WAKE_MODELS
     from pulse import pulse_server
 except ImportError:  # tests/ became a package
-    from tests.helpers import INVENTORY
+    from tests.helpers import INVENTORY, SESSION_WAKE_MODELS
     from tests.pulse import pulse_server
 
 
@@ -27,7 +27,7 @@ def _rig(tmp_path_factory, llm: bool):
     from edge.stock.store import Store
 
     d = tmp_path_factory.mktemp("rig-llm" if llm else "rig-grammar")
-    overrides = {"store": {"path": str(d / "unused.db")}, "output_dir": str(d), "wake": SESSION_WAKE}
+    overrides = {"store": {"path": str(d / "unused.db")}, "output_dir": str(d), "wake": {"models": SESSION_WAKE_MODELS}}
     if not llm:
         overrides["llm"] = {"engine": "none"}
     settings = load_settings(board="x86-dev", overrides=overrides)
@@ -37,9 +37,6 @@ def _rig(tmp_path_factory, llm: bool):
     _RIGS.append((stages, boot))
     return settings, stages
 
-
-#: the shared session recordings say "hey mycroft", which is not the default wake word
-SESSION_WAKE = {"models": [{"name": "hey_mycroft", "engine": "micro", "threshold": 0.95}]}
 
 #: the session rigs built so far, with their own store
 _RIGS: list = []
