@@ -34,7 +34,7 @@ from drivers.audio import SAMPLE_RATE, AudioFormatError, FrameConverter, read_wa
 from drivers.audio.devices import MAX_CAPTURE_CHANNELS, AudioDeviceError, native_format
 from edge.stock.store import Store
 from tests.audio_helpers import assert_pipeline_frames, convert_in_chunks
-from tests.helpers import AUDIO, INVENTORY, REPO, SESSIONS, SESSION_WAKE, of_type, run_session
+from tests.helpers import AUDIO, INVENTORY, REPO, SESSION_WAKE, SESSIONS, of_type, run_session
 
 SESSION = SESSIONS / "query_m8_bolts.wav"
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from edge.service.runstate import read_state
-from tests.helpers import SESSIONS, SESSION_WAKE
+from tests.helpers import SESSION_WAKE, SESSIONS
 from tests.live import lines_until as _lines_until
 from tests.live import start_edge_run, stop
 from tests.pulse import pulse_server

@@ -26,7 +26,7 @@ import pytest
 
 from edge.stock.recovery import backup_path, read_report, report_path
 from edge.stock.store import Store, StoreError
-from tests.helpers import INVENTORY, REPO, SESSIONS, SESSION_WAKE
+from tests.helpers import INVENTORY, REPO, SESSION_WAKE, SESSIONS
 
 try:  # tests/ is on sys.path in pytest's default (prepend) import mode
     from durability_writer import op_number, turn_id

@@ -18,7 +18,7 @@ import pytest
 import soundfile as sf
 
 from edge.stages.tts.clean import for_speech
-from tests.helpers import REPO, SESSIONS, SESSION_WAKE
+from tests.helpers import REPO, SESSION_WAKE, SESSIONS
 
 ZOE_NFC = "Zo\u00eb has 12 boxes."
 ZOE_NFD = unicodedata.normalize("NFD", ZOE_NFC)

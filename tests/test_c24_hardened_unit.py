@@ -34,7 +34,7 @@ import pytest
 from edge.config import load_settings
 from edge.models.manifest import resolve
 from edge.models.startup import check_configured
-from tests.helpers import INVENTORY, REPO, SESSIONS, SESSION_WAKE
+from tests.helpers import INVENTORY, REPO, SESSION_WAKE, SESSIONS
 
 UNIT = REPO / "systemd" / "edge.service"
 NOBODY = 65534

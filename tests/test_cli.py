@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from edge.events import EVENT_TYPES
-from tests.helpers import INVENTORY, REPO, SESSIONS, SESSION_WAKE
+from tests.helpers import INVENTORY, REPO, SESSION_WAKE, SESSIONS
 
 
 def edge(*args, cwd=REPO, check=True) -> subprocess.CompletedProcess:

@@ -23,7 +23,7 @@ from edge.loop.build import printer, run_frames
 from edge.service.api.app import ServerThread, create_app
 from edge.service.console.live import Follower
 from edge.service.console.routes import ConsoleContext
-from tests.helpers import INVENTORY, REPO, SESSIONS, SESSION_WAKE
+from tests.helpers import INVENTORY, REPO, SESSION_WAKE, SESSIONS
 from tests.test_cli import edge
 
 CHROMIUM = "/usr/bin/chromium"

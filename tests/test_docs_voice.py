@@ -18,7 +18,7 @@ from drivers.audio import read_wav
 from edge.stages.docs.answer import NOT_FOUND
 from edge.stock.store import Store
 from tests.docs_helpers import MAN_CONF, MAN_PGCTL, VOICE_TEXT, docs_recording, skip_without_documents
-from tests.helpers import INVENTORY, REPO, SESSIONS, SESSION_WAKE
+from tests.helpers import INVENTORY, REPO, SESSION_WAKE, SESSIONS
 from tests.synth import session, to16k
 
 UNANSWERABLE = "What does the manual say about the torque for the compressor head bolts?"

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from edge.stock.store import Store
-from tests.helpers import INVENTORY, REPO, SESSIONS, SESSION_WAKE
+from tests.helpers import INVENTORY, REPO, SESSION_WAKE, SESSIONS
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs and switching users needs root")
 

@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from tests.helpers import INVENTORY, REPO, SESSIONS, SESSION_WAKE
+from tests.helpers import INVENTORY, REPO, SESSION_WAKE, SESSIONS
 
 pytestmark = pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
 

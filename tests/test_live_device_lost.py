@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO, SESSIONS, SESSION_WAKE
+from tests.helpers import REPO, SESSION_WAKE, SESSIONS
 from tests.live import lines_until, start_edge_run, stop
 from tests.pulse import pulse_server
 from tests.test_notify import Listener, drain, notify_socket  # noqa: F401

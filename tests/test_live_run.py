@@ -22,7 +22,7 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from edge.service.api.metrics import ServiceStateCollector
-from tests.helpers import REPO, SESSIONS, SESSION_WAKE
+from tests.helpers import REPO, SESSION_WAKE, SESSIONS
 from tests.live import lines_until, start_edge_run, stop
 
 

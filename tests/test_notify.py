@@ -14,7 +14,7 @@ import time
 import pytest
 
 from edge.service.notify import Notifier, watchdog_usec
-from tests.helpers import SESSIONS, SESSION_WAKE
+from tests.helpers import SESSION_WAKE, SESSIONS
 from tests.live import lines_until as _lines_until
 from tests.live import start_edge_run, stop
 

@@ -55,7 +55,7 @@ def test_an_added_wake_word_is_installed_by_the_cli_and_fires_by_its_own_name(tm
     found = [d for f in frames(REAL / "hey_mycroft_test.wav") if (d := ww.process(f))]
     assert [d.wake_word for d in found] == ["hey_stockroom"]
     ww.flush()
-    assert not [d for f in frames(REAL / "negative_reference.wav") if ww.process(f)]
+    assert not any(ww.process(f) for f in frames(REAL / "negative_reference.wav"))
 
 
 def test_its_own_cutoff_is_the_threshold_when_none_is_configured(tmp_path):

@@ -12,7 +12,7 @@ import sys
 import soundfile as sf
 
 from drivers.audio.wavfile import length_warning
-from tests.helpers import INVENTORY, REPO, SESSIONS, SESSION_WAKE
+from tests.helpers import INVENTORY, REPO, SESSION_WAKE, SESSIONS
 
 TWO_TURNS = SESSIONS / "two_turns_log_then_undo.wav"
 

@@ -68,7 +68,7 @@ def test_micro_thresholds_change_without_reloading_the_model():
     peak = max(ww.score(f)["hey_mycroft"] for f in clip)
     ww.flush()
     ww.set_thresholds([("hey_mycroft", min(0.999, peak + 0.001))])
-    assert not [d for f in clip if ww.process(f)]
+    assert not any(ww.process(f) for f in clip)
     ww.flush()
     ww.set_thresholds([("hey_mycroft", "micro", 0.9)])
     assert [d.wake_word for f in clip if (d := ww.process(f))] == ["hey_mycroft"]

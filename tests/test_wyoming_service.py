@@ -28,7 +28,7 @@ from wyoming.wake import Detect, Detection
 from drivers.audio import SAMPLE_RATE, wav_frames
 from edge.service.wyoming.locks import StageLocks
 from edge.stock.store import Store
-from tests.helpers import AUDIO, SESSIONS, SESSION_WAKE
+from tests.helpers import AUDIO, SESSION_WAKE, SESSIONS
 from tests.live import lines_until, start_edge_run, stop
 from tests.pulse import pulse_server
 from tests.test_cli import edge

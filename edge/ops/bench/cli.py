@@ -12,8 +12,8 @@ from edge.ops.bench.defaults import (
     DEFAULT_OUT,
     DEFAULT_SESSIONS,
     LLM_TURN_TEXTS,
-    SHARED_SESSIONS_WAKE,
     MIN_RUNS,
+    SHARED_SESSIONS_WAKE,
     BenchArgumentError,
     check_runs,
 )
