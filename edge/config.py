@@ -47,14 +47,11 @@ class AudioSettings(_Frozen):
 
 
 class WakeModel(_Frozen):
-    """One wake-word model (edge.stages.wake.WakeWord). ``engine`` left out: ``micro`` for a name only
-    microWakeWord ships (okay_nabu), an added model or a .json/.tflite path; ``openwakeword`` for its
-    stock names and .onnx paths (what a bare name meant before there were two engines)."""
+    """A wake-word model (edge.stages.wake); no engine: the one its name means (wake_engines.default_engine)."""
 
     name: str = Field(description="stock model (micro: okay_nabu, hey_mycroft, alexa, hey_jarvis; openwakeword: "
                       "hey_mycroft, alexa, hey_jarvis, hey_rhasspy), a model added with `edge models add`, or a path")
-    engine: Literal["micro", "openwakeword"] | None = Field(
-        None, description="micro (microWakeWord, pymicro-wakeword) or openwakeword; null = by name")
+    engine: Literal["micro", "openwakeword"] | None = Field(None, description="micro (pymicro-wakeword) or openwakeword")
     threshold: float | None = Field(None, gt=0.0, lt=1.0, description="score above which the wake word triggers; "
                                     "null = the model's own (micro: its JSON's probability_cutoff; openwakeword: 0.5)")
 
@@ -62,10 +59,8 @@ class WakeModel(_Frozen):
     def _engine_installed(self):
         from edge.stages.wake_engines import default_engine, engine_missing
 
-        if self.engine is None:
-            object.__setattr__(self, "engine", default_engine(self.name))
-        missing = engine_missing(self.engine)
-        if missing:
+        object.__setattr__(self, "engine", self.engine or default_engine(self.name))
+        if missing := engine_missing(self.engine):
             raise ValueError(f"wake model {self.name!r}: {missing}")
         return self
 
@@ -76,8 +71,7 @@ class WakeSettings(_Frozen):
     @model_validator(mode="after")
     def _one_model_per_name(self):
         seen = [Path(m.name).stem if m.name.endswith((".onnx", ".json", ".tflite")) else m.name for m in self.models]
-        twice = sorted({n for n in seen if seen.count(n) > 1})
-        if twice:
+        if twice := sorted({n for n in seen if seen.count(n) > 1}):
             raise ValueError(f"wake.models: {', '.join(twice)} configured twice; one engine per wake word")
         return self
     refractory_ms: int = Field(2000, ge=0, le=60000, description="ms after a trigger with no new trigger")
