@@ -101,9 +101,10 @@ def clips() -> list[dict]:
 class Scorer:
     """Both engines' models, each engine timed (process CPU)."""
 
-    def __init__(self):
-        self.engines = {"micro": WakeWord([(n, "micro", 0.5) for n in MICRO], 2000),
-                        "oww": WakeWord([(n, "openwakeword", 0.5) for n in OWW], 2000)}
+    def __init__(self, engines=("micro", "oww")):
+        make = {"micro": lambda: WakeWord([(n, "micro", 0.5) for n in MICRO], 2000),
+                "oww": lambda: WakeWord([(n, "openwakeword", 0.5) for n in OWW], 2000)}
+        self.engines = {e: make[e]() for e in engines}
         self.cpu = dict.fromkeys(self.engines, 0.0)
         self.frames = 0
 
@@ -129,7 +130,7 @@ def with_agree(s: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     def spread(x):
         return sliding_window_view(np.pad(x, 6, mode="edge"), 13).max(axis=1)
 
-    for w in AGREE:
+    for w in AGREE if "oww/alexa" in s and "micro/alexa" in s else ():
         s[f"agree/{w}"] = np.minimum(spread(s[f"micro/{w}"]), spread(s[f"oww/{w}"]))
     return s
 
@@ -189,8 +190,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--minutes", type=float, default=60.0)
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "wake_words.json"))
+    ap.add_argument("--engines", default="micro,oww", help="micro,oww (both: the comparison) or one of them")
     a = ap.parse_args(argv)
-    scorer = Scorer()
+    engines = tuple(a.engines.split(","))
+    tag = "" if set(engines) == {"micro", "oww"} else "_" + "_".join(engines)  # cache files per engine set
+    scorer = Scorer(engines)
     cl = clips()
     clean = []  # per clip: {model: max score over the clip}
     for c in cl:
@@ -204,15 +208,17 @@ def main(argv: list[str] | None = None) -> int:
     pos = [c for c in cl if c["word"] is not None and c["kind"] != "shared session"]
     for key, make in noises.items():
         base = make()
-        s = with_agree(cached_scores(f"{key}_{a.minutes:g}min", lambda b=base: b.astype(np.int16), scorer))
+        s = with_agree(cached_scores(f"{key}_{a.minutes:g}min{tag}", lambda b=base: b.astype(np.int16), scorer))
         fa[key] = {m: {t: false_per_hour(s[m], t, hours) for t in THRESHOLDS} for m in models}
         for snr in SNRS:
             audio, where = snippets(base, pos, snr, seed=snr)
-            ss = with_agree(cached_scores(f"{key}_{a.minutes:g}min_snr{snr}_{len(pos)}clips", lambda x=audio: x, scorer))
+            ss = with_agree(cached_scores(f"{key}_{a.minutes:g}min_snr{snr}_{len(pos)}clips{tag}", lambda x=audio: x,
+                                          scorer))
             noisy[(key, snr)] = [(w, {m: window_max(ss[m], st, en) for m in models}) for w, st, en in where]
     result = {"minutes_per_noise": a.minutes, "snr_db": list(SNRS), "thresholds": THRESHOLDS,
               "clips": {"positive": sum(c["word"] is not None for c in cl), "negative": sum(c["word"] is None for c in cl),
                         "kinds": sorted({c["kind"] for c in cl})},
+              "engines": list(engines),
               "ms_per_frame_per_model": {e: round(1000 * scorer.cpu[e] / scorer.frames / 4, 3) for e in scorer.cpu},
               "ms_per_frame_per_engine_4_models": {e: round(1000 * scorer.cpu[e] / scorer.frames, 3) for e in scorer.cpu},
               "models": {}}

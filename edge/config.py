@@ -337,7 +337,7 @@ class WyomingSettings(_Frozen):
     max_clients: int = Field(32, ge=1, le=1024, description="connections served at once; one more gets an "
                              "'error' event (code busy) and is closed")
     wake_streams: int = Field(1, ge=1, le=8, description="wake-word audio streams analysed at once (one "
-                              "openWakeWord detector each); one more gets an 'error' event (code busy)")
+                              "wake-word detector each); one more gets an 'error' event (code busy)")
     idle_timeout_s: float = Field(300.0, gt=0.0, le=86400.0, description="s a connection may wait between "
                                   "events before it is closed")
     frame_timeout_s: float = Field(10.0, gt=0.0, le=600.0, description="s for the data and payload an event's "
