@@ -5,7 +5,7 @@
     edge inventory import FILE.csv [--prune]
     edge records export --csv
     edge models list|verify [--json]
-    edge models add FILE [--id ID] [--trust-on-first-use]
+    edge models add FILE [--id ID] [--trust-on-first-use]   (FILE: .gguf, .rkllm, or a wake word's .json)
     edge serve [--config FILE] [--host H] [--port P]
     edge doctor|install|uninstall, edge models bundle|install   (edge/ops/cli.py)
     edge bench [--model NAME] [--runs N] [--json] [--out DIR] [--no-loop]   (edge/ops/bench/)
@@ -237,14 +237,19 @@ def cmd_models_list(args) -> int:
 
     m = load_manifest()
     rows = [{"id": e.id, "kind": e.kind, "size_mib": round(sum(f.size for f in e.files) / 2**20, 1),
-             "licence": e.licence, "source": e.requirement, "note": e.note} for e in m.models]
+             "licence": e.licence, "commercial_use": e.commercial_use, "may_ship": e.shippable,
+             "trademark": e.trademark, "source": e.requirement, "note": e.note} for e in m.models]
     if args.json:
         for r in rows:
             print(json.dumps(r))
         return 0
-    print(f"{'id':<30} {'kind':<10} {'MiB':>7}  {'licence':<18} source")
+    print(f"{'id':<30} {'kind':<10} {'MiB':>7}  {'licence':<18} {'may ship':<9} source")
     for r in rows:
-        print(f"{r['id']:<30} {r['kind']:<10} {r['size_mib']:>7}  {r['licence']:<18} {r['source']}")
+        mark = " (trademark: another's name)" if r["trademark"] else ""
+        print(f"{r['id']:<30} {r['kind']:<10} {r['size_mib']:>7}  {r['licence']:<18} {r['may_ship']:<9} "
+              f"{r['source']}{mark}")
+    print("may ship: whether the licence lets a commercial product ship the model (models/manifest.yaml "
+          "commercial_use); a licence grants no trademark rights")
     return 0
 
 
@@ -254,6 +259,8 @@ def cmd_models_add(args) -> int:
 
     settings = _settings(args)
     models_dir = Path(args.models_dir) if args.models_dir else settings.models.dir
+    if str(args.file).endswith((".json", ".tflite")):  # your own wake word (microWakeWord)
+        return _add_wake(args.file, args.id, models_dir)
     try:
         res = add(args.file, args.id, models_dir, trust_on_first_use=args.trust_on_first_use)
     except ModelError as e:  # a failed check (ModelAddError) or a models folder that cannot take it
@@ -261,6 +268,20 @@ def cmd_models_add(args) -> int:
     pin = f"; SHA-256 pinned in {models_dir / PINS_FILE}" if res.pinned_now else ""
     print(f"installed {res.entry.id} as {res.path} ({res.size} bytes, sha256 {res.sha256}){pin}; "
           f"checks: {', '.join(res.checks)}")
+    return 0
+
+
+def _add_wake(file: str, name: str | None, models_dir: Path) -> int:
+    from edge.models.manifest import ModelError
+    from edge.models.own_wake import add_wake_model
+
+    try:
+        res = add_wake_model(file, models_dir, name)
+    except ModelError as e:
+        raise UserError(f"{file}: not installed: {e}") from e
+    print(f"installed wake word {res.name} ('{res.wake_word}', its cutoff {res.cutoff}) as {res.json_path} + "
+          f"{res.tflite.name} (sha256 {res.sha256}); checks: {', '.join(res.checks)}; use it with "
+          f"wake: {{models: [{{name: {res.name}, engine: micro}}]}} and models: {{dir: {models_dir}}}")
     return 0
 
 
@@ -475,8 +496,9 @@ def _models_commands(sub, common):
 
     q = msub.add_parser("add", help="install a model from local media (USB, SD card) after checking magic, size, SHA-256")
     common(q)
-    q.add_argument("file", help="the .gguf or .rkllm file")
-    q.add_argument("--id", help="local_models id in models/manifest.yaml (default: matched by file name)")
+    q.add_argument("file", help="the .gguf or .rkllm file, or your own wake word's microWakeWord .json (with its .tflite)")
+    q.add_argument("--id", help="local_models id in models/manifest.yaml (default: matched by file name); "
+                   "for a wake word, the name wake.models uses (default: the JSON's stem)")
     q.add_argument("--models-dir", help="default: models.dir of the settings")
     q.add_argument("--trust-on-first-use", action="store_true",
                    help="install an entry without a published SHA-256 and pin the file's SHA-256")

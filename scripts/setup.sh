@@ -31,7 +31,8 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# 2. Virtualenv
+# 2. Virtualenv. Before any pip: the wheels of the default wake-word engine need glibc >= 2.35.
+bash scripts/check_glibc.sh "$PY"
 if [ ! -x "$VENV/bin/python" ]; then
   say "creating virtualenv $VENV"
   "$PY" -m venv "$VENV"

@@ -7,15 +7,15 @@ from pathlib import Path
 import pytest
 
 # Plumbing tests run on SmolLM2-135M, in this process and in every edge command a test starts (they
-# inherit the variable): see tests/small-models.yaml and edge/config.py. Tests of the default model
+# inherit the variable): see tests/small-models.yaml and edge/config/. Tests of the default model
 # itself are marked default_model and unset it.
 os.environ.setdefault("EDGE_SETTINGS_LAYER", str(Path(__file__).with_name("small-models.yaml")))
 
 try:  # tests/ is put on sys.path by pytest's default (prepend) import mode
-    from helpers import INVENTORY
+    from helpers import INVENTORY, SESSION_WAKE_MODELS
     from pulse import pulse_server
 except ImportError:  # tests/ became a package
-    from tests.helpers import INVENTORY
+    from tests.helpers import INVENTORY, SESSION_WAKE_MODELS
     from tests.pulse import pulse_server
 
 
@@ -40,7 +40,7 @@ def _rig(tmp_path_factory, llm: bool):
     from edge.stock.store import Store
 
     d = tmp_path_factory.mktemp("rig-llm" if llm else "rig-grammar")
-    overrides = {"store": {"path": str(d / "unused.db")}, "output_dir": str(d)}
+    overrides = {"store": {"path": str(d / "unused.db")}, "output_dir": str(d), "wake": {"models": SESSION_WAKE_MODELS}}
     if not llm:
         overrides["llm"] = {"engine": "none"}
     settings = load_settings(board="x86-dev", overrides=overrides)

@@ -12,6 +12,10 @@ AUDIO = SHARED / "audio"
 SESSIONS = AUDIO / "sessions"
 INVENTORY = SESSIONS / "inventory.csv"
 EXPECTED = json.loads((SESSIONS / "expected.json").read_text())
+#: the shared session recordings (and tests/synth.wake()) say "hey mycroft", which is not the default
+#: wake word (okay_nabu): a test that plays them configures it, as settings overrides or config-file YAML
+SESSION_WAKE_MODELS = [{"name": "hey_mycroft", "engine": "micro", "threshold": 0.95}]
+SESSION_WAKE = "wake: {models: [{name: hey_mycroft, engine: micro, threshold: 0.95}]}\n"
 
 
 def run_session(stages, settings, wav: Path, out_dir: Path, chunk: int = 4000) -> list:

@@ -62,10 +62,11 @@ def test_vocabulary_is_rebuilt_when_the_inventory_changes(tmp_path):
     """An item imported while the service runs is understood and biased for from the next turn."""
     from edge.config import load_settings
     from edge.loop.build import build_stages
-    from tests.helpers import SESSIONS, run_session
+    from tests.helpers import SESSION_WAKE_MODELS, SESSIONS, run_session
 
     settings = load_settings(board="x86-dev", overrides={"store": {"path": str(tmp_path / "x.db")},
-                                                         "output_dir": str(tmp_path), "llm": {"engine": "none"}})
+                                                         "output_dir": str(tmp_path), "llm": {"engine": "none"},
+                                                         "wake": {"models": SESSION_WAKE_MODELS}})
     store = Store(tmp_path / "e.db")
     store.import_csv(INVENTORY)
     stages = build_stages(settings, store)

@@ -24,7 +24,7 @@ from edge.config import BoardSettings
 from edge.ops.bench.machine import Telemetry
 from edge.ops.bench.stats import THROTTLE_DROP, halves, throttle_check
 from tests.fakesys import rk3588, x86_dev
-from tests.helpers import REPO, SESSIONS
+from tests.helpers import REPO, SESSION_WAKE_MODELS, SESSIONS
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 EDGE = [sys.executable, "-m", "edge.cli"]
@@ -47,7 +47,7 @@ def bench_run(tmp_path_factory):
     fs = rk3588(tmp / "sys", temp_c=45.0, power_w=4.2)
     cfg = tmp / "bench.yaml"
     cfg.write_text(yaml.safe_dump({"board": {"name": "fake-rk3588", "sensors": fs.sensors_settings()},
-                                   "llm": {"max_tokens": 16}}))  # short LLM-path answers in the loop
+                                   "llm": {"max_tokens": 16}, "wake": {"models": SESSION_WAKE_MODELS}}))  # short LLM-path answers in the loop
     out = tmp / "results"
     p = _edge("bench", "--runs", "4", "--max-tokens", "8", "--sessions", str(sessions), "--llm-turns", "1",
               "--out", str(out), "--config", str(cfg), "--json")

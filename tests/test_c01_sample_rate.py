@@ -34,7 +34,7 @@ from drivers.audio import SAMPLE_RATE, AudioFormatError, FrameConverter, read_wa
 from drivers.audio.devices import MAX_CAPTURE_CHANNELS, AudioDeviceError, native_format
 from edge.stock.store import Store
 from tests.audio_helpers import assert_pipeline_frames, convert_in_chunks
-from tests.helpers import AUDIO, INVENTORY, REPO, SESSIONS, of_type, run_session
+from tests.helpers import AUDIO, INVENTORY, REPO, SESSION_WAKE, SESSIONS, of_type, run_session
 
 SESSION = SESSIONS / "query_m8_bolts.wav"
 
@@ -274,7 +274,7 @@ def test_a_wav_whose_header_has_no_rate_is_refused_naming_it(tmp_path):
 def test_edge_run_refuses_it_before_loading_models(tmp_path):
     wav = _zero_rate_wav(tmp_path / "rate_zero.wav")
     cfg = tmp_path / "c.yaml"
-    cfg.write_text(f"board: x86-dev\nstore: {{path: {tmp_path / 'edge.db'}}}\n")
+    cfg.write_text(f"board: x86-dev\n{SESSION_WAKE}store: {{path: {tmp_path / 'edge.db'}}}\n")
     r = subprocess.run([sys.executable, "-m", "edge.cli", "run", "--input", str(wav), "--config", str(cfg),
                         "--output-dir", str(tmp_path / "out")], cwd=REPO, capture_output=True, text=True,
                        timeout=120)

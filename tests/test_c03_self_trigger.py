@@ -14,6 +14,7 @@ import pytest
 from drivers.audio import SAMPLE_RATE, read_wav, wav_frames
 from edge.loop.build import run_frames
 from edge.stages.tts.speaker import TimelineSpeaker
+from edge.stages.wake import WakeWord
 from edge.stock.store import Store
 from tests.helpers import INVENTORY, heard, of_type
 from tests.synth import session, silence, to16k, wake
@@ -21,10 +22,21 @@ from tests.synth import session, silence, to16k, wake
 GAIN = 10 ** (-10 / 20)  # -10 dB
 
 
-@pytest.fixture(scope="module")
-def rig(tmp_path_factory, rig_llm):
-    d = tmp_path_factory.mktemp("c03")
+@pytest.fixture(scope="module", params=["micro", "openwakeword"])
+def rig(request, tmp_path_factory, rig_llm):
+    """The session rig with "hey mycroft" on either wake-word engine (the rig's own is micro)."""
     settings, stages = rig_llm
+    saved = stages.wake
+    if request.param == "openwakeword":
+        stages.wake = WakeWord([("hey_mycroft", "openwakeword", 0.6)], settings.wake.refractory_ms)
+    try:
+        yield _build(tmp_path_factory, settings, stages)
+    finally:
+        stages.wake = saved
+
+
+def _build(tmp_path_factory, settings, stages):
+    d = tmp_path_factory.mktemp("c03")
     boot = Store(d / "boot.db")
     boot.import_csv(INVENTORY)
     stages.store = boot

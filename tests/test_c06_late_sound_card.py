@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from edge.service.runstate import read_state
-from tests.helpers import SESSIONS
+from tests.helpers import SESSION_WAKE, SESSIONS
 from tests.live import lines_until as _lines_until
 from tests.live import start_edge_run, stop
 from tests.pulse import pulse_server
@@ -41,7 +41,7 @@ def test_late_capture_device_is_waited_for_and_then_used(notify_socket, tmp_path
     run_dir = tmp_path / "run"
     run_dir.mkdir(mode=0o700)
     cfg = tmp_path / "live.yaml"
-    cfg.write_text(f"board: x86-dev\nstore: {{path: {tmp_path / 'edge.db'}}}\n"
+    cfg.write_text(f"board: x86-dev\n{SESSION_WAKE}store: {{path: {tmp_path / 'edge.db'}}}\n"
                    f"service: {{capture_retry_initial_s: {INITIAL_S}, capture_retry_max_s: {MAX_S}}}\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PULSE_", "WATCHDOG_", "JOURNAL_"))}
     env.update(PYTHONUNBUFFERED="1", HOME=str(home), XDG_RUNTIME_DIR=str(run_dir), PULSE_SERVER=f"unix:{late}/native",

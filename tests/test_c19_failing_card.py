@@ -26,7 +26,7 @@ import pytest
 
 from edge.stock.recovery import backup_path, read_report, report_path
 from edge.stock.store import Store, StoreError
-from tests.helpers import INVENTORY, REPO, SESSIONS
+from tests.helpers import INVENTORY, REPO, SESSION_WAKE, SESSIONS
 
 try:  # tests/ is on sys.path in pytest's default (prepend) import mode
     from durability_writer import op_number, turn_id
@@ -171,7 +171,7 @@ def test_a_card_that_fills_mid_transaction_acknowledges_nothing_it_did_not_keep(
 
     # the user hears it: a voice turn on the full card says nothing was saved (edge ask, same dialog)
     cfg = tmp_path / "edge.yaml"
-    cfg.write_text(f"board: x86-dev\nstore: {{path: {db}}}\nllm: {{engine: none}}\n")
+    cfg.write_text(f"board: x86-dev\n{SESSION_WAKE}store: {{path: {db}}}\nllm: {{engine: none}}\n")
     r = subprocess.run([sys.executable, "-m", "edge.cli", "ask", "we used three drill bits from drawer four",
                         "--config", str(cfg), "--json"], cwd=REPO, capture_output=True, text=True, timeout=120,
                        env={**os.environ, "PYTHONPATH": str(REPO)})
@@ -271,7 +271,7 @@ def test_a_corrupt_store_at_start_is_kept_aside_and_rebuilt_from_backup_and_read
 
     # reported by the doctor and the status
     cfg = tmp_path / "edge.yaml"
-    cfg.write_text(f"board: x86-dev\nstore: {{path: {db}}}\nllm: {{engine: none}}\n")
+    cfg.write_text(f"board: x86-dev\n{SESSION_WAKE}store: {{path: {db}}}\nllm: {{engine: none}}\n")
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     doc = subprocess.run([sys.executable, "-m", "edge.cli", "doctor", "--config", str(cfg), "--check", "store",
                           "--json", "--no-audio-probe"], cwd=REPO, capture_output=True, text=True, timeout=120, env=env)
@@ -318,7 +318,7 @@ def test_the_voice_service_starts_on_a_corrupt_store_and_answers(tmp_path) -> No
     Store(db, recover=True).close()
     _smash(db, [_leaf_pages(db, "records")[2][0]], seed=9)
     cfg = tmp_path / "edge.yaml"
-    cfg.write_text(f"board: x86-dev\nstore: {{path: {db}}}\nllm: {{engine: none}}\n")
+    cfg.write_text(f"board: x86-dev\n{SESSION_WAKE}store: {{path: {db}}}\nllm: {{engine: none}}\n")
     r = subprocess.run([sys.executable, "-m", "edge.cli", "run", "--input", str(SESSIONS / "query_m8_bolts.wav"),
                         "--config", str(cfg), "--output-dir", str(tmp_path / "out"), "--json"], cwd=REPO,
                        capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(REPO)})

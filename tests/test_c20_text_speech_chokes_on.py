@@ -18,7 +18,7 @@ import pytest
 import soundfile as sf
 
 from edge.stages.tts.clean import for_speech
-from tests.helpers import REPO, SESSIONS
+from tests.helpers import REPO, SESSION_WAKE, SESSIONS
 
 ZOE_NFC = "Zo\u00eb has 12 boxes."
 ZOE_NFD = unicodedata.normalize("NFD", ZOE_NFC)
@@ -105,7 +105,7 @@ def test_a_voice_turn_about_such_an_item_runs_under_any_locale(tmp_path, locale)
     inv.write_text("sku,item,location,quantity,unit,aliases\n"
                    f"GOG-SAF,{name},shelf B,8,pcs,goggles;safety goggles\n", encoding="utf-8")
     cfg = tmp_path / "edge.yaml"
-    cfg.write_text(f"board: x86-dev\nstore: {{path: {tmp_path / 'edge.db'}}}\nllm: {{engine: none}}\n")
+    cfg.write_text(f"board: x86-dev\n{SESSION_WAKE}store: {{path: {tmp_path / 'edge.db'}}}\nllm: {{engine: none}}\n")
     out = tmp_path / "out"
     r = subprocess.run([sys.executable, "-m", "edge.cli", "run", "--input", str(SESSIONS / "query_goggles_shelf.wav"),
                         "--config", str(cfg), "--inventory", str(inv), "--output-dir", str(out), "--json"],

@@ -72,7 +72,7 @@ def test_thresholds_change_without_a_reload_and_a_raised_one_removes_a_false_acc
     wake = stages.wake
     audio, where, dets = tv_mix
     configured = [(m.name, m.threshold) for m in settings.wake.models]
-    model = wake.model
+    model = wake.engine_for(configured[0][0])  # the rig's: microWakeWord
     _, false = matched(dets, where)
     try:
         if false:  # raise the threshold of the model that fired falsely just above its score
@@ -88,7 +88,7 @@ def test_thresholds_change_without_a_reload_and_a_raised_one_removes_a_false_acc
             assert not fires_there()
         wake.set_thresholds([(n, 1.01) for n, _ in configured])  # nothing can reach it
         assert detections(wake, audio[: 15 * RATE]) == []
-        assert wake.model is model  # the same loaded model: no reload
+        assert wake.engine_for(configured[0][0]) is model  # the same loaded model: no reload
     finally:
         wake.set_thresholds(configured)
     with pytest.raises(ValueError, match="needs a restart"):

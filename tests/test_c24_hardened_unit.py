@@ -34,7 +34,7 @@ import pytest
 from edge.config import load_settings
 from edge.models.manifest import resolve
 from edge.models.startup import check_configured
-from tests.helpers import INVENTORY, REPO, SESSIONS
+from tests.helpers import INVENTORY, REPO, SESSION_WAKE, SESSIONS
 
 UNIT = REPO / "systemd" / "edge.service"
 NOBODY = 65534
@@ -141,7 +141,7 @@ def test_bad_model_paths_are_each_named_and_the_exit_stops_restarts(box):
     shutil.copy(resolve("smollm2-135m-instruct-q4_1"), secret)
     os.chmod(secret, 0o600)
     missing = state / "models" / "qwen-1.5b.gguf"
-    cfg = (f"board: x86-dev\nstore: {{path: {state / 'edge.db'}}}\noutput_dir: {state / 'out'}\n"
+    cfg = (f"board: x86-dev\n{SESSION_WAKE}store: {{path: {state / 'edge.db'}}}\noutput_dir: {state / 'out'}\n"
            f"asr: {{whisper: {{model: {home / 'whisper'}}}}}\nllm: {{model: {secret}}}\n"
            f"governor: {{smaller_models: [{missing}]}}\n")
     r, audit = run_hardened(box, cfg, "run", "--input", str(SESSIONS / "query_m8_bolts.wav"))
@@ -161,7 +161,7 @@ def test_only_the_llm_missing_starts_degraded_and_answers_by_voice(box):
     base, state, cache, _, home = box
     shutil.copy(resolve("smollm2-135m-instruct-q4_1"), home / "model.gguf")
     shutil.copy(INVENTORY, base / "inventory.csv")
-    cfg = (f"board: x86-dev\nstore: {{path: {state / 'edge.db'}}}\noutput_dir: {state / 'out'}\n"
+    cfg = (f"board: x86-dev\n{SESSION_WAKE}store: {{path: {state / 'edge.db'}}}\noutput_dir: {state / 'out'}\n"
            f"models: {{dir: {state / 'models'}}}\nllm: {{model: {home / 'model.gguf'}}}\n")
     r, audit = run_hardened(box, cfg, "run", "--input", str(SESSIONS / "query_m8_bolts.wav"),
                             "--inventory", str(base / "inventory.csv"), "--json")
@@ -241,7 +241,7 @@ def test_the_installed_models_pass_and_a_good_copy_passes(tmp_path):
 def test_edge_run_with_an_html_page_as_whisper_model_is_one_message_not_a_traceback(tmp_path):
     page = _html(tmp_path / "model.html")
     cfg = tmp_path / "edge.yaml"
-    cfg.write_text(f"board: x86-dev\nstore: {{path: {tmp_path / 'edge.db'}}}\nllm: {{engine: none}}\n"
+    cfg.write_text(f"board: x86-dev\n{SESSION_WAKE}store: {{path: {tmp_path / 'edge.db'}}}\nllm: {{engine: none}}\n"
                    f"asr: {{whisper: {{model: {page}}}}}\n")
     r = subprocess.run([sys.executable, "-m", "edge.cli", "run", "--input", str(SESSIONS / "query_m8_bolts.wav"),
                         "--config", str(cfg), "--output-dir", str(tmp_path / "out")], cwd=REPO, capture_output=True,

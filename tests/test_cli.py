@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from edge.events import EVENT_TYPES
-from tests.helpers import INVENTORY, REPO, SESSIONS
+from tests.helpers import INVENTORY, REPO, SESSION_WAKE, SESSIONS
 
 
 def edge(*args, cwd=REPO, check=True) -> subprocess.CompletedProcess:
@@ -24,7 +24,7 @@ def edge(*args, cwd=REPO, check=True) -> subprocess.CompletedProcess:
 @pytest.fixture
 def cfg(tmp_path):
     p = tmp_path / "edge.yaml"
-    p.write_text(f"board: x86-dev\nstore: {{path: {tmp_path / 'edge.db'}}}\n")
+    p.write_text(f"board: x86-dev\n{SESSION_WAKE}store: {{path: {tmp_path / 'edge.db'}}}\n")
     return p
 
 

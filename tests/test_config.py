@@ -1,6 +1,7 @@
 """edge.config.load_settings: defaults ← board ← user file ← overrides, and the errors people see."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pydantic
@@ -30,7 +31,7 @@ def test_defaults_load():
     s = load_settings()
     assert s.asr.engine == "whisper"
     assert s.language == "en"
-    assert [(m.name, m.threshold) for m in s.wake.models] == [("hey_mycroft", 0.6)]
+    assert [(m.name, m.engine) for m in s.wake.models] == [("okay_nabu", "micro")]
     assert s.endpoint.trailing_silence_ms == 700
     assert s.endpoint.max_utterance_ms == 10000
     assert s.endpoint.no_speech_timeout_ms == 5000
@@ -235,3 +236,28 @@ def test_secrets_and_whole_sections_are_not_echoed_in_errors(tmp_path):
 def test_a_wrong_plain_value_is_still_echoed(tmp_path):
     msg = config_error(path=write(tmp_path, "v.yaml", "asr: {engine: kaldi}\n"))
     assert "asr.engine" in msg and "(got 'kaldi')" in msg
+
+
+# --------------------------------------------------------------------------------------------
+# wake-word engines
+
+
+def test_a_wake_model_without_an_engine_gets_the_one_its_name_means():
+    s = load_settings(overrides={"wake": {"models": [{"name": "okay_nabu"}, {"name": "hey_mycroft", "threshold": 0.6},
+                                                     {"name": "/x/own.tflite"}]}})
+    assert [m.engine for m in s.wake.models] == ["micro", "openwakeword", "micro"]
+    assert s.wake.models[0].threshold is None  # the model's own cutoff, read from its JSON when loaded
+
+
+def test_one_wake_word_on_two_engines_is_refused():
+    assert "hey_mycroft configured twice" in config_error(overrides={"wake": {"models": [
+        {"name": "hey_mycroft", "engine": "micro"}, {"name": "hey_mycroft", "engine": "openwakeword"}]}})
+
+
+def test_an_engine_that_is_not_installed_is_a_settings_error_naming_the_package(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pymicro_wakeword", None)  # what an install without it looks like to import
+    msg = config_error(overrides={"wake": {"models": [{"name": "okay_nabu", "engine": "micro"}]}})
+    assert "pymicro-wakeword==2.5.0" in msg and "okay_nabu" in msg and "scripts/setup.sh" in msg
+    monkeypatch.setitem(sys.modules, "openwakeword", None)
+    assert "openwakeword==0.5.1" in config_error(
+        overrides={"wake": {"models": [{"name": "alexa", "engine": "openwakeword"}]}})

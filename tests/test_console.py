@@ -23,7 +23,7 @@ from edge.loop.build import printer, run_frames
 from edge.service.api.app import ServerThread, create_app
 from edge.service.console.live import Follower
 from edge.service.console.routes import ConsoleContext
-from tests.helpers import INVENTORY, REPO, SESSIONS
+from tests.helpers import INVENTORY, REPO, SESSION_WAKE, SESSIONS
 from tests.test_cli import edge
 
 CHROMIUM = "/usr/bin/chromium"
@@ -485,7 +485,7 @@ def test_edge_serve_serves_the_console_from_the_configured_store(tmp_path):
         port = sk.getsockname()[1]
     out = tmp_path / "out"
     cfg = tmp_path / "edge.yaml"
-    cfg.write_text(f"board: x86-dev\nstore: {{path: {tmp_path / 'edge.db'}}}\noutput_dir: {out}\nllm: {{engine: none}}\n")
+    cfg.write_text(f"board: x86-dev\n{SESSION_WAKE}store: {{path: {tmp_path / 'edge.db'}}}\noutput_dir: {out}\nllm: {{engine: none}}\n")
     edge("inventory", "import", INVENTORY, "--config", cfg)
     proc = subprocess.Popen([sys.executable, "-m", "edge.cli", "serve", "--config", cfg, "--port", str(port)], cwd=REPO,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

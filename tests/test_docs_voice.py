@@ -18,7 +18,7 @@ from drivers.audio import read_wav
 from edge.stages.docs.answer import NOT_FOUND
 from edge.stock.store import Store
 from tests.docs_helpers import MAN_CONF, MAN_PGCTL, VOICE_TEXT, docs_recording, skip_without_documents
-from tests.helpers import INVENTORY, REPO, SESSIONS
+from tests.helpers import INVENTORY, REPO, SESSION_WAKE, SESSIONS
 from tests.synth import session, to16k
 
 UNANSWERABLE = "What does the manual say about the torque for the compressor head bolts?"
@@ -45,7 +45,7 @@ def voice_run(tmp_path_factory):
                   to16k(stock, rate), 2.0)
     cfg = tmp / "edge.yaml"
     # BM25 only: embedding the two pages would take a minute here; the routing is the same
-    cfg.write_text(f"board: x86-dev\nstore: {{path: {tmp / 'store' / 'edge.db'}}}\ndocs: {{embeddings: false}}\n")
+    cfg.write_text(f"board: x86-dev\n{SESSION_WAKE}store: {{path: {tmp / 'store' / 'edge.db'}}}\ndocs: {{embeddings: false}}\n")
     added = edge("docs", "add", "--config", cfg, MAN_CONF, MAN_PGCTL)
     assert added.returncode == 0 and "2 added" in added.stdout, added.stderr
     r = edge("run", "--input", wav, "--config", cfg, "--inventory", INVENTORY, "--output-dir", tmp / "out", "--json")

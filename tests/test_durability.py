@@ -37,6 +37,7 @@ import pytest
 
 from edge.stock.schema import MIGRATIONS, SCHEMA_VERSION
 from edge.stock.store import Record, Store, StoreError
+from tests.helpers import SESSION_WAKE
 
 try:  # tests/ is on sys.path in pytest's default (prepend) import mode
     from durability_writer import op, op_number, turn_id
@@ -531,7 +532,7 @@ def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
 def test_records_export_csv_round_trip(tmp_path: Path) -> None:
     db = tmp_path / "edge.db"
     cfg = tmp_path / "edge.yaml"
-    cfg.write_text(f"board: x86-dev\nstore: {{path: {db}}}\n")
+    cfg.write_text(f"board: x86-dev\n{SESSION_WAKE}store: {{path: {db}}}\n")
     utterances = ['take 25 cable ties, "urgent"', "add twelve\nfuses", "加十二个保险丝", " =1+2 ", "undo"]
     with Store(db) as s:
         s.import_csv(INVENTORY)

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from edge.stock.store import Store
-from tests.helpers import INVENTORY, REPO, SESSIONS
+from tests.helpers import INVENTORY, REPO, SESSION_WAKE, SESSIONS
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs and switching users needs root")
 
@@ -51,7 +51,7 @@ def tmpfs(tmp_path):
 
 def config(folder: Path, db: Path) -> Path:
     cfg = folder / "edge.yaml"
-    cfg.write_text(f"board: x86-dev\nstore: {{path: {db}}}\nllm: {{engine: none}}\n")
+    cfg.write_text(f"board: x86-dev\n{SESSION_WAKE}store: {{path: {db}}}\nllm: {{engine: none}}\n")
     return cfg
 
 

@@ -15,14 +15,14 @@ import sys
 
 import pytest
 
-from tests.helpers import INVENTORY, REPO, SESSIONS
+from tests.helpers import INVENTORY, REPO, SESSION_WAKE, SESSIONS
 
 pytestmark = pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
 
 
 def traced_run(tmp_path, env: dict) -> tuple[subprocess.CompletedProcess, list[str]]:
     cfg = tmp_path / "edge.yaml"
-    cfg.write_text(f"board: x86-dev\nstore: {{path: {tmp_path / 'edge.db'}}}\nllm: {{engine: none}}\n")
+    cfg.write_text(f"board: x86-dev\n{SESSION_WAKE}store: {{path: {tmp_path / 'edge.db'}}}\nllm: {{engine: none}}\n")
     trace = tmp_path / "strace.txt"
     r = subprocess.run(["strace", "-f", "-qq", "-e", "trace=openat,connect,execve", "-o", str(trace),
                         sys.executable, "-m", "edge.cli", "run", "--input", str(SESSIONS / "query_m8_bolts.wav"),

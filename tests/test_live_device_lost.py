@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO, SESSIONS
+from tests.helpers import REPO, SESSION_WAKE, SESSIONS
 from tests.live import lines_until, start_edge_run, stop
 from tests.pulse import pulse_server
 from tests.test_notify import Listener, drain, notify_socket  # noqa: F401
@@ -50,7 +50,7 @@ def test_service_reports_a_lost_microphone_reopens_it_and_answers_after(notify_s
     (home / ".asoundrc").write_text("pcm.!default {\n    type pulse\n}\nctl.!default {\n    type pulse\n}\n")
     (tmp_path / "client.conf").write_text("autospawn = no\n")  # libpulse must not start a server itself
     cfg = tmp_path / "live.yaml"
-    cfg.write_text(f"board: x86-dev\nstore: {{path: {tmp_path / 'edge.db'}}}\n"
+    cfg.write_text(f"board: x86-dev\n{SESSION_WAKE}store: {{path: {tmp_path / 'edge.db'}}}\n"
                    f"service: {{capture_retry_initial_s: {INITIAL_S}, capture_retry_max_s: {MAX_S}, "
                    f"capture_timeout_s: {TIMEOUT_S}}}\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PULSE_", "WATCHDOG_", "JOURNAL_"))}

@@ -22,13 +22,13 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from edge.service.api.metrics import ServiceStateCollector
-from tests.helpers import REPO, SESSIONS
+from tests.helpers import REPO, SESSION_WAKE, SESSIONS
 from tests.live import lines_until, start_edge_run, stop
 
 
 def test_edge_run_captures_from_the_microphone_and_answers(pulse_null_sink, tmp_path):
     cfg = tmp_path / "live.yaml"
-    cfg.write_text(f"board: x86-dev\nstore: {{path: {tmp_path / 'edge.db'}}}\naudio: {{ring_ms: 100}}\n")
+    cfg.write_text(f"board: x86-dev\n{SESSION_WAKE}store: {{path: {tmp_path / 'edge.db'}}}\naudio: {{ring_ms: 100}}\n")
     env = dict(pulse_null_sink, PYTHONUNBUFFERED="1")
     proc, out_q, err_q = start_edge_run(cfg, env, tmp_path / "out")
     try:

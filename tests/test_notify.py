@@ -14,7 +14,7 @@ import time
 import pytest
 
 from edge.service.notify import Notifier, watchdog_usec
-from tests.helpers import SESSIONS
+from tests.helpers import SESSION_WAKE, SESSIONS
 from tests.live import lines_until as _lines_until
 from tests.live import start_edge_run, stop
 
@@ -139,7 +139,7 @@ class Listener:
 def test_service_sends_ready_after_models_then_watchdog_and_status(pulse_null_sink, notify_socket, tmp_path):
     sock, path = notify_socket
     cfg = tmp_path / "live.yaml"
-    cfg.write_text(f"board: x86-dev\nstore: {{path: {tmp_path / 'edge.db'}}}\n")
+    cfg.write_text(f"board: x86-dev\n{SESSION_WAKE}store: {{path: {tmp_path / 'edge.db'}}}\n")
     env = dict(pulse_null_sink, PYTHONUNBUFFERED="1", NOTIFY_SOCKET=path, WATCHDOG_USEC="2000000")
     env.pop("WATCHDOG_PID", None)
     env.pop("JOURNAL_STREAM", None)

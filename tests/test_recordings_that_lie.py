@@ -12,7 +12,7 @@ import sys
 import soundfile as sf
 
 from drivers.audio.wavfile import length_warning
-from tests.helpers import INVENTORY, REPO, SESSIONS
+from tests.helpers import INVENTORY, REPO, SESSION_WAKE, SESSIONS
 
 TWO_TURNS = SESSIONS / "two_turns_log_then_undo.wav"
 
@@ -24,7 +24,7 @@ def edge(*args) -> subprocess.CompletedProcess:
 
 def run(tmp_path, wav) -> tuple[subprocess.CompletedProcess, list[dict]]:
     cfg = tmp_path / "edge.yaml"
-    cfg.write_text(f"board: x86-dev\nstore: {{path: {tmp_path / 'edge.db'}}}\nllm: {{engine: none}}\n")
+    cfg.write_text(f"board: x86-dev\n{SESSION_WAKE}store: {{path: {tmp_path / 'edge.db'}}}\nllm: {{engine: none}}\n")
     r = edge("run", "--input", wav, "--config", cfg, "--inventory", INVENTORY, "--output-dir", tmp_path / "out",
              "--json")
     return r, [json.loads(x) for x in r.stdout.splitlines() if x.startswith("{")]
@@ -78,7 +78,7 @@ def test_an_honest_recording_gets_no_warning():
 
 def test_a_directory_as_input_says_it_is_a_directory(tmp_path):
     cfg = tmp_path / "edge.yaml"
-    cfg.write_text(f"board: x86-dev\nstore: {{path: {tmp_path / 'edge.db'}}}\nllm: {{engine: none}}\n")
+    cfg.write_text(f"board: x86-dev\n{SESSION_WAKE}store: {{path: {tmp_path / 'edge.db'}}}\nllm: {{engine: none}}\n")
     r = edge("run", "--input", tmp_path, "--config", cfg)
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     assert r.stderr.startswith(f"edge: {tmp_path}: is a directory, not a WAV file"), r.stderr

@@ -104,7 +104,7 @@ def _scores_on_silence(ww: WakeWord, n: int) -> tuple[list[float], list[Detectio
     scores, found = [], []
     for _ in range(n):
         d = ww.process(SILENCE)
-        scores.append(float(ww.model.prediction_buffer["hey_mycroft_v0.1"][-1]))
+        scores.append(float(ww.engine_for("hey_mycroft").model.prediction_buffer["hey_mycroft_v0.1"][-1]))
         if d is not None:
             found.append(d)
     return scores, found
@@ -122,7 +122,7 @@ def test_flush_right_after_a_detection_leaves_no_stale_trigger(mycroft_frames, r
 
     control = WakeWord([("hey_mycroft", 0.5)], refractory_ms=0)
     _feed_until_detection(control, mycroft_frames)
-    control.model.reset()
+    control.engine_for("hey_mycroft").model.reset()
     control_scores, control_found = _scores_on_silence(control, n)
     record_property("reset_only_scores_on_silence", [round(s, 3) for s in control_scores])
     record_property("reset_only_stale_detections", len(control_found))
@@ -172,4 +172,5 @@ def test_an_unknown_wake_word_lists_the_stock_wake_words_only():
         WakeWord([("hey_nobody", 0.5)])
     msg = str(e.value)
     assert "wake.models" in msg and "hey_nobody" in msg
-    assert "stock models: alexa, hey_jarvis, hey_mycroft, hey_rhasspy" in msg  # not timer, weather
+    assert "engine openwakeword: alexa, hey_jarvis, hey_mycroft, hey_rhasspy" in msg  # not timer, weather
+    assert "engine micro: alexa, hey_jarvis, hey_mycroft, okay_nabu" in msg

@@ -32,12 +32,14 @@ from edge.service.wyoming.box import Box
 from edge.service.wyoming.server import BackgroundServer
 from edge.stock.store import Store
 from tests.helpers import AUDIO, EXPECTED, INVENTORY, SESSIONS, of_type, run_session
+from tests.synth import session as synth_session
 
 REAL = AUDIO / "real"
 STT_SESSIONS = ["query_m8_bolts", "log_gloves_received", "log_drill_bits_used", "log_washers_numbers"]
 TIMEOUT_S = 120  # bound on every exchange; generous for two shared cores, never asserted on
 CHUNK = 1024  # samples per audio-chunk sent, as Home Assistant sends
-STOCK_WAKE = ("hey_mycroft", "hey_jarvis", "alexa", "hey_rhasspy")
+STOCK_WAKE = (("okay_nabu", "micro"), ("hey_jarvis", "micro"), ("hey_mycroft", "openwakeword"),
+              ("alexa", "openwakeword"), ("hey_rhasspy", "openwakeword"))
 
 
 def run(coro, timeout_s: float = TIMEOUT_S):
@@ -116,8 +118,8 @@ def emitted():
 @pytest.fixture(scope="module")
 def box(rig_grammar, heard, emitted):
     settings, stages = rig_grammar
-    # the four stock wake models, as an integrator offering Home Assistant a choice configures them
-    wake = settings.wake.model_copy(update={"models": [WakeModel(name=n) for n in STOCK_WAKE]})
+    # stock wake models of both engines, as an integrator offering Home Assistant a choice configures them
+    wake = settings.wake.model_copy(update={"models": [WakeModel(name=n, engine=e) for n, e in STOCK_WAKE]})
     settings = settings.model_copy(update={"wyoming": WyomingSettings(uri="tcp://127.0.0.1:0", frame_timeout_s=1.0),
                                            "wake": wake})
     b = Box(settings, stages, emitted.append, share_wake=False)  # its own detectors, with the four models
@@ -186,6 +188,9 @@ def test_describe_lists_asr_tts_wake_and_handle(server, box):
     assert info.asr[0].models[0].languages == ["en"]
     assert info.tts[0].voices[0].languages == ["en"] and info.tts[0].supports_synthesize_streaming
     assert [m.name for m in info.wake[0].models] == [m.name for m in s.wake.models]
+    by_engine = {m.name: m.attribution.name.split(" (")[0] for m in info.wake[0].models}
+    assert by_engine == {"okay_nabu": "Kevin Ahrendt", "hey_jarvis": "Kevin Ahrendt", "hey_mycroft": "David Scripka",
+                         "alexa": "David Scripka", "hey_rhasspy": "David Scripka"}
     assert info.handle[0].models[0].languages == ["en"]
     assert [p.installed for p in (info.asr[0], info.tts[0], info.wake[0], info.handle[0])] == [True] * 4
 
@@ -337,6 +342,13 @@ def test_wake_word_detected_in_a_real_recording(server):
 def test_no_detection_without_the_wake_word(server, clip, names):
     got = run(ask(server, wake_events(REAL / clip, names), is_type("detection", "not-detected", "error")))
     assert [e.type for e in got] == [NotDetected().event().type]
+
+
+def test_a_micro_wake_word_is_detected_beside_the_openwakeword_ones(server, tmp_path):
+    """The same stream goes to both engines; a microWakeWord model's detection comes back by its name."""
+    clip = synth_session(tmp_path / "okay_nabu.wav", "okay nabu")  # espeak-ng's British voice
+    got = run(ask(server, wake_events(clip), is_type("detection", "not-detected", "error")))
+    assert [Detection.from_event(e).name for e in got] == ["okay_nabu"]
 
 
 def test_alexa_detected_when_asked_for(server):

@@ -28,7 +28,7 @@ from wyoming.wake import Detect, Detection
 from drivers.audio import SAMPLE_RATE, wav_frames
 from edge.service.wyoming.locks import StageLocks
 from edge.stock.store import Store
-from tests.helpers import AUDIO, SESSIONS
+from tests.helpers import AUDIO, SESSION_WAKE, SESSIONS
 from tests.live import lines_until, start_edge_run, stop
 from tests.pulse import pulse_server
 from tests.test_cli import edge
@@ -44,7 +44,7 @@ def service(tmp_path_factory):
         pytest.skip("the 'pulseaudio' binary is not installed (apt-get install pulseaudio)")
     tmp = tmp_path_factory.mktemp("wyoming-service")
     cfg = tmp / "live.yaml"
-    cfg.write_text(f"board: x86-dev\nstore: {{path: {tmp / 'edge.db'}}}\nllm: {{engine: none}}\n"
+    cfg.write_text(f"board: x86-dev\n{SESSION_WAKE}store: {{path: {tmp / 'edge.db'}}}\nllm: {{engine: none}}\n"
                    f"wyoming: {{uri: 'tcp://127.0.0.1:0'}}\n")
     with pulse_server(tmp / "pulse") as penv:
         env = dict(penv, PYTHONUNBUFFERED="1")

@@ -84,3 +84,46 @@ def with_wakes(base: np.ndarray, count: int, seed: int = 21, snr_db: float = 0.0
     if peak > 32000:  # the microphone's gain stage turned down so nothing clips (clipping is another fault)
         out *= 32000 / peak
     return np.clip(out, -32768, 32767).astype(np.int16), where
+
+
+def workshop(seconds: float, seed: int = 7, level_db: float = -20.0) -> np.ndarray:
+    """``seconds`` of workshop-like audio at ``level_db`` dBFS RMS (float64 in int16 units): an angle
+    grinder that runs for 3–20 s at a time (a motor tone near 140 Hz with harmonics, a whine near
+    4 kHz and band-limited hiss), hammer blows (decaying broadband clicks), a compressor's hum
+    (50 Hz and harmonics) and people talking (one track of the shared recordings, 6 dB under the
+    machines), over a floor of brown-ish noise."""
+    rng = np.random.default_rng(seed)
+    n = int(seconds * RATE)
+    t = np.arange(n) / RATE
+    out = np.cumsum(rng.standard_normal(n)) * 0.02
+    out -= np.convolve(out, np.ones(801) / 801, mode="same")  # brown noise without its drift
+    out = at_db(out, -45)
+    hum = sum(np.sin(2 * np.pi * 50 * k * t) / k for k in (1, 2, 3, 5))
+    out += at_db(hum, -38)
+    pos = 0
+    while pos < n:  # the grinder: on for 3-20 s, off for 2-25 s
+        on, off = int(rng.uniform(3, 20) * RATE), int(rng.uniform(2, 25) * RATE)
+        seg = slice(pos, min(n, pos + on))
+        m = seg.stop - seg.start
+        tt = np.arange(m) / RATE
+        f0 = 140 * (1 + 0.02 * np.sin(2 * np.pi * 0.3 * tt))
+        motor = sum(np.sin(2 * np.pi * f0 * k * tt) / k for k in range(1, 6))
+        hiss = np.convolve(rng.standard_normal(m), np.hanning(9), mode="same")
+        whine = np.sin(2 * np.pi * (4000 + 200 * np.sin(2 * np.pi * 0.5 * tt)) * tt)
+        g = at_db(motor, -24) + at_db(hiss, -22) + at_db(whine, -30)
+        g *= np.minimum(1, np.minimum(tt, tt[::-1]) / 0.3)  # spin up and down
+        out[seg] += g
+        pos += on + off
+    for start in rng.integers(0, n - RATE, size=int(seconds / 4)):  # a hammer blow every 4 s on average
+        m = int(0.15 * RATE)
+        blow = rng.standard_normal(m) * np.exp(-np.arange(m) / (0.02 * RATE))
+        out[start:start + m] += at_db(blow, -14)
+    voices = [load(v) for v in VOICES]
+    talk, pos = np.zeros(n), int(rng.integers(0, RATE))
+    while pos < n:
+        v = at_db(voices[int(rng.integers(0, len(voices)))], -26 + float(rng.uniform(-3, 3)))
+        m = min(len(v), n - pos)
+        talk[pos:pos + m] += v[:m]
+        pos += m + int(rng.uniform(1, 8) * RATE)
+    out += talk
+    return at_db(out, level_db)

@@ -119,11 +119,10 @@ def build_stages(settings: Settings, store: Store, llm=None, governor=None, isol
     On a big.LITTLE board (:meth:`edge.governor.governor.Governor.cpu_sets`) the wake word and VAD are loaded
     pinned to the audio core and recognition and the LLM to the big cores, so the worker threads
     their runtimes start keep those CPUs."""
-    w = settings.wake
     governor = governor if governor is not None else build_governor(settings)
     audio_cpus, turn_cpus = cpu_sets(governor)
     with pinned(audio_cpus):
-        wake = WakeWord([(m.name, m.threshold) for m in w.models], w.refractory_ms)
+        wake = WakeWord.from_settings(settings)
         vad = SileroVad(normalize=settings.endpoint.vad_adaptive)
     with pinned(turn_cpus):
         asr = build_recognizer(settings, isolation or settings.asr.worker.loop, turn_cpus)

@@ -40,10 +40,11 @@ def apply_if_requested(stages) -> bool:
     _requested.clear()
     try:
         settings = load_settings(_source.get("path"), _source.get("board"))
-        models = [(m.name, m.threshold) for m in settings.wake.models]
+        models = list(settings.wake.models)
         stages.wake.set_thresholds(models)
     except (ConfigError, ValueError) as e:
         log.warning("reload refused, nothing changed: %s", e)
         return False
-    log.warning("reloaded: wake thresholds %s", ", ".join(f"{n} {t:g}" for n, t in models))
+    log.warning("reloaded: wake thresholds %s", ", ".join(
+        f"{m.name} {'its own' if m.threshold is None else format(m.threshold, 'g')}" for m in models))
     return True

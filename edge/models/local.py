@@ -99,6 +99,7 @@ class LocalModel:
     quantization: str = ""
     magic: str = ""
     note: str = ""
+    commercial_use: bool | None = None  # True: the licence lets a product ship it; None: unknown
     extra: dict = field(default_factory=dict)
 
     @property
@@ -512,5 +513,5 @@ def add(file: str | os.PathLike[str], model_id: str | None = None, models_dir: s
 def describe(entry: LocalModel) -> dict[str, Any]:
     """A JSON-ready summary of an entry (for ``edge models list``-style output)."""
     return {"id": entry.id, "format": entry.format, "file": entry.filename, "size": entry.size,
-            "sha256": entry.sha256, "licence": entry.licence, "repo": entry.repo, "platform": entry.platform,
+            "sha256": entry.sha256, "licence": entry.licence, "commercial_use": entry.commercial_use, "repo": entry.repo, "platform": entry.platform,
             "quantization": entry.quantization}

@@ -72,7 +72,7 @@ KINDS = ("wake_word", "feature", "vad", "asr", "llm", "embedding")
 #: The checks :func:`verify` performs on each file, in order. A failing ``Check.check`` is one of these.
 CHECKS = ("missing", "lfs-pointer", "html", "magic", "size", "sha256")
 #: File formats with a magic-number rule (see :func:`check_magic`).
-FORMATS = ("gguf", "onnx", "ctranslate2", "openfst", "kaldi-binary", "json", "zip", "text")
+FORMATS = ("gguf", "onnx", "tflite", "ctranslate2", "openfst", "kaldi-binary", "json", "zip", "text")
 
 CHUNK_BYTES = 1024 * 1024  # sha256 is streamed in 1 MiB reads
 HEAD_BYTES = 1024  # bytes read from the start of a file for the lfs-pointer / html / magic checks
@@ -165,6 +165,13 @@ class ModelEntry:
     parts: tuple[ModelPart, ...] = ()
     #: The licence text shipped with the manifest (absolute path), for a model whose packages carry none.
     licence_file: Path | None = None
+    commercial_use: bool | None = None  # True: the licence lets a product ship it; False: not; None: unknown
+    trademark: str = ""  # wake words: whose name the phrase is (a licence grants no trademark rights)
+
+    @property
+    def shippable(self) -> str:
+        """``yes``, ``no`` or ``unknown``: whether the licence lets a commercial product ship it."""
+        return {True: "yes", False: "no"}.get(self.commercial_use, "unknown")
 
     @property
     def requirement(self) -> str:
@@ -290,6 +297,8 @@ def _parse_entry(raw: Any, base: Path) -> ModelEntry:
         root=(base / Path(root).expanduser()).resolve() if root else None,
         parts=parts,
         licence_file=licence_file,
+        commercial_use=_commercial_use(mid, raw.get("commercial_use")),
+        trademark=str(raw.get("trademark") or ""),
     )
 
 
@@ -315,6 +324,12 @@ def _parse_parts(raw: dict, mid: str) -> tuple[ModelPart, ...]:
         out.append(ModelPart(package=name.strip(), version=version.strip(), module=str(p["module"]),
                              path=str(p["path"]), size=size, sha256=sha))
     return tuple(out)
+
+
+def _commercial_use(mid: str, value: Any) -> bool | None:
+    if value is not None and not isinstance(value, bool):
+        raise ValueError(f"{mid}: commercial_use must be true, false or null (unknown), got {value!r}")
+    return value
 
 
 # --------------------------------------------------------------------------------------------
@@ -444,6 +459,9 @@ def check_magic(fmt: str, head: bytes) -> tuple[bool, str, str]:
     shown = repr(head[:8])
     if fmt == "gguf":
         return head[:4] == b"GGUF", "first bytes b'GGUF'", shown
+    if fmt == "tflite":
+        # a TFLite flatbuffer: a uint32 root offset, then the file identifier "TFL3" (schema.fbs)
+        return head[4:8] == b"TFL3", _MAGIC_EXPECTED[fmt], shown
     if fmt == "onnx":
         # An ONNX file is a serialized ModelProto: it starts with a protobuf field key
         # (field number >= 1, wire type 0/1/2/5); in practice 0x08 = field 1 (ir_version), varint.
@@ -473,6 +491,7 @@ def check_magic(fmt: str, head: bytes) -> tuple[bool, str, str]:
 _MAGIC_EXPECTED = {
     "gguf": "first bytes b'GGUF'",
     "onnx": "a protobuf ModelProto (first byte a field key, typically 0x08)",
+    "tflite": "a TFLite flatbuffer (bytes 4-8 b'TFL3')",
     "ctranslate2": "a CTranslate2 header (uint32 version 1..100, spec name)",
     "openfst": "OpenFst magic b'\\xd6\\xfd\\xb2\\x7e'",
     "kaldi-binary": "Kaldi binary marker b'\\x00B'",
@@ -585,6 +604,7 @@ def verify_or_raise(model_id: str | Iterable[str] | None = None, manifest: Manif
 _SUFFIX_FORMATS = {
     ".gguf": "gguf",
     ".onnx": "onnx",
+    ".tflite": "tflite",
     ".fst": "openfst",
     ".json": "json",
     ".zip": "zip",

@@ -26,6 +26,8 @@ failure. The exit status is 1 when any check fails, else 0.
 ``nofile``       the open-file limit (``/proc/self/limits``) ≥ 65536 (the unit's ``LimitNOFILE``).
 ``thermal``      every board thermal zone is present and its temperature readable.
 ``models``       the board's recommended models: magic, size, SHA-256 (``edge.models.manifest.verify``).
+``licences``     the configured models' licences (``edge.models.licences``); a warning when a wake word is
+                 non-commercial or someone else's name.
 ``memory``       the estimate (LLM weights + KV cache + pipeline) against MemAvailable minus the 30 % reserve.
 ``disk``         free space where the data lives (``/var/lib/edge``).
 ``store``        the store's integrity; a rebuild after corruption (``edge.stock.recovery``) is a warning.
@@ -55,6 +57,7 @@ from edge.boards import MEMORY_RESERVE, BoardChoice, BoardSpec, board_names, det
 from edge.config import load_settings
 from edge.errors import UserError
 from edge.governor.admission import estimate
+from edge.models import licences
 from edge.models import manifest as models
 from edge.models.local import find_model
 from edge.models.startup import check_configured
@@ -64,7 +67,8 @@ STATUSES = ("ok", "warn", "fail")
 #: Debian packages the loop needs at run time: TTS voice and PortAudio (pyaudio links against it).
 DEB_PACKAGES = ("espeak-ng", "libportaudio2")
 #: Python distributions the service imports at run time (name as pip knows it).
-PIP_PACKAGES = ("pyaudio", "llama_cpp_python", "openwakeword", "faster-whisper", "onnxruntime", "pyttsx3")
+PIP_PACKAGES = ("pyaudio", "llama_cpp_python", "pymicro-wakeword", "pymicro-features", "openwakeword", "faster-whisper",
+                "onnxruntime", "pyttsx3")
 DEFAULT_USER = "edge"
 DATA_DIR = "/var/lib/edge"
 UNIT_PATH = "/etc/systemd/system/edge.service"
@@ -525,6 +529,20 @@ def check_unit(d: Doctor) -> CheckResult:
     return CheckResult("unit", "ok", f"{UNIT_PATH} with {DROPIN_PATH}")
 
 
+def check_licences(d: Doctor) -> CheckResult:
+    """The configured models' licences: may a commercial product ship them? A wake word that is
+    non-commercial or someone else's name is a warning (the box works; the product may not ship)."""
+    used = licences.in_use(d.settings, models.load_manifest(d.manifest))
+    shown = "; ".join(f"{u.role} {u.name}: {u.entry.licence if u.entry else 'own model'}, may ship: {u.shippable}"
+                      for u in used)
+    found = licences.problems(d.settings, models.load_manifest(d.manifest))
+    if found:
+        return CheckResult("licences", "warn", "; ".join(found) + f" ({shown})",
+                           "for a product: a microWakeWord model with commercial_use true (edge models list), "
+                           "or your own wake word (README: 'Your own wake word', edge models add NAME.json)")
+    return CheckResult("licences", "ok", shown)
+
+
 CHECKS: dict[str, Callable[[Doctor], CheckResult]] = {
     "packages": check_packages,
     "image": check_image,
@@ -537,6 +555,7 @@ CHECKS: dict[str, Callable[[Doctor], CheckResult]] = {
     "nofile": check_nofile,
     "thermal": check_thermal,
     "models": check_models,
+    "licences": check_licences,
     "memory": check_memory,
     "disk": check_disk,
     "store": check_store,

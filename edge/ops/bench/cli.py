@@ -13,6 +13,7 @@ from edge.ops.bench.defaults import (
     DEFAULT_SESSIONS,
     LLM_TURN_TEXTS,
     MIN_RUNS,
+    SHARED_SESSIONS_WAKE,
     BenchArgumentError,
     check_runs,
 )
@@ -59,6 +60,9 @@ def cmd_bench(args) -> int:
     if args.max_tokens < 2:
         raise BenchArgumentError(f"--max-tokens must be at least 2 (a decode rate needs two tokens), got {args.max_tokens}")
     settings = load_settings(args.config, args.board)
+    if Path(args.sessions).resolve() == DEFAULT_SESSIONS.resolve():
+        # the shared sessions say "hey mycroft" (microWakeWord's model of it at its own cutoff), not the default word
+        settings = load_settings(args.config, args.board, overrides={"wake": {"models": [SHARED_SESSIONS_WAKE]}})
     if settings.llm.engine == "none" and not args.model:
         raise BenchArgumentError("llm.engine is none in the settings: pass --model NAME to benchmark a model")
     result = run(settings, model=args.model, runs=args.runs, max_tokens=args.max_tokens, loop=not args.no_loop,

@@ -24,6 +24,8 @@ LLM_TURN_TEXTS = (
 )
 
 DEFAULT_SESSIONS = CHECKOUT.parent / "shared" / "audio" / "sessions"
+#: the wake word the shared sessions say (a real "hey mycroft" recording); the bench configures it for them
+SHARED_SESSIONS_WAKE = {"name": "hey_mycroft", "engine": "micro", "threshold": 0.95}
 DEFAULT_OUT = CHECKOUT / "bench" / "results"
 
 

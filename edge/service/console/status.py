@@ -77,10 +77,11 @@ def chain_part(engine) -> Part:
 
 
 def models_part() -> Part:
-    """The manifest's models with kind, size (MiB) and licence."""
-    p = Part("Models", ["id", "kind", "MiB", "licence"])
+    """The manifest's models with kind, size (MiB), licence, whether a commercial product may ship it
+    (``commercial_use``) and whose name a wake phrase is."""
+    p = Part("Models", ["id", "kind", "MiB", "licence", "may ship", "trademark"])
     try:
-        p.rows = [[e.id, e.kind, round(sum(f.size for f in e.files) / 2**20, 1), e.licence]
+        p.rows = [[e.id, e.kind, round(sum(f.size for f in e.files) / 2**20, 1), e.licence, e.shippable, e.trademark]
                   for e in load_manifest().models]
     except Exception as e:
         p.error = f"{type(e).__name__}: {e}"

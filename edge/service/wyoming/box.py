@@ -60,7 +60,7 @@ from edge.stages.asr import Recognition
 from edge.stages.asr.worker import AsrWorker
 from edge.stages.nlu.grammar import COMPLETE
 from edge.stages.tts.engine import VOICES
-from edge.stages.wake import Detection, WakeWord
+from edge.stages.wake import Detection, WakeWord, model_key
 from edge.stock.store import StoreError
 
 if TYPE_CHECKING:
@@ -71,6 +71,9 @@ log = logging.getLogger("edge.service.wyoming")
 
 OWW = Attribution("David Scripka (openWakeWord; pre-trained models CC BY-NC-SA 4.0)",
                   "https://github.com/dscripka/openWakeWord")
+MWW = Attribution("Kevin Ahrendt (microWakeWord; stock models Apache-2.0), pymicro-wakeword",
+                  "https://github.com/kahrendt/microWakeWord")
+WAKE_ATTRIBUTION = {"micro": MWW, "openwakeword": OWW}
 ASR_ATTRIBUTION = {"whisper": Attribution("OpenAI (Whisper), SYSTRAN (faster-whisper)",
                                           "https://github.com/SYSTRAN/faster-whisper"),
                    "vosk": Attribution("Alpha Cephei (Vosk)", "https://alphacephei.com/vosk/")}
@@ -172,9 +175,8 @@ class Box:
         self.locks = locks if locks is not None else StageLocks()
         self._workers = {name: ThreadPoolExecutor(1, thread_name_prefix=f"edge-wyoming-{name}")
                          for name in ("asr", "tts", "wake", "turn")}
-        w = settings.wake
         self.wake_pool = WakePool(stages.wake if share_wake else None, settings.wyoming.wake_streams,
-                                  lambda: WakeWord([(m.name, m.threshold) for m in w.models], w.refractory_ms))
+                                  lambda: WakeWord.from_settings(settings))
         self._tmp = Path(tempfile.mkdtemp(prefix="edge-wyoming-"))
         self._asr_watch = InventoryWatch(stages.store)  # the inventory the recognizer's biasing was built from
         self._asr_base: list[str] = []
@@ -219,11 +221,14 @@ class Box:
                          version=__version__, supports_synthesize_streaming=True, voices=[TtsVoice(
                              name=voice, attribution=ESPEAK, installed=True, description=f"espeak-ng {voice}",
                              version=None, languages=[lang])])
-        wake = WakeProgram(name="edge-openwakeword", attribution=OWW, installed=True, description="openWakeWord",
-                           version=__version__, models=[WakeModel(
-                               name=m.name, attribution=OWW, installed=True, languages=["en"],
-                               description=f"{m.name}, threshold {m.threshold}", version=None,
-                               phrase=Path(m.name).stem.replace("_", " ")) for m in s.wake.models])
+        engines = sorted({m.engine for m in s.wake.models})
+        wake = WakeProgram(name="edge-wake", attribution=WAKE_ATTRIBUTION[engines[0]], installed=True,
+                           description=f"wake words ({', '.join(engines)})", version=__version__, models=[WakeModel(
+                               name=model_key(m.name), attribution=WAKE_ATTRIBUTION[m.engine], installed=True,
+                               languages=["en"], version=None, phrase=model_key(m.name).replace("_", " "),
+                               description=f"{model_key(m.name)} ({m.engine}), threshold "
+                                           f"{'its own' if m.threshold is None else m.threshold}")
+                               for m in s.wake.models])
         handle = HandleProgram(name="edge-stock", attribution=EDGE, installed=True,
                                description="stock room dialog: stock queries, logs, undo (the voice loop's turn)",
                                version=__version__, models=[HandleModel(

@@ -19,21 +19,23 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import urlparse
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from edge.errors import UserError
+from edge.config.yamlfile import (  # noqa: F401 - part of this module's interface
+    MAX_CONFIG_BYTES,
+    MAX_CONFIG_NODES,
+    ConfigError,
+    expanded_nodes,
+    read_yaml,
+    yaml_problem,
+)
 from edge.paths import data_dir
 
 #: Environment variable naming an extra settings file (see the module doc).
 LAYER_ENV = "EDGE_SETTINGS_LAYER"
-PACKAGE_DIR = Path(__file__).resolve().parent
+PACKAGE_DIR = Path(__file__).resolve().parents[1]  # edge/, where defaults.yaml is
 DEFAULTS = PACKAGE_DIR / "defaults.yaml"
 BOARD_DIR = data_dir("board-configs")
-
-
-class ConfigError(UserError, ValueError):
-    """A configuration file that does not validate; the message names file, key and fix."""
 
 
 class _Frozen(BaseModel):
@@ -65,12 +67,33 @@ class AudioSettings(_Frozen):
 
 
 class WakeModel(_Frozen):
-    name: str = Field(description="openWakeWord model name (manifest id without _v0.1) or an .onnx path")
-    threshold: float = Field(0.5, gt=0.0, lt=1.0, description="score above which the wake word triggers")
+    """A wake-word model (edge.stages.wake); no engine: the one its name means (wake_engines.default_engine)."""
+
+    name: str = Field(description="stock model (micro: okay_nabu, hey_mycroft, alexa, hey_jarvis; openwakeword: "
+                      "hey_mycroft, alexa, hey_jarvis, hey_rhasspy), a model added with `edge models add`, or a path")
+    engine: Literal["micro", "openwakeword"] | None = Field(None, description="micro (pymicro-wakeword) or openwakeword")
+    threshold: float | None = Field(None, gt=0.0, lt=1.0, description="score above which the wake word triggers; "
+                                    "null = the model's own (micro: its JSON's probability_cutoff; openwakeword: 0.5)")
+
+    @model_validator(mode="after")
+    def _engine_installed(self):
+        from edge.stages.wake_engines import default_engine, engine_missing
+
+        object.__setattr__(self, "engine", self.engine or default_engine(self.name))
+        if missing := engine_missing(self.engine):
+            raise ValueError(f"wake model {self.name!r}: {missing}")
+        return self
 
 
 class WakeSettings(_Frozen):
     models: list[WakeModel] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _one_model_per_name(self):
+        seen = [Path(m.name).stem if m.name.endswith((".onnx", ".json", ".tflite")) else m.name for m in self.models]
+        if twice := sorted({n for n in seen if seen.count(n) > 1}):
+            raise ValueError(f"wake.models: {', '.join(twice)} configured twice; one engine per wake word")
+        return self
     refractory_ms: int = Field(2000, ge=0, le=60000, description="ms after a trigger with no new trigger")
     guard_ms: int = Field(1500, ge=0, le=10000,
                           description="ms after the box stops speaking during which wake words are ignored (C03)")
@@ -338,7 +361,7 @@ class WyomingSettings(_Frozen):
     max_clients: int = Field(32, ge=1, le=1024, description="connections served at once; one more gets an "
                              "'error' event (code busy) and is closed")
     wake_streams: int = Field(1, ge=1, le=8, description="wake-word audio streams analysed at once (one "
-                              "openWakeWord detector each); one more gets an 'error' event (code busy)")
+                              "wake-word detector each); one more gets an 'error' event (code busy)")
     idle_timeout_s: float = Field(300.0, gt=0.0, le=86400.0, description="s a connection may wait between "
                                   "events before it is closed")
     header_timeout_s: float = Field(10.0, gt=0.0, le=600.0, description="s for a header line to end once "
@@ -525,108 +548,6 @@ def _merge(base: dict, over: dict) -> dict:
     return out
 
 
-#: The largest config file read, bytes.
-MAX_CONFIG_BYTES = 2**20
-#: The most YAML nodes a config may hold once its aliases are expanded (the defaults hold about
-#: 200): an alias "bomb" of nested anchors (1 kB standing for 10^9 strings) is refused before it is built.
-MAX_CONFIG_NODES = 20_000
-
-
-def expanded_nodes(root: yaml.Node, limit: int = MAX_CONFIG_NODES) -> int:
-    """How many nodes the YAML tree ``root`` holds with every alias expanded, counted in time linear
-    in the nodes as written (shared nodes are counted once and weighed by their uses).
-
-    Raises:
-        ValueError: more than ``limit`` nodes, or an alias inside its own anchor (a cycle).
-    """
-    weight: dict[int, int] = {}
-    open_: set[int] = set()
-    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
-    while stack:
-        node, closing = stack.pop()
-        key = id(node)
-        kids = _children(node)
-        if closing:
-            open_.discard(key)
-            weight[key] = 1 + sum(weight[id(k)] for k in kids)
-            if weight[key] > limit:
-                raise ValueError(f"more than {limit:,} values once its aliases (*name) are expanded; "
-                                 f"write the settings out instead of nesting anchors")
-            continue
-        if key in weight:
-            continue
-        if key in open_:
-            raise ValueError(f"line {node.start_mark.line + 1}: an alias refers to the anchor it is inside of")
-        open_.add(key)
-        stack.append((node, True))
-        stack.extend((k, False) for k in kids if id(k) not in weight)
-    return weight[id(root)]
-
-
-def _children(node: yaml.Node) -> list[yaml.Node]:
-    if isinstance(node, yaml.MappingNode):
-        return [n for pair in node.value for n in pair]
-    if isinstance(node, yaml.SequenceNode):
-        return list(node.value)
-    return []
-
-
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """A YAML loader that refuses a key given twice in one mapping (PyYAML keeps the last one
-    silently, so ``board: x86-dev`` followed by ``board: {...}`` would drop the board's file), and
-    a document of more than :data:`MAX_CONFIG_NODES` nodes once its aliases are expanded."""
-
-    def construct_document(self, node):
-        try:
-            expanded_nodes(node)
-        except ValueError as e:
-            raise yaml.constructor.ConstructorError(None, None, str(e), node.start_mark) from None
-        return super().construct_document(node)
-
-    def construct_mapping(self, node, deep=False):
-        seen: dict = {}
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"the key {key!r} is given twice (line {seen[key] + 1} and line "
-                    f"{key_node.start_mark.line + 1}); keep one" + (
-                        ": to pick a board and change some of its fields write board: {name: NAME, ...}"
-                        if key == "board" else ""), key_node.start_mark)
-            seen[key] = key_node.start_mark.line
-        return super().construct_mapping(node, deep=deep)
-
-
-def _read_yaml(path: Path) -> dict:
-    try:
-        with path.open("rb") as f:
-            raw = f.read(MAX_CONFIG_BYTES + 1)
-        if len(raw) > MAX_CONFIG_BYTES:
-            raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES // 1024} KiB, not a config file; "
-                              f"pass the YAML settings file to --config")
-        data = yaml.load(raw.decode("utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: config file not found; pass an existing file to --config") from None
-    except IsADirectoryError:
-        raise ConfigError(f"{path}: a folder, not a config file; pass the YAML file itself to --config") from None
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read the config file ({e.strerror or e}); check its permissions "
-                          f"(the service user must be able to read it)") from None
-    except UnicodeDecodeError as e:
-        raise ConfigError(f"{path}: not a text file ({e.reason} at byte {e.start}); a config file is YAML "
-                          f"saved as UTF-8") from None
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{path}: not valid YAML: {yaml_problem(e)}") from None
-    except RecursionError:
-        raise ConfigError(f"{path}: nested too deeply to be settings; a config file is a few levels of "
-                          f"key: value") from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: the top level must be a mapping of settings, got {type(data).__name__}")
-    return data
-
-
 def _describe(e: ValidationError, sources: str) -> str:
     lines = [f"invalid configuration ({sources}):"]
     for err in e.errors():
@@ -658,14 +579,6 @@ def board_path(name: str) -> Path:
     return p
 
 
-def yaml_problem(e: yaml.YAMLError) -> str:
-    """One line for a YAML error: where (line and column, 1-based) and what, plus the fix."""
-    mark = getattr(e, "problem_mark", None)  # MarkedYAMLError has it; the base class does not
-    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
-    what = getattr(e, "problem", None) or str(e).splitlines()[0]
-    return f"{where}{what}; fix the YAML there (indentation, a missing ] or }} or quote)"
-
-
 def load_settings(path: str | Path | None = None, board: str | None = None,
                   overrides: dict[str, Any] | None = None) -> Settings:
     """Defaults ← board config ← ``$EDGE_SETTINGS_LAYER`` ← ``path`` ← ``overrides`` → validated :class:`Settings`.
@@ -674,9 +587,9 @@ def load_settings(path: str | Path | None = None, board: str | None = None,
         ConfigError: unreadable file, bad YAML, unknown key or a value out of its range; the message
             names the files merged and each failing key with the allowed values.
     """
-    data = _read_yaml(DEFAULTS)
+    data = read_yaml(DEFAULTS)
     sources = [str(DEFAULTS)]
-    user = _read_yaml(Path(path)) if path else {}
+    user = read_yaml(Path(path)) if path else {}
     if isinstance(user.get("board"), str):  # a board *name* selects the file; its mapping is kept
         board = board or user["board"]
         user = {k: v for k, v in user.items() if k != "board"}
@@ -687,11 +600,11 @@ def load_settings(path: str | Path | None = None, board: str | None = None,
         board = board or user["board"]["name"]
     if board:
         bp = board_path(board)
-        data = _merge(data, _read_yaml(bp))
+        data = _merge(data, read_yaml(bp))
         sources.append(str(bp))
     layer = os.environ.get(LAYER_ENV)
     if layer:  # an installation's or a test run's settings (module doc)
-        data = _merge(data, _read_yaml(Path(layer)))
+        data = _merge(data, read_yaml(Path(layer)))
         sources.append(f"{layer} (${LAYER_ENV})")
     if path:
         data = _merge(data, user)
