@@ -116,7 +116,7 @@ def test_chunk_size_does_not_change_the_turn(chunk, turns):
     events = turns[chunk]
     assert not of_type(events, "error"), events
     (w,), (t,), (i,) = of_type(events, "wake"), of_type(events, "transcript"), of_type(events, "intent")
-    assert (w.t_ms, w.wake_word) == (1280, "hey_mycroft")
+    assert (w.t_ms, w.wake_word) == (1200, "hey_mycroft")  # microWakeWord's (the rig's); openWakeWord's: 1280
     words = re.sub(r"[^a-z0-9 ]", "", t.text.lower()).split()
     assert words == "how many m8 bolts are in bin 12".split()
     assert (i.intent, i.slots["sku"]) == ("query_stock", "BLT-M8-30")
