@@ -162,7 +162,8 @@ def test_only_the_llm_missing_starts_degraded_and_answers_by_voice(box):
     shutil.copy(resolve("smollm2-135m-instruct-q4_1"), home / "model.gguf")
     shutil.copy(INVENTORY, base / "inventory.csv")
     cfg = (f"board: x86-dev\n{SESSION_WAKE}store: {{path: {state / 'edge.db'}}}\noutput_dir: {state / 'out'}\n"
-           f"models: {{dir: {state / 'models'}}}\nllm: {{model: {home / 'model.gguf'}}}\n")
+           f"models: {{dir: {state / 'models'}}}\nllm: {{model: {home / 'model.gguf'}}}\n"
+           "governor: {smaller_models: []}\n")  # no smaller model to fall back on: degraded
     r, audit = run_hardened(box, cfg, "run", "--input", str(SESSIONS / "query_m8_bolts.wav"),
                             "--inventory", str(base / "inventory.csv"), "--json")
     assert r.returncode == 0, r.stderr[-3000:]
