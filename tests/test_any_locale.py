@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from tests.helpers import REPO, SESSIONS
+from tests.helpers import REPO, SESSION_WAKE, SESSIONS
 
 ASCII_ONLY = {"LANG": "C", "LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
 
@@ -49,7 +49,7 @@ def store_cfg(tmp_path):
     inv.write_text("sku,item,location,quantity,unit,aliases\nCAF-1,café sign,shelf B,30,pcs,cafe signs\n",
                    encoding="utf-8")
     cfg = tmp_path / "edge.yaml"
-    cfg.write_text(f"board: x86-dev\nstore: {{path: {tmp_path / 'edge.db'}}}\nllm: {{engine: none}}\n")
+    cfg.write_text(f"board: x86-dev\n{SESSION_WAKE}store: {{path: {tmp_path / 'edge.db'}}}\nllm: {{engine: none}}\n")
     r = edge(ascii_env(), "inventory", "import", inv, "--config", cfg)
     assert r.returncode == 0, r.stderr
     return cfg

@@ -26,7 +26,7 @@ from edge.llm.loader import admit_step, build_llm
 from edge.loop.build import build_understanding, preflight
 from edge.models import manifest as models
 from tests.fakesys import x86_dev
-from tests.helpers import INVENTORY, SESSIONS
+from tests.helpers import INVENTORY, SESSION_WAKE, SESSIONS
 
 REPO = Path(__file__).resolve().parents[1]
 QWEN = "qwen2.5-coder-1.5b-instruct-q4_k_m"
@@ -127,7 +127,7 @@ def _edge(*args, env=None, timeout=600):
 @pytest.fixture
 def box_config(tmp_path):
     cfg = tmp_path / "edge.yaml"
-    cfg.write_text(f"board: x86-dev\nstore: {{path: {tmp_path / 'edge.db'}}}\n")
+    cfg.write_text(f"board: x86-dev\n{SESSION_WAKE}store: {{path: {tmp_path / 'edge.db'}}}\n")
     assert _edge("inventory", "import", str(INVENTORY), "--config", str(cfg)).returncode == 0
     return cfg
 

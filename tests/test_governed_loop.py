@@ -14,13 +14,13 @@ from edge.llm.loader import build_llm
 from edge.loop.build import build_stages, run_frames
 from edge.stock.store import Store
 from tests.fakesys import rk3588
-from tests.helpers import INVENTORY, SESSIONS, of_type, run_session
+from tests.helpers import INVENTORY, SESSION_WAKE_MODELS, SESSIONS, of_type, run_session
 
 
 def _settings(fs, tmp_path, **governor):
     return load_settings(board="rk3588-rock5b", overrides={
         "store": {"path": str(tmp_path / "x.db")}, "output_dir": str(tmp_path),
-        "board": {"sensors": fs.sensors_settings()},
+        "board": {"sensors": fs.sensors_settings()}, "wake": {"models": SESSION_WAKE_MODELS},
         "governor": {"power_mode": "performance", "dwell_s": 0, **governor},
         # the CPU step alone: the board's RKLLM step is tested in test_llm_chain.py and test_rkllm.py
         "llm": {"engine": "llamacpp", "model": "smollm2-135m-instruct-q4_1", "n_ctx": 2048, "chain": []}})

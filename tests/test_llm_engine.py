@@ -11,6 +11,7 @@ import pytest
 from edge.config import ConfigError, load_settings
 from edge.governor.admission import model_shape
 from edge.llm.base import CancelToken, ContextOverflow, EngineError, GenerationRequest, generate
+from edge.llm.chain import specs_from_settings
 from edge.llm.llamacpp import LlamaCppEngine
 from edge.llm.shape import ModelShape, kv_cache_bytes
 from edge.models.manifest import resolve
@@ -23,7 +24,7 @@ SYSTEM = ("You are the voice assistant of a workshop stock room. Answer in at mo
 
 @pytest.fixture(scope="module")
 def engine():
-    e = LlamaCppEngine(MODEL, n_ctx=2048, threads=2)
+    e = LlamaCppEngine(MODEL, n_ctx=2048)
     yield e
     e.close()
 
@@ -122,7 +123,7 @@ def test_c10_twenty_turns_are_trimmed_oldest_first(engine):
 
 
 def test_c10_trimmed_conversation_generates(tmp_path):
-    small = LlamaCppEngine(MODEL, n_ctx=512, threads=2)  # a small window keeps the prompt decode short
+    small = LlamaCppEngine(MODEL, n_ctx=512)  # a small window keeps the prompt decode short
     try:
         messages = conversation(20, 2)
         text, s = generate(small, GenerationRequest(messages, max_tokens=8, temperature=0.0))
@@ -145,7 +146,12 @@ def test_c11_config_refuses_n_ctx_zero():
     with pytest.raises(ConfigError, match=r"llm\.n_ctx"):
         load_settings(overrides={"llm": {"n_ctx": 0}})
     with pytest.raises(ConfigError, match=r"llm\.chain\.0.*n_ctx"):
-        load_settings(overrides={"llm": {"chain": [{"engine": "llamacpp", "model": MODEL}]}})
+        load_settings(overrides={"llm": {"chain": [{"engine": "rkllm", "model": "x.rkllm"}]}})
+    with pytest.raises(ConfigError, match=r"llm\.chain\.0\.n_ctx"):
+        load_settings(overrides={"llm": {"chain": [{"engine": "llamacpp", "model": MODEL, "n_ctx": 0}]}})
+    # a llama.cpp step without one follows llm.n_ctx, which is always explicit: never 0
+    s = load_settings(overrides={"llm": {"n_ctx": 1024, "chain": [{"engine": "llamacpp", "model": MODEL}]}})
+    assert [spec.n_ctx for spec in specs_from_settings(s)] == [1024]
 
 
 def test_kv_cache_estimate_matches_llama_cpp_state_growth(engine):

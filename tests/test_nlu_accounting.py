@@ -48,7 +48,9 @@ def paraphrasing(tmp_path_factory):
                                   "who took 2 washers out"])
 def test_a_question_about_a_use_writes_nothing_on_the_paraphrase_path(store, paraphrasing, text):
     out, written = said(store, text, paraphrasing)
-    assert written == [] and out.text.startswith("Nothing logged: that sounded like a question"), out.text
+    # set aside as a question, or answered from the records (none yet in this store); never a write
+    assert written == [] and out.text.startswith(("Nothing logged: that sounded like a question",
+                                                  "Nothing has been recorded for", "I can't answer that one from the records")), out.text
 
 
 @pytest.mark.parametrize("text", ["how come 3 fuses were taken", "how come 2 washers were used"])

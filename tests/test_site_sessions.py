@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from edge.stock.store import Store
-from tests.helpers import REPO
+from tests.helpers import REPO, SESSION_WAKE
 
 SITE = REPO / "tests" / "data" / "sessions_site"
 EXPECTED = json.loads((SITE / "expected.json").read_text(encoding="utf-8"))
@@ -55,7 +55,7 @@ def sort_key(r: dict):
 
 def run_edge(wav: Path, tmp_path: Path) -> tuple[subprocess.CompletedProcess, list[dict]]:
     cfg = tmp_path / "site.yaml"
-    cfg.write_text(f"board: x86-dev\nstore:\n  path: {tmp_path / 'edge.db'}\n", encoding="utf-8")
+    cfg.write_text(f"board: x86-dev\n{SESSION_WAKE}store:\n  path: {tmp_path / 'edge.db'}\n", encoding="utf-8")
     r = subprocess.run([sys.executable, "-m", "edge.cli", "run", "--input", str(wav), "--config", str(cfg),
                         "--inventory", str(SITE / "inventory.csv"), "--output-dir", str(tmp_path / "out"), "--json"],
                        cwd=tmp_path, capture_output=True, text=True, timeout=600)

@@ -1,4 +1,5 @@
-"""CPU clusters from cpufreq policies, and CPU load from ``/proc/stat``.
+"""CPU clusters from cpufreq policies, CPU load from ``/proc/stat``, and CPU pressure from
+``/proc/pressure/cpu``.
 
 cpufreq (Documentation/admin-guide/pm/cpufreq.rst): one ``policyN`` directory per group of CPUs
 that share a clock (on RK3588: policy0 = CPUs 0-3 Cortex-A55, policy4 = 4-5 and policy6 = 6-7
@@ -131,3 +132,32 @@ def cpu_load(prev: CpuTimes, cur: CpuTimes) -> dict[str, float]:
             continue
         out[name] = min(1.0, db / dt)
     return out
+
+
+def parse_pressure(text: str) -> float | None:
+    """The ``some avg10`` of a PSI file (``/proc/pressure/cpu``, kernel docs
+    ``accounting/psi.rst``): the share of the last 10 s, in %, in which at least one runnable task
+    waited for a CPU. ``None`` when the line is missing or malformed."""
+    for line in text.splitlines():
+        if line.startswith("some "):
+            for field_ in line.split()[1:]:
+                key, _, value = field_.partition("=")
+                if key == "avg10":
+                    try:
+                        v = float(value)
+                    except ValueError:
+                        return None
+                    return v if 0.0 <= v <= 100.0 else None
+    return None
+
+
+def read_pressure(path: Path) -> tuple[float | None, str | None]:
+    """Read a PSI file (:func:`parse_pressure`); ``(None, reason)`` when missing (a kernel without
+    ``CONFIG_PSI``, or ``psi=0`` on its command line) or unreadable."""
+    text, why = read_text(path)
+    if text is None:
+        return None, why
+    v = parse_pressure(text)
+    if v is None:
+        return None, f"{path}: no 'some avg10=' line"
+    return v, None

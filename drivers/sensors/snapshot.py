@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from drivers.sensors.cpu import CpuPolicy, CpuTimes, cpu_load, read_policies, read_stat
+from drivers.sensors.cpu import CpuPolicy, CpuTimes, cpu_load, read_policies, read_pressure, read_stat
 from drivers.sensors.hwmon import PowerReading, read_power
 from drivers.sensors.meminfo import MemInfo, read_meminfo
 from drivers.sensors.npu import Devfreq, NpuLoad, read_devfreq, read_npu_load
@@ -23,12 +23,13 @@ class SensorPaths:
 
     ``thermal_zones``: zone types to watch (empty = every zone). ``npu_load``: the rknpu debugfs
     ``load`` file. ``npu_devfreq``: the NPU's devfreq directory. ``hwmon``: the hwmon class
-    directory. ``None`` = not present on this board.
+    directory. ``cpu_pressure``: the kernel's CPU pressure (PSI) file. ``None`` = not present on this board.
     """
 
     root: Path = Path("/")
     meminfo: str = "/proc/meminfo"
     stat: str = "/proc/stat"
+    cpu_pressure: str | None = "/proc/pressure/cpu"
     cpufreq: str | None = "/sys/devices/system/cpu/cpufreq"
     thermal: str | None = "/sys/class/thermal"
     thermal_zones: tuple[str, ...] = ()
@@ -55,13 +56,15 @@ class Snapshot:
     power: tuple[PowerReading, ...]
     problems: tuple[str, ...] = field(default=())
     monotonic_s: float = 0.0
+    cpu_pressure: float | None = None  # PSI "some avg10", %: runnable tasks waited for a CPU
 
     def to_dict(self) -> dict:
         """JSON-ready: ``mem`` (bytes), ``cpu`` (policies, load ratios), ``thermal`` (°C),
         ``npu`` (load ratios, devfreq Hz), ``power`` (W), ``problems``."""
         return {
             "mem": self.mem.to_dict(),
-            "cpu": {"policies": [p.to_dict() for p in self.policies], "load": dict(self.cpu_load)},
+            "cpu": {"policies": [p.to_dict() for p in self.policies], "load": dict(self.cpu_load),
+                    "pressure_pct": self.cpu_pressure},
             "thermal": [z.to_dict() for z in self.zones],
             "npu": {"load": self.npu_load.to_dict() if self.npu_load else None,
                     "devfreq": self.npu_devfreq.to_dict() if self.npu_devfreq else None},
@@ -102,6 +105,12 @@ class SensorReader:
         if times is not None:
             self._prev_stat = times
 
+        pressure = None
+        if p.cpu_pressure:
+            pressure, why = read_pressure(p.path(p.cpu_pressure))
+            if why is not None and p.path(p.cpu_pressure).parent.exists():
+                problems.append(why)  # no /proc/pressure at all: a kernel without PSI, not a fault
+
         zones: list[ThermalZone] = []
         if p.thermal:
             zones, probs = read_zones(p.path(p.thermal), p.thermal_zones)
@@ -123,4 +132,4 @@ class SensorReader:
             problems.extend(probs)
 
         return Snapshot(mem, tuple(policies), load, tuple(zones), npu_load, devfreq, tuple(power),
-                        tuple(problems), time.monotonic())
+                        tuple(problems), time.monotonic(), pressure)

@@ -240,6 +240,7 @@ class SensorSettings(_Frozen):
     root: Path = Field(Path("/"), description="prefix for every path below (a fake tree's folder in tests)")
     meminfo: str = "/proc/meminfo"
     stat: str = "/proc/stat"
+    cpu_pressure: str | None = Field("/proc/pressure/cpu", description="the kernel's CPU pressure (PSI) file")
     cpufreq: str | None = "/sys/devices/system/cpu/cpufreq"
     thermal: str | None = "/sys/class/thermal"
     thermal_zones: list[str] = Field([], description="thermal zone types to watch; empty = every zone")
@@ -267,6 +268,8 @@ class GovernorSettings(_Frozen):
     power_mode: Literal["performance", "balanced", "powersave"] = "balanced"
     mem_fraction: float = Field(0.70, gt=0.0, le=1.0, description="weights + KV cache + pipeline <= this share of MemTotal")
     cpu_fraction: float = Field(0.70, gt=0.0, le=1.0, description="LLM threads <= this share of the cores")
+    cpu_pressure_pct: float = Field(50.0, gt=0.0, le=100.0,
+                                    description="1 LLM thread while the CPU pressure (PSI some avg10) is at or above this %")
     pipeline_overhead_mib: int = Field(460, ge=0, le=65536, description="MiB for wake/VAD/ASR/TTS + llama.cpp buffers")
     kv_cache_type: Literal["f16", "q8_0", "q4_0"] = "f16"
     min_n_ctx: int = Field(512, ge=64, le=131072, description="n_ctx is halved down to this floor to fit")

@@ -33,7 +33,7 @@ COOLING_NOTICE_ZH = "我正在降温，现在只能处理库存指令。"
 def sensor_paths(board: BoardSettings | None) -> SensorPaths:
     """:class:`drivers.sensors.SensorPaths` from a board config's ``sensors:`` block."""
     s = (board or BoardSettings()).sensors
-    return SensorPaths(root=Path(s.root), meminfo=s.meminfo, stat=s.stat, cpufreq=s.cpufreq, thermal=s.thermal,
+    return SensorPaths(root=Path(s.root), meminfo=s.meminfo, stat=s.stat, cpu_pressure=s.cpu_pressure, cpufreq=s.cpufreq, thermal=s.thermal,
                        thermal_zones=tuple(s.thermal_zones), npu_load=s.npu_load, npu_devfreq=s.npu_devfreq,
                        hwmon=s.hwmon)
 
@@ -130,7 +130,9 @@ class Governor:
     # -- plan, limits -------------------------------------------------------------------------
     def plan(self) -> ThreadPlan:
         """:func:`thread_plan` for this board at the current level and power mode (logged on change)."""
-        p = thread_plan(self.board, self.level_value, self.power_mode, self.gs.cpu_fraction, cpu_limit=self.cpu_limit)
+        pressure = self.snapshot.cpu_pressure if self.snapshot is not None else None
+        p = thread_plan(self.board, self.level_value, self.power_mode, self.gs.cpu_fraction, cpu_limit=self.cpu_limit,
+                        cpu_pressure=pressure, pressure_limit_pct=self.gs.cpu_pressure_pct)
         if p != self._plan_logged:
             log.info("threads: %d LLM threads on CPUs %s, audio on CPUs %s: %s", p.llm_threads,
                      list(p.llm_cpus), list(p.audio_cpus), p.reason)

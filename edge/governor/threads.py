@@ -29,7 +29,8 @@ class ThreadPlan:
 
 def thread_plan(board: BoardSettings | None, level: str | int = "normal", power_mode: str = "performance",
                 cpu_fraction: float = 0.70, online_cpus: Iterable[int] | None = None,
-                cpu_limit: float | None = None) -> ThreadPlan:
+                cpu_limit: float | None = None, cpu_pressure: float | None = None,
+                pressure_limit_pct: float = 50.0) -> ThreadPlan:
     """Where and how many LLM threads, from the board's CPU clusters.
 
     Rule: cores = the board's ``cpu_clusters`` (or ``online_cpus``, default the CPUs this process
@@ -44,6 +45,10 @@ def thread_plan(board: BoardSettings | None, level: str | int = "normal", power_
       ``min(budget, their number)``. x86-dev, 2 cores: floor(0.70 × 2) = 1 thread on CPU 1.
     - ``cpu_limit`` (CPUs of the cgroup's ``cpu.max``, :func:`drivers.cpu.cgroup_cpu_limit`): at most
       ``max(1, floor(cpu_limit))`` threads, however many cores there are.
+    - ``cpu_pressure`` (the kernel's PSI ``some avg10`` of ``/proc/pressure/cpu``, %) at or above
+      ``pressure_limit_pct``: 1 thread. Other work holds the cores; llama.cpp's threads meet at a
+      barrier after every matrix step and spin there, so one descheduled thread stalls the rest
+      (measured here on 2 busy cores: 2 threads decoded ~12× slower than 1).
     - ``warm``: half the threads (at least 1); ``hot``: 0 (grammar path only).
 
     Raises:
@@ -77,6 +82,9 @@ def thread_plan(board: BoardSettings | None, level: str | int = "normal", power_
         n2 = max(1, math.floor(cpu_limit + 1e-9))
         why += f"; cgroup cpu.max allows {cpu_limit:.2f} CPUs: {n} → {n2}"
         n = n2
+    if cpu_pressure is not None and cpu_pressure >= pressure_limit_pct and n > 1:
+        why += f"; CPU pressure {cpu_pressure:.0f} % ≥ {pressure_limit_pct:.0f} % (other work holds the cores): {n} → 1"
+        n = 1
     if lvl == 1:
         n2 = max(1, n // 2)
         why += f"; warm: {n} → {n2}"

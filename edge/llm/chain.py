@@ -84,7 +84,7 @@ class StepSpec:
     engine: str
     model: str | None = None
     n_ctx: int | None = None
-    threads: int = 2
+    threads: int = 1  # unplanned: one (a busy machine never has a thread pool spinning on it)
     lib: str | None = None
     timeout_s: float | None = None
     smoke_timeout_s: float | None = None
@@ -232,6 +232,13 @@ class EngineChain(LlmEngine):
     def active_engine(self):
         """The serving engine object (e.g. for ``set_threads``), or None."""
         return self._active.engine if self._active else None
+
+    def set_threads(self, threads: int) -> bool:
+        """The serving engine's ``set_threads`` (llama.cpp); True when applied or nothing to apply
+        (grammar only, an engine without CPU threads), False when it is decoding right now."""
+        eng = self.active_engine
+        setter = getattr(eng, "set_threads", None)
+        return setter(threads) if setter is not None else True
 
     @property
     def n_ctx(self) -> int:

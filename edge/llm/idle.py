@@ -49,6 +49,14 @@ class IdleEngine(LlmEngine):
         with self.unloader.use() as (engine, _):
             return engine.n_ctx
 
+    def set_threads(self, threads: int) -> bool:
+        """The loaded chain's ``set_threads``; while unloaded nothing (the next load is admitted
+        with the governor's threads of that moment)."""
+        if not self.unloader.loaded:
+            return True
+        engine, _ = self.unloader.acquire()
+        return engine.set_threads(threads)
+
     def _note(self, ms: float | None) -> None:
         if ms is not None:
             self._reload_ms = ms

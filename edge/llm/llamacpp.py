@@ -24,6 +24,7 @@ from __future__ import annotations
 import codecs
 import ctypes
 import json
+import logging
 import threading
 import time
 from collections import OrderedDict
@@ -44,6 +45,8 @@ from edge.llm.base import (
 )
 from edge.llm.shape import shape_from_gguf_metadata
 from edge.models.local import find_model
+
+log = logging.getLogger(__name__)
 
 #: Used when a GGUF carries no ``tokenizer.chat_template`` (ChatML, the format of Qwen2.5 and SmolLM2).
 CHATML_TEMPLATE = (
@@ -84,7 +87,7 @@ class LlamaCppEngine(LlmEngine):
         model: manifest id or ``.gguf`` path (see :func:`model_path`).
         n_ctx: context window in tokens; must be positive (0 would mean "the model's training
             size", 8192 for SmolLM2 and 32768 for Qwen2.5, and can exhaust memory; case C11).
-        threads: CPU threads for prompt and decode (the governor chooses them).
+        threads: CPU threads for prompt and decode (the governor chooses them; 1 when not planned).
         seed: sampling seed, set before every request (same request → same answer).
         prefix_states: how many system-prompt KV states to keep (0 = rely on prefix reuse only).
             Each costs the KV bytes of its prefix (:func:`edge.llm.shape.kv_cache_bytes`) plus ~n_vocab
@@ -98,7 +101,7 @@ class LlamaCppEngine(LlmEngine):
 
     name = "llamacpp"
 
-    def __init__(self, model: str, n_ctx: int, threads: int = 2, seed: int = 7, *, prefix_states: int = 2,
+    def __init__(self, model: str, n_ctx: int, threads: int = 1, seed: int = 7, *, prefix_states: int = 2,
                  n_batch: int = 512, models_dir: str | Path | None = None):
         if n_ctx is None or int(n_ctx) <= 0:
             raise ValueError(
@@ -368,15 +371,30 @@ class LlamaCppEngine(LlmEngine):
             raise EngineError(f"llama.cpp smoke inference failed: {e}") from e
         return self.last_stats
 
-    def set_threads(self, threads: int) -> None:
-        """Change the CPU threads used from the next decode on (the governor calls this)."""
+    def set_threads(self, threads: int) -> bool:
+        """Use ``threads`` CPU threads from the next decode on (the governor's plan, applied at the
+        start of a turn). Returns False, changing nothing, while another request decodes (the
+        next turn applies it): a running decode is never waited for.
+
+        Raises:
+            ValueError: ``threads`` < 1.
+        """
         import llama_cpp
 
         if threads <= 0:
             raise ValueError(f"threads must be at least 1, got {threads}")
+        if threads == self.threads:
+            return True
         with self._inuse.use():
-            llama_cpp.llama_set_n_threads(self.llm.ctx, threads, threads)
+            if not self._lock.acquire(blocking=False):
+                return False
+            try:
+                llama_cpp.llama_set_n_threads(self.llm.ctx, threads, threads)
+            finally:
+                self._lock.release()
+        log.info("llama.cpp: %d → %d threads", self.threads, threads)
         self.threads = threads
+        return True
 
     def clear_prefix_states(self) -> None:
         """Drop the saved system-prompt KV states (their memory is freed; prefix reuse still works)."""

@@ -78,8 +78,9 @@ def stage(name: str) -> Iterator[None]:
 
 def apply_limits(stages: Stages) -> Limits | None:
     """Read the board's signals and let the thermal level decide what the LLM may do this turn
-    (warm: shorter answers; hot: the grammar path only, with the cooling notice): sets the
-    understanding's ``withheld`` and ``max_tokens``. Returns the limits, or None without a governor
+    (warm: shorter answers and fewer threads; hot: the grammar path only, with the cooling notice;
+    a busy CPU: one LLM thread): sets the understanding's ``withheld`` and ``max_tokens`` and the
+    loaded model's threads. Returns the limits, or None without a governor
     or when a signal could not be read (logged: an unreadable signal never stops a turn)."""
     gov = stages.governor
     if gov is None:
@@ -92,6 +93,9 @@ def apply_limits(stages: Stages) -> Limits | None:
         return None
     u = stages.understanding
     u.withheld = None if lim.llm_allowed else lim.notice
+    setter = getattr(u.llm, "set_threads", None)
+    if lim.llm_threads and setter is not None:
+        setter(lim.llm_threads)  # warm or a busy CPU: fewer threads for a model already loaded
     if lim.max_tokens:
         u.max_tokens = lim.max_tokens
         if stages.docs is not None:  # a generated documents answer gets the same budget

@@ -46,6 +46,7 @@ from starlette.exceptions import HTTPException
 from edge.config import is_loopback
 from edge.governor.governor import Governor
 from edge.llm.chain import EngineChain
+from edge.llm.loader import governed_factory
 from edge.service.api import docs, metrics, ollama, openai
 from edge.service.api.deps import ApiContext
 from edge.service.api.guard import CONSOLE_PREFIX, Guard, endpoint_label, is_console
@@ -215,14 +216,18 @@ class ServerThread:
 
 def serve(settings, engine=None) -> int:
     """Run the API in the foreground with :class:`edge.config.Settings` (``edge serve``): builds
-    and starts the LLM chain unless ``engine`` is given. Returns 0 when interrupted."""
+    and starts the LLM chain unless ``engine`` is given, each llama.cpp step admitted by the
+    resource governor (memory reserve, threads of its plan), as in the voice loop. Returns 0 when
+    interrupted."""
+    governor = Governor(settings)
+    governor.sample()  # the plan's threads see the CPU pressure of now
     if engine is None:
-        engine = EngineChain.from_settings(settings).start()
+        engine = EngineChain.from_settings(settings, factory=governed_factory(governor)).start()
     a = settings.api
     out = Path(settings.output_dir)  # the events edge run and edge wyoming write, for the Live page
     console = ConsoleContext(Store(settings.store.path, calendar=Calendar.from_settings(settings.store)), settings=settings,
                              events=(out / "events.jsonl", out / "wyoming-events.jsonl"))
-    app = create_app(engine, a, default_temperature=settings.llm.temperature, governor=Governor(settings),
+    app = create_app(engine, a, default_temperature=settings.llm.temperature, governor=governor,
                      state_file=state_path(settings), console=console,
                      site_store=settings.store.path if settings.site is not None else None)
     log.warning("edge API on http://%s:%d (engine %s)%s; console on http://%s:%d/console (loopback clients)",

@@ -27,7 +27,7 @@ import asyncio
 import logging
 import uuid
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 from wyoming.asr import Transcribe, Transcript
@@ -103,11 +103,14 @@ class Stream:
 
 
 class Connection:
-    """Serve one client on ``reader``/``writer`` with ``box`` until it closes; :meth:`run`."""
+    """Serve one client on ``reader``/``writer`` with ``box`` until it closes; :meth:`run`.
+    ``on_over`` is called once when the conversation is over (before the last error's linger,
+    else at the close): the server's client slot is free from then on."""
 
     def __init__(self, box: Box, settings: Settings, reader: asyncio.StreamReader,
-                 writer: asyncio.StreamWriter, peer: str = "?"):
+                 writer: asyncio.StreamWriter, peer: str = "?", on_over: Callable[[], None] | None = None):
         self.box, self.settings, self.reader, self.writer, self.peer = box, settings, reader, writer, peer
+        self._on_over = on_over
         self.conversation = f"connection:{uuid.uuid4().hex}"  # whose question a transcript answers
         self.request: Event | None = None  # the transcribe or detect the next audio stream is for
         self.stream: Stream | None = None
@@ -141,6 +144,7 @@ class Connection:
         except ProtocolError as e:
             log.warning("wyoming client %s: %s; connection closed", self.peer, e)
             await self._try_send(Error(text=f"{e}; connection closed", code=e.code).event())
+            self._over()  # the client may reconnect as soon as it reads the error
             await self._linger()
         except (ConnectionError, asyncio.IncompleteReadError):
             log.info("wyoming client %s went away", self.peer)
@@ -187,8 +191,14 @@ class Connection:
         except (ConnectionError, asyncio.TimeoutError, OSError, ValueError):
             pass
 
+    def _over(self) -> None:
+        if self._on_over is not None:
+            on_over, self._on_over = self._on_over, None
+            on_over()
+
     def close(self) -> None:
         """Give the wake-word detector back and close the socket (idempotent)."""
+        self._over()
         if self.detector is not None:
             self.box.release_wake(self.detector)
             self.detector = None

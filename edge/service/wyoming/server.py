@@ -102,10 +102,17 @@ class WyomingServer:
         self.clients += 1
         task = asyncio.current_task()
         self._tasks.add(task)
+        held = [True]
+
+        def free_slot() -> None:  # once: when the conversation is over, not after the last error's linger
+            if held[0]:
+                held[0] = False
+                self.clients -= 1
+
         try:
-            await Connection(self.box, self.settings, reader, writer, peer).run()
+            await Connection(self.box, self.settings, reader, writer, peer, on_over=free_slot).run()
         finally:
-            self.clients -= 1
+            free_slot()
             self._tasks.discard(task)
 
     async def stop(self) -> None:
