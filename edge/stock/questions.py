@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from edge.stock import history
-from edge.stock.periods import Period, Unresolved
+from edge.stock.places import clean
+from edge.stock.periods import Period, Unresolved, buckets
 
-__all__ = ["Question", "Answer", "answer", "KINDS", "RATE_DAYS", "needs_period"]
+__all__ = ["Question", "Answer", "answer", "series", "KINDS", "RATE_DAYS", "needs_period", "MAX_BUCKETS"]
 
 #: The questions: ``total`` (how many used / received / moved / counted over a period), ``last``
 #: (when last, and how many), ``entries`` (what was logged over a period, or the last N), ``top``
@@ -23,6 +24,8 @@ __all__ = ["Question", "Answer", "answer", "KINDS", "RATE_DAYS", "needs_period"]
 KINDS = ("total", "last", "entries", "top", "who", "change", "rate")
 #: Days of records an estimate of use reads when no period is said (four whole weeks).
 RATE_DAYS = 28
+#: The most days or weeks one :func:`series` reads (two years of weeks).
+MAX_BUCKETS = 106
 
 
 @dataclass(frozen=True)
@@ -124,3 +127,44 @@ def _facts(conn, store, q: Question, period: Period | None) -> dict:
         per_day = used / period.days()
         return {"used": used, "days": period.days(), "per_day": round(per_day, 3), "per_week": round(per_day * 7, 1)}
     raise ValueError(f"question kind {q.kind!r} is not one of {', '.join(KINDS)}")
+
+
+def series(store, sku: str | None, period: Period, by: str = "day") -> dict:
+    """Use over time for a chart: ``period`` cut into local days or weeks (``by``,
+    :func:`edge.stock.periods.buckets`) and, for each, the figures of the ``total`` question
+    (:func:`edge.stock.history.sums`, the same reads), JSON-ready.
+
+    For an item (``sku``): ``{"sku", "unit", "by", "buckets": [{"start", "end", "label", "used",
+    "received", "stock"}]}``, ``stock`` being the quantity at the bucket's end (the quantity now
+    minus every record's delta since). For every item (``sku`` None): ``{"by", "buckets": [{"start",
+    "end", "label", "records"}]}``, how many records stand (the ``entries`` question's total).
+    Raises ``ValueError`` for over :data:`MAX_BUCKETS` buckets (choose weeks or a shorter period),
+    :class:`edge.stock.store.StoreError` when the store cannot be read."""
+    parts = buckets(period, by, store.calendar.week_start)
+    if len(parts) > MAX_BUCKETS:
+        raise ValueError(f"{len(parts)} {by}s are too many for one chart (at most {MAX_BUCKETS}); "
+                         "fix: choose weeks or a shorter period")
+    cal = store.calendar
+    rows = []
+    item = store.get(sku) if sku else None
+    with store.reading() as conn:
+        for b in parts:
+            start, end = b.utc_bounds()
+            row = {"start": b.start.isoformat(), "end": b.end.isoformat(), "label": b.words}
+            if sku:
+                used, received, *_ = history.sums(conn, sku, start, end)
+                row.update(used=used, received=received, change=history.change(conn, sku, start, end))
+            else:
+                row["records"] = history.standing(conn, start, end)
+            rows.append(row)
+        if sku and rows:
+            after = history.change(conn, sku, parts[-1].utc_bounds()[1], "9999")
+    if sku:
+        stock = (item.quantity if item is not None else 0) - after if rows else 0
+        for row in reversed(rows):  # the quantity at each bucket's end, walking back from now
+            row["stock"] = clean(stock)
+            stock -= row.pop("change")
+    out = {"by": by, "zone": str(cal.tz), "buckets": rows}
+    if sku:
+        out.update(sku=sku, unit=item.unit if item is not None else "")
+    return out

@@ -134,7 +134,12 @@ def build_context(engine, api_settings, default_temperature: float, governor=Non
 
 @asynccontextmanager
 async def lifespan(app: FastAPI):
+    console = getattr(app.state, "console", None)
+    if console is not None and console.store is not None:  # the Status page's samples while served
+        console.start_sampling()
     yield
+    if console is not None:
+        console.stop_sampling()
     app.state.generator.close()
 
 
