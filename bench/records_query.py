@@ -23,10 +23,10 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import subprocess
 import random
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -64,6 +64,7 @@ def before_history():
     path.write_text(text, encoding="utf-8")
     spec = importlib.util.spec_from_file_location("history_before", path)
     mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # its dataclasses look their module up
     spec.loader.exec_module(mod)
     return mod
 
@@ -176,7 +177,8 @@ def _product(q: Question, ans) -> dict:
 
 
 def run(sizes: list[int], samples: int) -> dict:
-    out = {"now": NOW.isoformat(), "samples": samples, "sizes": {}}
+    out = {"now": NOW.isoformat(), "samples": samples, "before": f"edge/stock/history.py at {BEFORE}", "sizes": {}}
+    old = before_history()
     with tempfile.TemporaryDirectory() as d:
         for n in sizes:
             t0 = time.perf_counter()
@@ -188,7 +190,6 @@ def run(sizes: list[int], samples: int) -> dict:
             load_s = time.perf_counter() - t0
             rng = random.Random(n)
             kinds = {}
-            old = before_history()
             for kind in ("total", "last", "entries", "top", "who", "change", "rate", *MONTH_KINDS):
                 ms, before_ms, scan_ms, same, checked, same_before = [], [], [], 0, 0, 0
                 for k in range(samples):
@@ -244,7 +245,7 @@ def chart(out: dict) -> None:
     xs = range(len(month))
     bx.bar([x - 0.2 for x in xs], [s["kinds"][k]["before_p95_ms"] for k in month], 0.4, label="before (schema 7)")
     bx.bar([x + 0.2 for x in xs], [s["kinds"][k]["p95_ms"] for k in month], 0.4, label="after (running sums)")
-    for x, k in zip(xs, month):
+    for x, k in zip(xs, month, strict=True):
         bx.annotate(f"{s['kinds'][k]['speedup_p95']}x", (x, s["kinds"][k]["before_p95_ms"]), ha="center", va="bottom")
     bx.axhline(50, color="red", linestyle="--", linewidth=1)
     bx.set_xticks(list(xs), [k.replace("_month", "\n(a month)") for k in month])

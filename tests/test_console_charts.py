@@ -16,9 +16,9 @@ from datetime import datetime, timedelta
 import httpx
 import pytest
 
+from edge.config import load_settings
 from edge.events import IntentEvent, NoSpeech, TurnEnd, Wake
 from edge.governor.governor import Governor
-from edge.config import load_settings
 from edge.service.console import dashboard
 from edge.service.console.ring import Ring, take
 from edge.service.runstate import ServiceState
@@ -156,7 +156,7 @@ def running(tmp_path, site):
             done.append((path, ms))
             state.event(lines[-1])
             state.write()
-        ring.add(take(governor, state.path, clock=lambda: t0 + 60 * k))
+        ring.add(take(governor, state.path, clock=lambda k=k: t0 + 60 * k))
     events.write_text("".join(e.to_json() + "\n" for e in lines))
     reply_ms: dict[str, list] = {}
     for path, ms in done[-100:]:
@@ -260,3 +260,11 @@ def test_low_is_one_rule_and_one_wording_everywhere(browser, server, tmp_path): 
     assert {i["sku"]: i["why"] for i in status["items"]} == want and status["total"] == 3
     assert said.startswith("Low on stock:") and all(f"({w})" in said for w in want.values()), said
     assert api["said"] == f"low stock: {', '.join(f'{k} {q} {u} ({w})' for k, q, u, w in [(i['sku'], i['quantity'], i['unit'], i['why']) for i in status['items']])}"
+
+
+def test_the_ring_keeps_only_its_latest_samples(tmp_path):
+    ring = Ring(tmp_path / "ring.db", size=5)
+    for k in range(8):
+        ring.add(take(None, None, clock=lambda k=k: 1000.0 + k))
+    assert len(ring) == 5 and [s.t for s in ring.since(0)] == [1003.0, 1004.0, 1005.0, 1006.0, 1007.0]
+    assert ring.latest().mem_used is None  # nothing read without a governor: unknown, not 0

@@ -6,7 +6,6 @@ gives what a plain read of the records gives, for periods on and off UTC day and
 from __future__ import annotations
 
 import random
-import shutil
 import sqlite3
 import sys
 from datetime import timedelta, timezone
@@ -40,9 +39,15 @@ def tables(path) -> tuple[list, list]:
     return days, hours
 
 
+def copy_of(path, to):
+    """A copy of the open store (its WAL included: the backup API, not a file copy)."""
+    with sqlite3.connect(path) as src, sqlite3.connect(to) as dst:
+        src.backup(dst)
+    return to
+
+
 def rebuilt(path, tmp_path) -> tuple[list, list]:
-    copy = tmp_path / "rebuilt.db"
-    shutil.copy(path, copy)
+    copy = copy_of(path, tmp_path / "rebuilt.db")
     with sqlite3.connect(copy) as conn:
         summary.rebuild(conn)
     return tables(copy)
@@ -61,8 +66,7 @@ def test_the_triggers_keep_the_sums_a_recount_gives(site, tmp_path):
 
 def test_a_schema_7_store_gets_the_sums_when_opened(site, tmp_path):
     store, now, tz = site
-    old = tmp_path / "v7.db"
-    shutil.copy(store.path, old)
+    old = copy_of(store.path, tmp_path / "v7.db")
     with sqlite3.connect(old) as conn:
         for t in ("records_summary_add", "records_summary_undo"):
             conn.execute(f"DROP TRIGGER {t}")

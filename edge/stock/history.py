@@ -112,11 +112,11 @@ def sums(conn: sqlite3.Connection, sku: str, start: str, end: str) -> tuple:
         row = conn.execute("SELECT COALESCE(SUM(used), 0), COALESCE(SUM(received), 0), COALESCE(SUM(moved), 0), "
                            "COALESCE(SUM(counted), 0), COALESCE(SUM(counts), 0), COALESCE(SUM(logs), 0) "
                            "FROM record_days WHERE sku = ? AND day >= ? AND day < ?", (sku, *whole)).fetchone()
-        acc = [a + b for a, b in zip(acc, row)]
+        acc = [a + b for a, b in zip(acc, row, strict=True)]
     for a, b in pieces:
         row = conn.execute(f"SELECT {_SUMS} FROM records AS r WHERE r.sku = ? AND r.time >= ? AND r.time < ? "
                            f"AND {STANDS}", (sku, a, b)).fetchone()
-        acc = [x + y for x, y in zip(acc, row)]
+        acc = [x + y for x, y in zip(acc, row, strict=True)]
     return (clean(acc[0]), clean(acc[1]), clean(acc[2]), clean(acc[3]), int(acc[4]), int(acc[5]))
 
 
@@ -200,7 +200,7 @@ def top(conn: sqlite3.Connection, start: str, end: str, what: str = "used", limi
     whole, pieces = summary.split(start, end)
     found: dict[str, int | float] = {}
     if whole is not None:
-        for s, q in conn.execute(f"SELECT sku, SUM({what}) FROM record_days WHERE day >= ? AND day < ? GROUP BY sku",
+        for s, q in conn.execute(f"SELECT sku, SUM({what}) FROM record_days WHERE day >= ? AND day < ? GROUP BY +sku",
                                  whole):
             found[s] = q
     for a, b in pieces:

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from edge.stock import history
-from edge.stock.places import clean
 from edge.stock.periods import Period, Unresolved, buckets
+from edge.stock.places import clean
 
 __all__ = ["Question", "Answer", "answer", "series", "KINDS", "RATE_DAYS", "needs_period", "MAX_BUCKETS"]
 

@@ -33,8 +33,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from edge.errors import UserError
-from edge.stock.order import next_gid
 from edge.stock import summary
+from edge.stock.order import next_gid
 from edge.stock.schema import MIGRATIONS, SCHEMA_VERSION
 
 __all__ = ["recover_if_corrupt", "backup", "damage", "backup_path", "report_path", "read_report"]

@@ -123,12 +123,17 @@ def bound(key: str) -> str:
     return f"{key}T00:00:00.000+00:00" if len(key) == 10 else f"{key}:00:00.000+00:00"
 
 
+def _utc(t: datetime) -> datetime:
+    """``t`` in UTC (a time without a zone is read as UTC, as the records' times are)."""
+    return t.replace(tzinfo=timezone.utc) if t.tzinfo is None else t.astimezone(timezone.utc)
+
+
 def split(start: str, end: str, unit: str = "day") -> tuple[tuple[str, str] | None, list[tuple[str, str]]]:
     """``start`` ≤ t < ``end`` (record times) as ``(whole, pieces)``: ``whole`` the first and the
     after-last key (``unit`` ``day`` or ``hour``) of the whole UTC days or hours inside it, or None
     when there are none, and ``pieces`` the ``(start, end)`` time ranges left at either end.
     Raises ``ValueError`` for a time that is not ISO 8601."""
-    a, b = datetime.fromisoformat(start).astimezone(timezone.utc), datetime.fromisoformat(end).astimezone(timezone.utc)
+    a, b = (_utc(datetime.fromisoformat(x)) for x in (start, end))
     if unit == "day":
         step, first = timedelta(days=1), a.replace(hour=0, minute=0, second=0, microsecond=0)
         last, fmt = b.replace(hour=0, minute=0, second=0, microsecond=0), "%Y-%m-%d"

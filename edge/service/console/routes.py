@@ -54,7 +54,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response, Streamin
 from fastapi.templating import Jinja2Templates
 
 from edge.config import is_loopback
-from edge.service.console import access, data, live, ring, status
+from edge.service.console import access, data, live, status
+from edge.service.console.ring import INTERVAL_S, RING_FILE, Ring, Sampler
 from edge.stages.utterance import too_long
 from edge.stock import csvfile
 from edge.stock.low import report as low_report
@@ -85,16 +86,16 @@ class ConsoleContext:
     state_file: Path | None = None
     token: str | None = None  # api.token, set by create_app
     sessions: access.Sessions = field(default_factory=access.Sessions)
-    ring: ring.Ring | None = None  # the Status page's samples (start_sampling)
-    sampler: ring.Sampler | None = None
+    ring: Ring | None = None  # the Status page's samples (start_sampling)
+    sampler: Sampler | None = None
 
-    def start_sampling(self, interval_s: float = ring.INTERVAL_S) -> ring.Sampler:
+    def start_sampling(self, interval_s: float = INTERVAL_S) -> Sampler:
         """Keep a sample of the box's signals every ``interval_s`` s in :attr:`ring` (created in
         the state folder: beside the state file, else beside the store); :meth:`stop_sampling` ends it."""
         if self.ring is None:
             folder = self.state_file.parent if self.state_file is not None else Path(self.store.path).parent
-            self.ring = ring.Ring(folder / ring.RING_FILE)
-        self.sampler = ring.Sampler(self.ring, self.governor, self.state_file, interval_s).start()
+            self.ring = Ring(folder / RING_FILE)
+        self.sampler = Sampler(self.ring, self.governor, self.state_file, interval_s).start()
         return self.sampler
 
     def stop_sampling(self) -> None:

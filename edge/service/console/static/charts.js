@@ -13,7 +13,8 @@ window.edgeCharts = {};
     return el ? JSON.parse(el.textContent) : null;
   }
   function width(el) { return Math.max(280, Math.min(el.clientWidth || 320, 1100)); }
-  function bars() { return uPlot.paths.bars({ size: [0.7, 60], gap: 1 }); }
+  // align -1 / 1: two series of bars side by side at each x (used left of received), 0: centred
+  function bars(align) { return uPlot.paths.bars({ size: [align ? 0.4 : 0.7, 40], gap: 1, align: align || 0 }); }
 
   function draw(el, opts, data) {
     opts.width = width(el);
@@ -43,8 +44,8 @@ window.edgeCharts = {};
         title: "Used and received per " + history.by + ", stock at the end of each" + unit,
         scales: { x: { time: true }, stock: { auto: true } },
         series: [{ label: "Start of " + history.by },
-          { label: "Used", stroke: COLORS[1], fill: "rgba(192,57,43,0.5)", paths: bars() },
-          { label: "Received", stroke: COLORS[2], fill: "rgba(46,139,87,0.5)", paths: bars() },
+          { label: "Used", stroke: COLORS[1], fill: "rgba(192,57,43,0.6)", paths: bars(-1) },
+          { label: "Received", stroke: COLORS[2], fill: "rgba(46,139,87,0.6)", paths: bars(1) },
           { label: "Stock", stroke: COLORS[0], width: 2, scale: "stock" }],
         axes: [{}, { label: "per " + history.by }, { side: 1, scale: "stock", label: "stock", grid: { show: false } }]
       }, [xs, history.buckets.map(function (b) { return b.used; }),
@@ -65,13 +66,13 @@ window.edgeCharts = {};
   var board = json("board-data");
   if (!board) { return; }
   var t = board.t;
-  function line(id, title, unitLabel, named) {
+  function line(id, title, unitLabel, named, range) {
     var el = document.getElementById(id);
     var names = Object.keys(named);
     if (!el || !t.length || !names.length) { return; }
     draw(el, {
       title: title,
-      scales: { x: { time: true } },
+      scales: range ? { x: { time: true }, y: { range: range } } : { x: { time: true } },
       series: [{ label: "Time" }].concat(names.map(function (n, i) {
         var s = named[n];
         return { label: n, stroke: s.color || COLORS[i % COLORS.length], width: s.width || 1.5, dash: s.dash,
@@ -88,7 +89,7 @@ window.edgeCharts = {};
     "Reserve starts": { values: board.reserve_mib, color: COLORS[1], dash: [6, 4] } });
   var load = { "CPU": { values: board.cpu_pct, color: COLORS[0] } };
   if (board.npu_pct) { load.NPU = { values: board.npu_pct, color: COLORS[3] }; }
-  line("chart-load", "Load", "%", load);
+  line("chart-load", "Load", "%", load, [0, 100]);
   var tel = document.getElementById("chart-turns");
   if (tel && board.turns_per_hour.length) {
     draw(tel, {
