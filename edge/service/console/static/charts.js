@@ -44,8 +44,8 @@ window.edgeCharts = {};
         title: "Used and received per " + history.by + ", stock at the end of each" + unit,
         scales: { x: { time: true }, stock: { auto: true } },
         series: [{ label: "Start of " + history.by },
-          { label: "Used", stroke: COLORS[1], fill: "rgba(192,57,43,0.6)", paths: bars(-1) },
-          { label: "Received", stroke: COLORS[2], fill: "rgba(46,139,87,0.6)", paths: bars(1) },
+          { label: "Used", stroke: COLORS[1], fill: "rgba(192,57,43,0.6)", paths: bars(-1), points: { show: false } },
+          { label: "Received", stroke: COLORS[2], fill: "rgba(46,139,87,0.6)", paths: bars(1), points: { show: false } },
           { label: "Stock", stroke: COLORS[0], width: 2, scale: "stock" }],
         axes: [{}, { label: "per " + history.by }, { side: 1, scale: "stock", label: "stock", grid: { show: false } }]
       }, [xs, history.buckets.map(function (b) { return b.used; }),
@@ -56,7 +56,7 @@ window.edgeCharts = {};
         title: "Records per " + history.by + " (every item; undone records and undos left out)",
         scales: { x: { time: true } },
         series: [{ label: "Start of " + history.by },
-          { label: "Records", stroke: COLORS[0], fill: "rgba(11,92,173,0.4)", paths: bars() }],
+          { label: "Records", stroke: COLORS[0], fill: "rgba(11,92,173,0.4)", paths: bars(), points: { show: false } }],
         axes: [{}, { label: "records" }]
       }, [xs, history.buckets.map(function (b) { return b.records; })]);
     }
@@ -95,7 +95,7 @@ window.edgeCharts = {};
     draw(tel, {
       title: "Turns per hour",
       scales: { x: { time: true } },
-      series: [{ label: "Hour" }, { label: "Turns", stroke: COLORS[2], fill: "rgba(46,139,87,0.5)", paths: bars() }],
+      series: [{ label: "Hour" }, { label: "Turns", stroke: COLORS[2], fill: "rgba(46,139,87,0.5)", paths: bars(), points: { show: false } }],
       axes: [{}, { label: "turns" }]
     }, [board.turns_per_hour.map(function (h) { return h.t; }), board.turns_per_hour.map(function (h) { return h.turns; })]);
   }
