@@ -26,7 +26,7 @@ from edge.stock.periods import Calendar, Period, resolve
 from edge.stock.questions import Question, answer
 from edge.stock.store import Store
 from tests.helpers import REPO
-from tests.test_console import WIDTHS, Page, Running, browser, engine, unlabelled_controls  # noqa: F401
+from tests.test_console import WIDTHS, Page, Running, browser, engine, lan, unlabelled_controls  # noqa: F401
 
 sys.path.insert(0, str(REPO / "bench"))
 
@@ -268,3 +268,19 @@ def test_the_ring_keeps_only_its_latest_samples(tmp_path):
         ring.add(take(None, None, clock=lambda k=k: 1000.0 + k))
     assert len(ring) == 5 and [s.t for s in ring.since(0)] == [1003.0, 1004.0, 1005.0, 1006.0, 1007.0]
     assert ring.latest().mem_used is None  # nothing read without a governor: unknown, not 0
+
+
+NEW_ROUTES = ("/console/history?period=last+month", "/console/history.csv?period=today", "/console/inventory/low.json",
+              "/console/status?window=day")
+
+
+def test_the_new_routes_keep_the_login_and_the_host_check(lan):  # noqa: F811
+    with httpx.Client(base_url=lan.lan_url, timeout=30) as c:  # another address, not logged in
+        for path in NEW_ROUTES:
+            r = c.get(path)
+            assert r.status_code == 303 and r.headers["location"].startswith("/console/login"), path
+    with httpx.Client(timeout=30) as c:
+        for path in NEW_ROUTES:
+            assert c.get(lan.url + path).status_code == 200, path  # loopback
+            r = c.get(lan.url + path, headers={"Host": "rebind.example"})
+            assert r.status_code == 400 and "Host header" in r.text, path
