@@ -284,3 +284,16 @@ def test_the_new_routes_keep_the_login_and_the_host_check(lan):  # noqa: F811
             assert c.get(lan.url + path).status_code == 200, path  # loopback
             r = c.get(lan.url + path, headers={"Host": "rebind.example"})
             assert r.status_code == 400 and "Host header" in r.text, path
+
+
+def test_the_chain_moves_are_listed_in_words_latest_first():
+    from edge.llm.chain import EngineChain
+    from edge.service.console.status import move_lines
+
+    at = {"now": 1000.0}
+    chain = EngineChain([], clock=lambda: at["now"]).start()
+    try:
+        at["now"] += 185
+        assert move_lines(chain) == ["3 min ago: start → grammar (start: no LLM step configured; grammar only)"]
+    finally:
+        chain.close()

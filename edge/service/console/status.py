@@ -70,9 +70,29 @@ def chain_part(engine) -> Part:
     try:
         p.rows = [[s.get("index"), s.get("engine"), s.get("model") or "none", s.get("state"), s.get("reason") or "",
                    "yes" if s.get("active") else "no"] for s in chain_status(engine)]
+        p.lines = move_lines(engine)
     except Exception as e:
         p.error = f"Could not be read: {e}"
     return p
+
+
+#: The chain's latest moves the Status page lists.
+MOVES_SHOWN = 10
+
+
+def _ago(s: float) -> str:
+    s = max(0.0, s)
+    return f"{s:.0f} s ago" if s < 120 else f"{s / 60:.0f} min ago" if s < 7200 else f"{s / 3600:.1f} h ago"
+
+
+def move_lines(engine) -> list[str]:
+    """The chain's moves from one step to another (:attr:`edge.llm.chain.EngineChain.moves`), latest
+    first, at most :data:`MOVES_SHOWN`, in words ("3 min ago: llamacpp:qwen → grammar (why)")."""
+    moves = list(getattr(engine, "moves", None) or [])
+    if not moves:
+        return ["No moves between steps since the start."]
+    now = engine.clock()
+    return [f"{_ago(now - m['at'])}: {m['from']} → {m['to']} ({m['reason']})" for m in reversed(moves[-MOVES_SHOWN:])]
 
 
 def models_part() -> Part:
