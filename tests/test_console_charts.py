@@ -22,6 +22,7 @@ from edge.governor.governor import Governor
 from edge.service.console import dashboard
 from edge.service.console.ring import Ring, take
 from edge.service.runstate import ServiceState
+from edge.stock import history
 from edge.stock.periods import Calendar, Period, resolve
 from edge.stock.questions import Question, answer
 from edge.stock.store import Store
@@ -297,3 +298,31 @@ def test_the_chain_moves_are_listed_in_words_latest_first():
         assert move_lines(chain) == ["3 min ago: start → grammar (start: no LLM step configured; grammar only)"]
     finally:
         chain.close()
+
+
+def test_the_chart_of_a_place_counts_its_records(browser, server, site):  # noqa: F811
+    store, now, tz = site
+    server.ctx.store = store
+    p = Page(browser, 360)
+    try:
+        pg = p.goto(f"{server.url}/console/history?place=SHELF+B&period=last+month")  # any case, as said
+        pg.wait_for_function("window.edgeCharts && window.edgeCharts['chart-history']")
+        got = drawn(pg, "chart-history")
+        assert got["ink"] > 500 and "Records at shelf B" in pg.inner_text("h2#use-over-time")
+        assert p.problems == [], p.problems
+        shot(pg, "history-place-phone")
+    finally:
+        p.close()
+    xs, records = got["data"]
+    month = resolve("last month", now, tz)
+    a, b = month.utc_bounds()
+    with store.reading() as conn:  # a plain count of the records that stand at the place
+        want = conn.execute("SELECT COUNT(*) FROM records AS r WHERE r.time >= ? AND r.time < ? AND r.location = 'shelf B' "
+                            f"AND {history.STANDS}", (a, b)).fetchone()[0]
+    assert sum(records) == want > 10 and len(xs) == 30
+    assert answer(store, Question("entries", "any", None, period_fixed=month, location="shelf B")).facts["total"] == want
+    csv = httpx.get(f"{server.url}/console/history.csv?place=shelf+B&period=last+month")
+    assert csv.status_code == 200 and [int(r.split(",")[2]) for r in csv.text.splitlines()[1:]] == records
+    assert "history-shelf-B.csv" in csv.headers["content-disposition"]
+    assert httpx.get(f"{server.url}/console/history.csv?place=nowhere").status_code == 400
+    assert httpx.get(f"{server.url}/console/history.csv?place=shelf+B&item=GLV-L").status_code == 400

@@ -154,18 +154,20 @@ def latest_movement(conn: sqlite3.Connection, sku: str) -> Event | None:
 
 
 def entries(conn: sqlite3.Connection, start: str | None, end: str | None, *, box: str | None = None,
-            sku: str | None = None, limit: int = 3) -> tuple[list[Event], int]:
-    """The records that stand with ``start`` ≤ time < ``end`` (None: unbounded), of ``box`` and
-    ``sku`` when given: the latest ``limit`` of them, newest first, and how many in all."""
+            sku: str | None = None, limit: int = 3, location: str | None = None) -> tuple[list[Event], int]:
+    """The records that stand with ``start`` ≤ time < ``end`` (None: unbounded), of ``box``, ``sku``
+    and ``location`` (a place as stored) when given: the latest ``limit`` of them, newest first, and
+    how many in all."""
     conds, args = [STANDS], []
-    for sql, value in (("r.time >= ?", start), ("r.time < ?", end), ("r.box = ?", box), ("r.sku = ?", sku)):
+    for sql, value in (("r.time >= ?", start), ("r.time < ?", end), ("r.box = ?", box), ("r.sku = ?", sku),
+                       ("r.location = ?", location)):
         if value is not None:
             conds.append(sql)
             args.append(value)
     where = " AND ".join(conds)
     if start is None and end is None:  # "the last three entries": no count of the whole history
         total = -1
-    elif start is not None and end is not None and sku is None:
+    elif start is not None and end is not None and sku is None and location is None:
         total = standing(conn, start, end, box)
     else:
         total = int(conn.execute(f"SELECT COUNT(*) FROM records AS r WHERE {where}", args).fetchone()[0])

@@ -34,7 +34,7 @@ class Question:
     ``any``. ``sku``: the item (None for ``entries`` and ``top``). ``period``: the period words as
     said (:func:`edge.stock.periods.find_period`), or None. ``period_fixed``: an already resolved
     period (the CLI's ``--since``/``--until``). ``mine``: this box's records only. ``limit``: how
-    many entries or top items."""
+    many entries or top items. ``location``: the entries of one place (as stored) only."""
 
     kind: str
     what: str = "used"
@@ -43,6 +43,7 @@ class Question:
     mine: bool = False
     limit: int = 3
     period_fixed: Period | None = field(default=None, compare=False)
+    location: str | None = None
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,8 @@ def _facts(conn, store, q: Question, period: Period | None) -> dict:
     if q.kind == "who":
         return {"event": event(history.latest_movement(conn, q.sku)), "box": store.box}
     if q.kind == "entries":
-        rows, total = history.entries(conn, *bounds, box=store.box if q.mine else None, sku=q.sku, limit=q.limit)
+        rows, total = history.entries(conn, *bounds, box=store.box if q.mine else None, sku=q.sku, limit=q.limit,
+                                      location=q.location)
         return {"entries": [event(e) for e in rows], "total": total, "box": store.box if q.mine else None}
     if q.kind == "top":
         return {"top": history.top(conn, *bounds, what=q.what if q.what in ("used", "received") else "used")}
@@ -129,7 +131,7 @@ def _facts(conn, store, q: Question, period: Period | None) -> dict:
     raise ValueError(f"question kind {q.kind!r} is not one of {', '.join(KINDS)}")
 
 
-def series(store, sku: str | None, period: Period, by: str = "day") -> dict:
+def series(store, sku: str | None, period: Period, by: str = "day", location: str | None = None) -> dict:
     """Use over time for a chart: ``period`` cut into local days or weeks (``by``,
     :func:`edge.stock.periods.buckets`) and, for each, the figures of the ``total`` question
     (:func:`edge.stock.history.sums`, the same reads), JSON-ready.
@@ -137,7 +139,8 @@ def series(store, sku: str | None, period: Period, by: str = "day") -> dict:
     For an item (``sku``): ``{"sku", "unit", "by", "buckets": [{"start", "end", "label", "used",
     "received", "stock"}]}``, ``stock`` being the quantity at the bucket's end (the quantity now
     minus every record's delta since). For every item (``sku`` None): ``{"by", "buckets": [{"start",
-    "end", "label", "records"}]}``, how many records stand (the ``entries`` question's total).
+    "end", "label", "records"}]}``, how many records stand (the ``entries`` question's total), at
+    ``location`` only when given (a place as stored; ``"location"`` is then in the result).
     Raises ``ValueError`` for over :data:`MAX_BUCKETS` buckets (choose weeks or a shorter period),
     :class:`edge.stock.store.StoreError` when the store cannot be read."""
     parts = buckets(period, by, store.calendar.week_start)
@@ -154,6 +157,8 @@ def series(store, sku: str | None, period: Period, by: str = "day") -> dict:
             if sku:
                 used, received, *_ = history.sums(conn, sku, start, end)
                 row.update(used=used, received=received, change=history.change(conn, sku, start, end))
+            elif location is not None:  # one place: no sums per place, the records themselves
+                row["records"] = history.entries(conn, start, end, location=location, limit=0)[1]
             else:
                 row["records"] = history.standing(conn, start, end)
             rows.append(row)
@@ -167,4 +172,6 @@ def series(store, sku: str | None, period: Period, by: str = "day") -> dict:
     out = {"by": by, "zone": str(cal.tz), "buckets": rows}
     if sku:
         out.update(sku=sku, unit=item.unit if item is not None else "")
+    elif location is not None:
+        out["location"] = location
     return out

@@ -160,11 +160,25 @@ class History:
     problem: str | None = None
 
 
-def history(store: Store, sku: str, period: str, since: str, until: str, by: str = "", with_entries: bool = True) -> History:
-    """The :class:`History` of ``sku`` (empty: every item) over ``period`` words or the days
-    ``since``–``until``, charted ``by`` day or week (empty: days up to :data:`DAYS_CHARTED`, else weeks)."""
+def places(store: Store) -> list[str]:
+    """Every place the store keeps stock at (as stored), sorted case-insensitively."""
+    return sorted({p for i in store.items() for p, _q in i.places()}, key=str.lower)
+
+
+def history(store: Store, sku: str, period: str, since: str, until: str, by: str = "", with_entries: bool = True,
+            place: str = "") -> History:
+    """The :class:`History` of ``sku`` (empty: every item, or every item at ``place``) over
+    ``period`` words or the days ``since``–``until``, charted ``by`` day or week (empty: days up to
+    :data:`DAYS_CHARTED`, else weeks)."""
     if sku and store.get(sku) is None:
         return History(problem=f"There is no item with SKU {sku}.")
+    if sku and place:
+        return History(problem="Choose an item or a place, not both.")
+    location = None
+    if place:
+        location = next((p for p in places(store) if p.lower() == place.lower()), None)
+        if location is None:
+            return History(problem=f"No item is kept at a place called {place!r}.")
     if since:
         try:
             first = date.fromisoformat(since)
@@ -180,11 +194,12 @@ def history(store: Store, sku: str, period: str, since: str, until: str, by: str
         return History(problem=f"Chart by: {by!r} is not day or week.")
     by = by or ("day" if fixed.days() <= DAYS_CHARTED else "week")
     try:
-        chart = series(store, sku or None, fixed, by)
+        chart = series(store, sku or None, fixed, by, location)
     except ValueError as e:
         return History(problem=f"Chart: {e}.")
     summary = answer(store, Question("total", "any", sku, period_fixed=fixed)) if sku else None
-    entries = answer(store, Question("entries", "any", sku or None, limit=200, period_fixed=fixed)) if with_entries else None
+    entries = answer(store, Question("entries", "any", sku or None, limit=200, period_fixed=fixed, location=location)) \
+        if with_entries else None
     return History(summary, entries, chart, None)
 
 

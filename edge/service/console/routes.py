@@ -18,7 +18,8 @@
                                      (a chosen file comes as its bytes, decoded as ``edge inventory
                                      import`` decodes them: :func:`edge.stock.csvfile.decode`)
     POST /console/inventory/import   apply it
-    GET  /console/history.csv        the History page's chart data (per day or week) as CSV
+    GET  /console/history.csv        the History page's chart data (per day or week; an item, every
+                                     item, or every item at one place) as CSV
     GET  /console/inventory/low.json the low items, as ``edge status`` and the voice say them
     GET  /console/status             a dashboard (temperatures, memory against the reserve, CPU and
                                      NPU load over the last hour and day; turns per hour; reply times
@@ -224,30 +225,31 @@ async def records(request: Request, ctx: Ctx, q: str = "", kind: str = "all", do
 
 @router.get("/history", response_class=HTMLResponse)
 async def history(request: Request, ctx: Ctx, item: str = "", period: str = "this week", since: str = "",
-                  until: str = "", by: str = ""):
-    """What ``item`` (a SKU; empty: every item's records only) did over ``period`` (words: "last week")
+                  until: str = "", by: str = "", place: str = ""):
+    """What ``item`` (a SKU; empty: every item's records only, or those at ``place``) did over ``period`` (words: "last week")
     or the days ``since``–``until`` (YYYY-MM-DD): the figures the voice and ``edge records summary``
     give (:func:`edge.stock.questions.answer`), and the chart of them per day or week (``by``; by
     default days up to :data:`data.DAYS_CHARTED`, else weeks: :func:`edge.stock.questions.series`).
     A period that cannot be read is said, not guessed."""
     got = await asyncio.to_thread(data.history, ctx.store, item.strip(), period.strip(), since.strip(), until.strip(),
-                                  by.strip())
-    return page(request, ctx, "history.html", item=item, period=period, since=since, until=until, by=by,
+                                  by.strip(), True, searched(place).strip())
+    return page(request, ctx, "history.html", item=item, period=period, since=since, until=until, by=by, place=place,
+                places=data.places(ctx.store),
                 summary=got.summary, entries=got.entries, problem=got.problem, chart=got.chart,
                 csv_url="/console/history.csv?" + urlencode({"item": item, "period": period, "since": since,
-                                                             "until": until, "by": by}),
+                                                             "until": until, "by": by, "place": place}),
                 items=ctx.store.items())
 
 
 @router.get("/history.csv")
 async def history_csv(ctx: Ctx, item: str = "", period: str = "this week", since: str = "", until: str = "",
-                      by: str = ""):
+                      by: str = "", place: str = ""):
     """The History page's chart data as CSV (one row per day or week; 400 naming what is wrong with the input)."""
     got = await asyncio.to_thread(data.history, ctx.store, item.strip(), period.strip(), since.strip(), until.strip(),
-                                  by.strip(), False)
+                                  by.strip(), False, searched(place).strip())
     if got.problem:
         raise HTTPException(400, got.problem)
-    name = f"history-{item.strip() or 'all'}.csv".replace("/", "-")
+    name = "".join(c if c.isalnum() or c in "-_." else "-" for c in f"history-{item.strip() or place.strip() or 'all'}.csv")
     return Response(data.chart_csv(got.chart), media_type="text/csv; charset=utf-8",
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})
 

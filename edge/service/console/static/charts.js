@@ -53,7 +53,8 @@ window.edgeCharts = {};
         history.buckets.map(function (b) { return b.stock; })]);
     } else {
       draw(hel, {
-        title: "Records per " + history.by + " (every item; undone records and undos left out)",
+        title: "Records per " + history.by + (history.location ? " at " + history.location : " (every item") +
+          (history.location ? " (" : "; ") + "undone records and undos left out)",
         scales: { x: { time: true } },
         series: [{ label: "Start of " + history.by },
           { label: "Records", stroke: COLORS[0], fill: "rgba(11,92,173,0.4)", paths: bars(), points: { show: false } }],
