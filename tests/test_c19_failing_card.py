@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from edge.stock import summary
 from edge.stock.recovery import backup_path, read_report, report_path
 from edge.stock.store import Store, StoreError
 from tests.helpers import INVENTORY, REPO, SESSION_WAKE, SESSIONS
@@ -265,6 +266,12 @@ def test_a_corrupt_store_at_start_is_kept_aside_and_rebuilt_from_backup_and_read
     adjust = {sku: delta for sku, delta, _ in _written(db, adjustments=True).values()}
     assert adjust == {k: v for k, v in gaps.items() if v} and report["adjustments"] == len(adjust)
     _consistent(db)
+    conn = sqlite3.connect(db)  # the running sums are those of the records kept (recomputed, not salvaged)
+    kept = conn.execute("SELECT * FROM record_days ORDER BY day, sku").fetchall()
+    summary.rebuild(conn)
+    assert kept and conn.execute("SELECT * FROM record_days ORDER BY day, sku").fetchall() == kept
+    conn.rollback()
+    conn.close()
     with sqlite3.connect(db) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
     assert read_report(db) == report

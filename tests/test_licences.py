@@ -98,6 +98,6 @@ def test_an_own_wake_word_without_a_trademark_note_is_ok(tmp_path):
 
 def test_the_console_status_page_shows_which_models_may_ship():
     p = models_part()
-    assert not p.error and p.header[4] == "may ship"
+    assert not p.error and p.header[4] == "may ship commercially"
     rows = {r[0]: r for r in p.rows}
     assert rows["micro-okay-nabu"][4] == "yes" and rows["wake-hey-mycroft"][4] == "no"

@@ -130,7 +130,7 @@ def test_movements_stock_alerts_discovery_and_last_will(dsn: str, broker: Broker
             assert sensor["state_topic"] == "edge/site/line/stock/SPN-10" and sensor["unique_id"] == f"{node}_SPN-10_stock"
             assert sensor["availability_topic"] == "edge/site/line/status"
             low = json.loads(late.latest(configs[1]))
-            assert low["value_template"] == "{{ 'ON' if value_json.quantity <= 5 else 'OFF' }}"
+            assert low["value_template"] == "{{ 'ON' if value_json.low or value_json.quantity <= 5 else 'OFF' }}"
             assert all(retained for t, _, retained in late.messages if "/stock/" in t or t.endswith("/config"))
         finally:
             late.close()

@@ -28,7 +28,7 @@ def test_a_schema_3_store_migrates_and_keeps_every_record(tmp_path):
     before, items = _old_file(path)
     assert len(before) == 10 and any(r[6] is not None for r in before)  # undo links are in the dump
     with Store(path) as s:
-        assert s.schema_version == SCHEMA_VERSION == 7
+        assert s.schema_version == SCHEMA_VERSION == 8
         assert s.box == "crib"
         conn = sqlite3.connect(path)
         after = conn.execute(f"SELECT {OLD_COLS} FROM records ORDER BY id").fetchall()
@@ -56,13 +56,13 @@ def test_migrating_twice_changes_nothing(tmp_path):
     with Store(path) as s:
         first = s.records()
     with Store(path) as s:
-        assert s.records() == first and s.schema_version == 7
+        assert s.records() == first and s.schema_version == 8
 
 
 def test_schema_6_gains_the_time_indexes_and_the_history_answers_from_them(tmp_path):
-    """A schema-6 file (a migrated file without the version-7 steps, as the code before them wrote
-    it) opens as version 7 with the indexes on time and (sku, time), and a period question is
-    planned on them."""
+    """A schema-6 file (a migrated file without the version-7 and 8 steps, as the code before them
+    wrote it) opens as version 8 with the indexes on time and (sku, time) and the running sums, and a
+    period question is planned on them."""
     from edge.stock import history
     path = tmp_path / "old.db"
     _old_file(path)
@@ -71,10 +71,14 @@ def test_schema_6_gains_the_time_indexes_and_the_history_answers_from_them(tmp_p
     conn.execute("DROP INDEX records_time")
     conn.execute("DROP INDEX records_sku_time")
     conn.execute("DROP INDEX items_quantity")
+    for trigger in ("records_summary_add", "records_summary_undo"):
+        conn.execute(f"DROP TRIGGER {trigger}")
+    conn.execute("DROP TABLE record_days")
+    conn.execute("DROP TABLE record_hours")
     conn.execute("PRAGMA user_version = 6")
     conn.close()
     with Store(path) as s:
-        assert s.schema_version == 7
+        assert s.schema_version == 8
         with s.reading() as c:
             names = {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
             assert {"records_time", "records_sku_time", "items_quantity"} <= names

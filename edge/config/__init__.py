@@ -464,7 +464,8 @@ class MqttSettings(_Frozen):
     keepalive_s: int = Field(30, ge=5, le=3600, description="s between MQTT pings; the last will fires after 1.5x this")
     discovery: bool = Field(False, description="publish Home Assistant MQTT discovery for stock and low-stock sensors")
     discovery_prefix: str = Field("homeassistant", min_length=1, description="Home Assistant's discovery topic prefix")
-    low_stock_at: int = Field(0, ge=0, description="the low-stock binary sensor is on at or below this quantity")
+    low_stock_at: int = Field(0, ge=0, description="the low-stock binary sensor is on when the item is low "
+                              "(edge.stock.low: out, below zero, at its reorder level) and, above 0, also at or below this quantity")
 
     @model_validator(mode="before")
     @classmethod

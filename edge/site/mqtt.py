@@ -11,14 +11,15 @@ The database stays the truth; MQTT only tells. Topic tree, ``P = edge/<site>/<bo
     once": consumers drop duplicates by ``gid``.
 ``P/stock/<sku>``
     retained JSON stock state as this box sees it: ``{sku, item, location, quantity, unit,
-    negative, places, reorder_level}``, sent for every SKU at (re)connect and for each SKU a push or pull changed.
+    negative, places, reorder_level, low}`` (``low``: why it is low, :func:`edge.stock.low.why`, or null), sent for every SKU at (re)connect and for each SKU a push or pull changed.
 ``P/alert``
     ``{kind: "negative_stock", sku, location, quantity, text}`` when a SKU's stock is below zero;
     ``{kind: "sync_stopped", box, said, text}`` when the site sync stopped (another box uses this box id).
 
 With ``discovery: true`` each SKU also gets Home Assistant MQTT discovery configs (retained):
 ``<prefix>/sensor/edge_<site>_<box>/<sku>/config`` (the quantity) and
-``<prefix>/binary_sensor/edge_<site>_<box>/<sku>_low/config`` (on at or below ``low_stock_at``).
+``<prefix>/binary_sensor/edge_<site>_<box>/<sku>_low/config`` (on when the stock message's ``low``
+says why the item is low, :mod:`edge.stock.low`'s rule, or at or below ``low_stock_at`` when set).
 
 The connection's state is kept in the store's ``meta`` table (``mqtt_state``: one of
 :data:`MQTT_STATES`, ``mqtt_error``: why, with the fix), written when it changes, so
@@ -38,6 +39,7 @@ import paho.mqtt.client as paho
 from paho.mqtt.enums import CallbackAPIVersion
 
 from edge.site.server import SiteError, credential_file, read_password
+from edge.stock import low
 from edge.stock.store import StoreError
 
 if TYPE_CHECKING:
@@ -66,12 +68,21 @@ def stock_state(item: Item) -> dict:
     ``{place: quantity}`` per place, ``location`` the first)."""
     return {"sku": item.sku, "item": item.item, "location": item.location, "quantity": item.quantity,
             "unit": item.unit, "negative": item.quantity < 0, "places": dict(item.places()),
-            "reorder_level": item.reorder_level}
+            "reorder_level": item.reorder_level, "low": low.why(item)}
+
+
+def low_template(low_stock_at: int) -> str:
+    """The low-stock binary sensor's template: on when the stock message's ``low`` says why
+    (:func:`edge.stock.low.why`, the rule the voice, ``edge status`` and the console use), and with
+    ``low_stock_at`` above 0 also at or below that quantity."""
+    if low_stock_at <= 0:
+        return "{{ 'ON' if value_json.low else 'OFF' }}"
+    return f"{{{{ 'ON' if value_json.low or value_json.quantity <= {low_stock_at} else 'OFF' }}}}"
 
 
 def discovery_configs(site: SiteSettings, item: Item) -> dict[str, dict]:
     """Home Assistant discovery ``{topic: config}`` for ``item``: a stock sensor and a low-stock
-    binary sensor (on at or below ``site.mqtt.low_stock_at``), both unavailable when the box is."""
+    binary sensor (:func:`low_template`), both unavailable when the box is."""
     m, prefix, node = site.mqtt, topic_prefix(site), f"edge_{site.name}_{site.box}"
     common = {
         "state_topic": f"{prefix}/stock/{item.sku}",
@@ -87,7 +98,7 @@ def discovery_configs(site: SiteSettings, item: Item) -> dict[str, dict]:
             "state_class": "measurement"},
         f"{m.discovery_prefix}/binary_sensor/{node}/{slug}_low/config": {
             **common, "name": f"{item.item} low", "unique_id": f"{node}_{slug}_low", "device_class": "problem",
-            "value_template": f"{{{{ 'ON' if value_json.quantity <= {m.low_stock_at} else 'OFF' }}}}"},
+            "value_template": low_template(m.low_stock_at)},
     }
 
 

@@ -12,7 +12,7 @@ import json
 from datetime import date
 
 from edge.errors import UserError
-from edge.stock.low import why
+from edge.stock.low import report
 from edge.stock.periods import Period, Unresolved, between
 from edge.stock.questions import Question, answer
 
@@ -20,14 +20,10 @@ __all__ = ["register", "low_status"]
 
 
 def low_status(store, limit: int = 5) -> tuple[dict, str]:
-    """``edge status``'s low stock (:mod:`edge.stock.low`, the voice's rule): ``({"total", "items":
+    """``edge status``'s low stock (:func:`edge.stock.low.report`, the voice's rule): ``({"total", "items":
     [{"sku", "quantity", "unit", "why"}]}, one line)``; closes ``store``."""
     with store:
-        items, total = store.low_stock(limit)
-    listed = [{"sku": i.sku, "quantity": i.quantity, "unit": i.unit, "why": why(i)} for i in items]
-    said = ", ".join(f"{x['sku']} {x['quantity']} {x['unit']} ({x['why']})" for x in listed)
-    more = f" and {total - len(listed)} more" if total > len(listed) else ""
-    return {"total": total, "items": listed}, f"low stock: {said}{more}" if total else "low stock: none"
+        return report(store, limit)
 
 
 def register(rsub, common, open_store, settings_of) -> None:

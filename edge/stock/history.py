@@ -1,8 +1,9 @@
 """Questions about what happened, answered from the records (never from the current stock).
 
-Every function here is one bounded SQL read on the ``records`` table, over the indexes on time and
-on (SKU, time) (schema version 7, :mod:`edge.stock.schema`), with times as the records' ISO 8601
-UTC text (:meth:`edge.stock.periods.Period.utc_bounds`).
+Every function here is a few bounded SQL reads: of the ``records`` table, over the indexes on time
+and on (SKU, time), and for the whole UTC days or hours of a period of the running sums of
+:mod:`edge.stock.summary` (schema version 8, :mod:`edge.stock.schema`), with times as the records'
+ISO 8601 UTC text (:meth:`edge.stock.periods.Period.utc_bounds`).
 
 What counts, everywhere:
 
@@ -24,9 +25,10 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 
+from edge.stock import summary
 from edge.stock.places import clean, clean_or_none
 
-__all__ = ["Totals", "Event", "totals", "last", "entries", "top", "latest_movement", "change", "use_rate",
+__all__ = ["Totals", "Event", "sums", "totals", "standing", "last", "entries", "top", "latest_movement", "change", "use_rate",
            "STANDS", "EVENT_KINDS", "MAX_TIMES"]
 
 #: A record that stands: not an undo, and not undone by a later record.
@@ -93,17 +95,35 @@ def _event(row: tuple) -> Event:
     return Event(time, sku, abs(d), d, kind, box, location, None if counted is None else clean(counted))
 
 
+_SUMS = ("COALESCE(SUM(CASE WHEN r.kind = 'log' AND r.delta < 0 THEN -r.delta END), 0), "
+         "COALESCE(SUM(CASE WHEN r.kind = 'log' AND r.delta > 0 THEN r.delta END), 0), "
+         "COALESCE(SUM(CASE WHEN r.kind = 'transfer' AND r.delta > 0 THEN r.delta END), 0), "
+         "COALESCE(SUM(CASE WHEN r.kind = 'count' THEN r.delta END), 0), "
+         "COUNT(CASE WHEN r.kind = 'count' THEN 1 END), COUNT(CASE WHEN r.kind = 'log' THEN 1 END)")
+
+
+def sums(conn: sqlite3.Connection, sku: str, start: str, end: str) -> tuple:
+    """``(used, received, moved, counted, counts, logs)`` of the records of ``sku`` that stand with
+    ``start`` ≤ time < ``end``: the whole UTC days from :mod:`edge.stock.summary`, the rest from
+    the records (a range read on (sku, time))."""
+    whole, pieces = summary.split(start, end)
+    acc = [0, 0, 0, 0, 0, 0]
+    if whole is not None:
+        row = conn.execute("SELECT COALESCE(SUM(used), 0), COALESCE(SUM(received), 0), COALESCE(SUM(moved), 0), "
+                           "COALESCE(SUM(counted), 0), COALESCE(SUM(counts), 0), COALESCE(SUM(logs), 0) "
+                           "FROM record_days WHERE sku = ? AND day >= ? AND day < ?", (sku, *whole)).fetchone()
+        acc = [a + b for a, b in zip(acc, row, strict=True)]
+    for a, b in pieces:
+        row = conn.execute(f"SELECT {_SUMS} FROM records AS r WHERE r.sku = ? AND r.time >= ? AND r.time < ? "
+                           f"AND {STANDS}", (sku, a, b)).fetchone()
+        acc = [x + y for x, y in zip(acc, row, strict=True)]
+    return (clean(acc[0]), clean(acc[1]), clean(acc[2]), clean(acc[3]), int(acc[4]), int(acc[5]))
+
+
 def totals(conn: sqlite3.Connection, sku: str, start: str, end: str) -> Totals:
     """The records of ``sku`` with ``start`` ≤ time < ``end`` (ISO 8601 UTC) that stand, summed by
-    kind (see the module doc). One indexed range read on (sku, time)."""
+    kind (see the module doc): :func:`sums`, and the first times of each kind (range reads on (sku, time))."""
     where = f"r.sku = ? AND r.time >= ? AND r.time < ? AND {STANDS}"
-    row = conn.execute(
-        "SELECT COALESCE(SUM(CASE WHEN r.kind = 'log' AND r.delta < 0 THEN -r.delta END), 0), "
-        "COALESCE(SUM(CASE WHEN r.kind = 'log' AND r.delta > 0 THEN r.delta END), 0), "
-        "COALESCE(SUM(CASE WHEN r.kind = 'transfer' AND r.delta > 0 THEN r.delta END), 0), "
-        "COALESCE(SUM(CASE WHEN r.kind = 'count' THEN r.delta END), 0), "
-        "COUNT(CASE WHEN r.kind = 'count' THEN 1 END), COUNT(CASE WHEN r.kind = 'log' THEN 1 END) "
-        f"FROM records AS r WHERE {where}", (sku, start, end)).fetchone()
 
     def times(cond: str) -> tuple[str, ...]:
         return tuple(t for (t,) in conn.execute(
@@ -113,8 +133,8 @@ def totals(conn: sqlite3.Connection, sku: str, start: str, end: str) -> Totals:
     counts_at = tuple((t, clean_or_none(c), clean(d)) for t, c, d in conn.execute(
         f"SELECT r.time, r.counted, r.delta FROM records AS r WHERE {where} AND r.kind = 'count' ORDER BY r.time LIMIT ?",
         (sku, start, end, MAX_TIMES)))
-    return Totals(sku, clean(row[0]), clean(row[1]), clean(row[2]), clean(row[3]), int(row[4]), int(row[5]),
-                  times(EVENT_KINDS["used"]), times(EVENT_KINDS["received"]), counts_at)
+    return Totals(sku, *sums(conn, sku, start, end), times(EVENT_KINDS["used"]), times(EVENT_KINDS["received"]),
+                  counts_at)
 
 
 def last(conn: sqlite3.Connection, sku: str, what: str = "any", before: str | None = None) -> Event | None:
@@ -134,17 +154,21 @@ def latest_movement(conn: sqlite3.Connection, sku: str) -> Event | None:
 
 
 def entries(conn: sqlite3.Connection, start: str | None, end: str | None, *, box: str | None = None,
-            sku: str | None = None, limit: int = 3) -> tuple[list[Event], int]:
-    """The records that stand with ``start`` ≤ time < ``end`` (None: unbounded), of ``box`` and
-    ``sku`` when given: the latest ``limit`` of them, newest first, and how many in all."""
+            sku: str | None = None, limit: int = 3, location: str | None = None) -> tuple[list[Event], int]:
+    """The records that stand with ``start`` ≤ time < ``end`` (None: unbounded), of ``box``, ``sku``
+    and ``location`` (a place as stored) when given: the latest ``limit`` of them, newest first, and
+    how many in all."""
     conds, args = [STANDS], []
-    for sql, value in (("r.time >= ?", start), ("r.time < ?", end), ("r.box = ?", box), ("r.sku = ?", sku)):
+    for sql, value in (("r.time >= ?", start), ("r.time < ?", end), ("r.box = ?", box), ("r.sku = ?", sku),
+                       ("r.location = ?", location)):
         if value is not None:
             conds.append(sql)
             args.append(value)
     where = " AND ".join(conds)
     if start is None and end is None:  # "the last three entries": no count of the whole history
         total = -1
+    elif start is not None and end is not None and sku is None and location is None:
+        total = standing(conn, start, end, box)
     else:
         total = int(conn.execute(f"SELECT COUNT(*) FROM records AS r WHERE {where}", args).fetchone()[0])
     rows = conn.execute(f"SELECT {_EVENT_COLS} FROM records AS r WHERE {where} ORDER BY r.time DESC, r.id DESC LIMIT ?",
@@ -152,20 +176,44 @@ def entries(conn: sqlite3.Connection, start: str | None, end: str | None, *, box
     return [_event(r) for r in rows], total
 
 
+def standing(conn: sqlite3.Connection, start: str, end: str, box: str | None = None) -> int:
+    """How many records stand with ``start`` ≤ time < ``end`` (of ``box`` when given): the whole
+    UTC hours from :mod:`edge.stock.summary`, the rest from the records (a range read on time)."""
+    whole, pieces = summary.split(start, end, "hour")
+    n = 0
+    mine, arg = ("AND box = ?", (box,)) if box is not None else ("", ())
+    if whole is not None:
+        n += conn.execute(f"SELECT COALESCE(SUM(standing), 0) FROM record_hours WHERE hour >= ? AND hour < ? {mine}",
+                          (*whole, *arg)).fetchone()[0]
+    for a, b in pieces:
+        n += conn.execute(f"SELECT COUNT(*) FROM records AS r WHERE r.time >= ? AND r.time < ? {mine.replace('box', 'r.box')} "
+                          f"AND {STANDS}", (a, b, *arg)).fetchone()[0]
+    return int(n)
+
+
 def top(conn: sqlite3.Connection, start: str, end: str, what: str = "used", limit: int = 50) -> list[tuple[str, int | float]]:
     """The SKUs most used (``what="used"``) or received (``"received"``) with ``start`` ≤ time <
     ``end``: ``[(sku, quantity)]``, largest first (then by SKU), at most ``limit``. Quantities are
-    in each item's own unit: the caller compares within one unit. One range read on time."""
+    in each item's own unit: the caller compares within one unit. The whole UTC days from
+    :mod:`edge.stock.summary`, the rest from the records (a range read on time)."""
     if what not in ("used", "received"):
         raise KeyError(what)
     sign = "-" if what == "used" else ""
-    # INDEXED BY: grouping by SKU tempts the planner into skip-scanning (sku, time) over every SKU,
-    # 5-10x slower than reading the period's range at 1M records (bench/records_query.py)
-    rows = conn.execute(
-        f"SELECT r.sku, SUM({sign}r.delta) AS q FROM records AS r INDEXED BY records_time WHERE r.time >= ? AND r.time < ? "
-        f"AND {EVENT_KINDS[what]} AND {STANDS} GROUP BY r.sku ORDER BY q DESC, r.sku LIMIT ?",
-        (start, end, int(limit))).fetchall()
-    return [(s, clean(q)) for s, q in rows]
+    whole, pieces = summary.split(start, end)
+    found: dict[str, int | float] = {}
+    if whole is not None:
+        for s, q in conn.execute(f"SELECT sku, SUM({what}) FROM record_days WHERE day >= ? AND day < ? GROUP BY +sku",
+                                 whole):
+            found[s] = q
+    for a, b in pieces:
+        # INDEXED BY: grouping by SKU tempts the planner into skip-scanning (sku, time) over every SKU,
+        # 5-10x slower than reading the range (bench/records_query.py)
+        for s, q in conn.execute(
+                f"SELECT r.sku, SUM({sign}r.delta) FROM records AS r INDEXED BY records_time WHERE r.time >= ? "
+                f"AND r.time < ? AND {EVENT_KINDS[what]} AND {STANDS} GROUP BY r.sku", (a, b)):
+            found[s] = found.get(s, 0) + q
+    ranked = sorted(((s, clean(q)) for s, q in found.items() if clean(q) > 0), key=lambda x: (-x[1], x[0]))
+    return ranked[:int(limit)]
 
 
 def change(conn: sqlite3.Connection, sku: str, start: str, end: str) -> int | float:

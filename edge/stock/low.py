@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 
-__all__ = ["why", "low", "low_among", "LOW_WHERE", "order_key"]
+__all__ = ["why", "low", "low_among", "report", "LOW_WHERE", "order_key"]
 
 #: The SQL condition of :func:`why` on the ``items`` table.
 LOW_WHERE = "(quantity <= 0 OR (reorder_level IS NOT NULL AND quantity - reorder_level <= 0))"
@@ -49,3 +49,14 @@ def low_among(items: list, limit: int) -> tuple[list, int]:
     """The low ones of ``items`` (:func:`why`), ordered by :func:`order_key`: up to ``limit`` and how many."""
     found = sorted((i for i in items if why(i) is not None), key=order_key)
     return found[:limit], len(found)
+
+
+def report(store, limit: int = 5) -> tuple[dict, str]:
+    """The low items of ``store`` (:class:`edge.stock.store.Store`) as ``edge status`` and the
+    console's ``/console/inventory/low.json`` give them: ``({"total", "items": [{"sku", "quantity",
+    "unit", "why"}]}, one line)``, at most ``limit`` items in :func:`order_key` order."""
+    items, total = store.low_stock(limit)
+    listed = [{"sku": i.sku, "quantity": i.quantity, "unit": i.unit, "why": why(i)} for i in items]
+    said = ", ".join(f"{x['sku']} {x['quantity']} {x['unit']} ({x['why']})" for x in listed)
+    more = f" and {total - len(listed)} more" if total > len(listed) else ""
+    return {"total": total, "items": listed}, f"low stock: {said}{more}" if total else "low stock: none"

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta, timezone, tzinfo
 
-__all__ = ["Calendar", "Period", "Unresolved", "resolve", "between", "find_period", "WEEKDAYS", "MONTHS", "local_zone", "utc_iso"]
+__all__ = ["Calendar", "Period", "Unresolved", "resolve", "between", "buckets", "find_period", "WEEKDAYS", "MONTHS", "local_zone", "utc_iso"]
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -318,3 +318,21 @@ def between(since: date, until: date, tz: tzinfo) -> Period:
         raise ValueError(f"--until {until.isoformat()} is before --since {since.isoformat()}; fix: swap them")
     words = (f"on {since.isoformat()}" if since == until else f"from {since.isoformat()} to {until.isoformat()}")
     return _day_span(since, until + timedelta(days=1), tz, "between", words)
+
+
+def buckets(period: Period, by: str = "day", week_start: int = 0) -> list[Period]:
+    """``period`` cut at local midnights into days (``by="day"``) or at the start of each week
+    (``"week"``, weeks starting on ``week_start``), the first and last clipped to the period; each
+    bucket's ``words`` is its first local day (``YYYY-MM-DD``). Raises ``ValueError`` for another ``by``."""
+    if by not in ("day", "week"):
+        raise ValueError(f"by: {by!r} is not day or week")
+    tz = period.start.tzinfo
+    day = period.start.date() if by == "day" else _week_start(period.start.date(), week_start)
+    step = timedelta(days=1 if by == "day" else 7)
+    out: list[Period] = []
+    while _midnight(day, tz) < period.end:
+        a, b = max(period.start, _midnight(day, tz)), min(period.end, _midnight(day + step, tz))
+        if a < b:
+            out.append(Period(a, b, by, a.date().isoformat()))
+        day += step
+    return out

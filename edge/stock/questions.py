@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from edge.stock import history
-from edge.stock.periods import Period, Unresolved
+from edge.stock.periods import Period, Unresolved, buckets
+from edge.stock.places import clean
 
-__all__ = ["Question", "Answer", "answer", "KINDS", "RATE_DAYS", "needs_period"]
+__all__ = ["Question", "Answer", "answer", "series", "KINDS", "RATE_DAYS", "needs_period", "MAX_BUCKETS"]
 
 #: The questions: ``total`` (how many used / received / moved / counted over a period), ``last``
 #: (when last, and how many), ``entries`` (what was logged over a period, or the last N), ``top``
@@ -23,6 +24,8 @@ __all__ = ["Question", "Answer", "answer", "KINDS", "RATE_DAYS", "needs_period"]
 KINDS = ("total", "last", "entries", "top", "who", "change", "rate")
 #: Days of records an estimate of use reads when no period is said (four whole weeks).
 RATE_DAYS = 28
+#: The most days or weeks one :func:`series` reads (two years of weeks).
+MAX_BUCKETS = 106
 
 
 @dataclass(frozen=True)
@@ -31,7 +34,7 @@ class Question:
     ``any``. ``sku``: the item (None for ``entries`` and ``top``). ``period``: the period words as
     said (:func:`edge.stock.periods.find_period`), or None. ``period_fixed``: an already resolved
     period (the CLI's ``--since``/``--until``). ``mine``: this box's records only. ``limit``: how
-    many entries or top items."""
+    many entries or top items. ``location``: the entries of one place (as stored) only."""
 
     kind: str
     what: str = "used"
@@ -40,6 +43,7 @@ class Question:
     mine: bool = False
     limit: int = 3
     period_fixed: Period | None = field(default=None, compare=False)
+    location: str | None = None
 
 
 @dataclass(frozen=True)
@@ -113,7 +117,8 @@ def _facts(conn, store, q: Question, period: Period | None) -> dict:
     if q.kind == "who":
         return {"event": event(history.latest_movement(conn, q.sku)), "box": store.box}
     if q.kind == "entries":
-        rows, total = history.entries(conn, *bounds, box=store.box if q.mine else None, sku=q.sku, limit=q.limit)
+        rows, total = history.entries(conn, *bounds, box=store.box if q.mine else None, sku=q.sku, limit=q.limit,
+                                      location=q.location)
         return {"entries": [event(e) for e in rows], "total": total, "box": store.box if q.mine else None}
     if q.kind == "top":
         return {"top": history.top(conn, *bounds, what=q.what if q.what in ("used", "received") else "used")}
@@ -124,3 +129,49 @@ def _facts(conn, store, q: Question, period: Period | None) -> dict:
         per_day = used / period.days()
         return {"used": used, "days": period.days(), "per_day": round(per_day, 3), "per_week": round(per_day * 7, 1)}
     raise ValueError(f"question kind {q.kind!r} is not one of {', '.join(KINDS)}")
+
+
+def series(store, sku: str | None, period: Period, by: str = "day", location: str | None = None) -> dict:
+    """Use over time for a chart: ``period`` cut into local days or weeks (``by``,
+    :func:`edge.stock.periods.buckets`) and, for each, the figures of the ``total`` question
+    (:func:`edge.stock.history.sums`, the same reads), JSON-ready.
+
+    For an item (``sku``): ``{"sku", "unit", "by", "buckets": [{"start", "end", "label", "used",
+    "received", "stock"}]}``, ``stock`` being the quantity at the bucket's end (the quantity now
+    minus every record's delta since). For every item (``sku`` None): ``{"by", "buckets": [{"start",
+    "end", "label", "records"}]}``, how many records stand (the ``entries`` question's total), at
+    ``location`` only when given (a place as stored; ``"location"`` is then in the result).
+    Raises ``ValueError`` for over :data:`MAX_BUCKETS` buckets (choose weeks or a shorter period),
+    :class:`edge.stock.store.StoreError` when the store cannot be read."""
+    parts = buckets(period, by, store.calendar.week_start)
+    if len(parts) > MAX_BUCKETS:
+        raise ValueError(f"{len(parts)} {by}s are too many for one chart (at most {MAX_BUCKETS}); "
+                         "fix: choose weeks or a shorter period")
+    cal = store.calendar
+    rows = []
+    item = store.get(sku) if sku else None
+    with store.reading() as conn:
+        for b in parts:
+            start, end = b.utc_bounds()
+            row = {"start": b.start.isoformat(), "end": b.end.isoformat(), "label": b.words}
+            if sku:
+                used, received, *_ = history.sums(conn, sku, start, end)
+                row.update(used=used, received=received, change=history.change(conn, sku, start, end))
+            elif location is not None:  # one place: no sums per place, the records themselves
+                row["records"] = history.entries(conn, start, end, location=location, limit=0)[1]
+            else:
+                row["records"] = history.standing(conn, start, end)
+            rows.append(row)
+        if sku and rows:
+            after = history.change(conn, sku, parts[-1].utc_bounds()[1], "9999")
+    if sku:
+        stock = (item.quantity if item is not None else 0) - after if rows else 0
+        for row in reversed(rows):  # the quantity at each bucket's end, walking back from now
+            row["stock"] = clean(stock)
+            stock -= row.pop("change")
+    out = {"by": by, "zone": str(cal.tz), "buckets": rows}
+    if sku:
+        out.update(sku=sku, unit=item.unit if item is not None else "")
+    elif location is not None:
+        out["location"] = location
+    return out

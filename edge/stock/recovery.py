@@ -33,6 +33,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from edge.errors import UserError
+from edge.stock import summary
 from edge.stock.order import next_gid
 from edge.stock.schema import MIGRATIONS, SCHEMA_VERSION
 
@@ -209,7 +210,7 @@ def _merge(conn: sqlite3.Connection, found: dict[str, tuple[list[str], list[tupl
     salvaged_skus: set[str] = set()
     conn.execute("BEGIN")
     for table in _tables(conn):
-        if table not in found:
+        if table not in found or table in summary.DERIVED:  # recomputed from the records below
             continue
         cols, rows = found[table]
         common = [c for c in cols if c in set(_columns(conn, table))]
@@ -235,6 +236,7 @@ def _merge(conn: sqlite3.Connection, found: dict[str, tuple[list[str], list[tupl
             conn.execute("UPDATE items SET quantity = quantity + ? WHERE sku = ?", (delta, sku))
     if expected is not None:
         added["adjustments"] = _adjust(conn, {k: v + new_deltas.get(k, 0) for k, v in expected.items()})
+    summary.rebuild(conn)
     conn.execute("COMMIT")
     return added
 

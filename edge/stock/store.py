@@ -18,7 +18,7 @@ A site of several boxes (:mod:`edge.site`) exchanges records by gid; :meth:`Stor
 other boxes' records. A place's quantity is its base (the imported count) or its latest stock
 count, plus the records after it, so every box that holds the same records holds the same stock.
 
-The values it holds are :mod:`edge.stock.types`. The schema version (7) is ``PRAGMA user_version``; :mod:`edge.stock.schema` lists the
+The values it holds are :mod:`edge.stock.types`. The schema version (8) is ``PRAGMA user_version``; :mod:`edge.stock.schema` lists the
 migration steps. All failures the caller can act on are raised as :class:`StoreError`.
 """
 from __future__ import annotations

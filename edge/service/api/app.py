@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import html
 import logging
+import sqlite3
 import threading
 import time
 from contextlib import asynccontextmanager
@@ -135,7 +136,15 @@ def build_context(engine, api_settings, default_temperature: float, governor=Non
 
 @asynccontextmanager
 async def lifespan(app: FastAPI):
+    console = getattr(app.state, "console", None)
+    if console is not None and console.store is not None:  # the Status page's samples while served
+        try:
+            console.start_sampling()
+        except (OSError, sqlite3.Error) as e:  # a read-only state folder: the page says no samples are kept
+            log.warning("console: no samples kept for the Status page: %s", e)
     yield
+    if console is not None:
+        console.stop_sampling()
     app.state.generator.close()
 
 

@@ -1,6 +1,8 @@
 """What the console pages show, read from the store (:class:`edge.stock.store.Store`)."""
 from __future__ import annotations
 
+import csv
+import io
 import tempfile
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -9,7 +11,7 @@ from pathlib import Path
 from edge.localtime import local
 from edge.stock.periods import Unresolved, between
 from edge.stock.places import IMPORT_TURN_PREFIX
-from edge.stock.questions import Question, answer
+from edge.stock.questions import Question, answer, series
 from edge.stock.store import Item, Record, Store
 
 #: Rows on one page of records or inventory: a 100,000-record history was 43 MB of HTML on one page.
@@ -142,23 +144,72 @@ def import_text(store: Store, csv_text: str, name: str = "console-import.csv") -
         return store.import_csv(path).rows
 
 
-def history(store: Store, sku: str, period: str, since: str, until: str) -> tuple:
-    """``(summary, entries, problem)`` for the history page: ``summary`` the answer of
-    :class:`edge.stock.questions.Question` ``total`` for ``sku`` (None without an item), ``entries``
-    the period's records (at most 200, newest first), ``problem`` what was wrong with the input or None."""
+#: The longest period the History chart shows by day unless asked (longer ones by week).
+DAYS_CHARTED = 62
+
+
+@dataclass(frozen=True)
+class History:
+    """The History page: ``summary`` (the ``total`` answer for the item, None for all items),
+    ``entries`` (the period's records, at most 200), ``chart`` (:func:`edge.stock.questions.series`)
+    and ``problem`` (what was wrong with the input; the rest None)."""
+
+    summary: object = None
+    entries: object = None
+    chart: dict | None = None
+    problem: str | None = None
+
+
+def places(store: Store) -> list[str]:
+    """Every place the store keeps stock at (as stored), sorted case-insensitively."""
+    return sorted({p for i in store.items() for p, _q in i.places()}, key=str.lower)
+
+
+def history(store: Store, sku: str, period: str, since: str, until: str, by: str = "", with_entries: bool = True,
+            place: str = "") -> History:
+    """The :class:`History` of ``sku`` (empty: every item, or every item at ``place``) over
+    ``period`` words or the days ``since``–``until``, charted ``by`` day or week (empty: days up to
+    :data:`DAYS_CHARTED`, else weeks)."""
     if sku and store.get(sku) is None:
-        return None, None, f"There is no item with SKU {sku}."
+        return History(problem=f"There is no item with SKU {sku}.")
+    if sku and place:
+        return History(problem="Choose an item or a place, not both.")
+    location = None
+    if place:
+        location = next((p for p in places(store) if p.lower() == place.lower()), None)
+        if location is None:
+            return History(problem=f"No item is kept at a place called {place!r}.")
     if since:
         try:
             first = date.fromisoformat(since)
             last = date.fromisoformat(until) if until else store.calendar.now().date()
             fixed = between(first, last, store.calendar.tz)
         except ValueError as e:
-            return None, None, f"Since/until: {e} (dates as YYYY-MM-DD)."
+            return History(problem=f"Since/until: {e} (dates as YYYY-MM-DD).")
     else:
         fixed = store.calendar.resolve(period or "this week")
         if isinstance(fixed, Unresolved):
-            return None, None, fixed.ask
+            return History(problem=fixed.ask)
+    if by not in ("", "day", "week"):
+        return History(problem=f"Chart by: {by!r} is not day or week.")
+    by = by or ("day" if fixed.days() <= DAYS_CHARTED else "week")
+    try:
+        chart = series(store, sku or None, fixed, by, location)
+    except ValueError as e:
+        return History(problem=f"Chart: {e}.")
     summary = answer(store, Question("total", "any", sku, period_fixed=fixed)) if sku else None
-    entries = answer(store, Question("entries", "any", sku or None, limit=200, period_fixed=fixed))
-    return summary, entries, None
+    entries = answer(store, Question("entries", "any", sku or None, limit=200, period_fixed=fixed, location=location)) \
+        if with_entries else None
+    return History(summary, entries, chart, None)
+
+
+def chart_csv(chart: dict) -> str:
+    """The chart's buckets as CSV: ``start,end,used,received,stock`` (an item, in its ``unit``) or
+    ``start,end,records`` (every item); times local ISO 8601."""
+    buf = io.StringIO()
+    cols = ["used", "received", "stock"] if "sku" in chart else ["records"]
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["start", "end", *cols] + (["unit"] if "sku" in chart else []))
+    for b in chart["buckets"]:
+        w.writerow([b["start"], b["end"], *(b[c] for c in cols)] + ([chart["unit"]] if "sku" in chart else []))
+    return buf.getvalue()

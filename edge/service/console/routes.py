@@ -18,7 +18,13 @@
                                      (a chosen file comes as its bytes, decoded as ``edge inventory
                                      import`` decodes them: :func:`edge.stock.csvfile.decode`)
     POST /console/inventory/import   apply it
-    GET  /console/status             site sync state, governor, voice service counters, LLM chain, models, doctor
+    GET  /console/history.csv        the History page's chart data (per day or week; an item, every
+                                     item, or every item at one place) as CSV
+    GET  /console/inventory/low.json the low items, as ``edge status`` and the voice say them
+    GET  /console/status             a dashboard (temperatures, memory against the reserve, CPU and
+                                     NPU load over the last hour and day; turns per hour; reply times
+                                     by path; wake words), site sync state, governor, voice service,
+                                     LLM chain, models and their licences, doctor
     GET  /console/login, POST /console/login, POST /console/logout
 
 Access (:mod:`edge.service.console.access`): loopback clients without a login; other clients log in
@@ -50,8 +56,10 @@ from fastapi.templating import Jinja2Templates
 
 from edge.config import is_loopback
 from edge.service.console import access, data, live, status
+from edge.service.console.ring import INTERVAL_S, RING_FILE, Ring, Sampler
 from edge.stages.utterance import too_long
 from edge.stock import csvfile
+from edge.stock.low import report as low_report
 from edge.stock.low import why as why_low
 from edge.stock.store import Store, StoreError
 
@@ -79,6 +87,22 @@ class ConsoleContext:
     state_file: Path | None = None
     token: str | None = None  # api.token, set by create_app
     sessions: access.Sessions = field(default_factory=access.Sessions)
+    ring: Ring | None = None  # the Status page's samples (start_sampling)
+    sampler: Sampler | None = None
+
+    def start_sampling(self, interval_s: float = INTERVAL_S) -> Sampler:
+        """Keep a sample of the box's signals every ``interval_s`` s in :attr:`ring` (created in
+        the state folder: beside the state file, else beside the store); :meth:`stop_sampling` ends it."""
+        if self.ring is None:
+            folder = self.state_file.parent if self.state_file is not None else Path(self.store.path).parent
+            self.ring = Ring(folder / RING_FILE)
+        self.sampler = Sampler(self.ring, self.governor, self.state_file, interval_s).start()
+        return self.sampler
+
+    def stop_sampling(self) -> None:
+        if self.sampler is not None:
+            self.sampler.stop()
+            self.sampler = None
 
 
 def client_of(request: Request) -> str:
@@ -201,13 +225,33 @@ async def records(request: Request, ctx: Ctx, q: str = "", kind: str = "all", do
 
 @router.get("/history", response_class=HTMLResponse)
 async def history(request: Request, ctx: Ctx, item: str = "", period: str = "this week", since: str = "",
-                  until: str = ""):
-    """What ``item`` (a SKU; empty: every item's records only) did over ``period`` (words: "last week")
+                  until: str = "", by: str = "", place: str = ""):
+    """What ``item`` (a SKU; empty: every item's records only, or those at ``place``) did over ``period`` (words: "last week")
     or the days ``since``–``until`` (YYYY-MM-DD): the figures the voice and ``edge records summary``
-    give (:func:`edge.stock.questions.answer`). A period that cannot be read is said, not guessed."""
-    summary, entries, problem = data.history(ctx.store, item.strip(), period.strip(), since.strip(), until.strip())
-    return page(request, ctx, "history.html", item=item, period=period, since=since, until=until, summary=summary,
-                entries=entries, problem=problem, items=ctx.store.items())
+    give (:func:`edge.stock.questions.answer`), and the chart of them per day or week (``by``; by
+    default days up to :data:`data.DAYS_CHARTED`, else weeks: :func:`edge.stock.questions.series`).
+    A period that cannot be read is said, not guessed."""
+    got = await asyncio.to_thread(data.history, ctx.store, item.strip(), period.strip(), since.strip(), until.strip(),
+                                  by.strip(), True, searched(place).strip())
+    return page(request, ctx, "history.html", item=item, period=period, since=since, until=until, by=by, place=place,
+                places=data.places(ctx.store),
+                summary=got.summary, entries=got.entries, problem=got.problem, chart=got.chart,
+                csv_url="/console/history.csv?" + urlencode({"item": item, "period": period, "since": since,
+                                                             "until": until, "by": by, "place": place}),
+                items=ctx.store.items())
+
+
+@router.get("/history.csv")
+async def history_csv(ctx: Ctx, item: str = "", period: str = "this week", since: str = "", until: str = "",
+                      by: str = "", place: str = ""):
+    """The History page's chart data as CSV (one row per day or week; 400 naming what is wrong with the input)."""
+    got = await asyncio.to_thread(data.history, ctx.store, item.strip(), period.strip(), since.strip(), until.strip(),
+                                  by.strip(), False, searched(place).strip())
+    if got.problem:
+        raise HTTPException(400, got.problem)
+    name = "".join(c if c.isalnum() or c in "-_." else "-" for c in f"history-{item.strip() or place.strip() or 'all'}.csv")
+    return Response(data.chart_csv(got.chart), media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
 @router.get("/records.csv")
@@ -322,10 +366,23 @@ async def inventory_import(request: Request, ctx: Ctx):
     return RedirectResponse(f"/console/inventory?imported={n}", 303)
 
 
+@router.get("/inventory/low.json")
+async def inventory_low(ctx: Ctx, limit: int = 50):
+    """The low items as ``edge status --json`` and the voice give them (:func:`edge.stock.low.report`):
+    ``{"total", "items": [{"sku", "quantity", "unit", "why"}], "said"}``, at most ``limit`` (1..1000) items."""
+    items, said = await asyncio.to_thread(low_report, ctx.store, max(1, min(int(limit), 1000)))
+    return {**items, "said": said}
+
+
 @router.get("/status", response_class=HTMLResponse)
-async def status_page(request: Request, ctx: Ctx):
-    """Governor, voice service, LLM chain, models and the doctor, read now."""
-    return page(request, ctx, "status.html", parts=await asyncio.to_thread(status.parts, ctx))
+async def status_page(request: Request, ctx: Ctx, window: str = "hour"):
+    """The dashboard over the last ``window`` (``hour`` or ``day``: the ring's charts, reply times by
+    path, wake words) and the governor, voice service, LLM chain, models and the doctor, read now."""
+    if window not in status.WINDOWS:
+        raise HTTPException(400, f"window: {window[:20]!r} is not one of {', '.join(status.WINDOWS)}")
+    board = await asyncio.to_thread(status.dashboard, ctx)
+    parts = await asyncio.to_thread(status.parts, ctx)
+    return page(request, ctx, "status.html", parts=parts, board=board, window=window)
 
 
 @router.get("/login", response_class=HTMLResponse)
