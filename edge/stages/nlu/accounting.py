@@ -168,11 +168,13 @@ def _beside(intent: Intent, utt: Utterance, names) -> Unexplained | None:
     quantities = {float(p.quantity) for p in parts if p.quantity is not None}
     skus = [p.sku for p in parts if p.sku]
     name_toks = [t for s in skus for t in (names(s) if names else ())]
-    words = not_count(utt.raw, utt.norm, utt.tokens, quantities, [" ".join(t) for t in name_toks]) \
-        if quantities else None
+    words = not_count(utt.raw, utt.norm, utt.tokens, quantities, [" ".join(t) for t in name_toks],
+                      labels=intent.intent != "stock_count") if quantities else None
     if words:
         return Unexplained("not_count", words)
-    if names is not None and skus and len(skus) == len(parts) and not size_not_count(intent, utt):
+    # a size said and corrected ("40 mil …, correction, the 20 mil ones") is the guards' business
+    corrected = any(str(n).startswith("correction") for n in intent.explain.get("guards", ()))
+    if names is not None and skus and len(skus) == len(parts) and not corrected and not size_not_count(intent, utt):
         words = size_not_had(utt.tokens, name_toks, intent.extra.get("converted"))
         if words:
             return Unexplained("size", words)

@@ -37,7 +37,7 @@ _PAST = re.compile(
     rf"nights?|shifts?) ago|on (?:{_WEEKDAYS})|earlier this (?:week|month|year)|this past (?:week|month|{_WEEKDAYS}))\b")
 #: a share of the stock said with its number ("30 percent of the fuses"); the raw "%" too
 _SHARE = re.compile(rf"\b{_NUM} (?:percent|per cent|pc of|pct)\b")
-_SHARE_RAW = re.compile(r"\d\s*%")
+_SHARE_RAW = re.compile(r"\d+(?:\.\d+)?\s*%")
 #: ordinals as said (the normal form reads "3rd" and "third" as 3); "a third of" is a fraction, "a second" a time
 _ORDINAL_RAW = re.compile(
     r"\b(?:\d+(?:st|nd|rd|th)|(?<!\ba )(?<!\bone )(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
@@ -51,6 +51,9 @@ _PLACE_WORDS = frozenset("bin shelf drawer rack cabinet cupboard locker box aisl
 #: words that end in "s" without being plural, and the words a number after them is no label of
 _NOT_A_NAME = frozenset("used use took take received got logged log record put took grabbed of the a an and from to "
                         "in on at into out off with for by bin shelf drawer rack is are was were".split())
+#: measures said after a count ("degreaser 2 litres": a count in litres, no label)
+_MEASURES = frozenset("m metre metres meter meters l litre litres liter liters ml kg kilo kilos g gram grams box boxes "
+                      "pack packs pcs piece pieces roll rolls can cans pair pairs set sets bag bags".split())
 #: another person said as the one who changed the stock (the speaker's "I"/"we" are not)
 _THIRD = r"(?:he|she|they|someone|somebody|the other guy|his mate|her mate)"
 _VERBS = (r"(?:used|took|taken|received|grabbed|got|gave|returned|brought|had|signed out|booked out|took out|"
@@ -72,10 +75,11 @@ def past_time(norm: str) -> str | None:
 
 
 def not_count(raw: str, norm: str, tokens: tuple[str, ...], quantities: set[float],
-              names: Iterable[str]) -> str | None:
+              names: Iterable[str], labels: bool = True) -> str | None:
     """The words that make the understood count (one of ``quantities``) no count: a share, an
-    ordinal, a label (see module doc); ``names``: the understood item's names and aliases. None
-    when the count stands as a count."""
+    ordinal, a label (see module doc); ``names``: the understood item's names and aliases;
+    ``labels``: look for "fuse 3" (a log; a stock count says "degreaser 22 litres"). None when the
+    count stands as a count."""
     m = _SHARE.search(norm) or _SHARE_RAW.search(raw)
     if m:
         return m.group(0)
@@ -90,12 +94,14 @@ def not_count(raw: str, norm: str, tokens: tuple[str, ...], quantities: set[floa
     m = _LABEL_RAW.search(raw)
     if m and float(m.group(1)) in quantities:
         return m.group(0)
-    words = {w for n in names for w in re.findall(r"[a-z0-9]+", n.lower())}
+    words = {w for n in names for w in re.findall(r"[a-z0-9]+", n.lower())} if labels else set()
     for i, t in enumerate(tokens[1:], 1):
         prev = tokens[i - 1]
         if (re.fullmatch(_NUM, t) and float(t) in quantities and float(t) != 1 and prev in words
                 and not prev.endswith("s") and prev not in _NOT_A_NAME and prev.isalpha()
-                and not (i + 1 < len(tokens) and (tokens[i + 1] in _SIZE_FAMILY or re.fullmatch(_NUM, tokens[i + 1])))
+                and prev not in _SIZE_FAMILY and prev not in _MEASURES
+                and not (i + 1 < len(tokens) and (tokens[i + 1] in _SIZE_FAMILY.keys() | _MEASURES
+                                                  or re.fullmatch(_NUM, tokens[i + 1])))
                 and not any(re.fullmatch(_NUM, x) and float(x) in quantities for x in tokens[:i - 1])):
             return f"{prev} {t}"  # "fuse 3": the singular name and a number is a label; "fuses 3" is left alone
     return None
@@ -124,7 +130,8 @@ def sizes_said(tokens: tuple[str, ...]) -> list[tuple[float, str, str]]:
         g = _GLUED_SIZE.match(t)
         if g:
             out.append((float(g.group(1)), _SIZE_FAMILY[g.group(2)], t))
-        elif re.fullmatch(_NUM, t) and i + 1 < len(tokens) and tokens[i + 1] in _SIZE_FAMILY and tokens[i + 1] != "a":
+        elif re.fullmatch(_NUM, t) and i + 1 < len(tokens) and tokens[i + 1] in _SIZE_FAMILY and len(tokens[i + 1]) > 1:
+            # a lone letter after a number is no size here ("3 a day", "33 v belts"): glued ("10a") or spelled only
             out.append((float(t), _SIZE_FAMILY[tokens[i + 1]], f"{t} {tokens[i + 1]}"))
     return out
 

@@ -89,7 +89,11 @@ def accounted(intent: Intent, utt: Utterance, names=None) -> Intent:
     same intent refused as ``unexplained`` (``extra["unexplained"]``: ``{"kind", "words"}``, see
     :mod:`edge.stages.nlu.accounting`), its count dropped when the only number said is a size (the
     dialog asks how many). ``names(sku)``: the item's names as normalized token tuples. Raises nothing."""
-    if intent.refusal not in (None, "negated", "hearsay"):
+    # a Mandarin correction the guards left unresolved ("3个保险丝，不对，是钻头": the item corrected) is said as such
+    # and so is a word that explains why more counts were heard than held ("we took 3 fuses, John took 2 …",
+    # "… 2 days ago"): said, rather than asking for one number
+    if intent.refusal not in (None, "negated", "hearsay") and not (intent.refusal == "correction" and has_cjk(utt.raw)) \
+            and not intent.extra.get("several_counts"):
         return intent
     found = unexplained(intent, utt, names)
     if found is not None:
