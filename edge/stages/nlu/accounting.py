@@ -132,9 +132,6 @@ def unexplained(intent: Intent, utt: Utterance, names=None) -> Unexplained | Non
     if m or (_QUESTION_RAW.search(utt.raw) and not _REQUEST.match(utt.raw)):
         word = m.group(0).strip() if m else "?"
         return Unexplained("someone" if word in ("whoever", "whichever") else "question", word)
-    got = _beside(intent, utt, names)
-    if got is not None:
-        return got
     if intent.intent == "log_record":
         got = _second_direction(intent, utt)
         if got is not None:
@@ -152,7 +149,7 @@ def unexplained(intent: Intent, utt: Utterance, names=None) -> Unexplained | Non
         got = _negation_elsewhere(utt)
         if got is not None:
             return got
-    return None
+    return _beside(intent, utt, names)
 
 
 def _beside(intent: Intent, utt: Utterance, names) -> Unexplained | None:

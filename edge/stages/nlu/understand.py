@@ -92,10 +92,13 @@ def accounted(intent: Intent, utt: Utterance, names=None) -> Intent:
     # a Mandarin correction the guards left unresolved ("3个保险丝，不对，是钻头": the item corrected) is said as such
     # and so is a word that explains why more counts were heard than held ("we took 3 fuses, John took 2 …",
     # "… 2 days ago"): said, rather than asking for one number
+    several = bool(intent.extra.get("several_counts"))
     if intent.refusal not in (None, "negated", "hearsay") and not (intent.refusal == "correction" and has_cjk(utt.raw)) \
-            and not intent.extra.get("several_counts"):
+            and not several:
         return intent
     found = unexplained(intent, utt, names)
+    if found is not None and several and found.kind not in ("someone", "time"):
+        return intent  # several counts heard for one: one number is asked
     if found is not None:
         return refused_unexplained(intent, found.kind, found.words)
     if size_not_count(intent, utt):  # "we used 6 mm drill bits": the 6 is the size; how many is asked
