@@ -384,12 +384,9 @@ def _log(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str,
         if intent.refusal == "hearsay" and have + delta >= 0:
             return Outcome(reply.hearsay_question(_log_said(item, intent.quantity, out, language), language),
                            Pending("confirm", intent))
-        said = intent.extra.get("converted")  # "200 cm is 2 m. …": the conversion is heard before a yes
-        text = reply.read_back(item, intent.quantity, intent.direction, language, location, intent.extra.get("loose_count"))
-        if said:
-            text = (f"{said}即{intent.quantity:g} {item.unit}。" if language == "zh"
-                    else f"{said} is {intent.quantity:g} {item.unit}. ") + text
-        return Outcome(text, Pending("confirm", intent))
+        return Outcome(reply.read_back(item, intent.quantity, intent.direction, language, location,
+                                       intent.extra.get("loose_count"), intent.extra.get("converted")),
+                       Pending("confirm", intent))
     # the place only when it decides something (an Inventory of an older shape takes no place)
     where = {"location": location} if len(item.places()) > 1 or location != item.location else {}
     record, item = store.log(item.sku, delta, utterance, turn_id, **where)

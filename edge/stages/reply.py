@@ -329,9 +329,14 @@ def _zh_query(item: Item, asked_location: str | None) -> str:
 # -- the stock room's operations ------------------------------------------------------------------
 
 def read_back(item: Item, quantity: int | float | None, direction: str | None, language: str = "en",
-              location: str | None = None, loose: bool = False) -> str:
+              location: str | None = None, loose: bool = False, converted: str | None = None) -> str:
     """A log read back before it is written: below zero ("That would take … below zero …"), a loose
-    count ("Log 2 boxes of … received?") or a plain "Did you say …?"."""
+    count ("Log 2 boxes of … received?") or a plain "Did you say …?"; ``converted``: the amount as
+    said in a smaller unit ("200 cm"), said first with what it is in the item's unit ("200 cm is 2 m.")."""
+    if converted:
+        head = (f"{converted}即{quantity:g} {item.unit}。" if language == "zh"
+                else f"{converted} is {quantity:g} {item.unit}. ")
+        return head + read_back(item, quantity, direction, language, location, loose)
     q = quantity or 0
     did = "used" if direction == "out" else "received"
     delta = -q if direction == "out" else q
