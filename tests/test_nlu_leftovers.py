@@ -144,6 +144,22 @@ def test_a_word_beside_the_change_writes_nothing_and_is_said_back(store, small_n
     assert written == [] and out.text.startswith("Nothing logged") and kind_words in out.text, out.text
 
 
+@pytest.mark.parametrize("text, words", [
+    ("I think we used 3 fuses", "i think"), ("we may have used 3 fuses", "may have"),
+    ("we used 3 fuses and the washers", "fuses and the washers"), ("we used 3 fuses per machine", "per machine"),
+    ("a week ago we used 3 fuses", "a week ago"),
+])
+def test_hedges_pointed_items_rates_and_times_are_said_back(store, small_nlu, text, words):
+    out, written = said(store, text, small_nlu)
+    assert written == [] and out.text.startswith("Nothing logged") and words in out.text, out.text
+
+
+@pytest.mark.parametrize("text", ["用了三个保险丝，不对，是两个垫圈", "用了百分之三十的保险丝", "用了三号保险丝"])
+def test_mandarin_item_corrections_shares_and_labels_write_nothing(zh_store, zh_nlu, text):
+    out, written = said(zh_store, text, zh_nlu, "zh")
+    assert written == [] and out.text.startswith("没有记录"), out.text
+
+
 @pytest.mark.parametrize("text", ["we used 3 fuses too many", "we used more than 3 fuses", "we used at least 2 washers",
                                   "we used up to 4 drill bits"])
 def test_a_qualified_count_is_asked_never_written(store, small_nlu, text):
@@ -152,6 +168,7 @@ def test_a_qualified_count_is_asked_never_written(store, small_nlu, text):
 
 
 @pytest.mark.parametrize("text", ["we should use 3 fuses", "we ought to use 3 fuses", "we have to take 2 washers",
+                                  "we're supposed to use 3 fuses", "we would use 3 fuses",
                                   "we hardly used 3 fuses", "we barely used 2 washers", "we must have used 3 fuses"])
 def test_modal_and_hedged_uses_on_the_paraphrase_path_write_nothing(store, paraphrasing, text):
     out, written = said(store, text, paraphrasing)

@@ -280,6 +280,32 @@ def _third_round(c: Cases) -> None:
     for t in ["we used 3 10A fuses", "we used 3 10 amp fuses", "we took 2 20 amp fuses", "we used 4 12 mm drill bits",
               "we used 2 20 mm spanners", "we received 5 13A fuses"]:
         c.add("size", t, "never")
+    _probes(c)
+
+
+def _probes(c: Cases) -> None:
+    """Found by trying the round-2 fixes with new sentences before they were added here."""
+    for cls, t in [("time", "we used 3 fuses the day before yesterday"), ("time", "a week ago we used 3 fuses"),
+                   ("time", "we used 3 fuses over the weekend"), ("time", "we used 3 fuses on friday"),
+                   ("modal", "we're supposed to use 3 fuses"), ("modal", "we would use 3 fuses"),
+                   ("modal", "we gotta use 3 fuses"), ("modal", "we should have used 3 fuses"),
+                   ("hedge", "I think we used 3 fuses"), ("hedge", "I guess we used 2 washers"),
+                   ("hedge", "we may have used 3 fuses"), ("hedge", "not sure but we used 3 fuses"),
+                   ("not_count", "we used fifty percent of the washers"), ("frequency", "we used 3 fuses per machine"),
+                   ("other_item", "we used 3 fuses and the washers"), ("other_item", "we used fuses plus 3 washers"),
+                   ("other_item", "we used 2 drill bits and some cable ties"),
+                   ("someone", "we used 3 fuses, he took 2 washers"), ("someone", "we used the fuses Bob took, 3 of them"),
+                   ("someone", "we used 3 fuses plus 2 washers that she took"), ("size", "we used 3 15A fuses"),
+                   ("size", "we used three twenty amp fuses"), ("size", "we used 2 washers 10 mm"),
+                   ("qualifier", "we used a little over 3 fuses"), ("qualifier", "we used no more than 3 fuses"),
+                   ("trailing", "we used 3 fuses, nah forget it"), ("trailing", "we used 3 fuses, no scratch that")]:
+        c.add(cls, t, "never")
+    for t, r in [("we used three fuses, well, four", rec("FUS-5A", -4, "bin 30")),
+                 ("we used 3 fuses alright", rec("FUS-5A", -3, "bin 30")),
+                 ("we used 3 fuses because the pump broke", rec("FUS-5A", -3, "bin 30")),
+                 ("we used 3 fuses earlier today", rec("FUS-5A", -3, "bin 30")),
+                 ("Sarah and I used 3 fuses", rec("FUS-5A", -3, "bin 30"))]:
+        c.add("neighbour", t, "must", [r])
 
 
 #: the big inventory's items with one place each
@@ -383,6 +409,11 @@ def zh() -> list[dict]:
         c.add("time", f"上周收到{w}个{i}", "never")
     for t in ["用了六毫米钻头", "用了八毫米垫圈", "拿了十安保险丝", "用了五毫米钻头"]:
         c.add("size", t, "never")
+    for cls, t in [("size", "用了三个十毫米钻头"), ("hedge", "大约用了三个保险丝"), ("time", "前天用了三个保险丝"),
+                   ("future", "打算用三个保险丝"), ("future", "要用三个保险丝"), ("correction", "用了三个保险丝，不对，是两个垫圈"),
+                   ("not_count", "用了百分之三十的保险丝"), ("not_count", "用了三号保险丝"), ("unit", "用了三卷扎带")]:
+        c.add(cls, t, "never", asks=True if cls == "unit" else None)
+    c.add("neighbour", "刚才用了三个保险丝", "must", [rec("FUS-5A", -3, "bin 30")])
     for t, r in [("收到两盒手套", [rec("GLV-NIT-L", 2, "shelf A")]), ("用了一盒手套", [rec("GLV-NIT-L", -1, "shelf A")])]:
         c.add("neighbour", t, "must", r)
     for row in c.rows:

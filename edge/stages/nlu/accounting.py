@@ -33,8 +33,8 @@ import re
 from dataclasses import dataclass
 
 from edge.stages.nlu.filler import has_cjk, strip_leading_fillers
-from edge.stages.nlu.leftovers import not_count, past_time, size_not_had, someone_else, zh_leftover
-from edge.stages.nlu.lexicon import IN_WORDS, LOG_WORDS, OUT_WORDS, normalize_text
+from edge.stages.nlu.leftovers import hedge, not_count, past_time, size_not_had, someone_else, zh_leftover
+from edge.stages.nlu.lexicon import IN_WORDS, LOCATION_WORDS, LOG_WORDS, OUT_WORDS, normalize_text
 from edge.stages.nlu.numbers_zh import MEASURE_WORDS, normalize_numbers_zh
 from edge.stages.nlu.types import Intent
 from edge.stages.nlu.zh import OUT_VERBS
@@ -56,6 +56,7 @@ _REQUEST = re.compile(r"^\W*(?:please\W+)?(?:(?:can|could|would|will)\W+(?:you|u
 _FREQUENCY = re.compile(r"\b(?:\d+|several|many|a few|few|multiple|a couple of|couple of|a number of) times\b|"
                         r"\b(?:twice|thrice|once)\b(?! (?:more|again)\b)|"
                         r"\b(?:each|every|per) (?:time|day|week|month|shift|job|hour|morning|night|visit|run)\b|"
+                        r"\bper (?!cent\b)[a-z]+\b|"  # "3 fuses per machine": a rate
                         # "3 a day"; "for a job" is what it was for
                         r"\b(?:a|an) (?:day|week|month|hour|night)\b"
                         r"|\b(?:daily|weekly|monthly|hourly|nightly)\b")
@@ -132,6 +133,12 @@ def unexplained(intent: Intent, utt: Utterance, names=None) -> Unexplained | Non
     if m or (_QUESTION_RAW.search(utt.raw) and not _REQUEST.match(utt.raw)):
         word = m.group(0).strip() if m else "?"
         return Unexplained("someone" if word in ("whoever", "whichever") else "question", word)
+    words = past_time(norm)  # before how often: "a week ago" is when, not "a week"
+    if words:
+        return Unexplained("time", words)
+    words = hedge(norm)
+    if words:
+        return Unexplained("hedge", words)
     if intent.intent == "log_record":
         got = _second_direction(intent, utt)
         if got is not None:
@@ -155,9 +162,6 @@ def unexplained(intent: Intent, utt: Utterance, names=None) -> Unexplained | Non
 def _beside(intent: Intent, utt: Utterance, names) -> Unexplained | None:
     """A past time, another person's change, a number that is no count, or a size the item does not
     have (:mod:`edge.stages.nlu.leftovers`)."""
-    words = past_time(utt.norm)
-    if words:
-        return Unexplained("time", words)
     words = someone_else(utt.raw, utt.norm)
     if words:
         return Unexplained("someone", words)
@@ -238,6 +242,9 @@ def _other_item(norm: str) -> Unexplained | None:
                     and before[-1] not in IN_WORDS | OUT_WORDS | LOG_WORDS | _AFTER_JOIN_OK):
                 return Unexplained("other_item", " ".join([before[-1], m.group(0), *after[:2]]))
             continue
+        if after[0] in _POINTERS and len(after) > 1 and _wordlike(after[1]) and before[-1] not in _AFTER_JOIN_OK \
+                and after[1] not in _AFTER_JOIN_OK | LOCATION_WORDS | IN_WORDS | OUT_WORDS and _wordlike(before[-1]):
+            return Unexplained("other_item", " ".join([before[-1], m.group(0), *after[:2]]))  # "3 fuses and the washers"
         # "3 fuses and 2 …", "… and a box of …": a part with its own count; "… and put them …": one change
         if re.fullmatch(_COUNT, after[0]) or after[0] in _AFTER_JOIN_OK or before[-1] in _AFTER_JOIN_OK:
             continue
@@ -245,6 +252,10 @@ def _other_item(norm: str) -> Unexplained | None:
                 and after[0] not in IN_WORDS | OUT_WORDS:
             return Unexplained("other_item", " ".join([before[-1], m.group(0), *after[:3]]))
     return None
+
+
+#: "… and the washers", "… and some washers": a second item pointed at, with no count
+_POINTERS = frozenset("the those these some all".split())
 
 
 def _wordlike(tok: str) -> bool:

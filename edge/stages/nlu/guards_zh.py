@@ -32,7 +32,7 @@ _RANGE = re.compile(rf"(\d+)[{_MEASURE}]?(?:到|至|或者?|还是)(\d+)(?=[{_ME
 #: "3个，不对，4个" and "3个保险丝，不对，4个" (the item's name between the count and the marker is kept)
 _CORRECTION = re.compile(rf"(?<![a-zA-Z\d.])(\d+)(?P<m>[{_MEASURE}]?)(?P<name>(?:[^\d，,。]|(?<=[a-zA-Z])\d)*?)\W*"
                          rf"(?:不对|不是|哦不|说错了|我是说|应该是|更正)"
-                         rf"\W*(?:是)?(\d+)[{_MEASURE}]?")
+                         rf"\W*(?:是)?(\d+)[{_MEASURE}]?(?=\s*[。！!]?\s*$)")  # "…，不对，是2个垫圈": the item too, unresolved
 _MARKER = re.compile(r"不对|说错了|我是说|应该是|更正")
 _HALF_AFTER = re.compile(rf"(\d+)([{_MEASURE}])半")
 _HALF = re.compile(rf"半([{_MEASURE}])")

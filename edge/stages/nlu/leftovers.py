@@ -68,6 +68,17 @@ _SIZE_FAMILY = {"mm": "mm", "cm": "cm", "a": "a", "amp": "a", "amps": "a", "ampe
 _GLUED_SIZE = re.compile(r"^(\d+(?:\.\d+)?)(a|amp|amps|v|w|kw|mm|cm|ah|mah)$")
 
 
+#: the speaker unsure that it happened ("I think we used 3 fuses"): said again when sure
+_HEDGE = re.compile(r"\b(?:(?:i|we) (?:think|thought|guess|believe|reckon|suppose|assume|imagine)|not sure|pretty sure|"
+                    r"if i remember(?: right(?:ly)?)?|iirc|may have|might have|must have)\b")
+
+
+def hedge(norm: str) -> str | None:
+    """The words of a hedge on the change itself, or None."""
+    m = _HEDGE.search(norm)
+    return m.group(0) if m else None
+
+
 def past_time(norm: str) -> str | None:
     """The words of a past time in the normalized text, or None."""
     m = _PAST.search(norm)
@@ -156,10 +167,11 @@ def size_not_had(tokens: tuple[str, ...], names_tokens: list[tuple[str, ...]], c
 # -- Mandarin ------------------------------------------------------------------------------------
 
 _SIZE_ZH = re.compile(r"(\d+(?:\.\d+)?)\s*(毫米|厘米|公分|mm|cm|安培?|伏|瓦|寸|英寸)")
-_ORDINAL_ZH = re.compile(r"第\s*\d+")
+#: an ordinal, a share or a label (第三个, 百分之三十, 三号保险丝; 三号箱 is a place)
+_ORDINAL_ZH = re.compile(r"第\s*\d+|百分之\s*\d+|\d+\s*%|\d+\s*成|\d+号(?!\s*(?:料箱|箱子|箱|抽屉|货架|架子|架))")
 _HEDGE_ZH = re.compile(r"可能|大概|也许|或许|好像|似乎|估计|差不多|大约|左右|应该是|说不定")
 #: a correction marker the guards did not resolve (no number after it: the item was corrected)
-_CORRECTION_ZH = re.compile(r"(?:不是|不对|说错了|我是说|哦不|更正)(?![，,。\s]*(?:是|应该是)?\d)")
+_CORRECTION_ZH = re.compile(rf"(?:不是|不对|说错了|我是说|哦不|更正)(?![，,。\s]*(?:是|应该是)?\d+\s*[{MEASURE_WORDS}]?\s*[。！!]?\s*$)")
 _PAST_ZH = re.compile(r"昨天|前天|上周|上星期|上礼拜|上个?月|去年|几天前|\d+天前|上次")
 #: a second item after "and" without its own count: "三个保险丝和垫圈"
 _JOIN_ZH = re.compile(rf"\d+\s*[{MEASURE_WORDS}]?[^\d，,。和跟及]+(?:和|跟|以及|还有|及)(?!\s*\d+\s*[{MEASURE_WORDS}])"
