@@ -125,7 +125,7 @@ _FUTURE = re.compile(
 #: said as what should or must be done ("we should use 3 fuses", "we have to take 2 washers"): not done yet;
 #: "should be"/"should have" is what is expected or supposed, not this
 _MODAL = re.compile(rf"\b(?:should|ought to|must|have to|has to|gotta|got to|wanna|would like to|wed like to|"
-                    rf"id like to|would|supposed to|meant to)\b(?! (?:still )?(?:be|have|of|get)\b){_NOT_LOG_VERB}")
+                    rf"id like to|would(?! (?:you|u)\b)|supposed to|meant to)\b(?! (?:still )?(?:be|have|of|get)\b){_NOT_LOG_VERB}")
 _FUTURE_RAW = re.compile(rf"\b(?:i|we|they|he|she|you|it|that|someone|somebody|the \w+)\s*['’]ll\b{_NOT_LOG_VERB}",
                          re.IGNORECASE)
 #: when a planned thing is to come: dropped from the item's words ("200 m8 nuts next week")
