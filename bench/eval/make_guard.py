@@ -295,7 +295,9 @@ def _probes(c: Cases) -> None:
                    ("other_item", "we used 3 fuses and the washers"), ("other_item", "we used fuses plus 3 washers"),
                    ("other_item", "we used 2 drill bits and some cable ties"),
                    ("someone", "we used 3 fuses, he took 2 washers"), ("someone", "we used the fuses Bob took, 3 of them"),
-                   ("someone", "we used 3 fuses plus 2 washers that she took"), ("size", "we used 3 15A fuses"),
+                   ("someone", "we used 3 fuses plus 2 washers that she took"),
+                   ("someone", "I used 3 fuses and the apprentice used 2 washers"),
+                   ("someone", "I used 3 fuses and you used 2 washers"), ("size", "we used 3 15A fuses"),
                    ("size", "we used three twenty amp fuses"), ("size", "we used 2 washers 10 mm"),
                    ("qualifier", "we used a little over 3 fuses"), ("qualifier", "we used no more than 3 fuses"),
                    ("trailing", "we used 3 fuses, nah forget it"), ("trailing", "we used 3 fuses, no scratch that")]:

@@ -60,6 +60,8 @@ _VERBS = (r"(?:used|took|taken|received|grabbed|got|gave|returned|brought|had|si
           r"pulled|borrowed|nicked|handed out)")
 _SUBJECT_VERB = re.compile(rf"\b(\w+) (?:also |just |then |already )?{_VERBS}\b")
 _RELATIVE = re.compile(rf"\b(?:that|which|who|whom) (?!i |we )(\w+) (?:\w+ )?{_VERBS}\b")
+_NOT_ANOTHER = frozenset("i we us me ive weve and then also just already have has had was were is are been be did do does "
+                         "who that which not never all both nt s ve d ll so but or plus was recently finally".split())
 _NAME_RAW = re.compile(rf"(?<=[a-z,;] )([A-Z][a-z]+) (?:also |just |then |already )?{_VERBS}\b")
 #: size units by what they measure, in the normal form ("10a" glued, "10 amp", "6 mm")
 _SIZE_FAMILY = {"mm": "mm", "cm": "cm", "a": "a", "amp": "a", "amps": "a", "ampere": "a", "amperes": "a", "v": "v",
@@ -126,7 +128,8 @@ def someone_else(raw: str, norm: str) -> str | None:
     if m and m.group(1) not in ("i", "we"):
         return m.group(0)
     subjects = [s.group(1) for s in _SUBJECT_VERB.finditer(norm)]
-    third = [s for s in subjects if re.fullmatch(_THIRD, s)]
+    # "he", "John", "the apprentice": whoever is not the speaker nor a word that only joins or times the verb
+    third = [s for s in subjects if re.fullmatch(_THIRD, s) or s not in _NOT_ANOTHER]
     named = [n.group(0) for n in _NAME_RAW.finditer(raw)]
     if (third or named) and len(subjects) >= 2:
         return named[0] if named else next(m.group(0) for m in _SUBJECT_VERB.finditer(norm) if m.group(1) in third)
