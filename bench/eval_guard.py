@@ -1,12 +1,13 @@
 """The "every word accounted for" evaluation: adversarial sentences and their correct neighbours
 through the product's own turn (understanding → dialog → store), each on a fresh store.
 
-    .venv/bin/python bench/eval_guard.py [--set small|big|both] [--llm] [--out FILE] [--failures FILE]
+    .venv/bin/python bench/eval_guard.py [--set small|big|zh|both|all] [--llm] [--out FILE] [--failures FILE]
 
 ``bench/eval/guard.jsonl`` runs over the 10-item session inventory (``bench/eval/guard_inventory.csv``),
 ``bench/eval/guard_big.jsonl`` over the 2,065-item ``bench/eval/inventory.csv`` (both written by
 ``bench/eval/make_guard.py``). Each case runs as :mod:`bench.eval_nlu` runs its cases (its
-``run_case``: ``before`` turns, the utterance, no answers to a question). Scored:
+``run_case``: ``before`` turns, the utterance, and its ``answers`` when the case gives any: a read-back's
+"yes"; none otherwise). Scored:
 
 - **wrong records** (target 0): a written record that is not one of ``expect.records``, or any record
   where ``expect.write`` is ``never``;
@@ -45,7 +46,8 @@ from edge.stock.store import Store  # noqa: E402
 
 EVAL = REPO / "bench" / "eval"
 SETS = {"small": (EVAL / "guard.jsonl", EVAL / "guard_inventory.csv"),
-        "big": (EVAL / "guard_big.jsonl", EVAL / "inventory.csv")}
+        "big": (EVAL / "guard_big.jsonl", EVAL / "inventory.csv"),
+        "zh": (EVAL / "guard_zh.jsonl", EVAL / "guard_inventory_zh.csv")}
 OUT = REPO / "bench" / "results" / "eval_guard.json"
 
 
@@ -87,6 +89,8 @@ def run_set(name: str, llm: bool) -> tuple[dict, list[dict]]:
     with tempfile.TemporaryDirectory(prefix="eval-guard-") as d:
         work = Path(d)
         overrides = {"store": {"path": str(work / "unused.db")}, "output_dir": str(work)}
+        if name == "zh":
+            overrides["language"] = "zh"
         if not llm:
             overrides["llm"] = {"engine": "none"}
         settings = load_settings(board="x86-dev", overrides=overrides)
@@ -106,7 +110,8 @@ def run_set(name: str, llm: bool) -> tuple[dict, list[dict]]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--set", choices=("small", "big", "both"), default="both", dest="which")
+    ap.add_argument("--set", choices=("small", "big", "zh", "both", "all"), default="all", dest="which",
+                    help="both: small and big; all: small, big and zh")
     ap.add_argument("--llm", action="store_true", help="with the configured LLM (default: templates and paraphrase)")
     ap.add_argument("--out", default=str(OUT))
     ap.add_argument("--failures", help="write every failing case as JSON lines to this file")
@@ -115,7 +120,8 @@ def main() -> int:
     result = json.loads(out.read_text()) if out.exists() else {}
     result.setdefault("configs", {})
     failures = []
-    for name in (("small", "big") if args.which == "both" else (args.which,)):
+    which = {"both": ("small", "big"), "all": ("small", "big", "zh")}.get(args.which, (args.which,))
+    for name in which:
         scores, graded = run_set(name, args.llm)
         config = f"{'llm' if args.llm else 'no_llm'} {name}"
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,

@@ -166,15 +166,15 @@ def _call(fn, *args, **kwargs):
     return fn(*args, **kwargs)
 
 
-def turn(und, store: Store, text: str, turn_id: str, confidence=None):
+def turn(und, store: Store, text: str, turn_id: str, confidence=None, language: str = "en"):
     """One utterance as ``edge ask`` runs it: ``(intent, outcome, understand_ms)``; None outcome for
-    filler."""
+    filler. ``language``: the case's (``en`` unless it says ``language``)."""
     t = time.perf_counter()
     intent = und.understand(text, confidence=confidence) if confidence is not None else und.understand(text)
     ms = 1000 * (time.perf_counter() - t)
     if intent is None:
         return None, None, ms
-    return intent, _call(dialog.act, intent, store, text, turn_id, language="en", understanding=und), ms
+    return intent, _call(dialog.act, intent, store, text, turn_id, language=language, understanding=und), ms
 
 
 def asked(outcome) -> bool:
@@ -191,18 +191,19 @@ def run_case(case: dict, und, base_db: Path, work: Path, places: dict[str, str])
     with Store(db) as store:
         n0 = len(store.records())
         try:
+            language = case.get("language", "en")
             for k, utt in enumerate(case.get("before", [])):
-                _, o, _ = turn(und, store, utt, f"{case['id']}-b{k}")
+                _, o, _ = turn(und, store, utt, f"{case['id']}-b{k}", language=language)
                 out["replies"].append(o.text if o else "")
             tid = f"{case['id']}-t"
-            intent, outcome, ms = turn(und, store, case["text"], tid, case.get("confidence"))
+            intent, outcome, ms = turn(und, store, case["text"], tid, case.get("confidence"), language)
             out.update(intent=intent.intent if intent else "none", source=(intent.source if intent else "none"),
                        slots=intent.slots() if intent else None, understand_ms=round(ms, 3), asked=asked(outcome))
             out["replies"].append(outcome.text if outcome else "")
             for ans in case.get("answers", []):
                 if outcome is None or outcome.pending is None:
                     break
-                outcome = _call(dialog.follow_up, outcome.pending, ans, store, tid, language="en", understanding=und)
+                outcome = _call(dialog.follow_up, outcome.pending, ans, store, tid, language=language, understanding=und)
                 out["replies"].append(outcome.text)
         except Exception as e:  # a crash is that case's failure, not the run's
             out["error"] = f"{type(e).__name__}: {e}"

@@ -18,9 +18,11 @@ from edge.stock.store import Store
 from tests.nlu_helpers import REPO
 
 EVAL = REPO / "bench" / "eval"
-SETS = {"guard.jsonl": EVAL / "guard_inventory.csv", "guard_big.jsonl": EVAL / "inventory.csv"}
+SETS = {"guard.jsonl": EVAL / "guard_inventory.csv", "guard_big.jsonl": EVAL / "inventory.csv",
+        "guard_zh.jsonl": EVAL / "guard_inventory_zh.csv"}
 CLASSES = {"question", "direction", "size", "frequency", "unit", "other_item", "same_item", "negation", "but",
-           "correction", "neighbour"}
+           "correction", "neighbour", "time", "modal", "qualifier", "trailing", "not_count", "someone", "hedge"}
+ZH_CLASSES = {"neighbour", "correction", "other_item", "hedge", "not_count", "unit", "frequency", "future", "time", "size"}
 
 
 def rows(name: str) -> list[dict]:
@@ -33,6 +35,8 @@ def test_the_sets_are_big_enough_and_cover_every_class():
     assert {r["class"] for r in small} == CLASSES
     writes = Counter(r["expect"]["write"] for r in small + big)
     assert writes["must"] >= 100 and writes["never"] >= 150, writes
+    zh = rows("guard_zh.jsonl")
+    assert len(zh) >= 100 and {r["class"] for r in zh} == ZH_CLASSES and all(r["language"] == "zh" for r in zh)
 
 
 @pytest.mark.parametrize("name", sorted(SETS))
@@ -54,13 +58,14 @@ def test_the_generator_reproduces_the_files(tmp_path):
         assert (EVAL / name).read_text() == (tmp_path / name).read_text(), f"{name}: run bench/eval/make_guard.py"
 
 
-def test_the_template_path_writes_no_wrong_record_on_the_small_set(tmp_path):
+@pytest.mark.parametrize("name, language", [("guard.jsonl", "en"), ("guard_zh.jsonl", "zh")])
+def test_the_template_path_writes_no_wrong_record_on_the_small_sets(tmp_path, name, language):
     base = tmp_path / "base.db"
     with Store(base) as s:
-        s.import_csv(SETS["guard.jsonl"])
-        nlu = Understanding(s.items())
+        s.import_csv(SETS[name])
+        nlu = Understanding(s.items(), language=language)
     wrong = []
-    for k, case in enumerate(rows("guard.jsonl")):
+    for k, case in enumerate(rows(name)):
         db = tmp_path / f"c{k % 2}.db"
         for p in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
             p.unlink(missing_ok=True)
@@ -70,7 +75,7 @@ def test_the_template_path_writes_no_wrong_record_on_the_small_set(tmp_path):
             for j, text in enumerate([*case.get("before", []), case["text"]]):
                 intent = nlu.understand(text)
                 if intent is not None:
-                    dialog.act(intent, store, text, f"t{j}")
+                    dialog.act(intent, store, text, f"t{j}", language=language)
             got = [(r.sku, r.delta) for r in store.records()[n0:]]
         allowed = [] if case["expect"]["write"] == "never" else [(r["sku"], r["delta"]) for r in case["expect"]["records"]]
         if any(g not in allowed for g in got):

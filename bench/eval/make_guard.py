@@ -1,6 +1,7 @@
 """Writes the adversarial "every word accounted for" sets: ``guard.jsonl`` over the 10-item session
-inventory (``guard_inventory.csv``, a copy of ``../shared/audio/sessions/inventory.csv``) and
-``guard_big.jsonl`` over the 2,065-item ``inventory.csv``.
+inventory (``guard_inventory.csv``, a copy of ``../shared/audio/sessions/inventory.csv``),
+``guard_big.jsonl`` over the 2,065-item ``inventory.csv`` and ``guard_zh.jsonl`` (Mandarin, ``language``
+``zh``) over ``guard_inventory_zh.csv`` (the session inventory with Chinese names as aliases).
 
     python bench/eval/make_guard.py
 
@@ -41,7 +42,7 @@ class Cases:
     def __init__(self, prefix: str):
         self.prefix, self.rows, self.n = prefix, [], itertools.count(1)
 
-    def add(self, cls: str, text: str, write: str, records=(), asks=None, before=()):
+    def add(self, cls: str, text: str, write: str, records=(), asks=None, before=(), answers=()):
         exp = {"intent": "log_record", "records": list(records), "write": write}
         if asks is not None:
             exp["asks"] = asks
@@ -49,6 +50,8 @@ class Cases:
                 "paraphrase": False, "expect": exp}
         if before:
             case["before"] = list(before)
+        if answers:
+            case["answers"] = list(answers)
         self.rows.append(case)
 
 
@@ -67,6 +70,7 @@ def small() -> list[dict]:
     _compounds(c, ITEMS, PAIRS)
     _neighbours(c, ITEMS)
     _second_round(c)
+    _third_round(c)
     return c.rows
 
 
@@ -222,6 +226,90 @@ def _second_round(c: Cases) -> None:
         c.add("neighbour" if write == "must" else "same_item", t, write, r)
 
 
+#: singular spoken names of the small inventory's items (a label or an ordinal is said with one)
+SINGULAR = {"fuses": "fuse", "washers": "washer", "drill bits": "drill bit", "cable ties": "cable tie",
+            "M8 bolts": "M8 bolt"}
+
+
+def _third_round(c: Cases) -> None:
+    """The classes a second reviewer found after the first fixes (round 2), each with variants, and
+    the correct commands beside them that must still be logged in one turn."""
+    for k, i in enumerate(ITEMS):
+        n = NUMS[k % 6]
+        s, p, _ = SMALL[i]
+        # a past time: the record would carry the wrong time
+        for t in ["we used {n} {i} yesterday", "we used {n} {i} last week", "yesterday we took {n} {i}",
+                  "we received {n} {i} 2 days ago", "last night we used {n} {i}", "we used {n} {i} on monday"]:
+            c.add("time", t.format(n=n, i=i), "never")
+        for t in ["we used {n} {i} today", "we used {n} {i} this morning", "we just used {n} {i}"]:
+            c.add("neighbour", t.format(n=n, i=i), "must", [rec(s, -value(n), p)])
+        # said as what should or will be done, not done
+        for t in ["we should use {n} {i}", "we have to take {n} {i}", "we must use {n} {i}", "we ought to use {n} {i}",
+                  "we must have used {n} {i}", "I want to take {n} {i}"]:
+            c.add("modal", t.format(n=n, i=i), "never")
+        # a count qualified, not said
+        for t in ["we hardly used {n} {i}", "we used {n} {i} too many", "we used more than {n} {i}",
+                  "we used at least {n} {i}", "we barely used {n} {i}", "we used up to {n} {i}"]:
+            c.add("qualifier", t.format(n=n, i=i), "never")
+        # trailing words that change nothing, and a correction said with "actually"
+        for t in ["we used {n} {i} right", "we used {n} {i} ok", "we used {n} {i} please", "we used {n} {i} thanks"]:
+            c.add("trailing", t.format(n=n, i=i), "must", [rec(s, -value(n), p)])
+        for t in ["we used {n} {i} scratch that", "we used {n} {i}, just kidding", "we used {n} {i} never mind",
+                  "we received {n} {i}, only joking"]:
+            c.add("trailing", t.format(n=n, i=i), "never", asks=False)
+        m = NUMS[(k + 1) % 6]
+        if value(m) != value(n):
+            c.add("correction", f"we used {n} {i}, actually {m}", "must", [rec(s, -value(m), p)])
+            c.add("correction", f"we used {n} {i}, well {m}", "may", [rec(s, -value(m), p)])
+        c.add("same_item", f"we used {n} {i}, then {m} more {i}", "must", [rec(s, -(value(n) + value(m)), p)])
+        c.add("same_item", f"we received {n} {i} then {m} more {i}", "must", [rec(s, value(n) + value(m), p)])
+    for i, one in SINGULAR.items():
+        for t in ["we used 30 percent of the {i}", "we used 30% of the {i}", "we used half of the {i}",
+                  "we used the 3rd {one}", "we used the third {one}", "we used {one} number 3", "we used {one} 3",
+                  "we took {one} #2", "we took the fourth {one}"]:
+            c.add("not_count", t.format(i=i, one=one), "never")
+    for k, (a, b) in enumerate(PAIRS):
+        n, m = NUMS[k % 6], NUMS[(k + 2) % 6]
+        c.add("other_item", f"we used {a} and {n} {b}", "never")
+        c.add("someone", f"I used {n} {a} and he used {m} {b}", "never")
+        c.add("someone", f"we took {n} {a}, John took {m} {b}", "never")
+    for k, i in enumerate(ITEMS):
+        n = NUMS[k % 6]
+        c.add("someone", f"log the {n} {i} that John took", "never")
+        c.add("someone", f"log the {n} {i} that they used", "never")
+    for t in ["we used 3 10A fuses", "we used 3 10 amp fuses", "we took 2 20 amp fuses", "we used 4 12 mm drill bits",
+              "we used 2 20 mm spanners", "we received 5 13A fuses"]:
+        c.add("size", t, "never")
+    _probes(c)
+
+
+def _probes(c: Cases) -> None:
+    """Found by trying the round-2 fixes with new sentences before they were added here."""
+    for cls, t in [("time", "we used 3 fuses the day before yesterday"), ("time", "a week ago we used 3 fuses"),
+                   ("time", "we used 3 fuses over the weekend"), ("time", "we used 3 fuses on friday"),
+                   ("modal", "we're supposed to use 3 fuses"), ("modal", "we would use 3 fuses"),
+                   ("modal", "we gotta use 3 fuses"), ("modal", "we should have used 3 fuses"),
+                   ("hedge", "I think we used 3 fuses"), ("hedge", "I guess we used 2 washers"),
+                   ("hedge", "we may have used 3 fuses"), ("hedge", "not sure but we used 3 fuses"),
+                   ("not_count", "we used fifty percent of the washers"), ("frequency", "we used 3 fuses per machine"),
+                   ("other_item", "we used 3 fuses and the washers"), ("other_item", "we used fuses plus 3 washers"),
+                   ("other_item", "we used 2 drill bits and some cable ties"),
+                   ("someone", "we used 3 fuses, he took 2 washers"), ("someone", "we used the fuses Bob took, 3 of them"),
+                   ("someone", "we used 3 fuses plus 2 washers that she took"),
+                   ("someone", "I used 3 fuses and the apprentice used 2 washers"),
+                   ("someone", "I used 3 fuses and you used 2 washers"), ("size", "we used 3 15A fuses"),
+                   ("size", "we used three twenty amp fuses"), ("size", "we used 2 washers 10 mm"),
+                   ("qualifier", "we used a little over 3 fuses"), ("qualifier", "we used no more than 3 fuses"),
+                   ("trailing", "we used 3 fuses, nah forget it"), ("trailing", "we used 3 fuses, no scratch that")]:
+        c.add(cls, t, "never")
+    for t, r in [("we used three fuses, well, four", rec("FUS-5A", -4, "bin 30")),
+                 ("we used 3 fuses alright", rec("FUS-5A", -3, "bin 30")),
+                 ("we used 3 fuses because the pump broke", rec("FUS-5A", -3, "bin 30")),
+                 ("we used 3 fuses earlier today", rec("FUS-5A", -3, "bin 30")),
+                 ("Sarah and I used 3 fuses", rec("FUS-5A", -3, "bin 30"))]:
+        c.add("neighbour", t, "must", [r])
+
+
 #: the big inventory's items with one place each
 BIG = {"m8 nuts": ("NUT-M8", "bin 60"), "m8 washers": ("WSH-M8", "bin 204"), "o-rings 10 mm": ("OR-10", "bin 2"),
        "cutting discs 115 mm": ("CD-115", "shelf D"), "fuses 10 amp": ("FUS-10A", "bin 77"),
@@ -263,11 +351,91 @@ def big() -> list[dict]:
         sku, place = BIG[name]
         c.add("correction", f"we used not 2 but 4 {name}", "must", [rec(sku, -4, place)])
         c.add("neighbour", f"we used 2 {name}", "must", [rec(sku, -2, place)])
+    # round 2: a size no item of the name has, a count that is no count, and exact conversions
+    for t in ["we used 3 7 amp fuses", "we used 3 7A fuses", "we used 2 115 mm m8 nuts", "we received 4 17.5 mm drill bits",
+              "we used 30 percent of the m8 nuts", "we used the 3rd fuse 10 amp", "we used fuse 10 amp number 2",
+              "we used 3 m8 nuts yesterday", "we should use 3 m8 nuts", "we used m8 nuts and 3 m8 washers"]:
+        c.add("size" if "amp" in t or "mm" in t and "number" not in t else "round2", t, "never")
+    for t, r in [("we used 3 x 8 mm drill bits", [rec("DB-8", -3, "drawer 4")]),
+                 ("we used 2 x 5 mm drill bits", [rec("DB-5", -2, "bin 299")]),
+                 ("we used 200 cm of flex cable 1.5 mm", [rec("CBL-FLX-1.5", -2, "shelf E")]),
+                 ("we used 150 cm of flex cable 1 mm", [rec("CBL-FLX-1", -1.5, "bin 261")]),
+                 ("we used 2000 mm of flex cable 1.5 mm", [rec("CBL-FLX-1.5", -2, "shelf E")]),
+                 ("we used 3 metres of flex cable 1.5 mm", [rec("CBL-FLX-1.5", -3, "shelf E")]),
+                 ("we used 3 fuses 10 amp", [rec("FUS-10A", -3, "bin 77")]),
+                 ("we used 3 10 amp fuses", [rec("FUS-10A", -3, "bin 77")])]:
+        # a count converted from a smaller unit of the same dimension is read back: written after a yes
+        conv = " cm " in t or " mm of" in t
+        c.add("conversion" if conv else "neighbour", t, "may" if conv else "must", r,
+              answers=["yes"] if conv else ())
     return c.rows
 
 
+#: the session inventory's Chinese names (the Mandarin tests' aliases: tests/nlu_helpers.py ZH_ALIASES)
+ZH_ALIASES = {"BLT-M8-30": ("M8螺栓", "M8螺丝"), "GLV-NIT-L": ("丁腈手套", "手套"), "DRL-BIT-6": ("钻头",),
+              "GOG-SAF": ("护目镜", "安全眼镜"), "WSH-M8": ("垫圈",), "TIE-CBL-200": ("扎带",), "FUS-5A": ("保险丝",)}
+ZH = {"保险丝": ("FUS-5A", "bin 30"), "垫圈": ("WSH-M8", "bin 2023"), "钻头": ("DRL-BIT-6", "drawer 4"),
+      "扎带": ("TIE-CBL-200", "drawer 7"), "M8螺栓": ("BLT-M8-30", "bin 12")}
+ZH_NUMS = [("三", 3), ("两", 2), ("五", 5), ("四", 4), ("六", 6)]
+
+
+def zh() -> list[dict]:
+    """The Mandarin set (``language: zh``, the session inventory with its Chinese names)."""
+    c = Cases("gz")
+    names = list(ZH)
+    for k, i in enumerate(names):
+        (w, n), (w2, n2) = ZH_NUMS[k % 5], ZH_NUMS[(k + 1) % 5]
+        s, p = ZH[i]
+        j = names[(k + 1) % len(names)]
+        for t in [f"用了{w}个{i}", f"收到{w}个{i}", f"拿了{w}个{i}"]:
+            c.add("neighbour", t, "must", [rec(s, n if t.startswith("收") else -n, p)])
+        c.add("neighbour", f"用了{w}个{i}和{w2}个{j}", "must", [rec(s, -n, p), rec(ZH[j][0], -n2, ZH[j][1])])
+        c.add("correction", f"用了{w}个{i}，不对，{w2}个", "must", [rec(s, -n2, p)])
+        c.add("other_item", f"用了{w}个{i}和{j}", "never")
+        c.add("other_item", f"拿了{w}个{i}跟{j}", "never")
+        c.add("correction", f"用了{w}个{i}，不是，是{j}", "never")
+        c.add("correction", f"用了{w}个{i}，不对，是{j}", "never")
+        c.add("hedge", f"可能用了{w}个{i}", "never")
+        c.add("hedge", f"好像用了{w}个{i}", "never")
+        c.add("hedge", f"大概收到{w}个{i}", "never")
+        c.add("not_count", f"用了第{w}个{i}", "never")
+        c.add("not_count", f"拿了第{w2}个{i}", "never")
+        c.add("unit", f"用了{w}盒{i}", "never", asks=True)
+        c.add("unit", f"收到{w}箱{i}", "never", asks=True)
+        c.add("unit", f"用了{w}包{i}", "never", asks=True)
+        c.add("frequency", f"每天用{w}个{i}", "never")
+        c.add("frequency", f"我们经常用{w}个{i}", "never")
+        c.add("future", f"明天要用{w}个{i}", "never")
+        c.add("future", f"下周会用{w}个{i}", "never")
+        c.add("time", f"昨天用了{w}个{i}", "never")
+        c.add("time", f"上周收到{w}个{i}", "never")
+    for t in ["用了六毫米钻头", "用了八毫米垫圈", "拿了十安保险丝", "用了五毫米钻头"]:
+        c.add("size", t, "never")
+    for cls, t in [("size", "用了三个十毫米钻头"), ("hedge", "大约用了三个保险丝"), ("time", "前天用了三个保险丝"),
+                   ("future", "打算用三个保险丝"), ("future", "要用三个保险丝"), ("correction", "用了三个保险丝，不对，是两个垫圈"),
+                   ("not_count", "用了百分之三十的保险丝"), ("not_count", "用了三号保险丝"), ("unit", "用了三卷扎带")]:
+        c.add(cls, t, "never", asks=True if cls == "unit" else None)
+    c.add("neighbour", "刚才用了三个保险丝", "must", [rec("FUS-5A", -3, "bin 30")])
+    for t, r in [("收到两盒手套", [rec("GLV-NIT-L", 2, "shelf A")]), ("用了一盒手套", [rec("GLV-NIT-L", -1, "shelf A")])]:
+        c.add("neighbour", t, "must", r)
+    for row in c.rows:
+        row["language"] = "zh"
+    return c.rows
+
+
+def zh_inventory() -> str:
+    """The session inventory with the Chinese names as aliases (CSV text)."""
+    lines = (HERE / "guard_inventory.csv").read_text(encoding="utf-8").splitlines()
+    out = [lines[0]]
+    for line in lines[1:]:
+        sku = line.split(",", 1)[0]
+        out.append(line + "".join(";" + a for a in ZH_ALIASES.get(sku, ())))
+    return "\n".join(out) + "\n"
+
+
 def main() -> None:
-    for name, rows in (("guard.jsonl", small()), ("guard_big.jsonl", big())):
+    (HERE / "guard_inventory_zh.csv").write_text(zh_inventory(), encoding="utf-8")
+    for name, rows in (("guard.jsonl", small()), ("guard_big.jsonl", big()), ("guard_zh.jsonl", zh())):
         (HERE / name).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
         print(f"{name}: {len(rows)} cases")
 

@@ -46,6 +46,7 @@ from edge.stages.nlu.followup import (
 from edge.stages.nlu.numbers import normalize_numbers
 from edge.stages.nlu.said_counts import other_unit
 from edge.stages.nlu.types import Intent
+from edge.stages.reply_unexplained import unexplained_reply
 from edge.stages.sizes import split_size
 from edge.stock import low
 from edge.stock.csvfile import allows_decimals
@@ -102,7 +103,7 @@ def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed
         return Outcome(reply.text("cancelled", language))
     if intent.refusal == "unexplained":  # a word the parse left over would change the record: nothing written
         why = intent.extra.get("unexplained") or {}
-        return Outcome(reply.unexplained_reply(why.get("kind", ""), why.get("words", ""), language))
+        return Outcome(unexplained_reply(why.get("kind", ""), why.get("words", ""), language))
     if intent.extra.get("set_aside"):
         return _set_aside(act(dataclasses.replace(intent, extra={k: v for k, v in intent.extra.items()
                                                                  if k != "set_aside"}),
@@ -294,8 +295,8 @@ def _check_quantity(intent: Intent, item: Item, language: str, part: int | None 
         return Outcome(_refused(intent, item, language))
     if q is None or (not q and intent.intent != "stock_count"):
         return Outcome(reply.text("no_quantity", language), Pending("quantity", intent, part=part))
-    if not intent.extra.get("unit_asked") and other_unit(intent.text, intent.quantity, (item.item, *item.aliases),
-                                                         item.unit, part is not None) is not None:  # "3 sheets of paper" counted in pallets: asked, never converted
+    if not intent.extra.get("unit_asked") and (intent.extra.get("other_unit") or other_unit(
+            intent.text, intent.quantity, (item.item, *item.aliases), item.unit, part is not None) is not None):  # "3 sheets of paper" counted in pallets: asked, never converted
         return Outcome(reply.unit_question(item, language), Pending("quantity", dataclasses.replace(
             intent, extra={**intent.extra, "unit_asked": True}), part=part))
     if q < 0:
@@ -371,7 +372,8 @@ def _log(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str,
     have = item.at(location)
     needs_read_back = intent.extra.get("low_confidence_quantity") or intent.extra.get("loose_count") \
         or (have is not None and have + delta < 0) \
-        or have is None or intent.extra.get("llm_guessed") or intent.refusal == "hearsay"  # LLM-only count, second-hand
+        or have is None or intent.extra.get("llm_guessed") or intent.refusal == "hearsay" \
+        or intent.extra.get("converted")  # LLM-only count, second-hand, converted from another unit
     if needs_read_back and not confirmed:
         if have is None:  # stock into a place the item is not stored at yet: a misheard place must not make one
             text = (f"{reply.plural(reply.sized(item)[0])} are not stored {reply.place(location)} yet. "
@@ -382,7 +384,9 @@ def _log(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str,
         if intent.refusal == "hearsay" and have + delta >= 0:
             return Outcome(reply.hearsay_question(_log_said(item, intent.quantity, out, language), language),
                            Pending("confirm", intent))
-        return Outcome(reply.read_back(item, intent.quantity, intent.direction, language, location, intent.extra.get("loose_count")), Pending("confirm", intent))
+        return Outcome(reply.read_back(item, intent.quantity, intent.direction, language, location,
+                                       intent.extra.get("loose_count"), intent.extra.get("converted")),
+                       Pending("confirm", intent))
     # the place only when it decides something (an Inventory of an older shape takes no place)
     where = {"location": location} if len(item.places()) > 1 or location != item.location else {}
     record, item = store.log(item.sku, delta, utterance, turn_id, **where)

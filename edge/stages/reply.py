@@ -78,7 +78,8 @@ def unit_question(item: Item, language: str = "en") -> str:
     """A count said in another unit than the item's: "Copy paper is counted in pallets: how many
     pallets?" (never converted: the inventory declares no pack size)."""
     if language == "zh":
-        return f"{zh_name(item)}按{item.unit}计数：多少{item.unit}？"
+        unit = ZH_MEASURE.get(item.unit.lower(), item.unit)
+        return f"没有记录：{zh_name(item)}按“{unit}”计数。用了多少{unit}？"
     u = item.unit.lower()
     units = u if u in _COUNT_UNITS or len(u) <= 2 else _PLURAL_UNITS.get(u, plural(u))
     name = name_and_size(item)
@@ -328,9 +329,14 @@ def _zh_query(item: Item, asked_location: str | None) -> str:
 # -- the stock room's operations ------------------------------------------------------------------
 
 def read_back(item: Item, quantity: int | float | None, direction: str | None, language: str = "en",
-              location: str | None = None, loose: bool = False) -> str:
+              location: str | None = None, loose: bool = False, converted: str | None = None) -> str:
     """A log read back before it is written: below zero ("That would take … below zero …"), a loose
-    count ("Log 2 boxes of … received?") or a plain "Did you say …?"."""
+    count ("Log 2 boxes of … received?") or a plain "Did you say …?"; ``converted``: the amount as
+    said in a smaller unit ("200 cm"), said first with what it is in the item's unit ("200 cm is 2 m.")."""
+    if converted:
+        head = (f"{converted}即{quantity:g} {item.unit}。" if language == "zh"
+                else f"{converted} is {quantity:g} {item.unit}. ")
+        return head + read_back(item, quantity, direction, language, location, loose)
     q = quantity or 0
     did = "used" if direction == "out" else "received"
     delta = -q if direction == "out" else q
@@ -508,32 +514,6 @@ def refusal_reply(refusal: str, item: Item | None, quantity: int | float | None,
             "shortage": f"Nothing logged: a shortage is not a movement; please count them: say 'counted N {name}'.",
             "expected": f"Nothing written: what should be there is not a count; please count them: say 'counted N {name}'."
             }.get(refusal, "Nothing logged.")
-
-
-def unexplained_reply(kind: str, words: str, language: str = "en") -> str:
-    """Why nothing was written when a word of the command was left unexplained (see
-    :mod:`edge.stages.nlu.accounting`): the words said back and what to say instead."""
-    if language == "zh":
-        return {"question": f"没有记录：“{words}”听起来是在提问。要记录的话，请直接说，例如“用了3个保险丝”。",
-                "frequency": f"没有记录：“{words}”是次数，不是数量。请说一共多少。",
-                "counts": f"没有记录：我听到了几个数量（{words}）。请一次说一项变动。",
-                "direction": f"没有记录：一句话里既有{words}。请一次说一项变动。",
-                "negation": f"没有记录：你在变动旁边说了“{words}”。请一次说一项变动。"}.get(
-                    kind, f"没有记录：我不明白“{words}”在这句话里的意思。请一次说一项变动。")
-    return {"question": f"Nothing logged: that sounded like a question (\u201c{words}\u201d). To log a change, "
-                        "say it plainly, like 'log 3 fuses used'.",
-            "someone": f"Nothing logged: that was about someone else's change (\u201c{words}\u201d). Whoever made "
-                       "it can log it.",
-            "direction": f"Nothing logged: you said {words} in one sentence. Please say each change on its own.",
-            "frequency": f"Nothing logged: \u201c{words}\u201d says how often, not how many. Please say how many "
-                         "in all.",
-            "but": "Nothing logged: I could not tell which count you meant after \u201cbut\u201d. Please say the "
-                   "change once more.",
-            "other_item": f"Nothing logged: I heard \u201c{words}\u201d with one count. Please say each item "
-                          "with its own count.",
-            "negation": f"Nothing logged: you said \u201c{words}\u201d beside a change. Please say each change "
-                        "on its own."}.get(kind, f"Nothing logged: I could not place \u201c{words}\u201d. Please "
-                                                 "say the change once more.")
 
 
 def _negated_en(what: str | None, item: Item | None, kind: str, direction: str | None, told: bool) -> str:

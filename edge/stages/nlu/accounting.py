@@ -33,13 +33,15 @@ import re
 from dataclasses import dataclass
 
 from edge.stages.nlu.filler import has_cjk, strip_leading_fillers
-from edge.stages.nlu.lexicon import IN_WORDS, LOG_WORDS, OUT_WORDS, normalize_text
+from edge.stages.nlu.leftovers import hedge, not_count, past_time, size_not_had, someone_else, zh_leftover
+from edge.stages.nlu.lexicon import IN_WORDS, LOCATION_WORDS, LOG_WORDS, OUT_WORDS, normalize_text
 from edge.stages.nlu.numbers_zh import MEASURE_WORDS, normalize_numbers_zh
 from edge.stages.nlu.types import Intent
 from edge.stages.nlu.zh import OUT_VERBS
 
 #: the kinds :func:`unexplained` reports, in the order it checks them
-KINDS = ("question", "someone", "direction", "counts", "frequency", "but", "other_item", "negation", "size")
+KINDS = ("question", "someone", "time", "direction", "counts", "frequency", "but", "other_item", "negation", "size",
+         "not_count", "hedge", "correction")
 
 _QUESTION = re.compile(r"(?:^|\b(?:and|so|but|ok|okay|hey|then)\s+)(?:why|how come|who|whom|whose|since when|what for|"
                        r"when (?:did|do|does|were|was|have|has|had|will|is|are))\b"
@@ -54,6 +56,7 @@ _REQUEST = re.compile(r"^\W*(?:please\W+)?(?:(?:can|could|would|will)\W+(?:you|u
 _FREQUENCY = re.compile(r"\b(?:\d+|several|many|a few|few|multiple|a couple of|couple of|a number of) times\b|"
                         r"\b(?:twice|thrice|once)\b(?! (?:more|again)\b)|"
                         r"\b(?:each|every|per) (?:time|day|week|month|shift|job|hour|morning|night|visit|run)\b|"
+                        r"\bper (?!cent\b)[a-z]+\b|"  # "3 fuses per machine": a rate
                         # "3 a day"; "for a job" is what it was for
                         r"\b(?:a|an) (?:day|week|month|hour|night)\b"
                         r"|\b(?:daily|weekly|monthly|hourly|nightly)\b")
@@ -79,6 +82,7 @@ _COUNT_ZH = re.compile(rf"\d+(?:\.\d+)?\s*[{MEASURE_WORDS.replace('次', '').rep
 _IN_VERBS_ZH = re.compile(r"收到|到了|到货|进了|进货|入库|补了|补充|补货|加了|添加|增加|加上|放了|放入|放进|新到|归还|还回|"
                           r"退回|送来|送到|添了|买了|采购")
 _NEGATION_ZH = re.compile(r"没|不|别|未")
+_SIZE_ZH = re.compile(r"(\d+(?:\.\d+)?)\s*(?:毫米|厘米|公分|mm|cm|安培?|伏|瓦|寸|英寸)")
 _CLAUSES_ZH = re.compile(r"[，,。；;！!？?、]|\s+|又|还有|另外")
 
 
@@ -114,11 +118,12 @@ class Unexplained:
     words: str
 
 
-def unexplained(intent: Intent, utt: Utterance) -> Unexplained | None:
+def unexplained(intent: Intent, utt: Utterance, names=None) -> Unexplained | None:
     """The first word of ``utt`` that ``intent`` (a writing intent) does not explain and that would
     change the record (see module doc), or None when the parse accounts for the utterance. A
-    non-writing intent, an intent already refused, or one with nothing to write is None. Raises
-    nothing."""
+    non-writing intent, an intent already refused, or one with nothing to write is None.
+    ``names(sku)``: the item's names and aliases as normalized token tuples (for a size or a label
+    said beside the name), or None when not known. Raises nothing."""
     if intent.intent not in ("log_record", "transfer", "stock_count"):
         return None
     if has_cjk(utt.raw):
@@ -128,6 +133,12 @@ def unexplained(intent: Intent, utt: Utterance) -> Unexplained | None:
     if m or (_QUESTION_RAW.search(utt.raw) and not _REQUEST.match(utt.raw)):
         word = m.group(0).strip() if m else "?"
         return Unexplained("someone" if word in ("whoever", "whichever") else "question", word)
+    words = past_time(norm)  # before how often: "a week ago" is when, not "a week"
+    if words:
+        return Unexplained("time", words)
+    words = hedge(norm)
+    if words:
+        return Unexplained("hedge", words)
     if intent.intent == "log_record":
         got = _second_direction(intent, utt)
         if got is not None:
@@ -145,15 +156,42 @@ def unexplained(intent: Intent, utt: Utterance) -> Unexplained | None:
         got = _negation_elsewhere(utt)
         if got is not None:
             return got
+    return _beside(intent, utt, names)
+
+
+def _beside(intent: Intent, utt: Utterance, names) -> Unexplained | None:
+    """A past time, another person's change, a number that is no count, or a size the item does not
+    have (:mod:`edge.stages.nlu.leftovers`)."""
+    words = someone_else(utt.raw, utt.norm)
+    if words:
+        return Unexplained("someone", words)
+    parts = intent.parts or (intent,)
+    quantities = {float(p.quantity) for p in parts if p.quantity is not None}
+    skus = [p.sku for p in parts if p.sku]
+    name_toks = [t for s in skus for t in (names(s) if names else ())]
+    words = not_count(utt.raw, utt.norm, utt.tokens, quantities, [" ".join(t) for t in name_toks],
+                      labels=intent.intent != "stock_count") if quantities else None
+    if words:
+        return Unexplained("not_count", words)
+    # a size said and corrected ("40 mil …, correction, the 20 mil ones") is the guards' business
+    corrected = any(str(n).startswith("correction") for n in intent.explain.get("guards", ()))
+    if names is not None and skus and len(skus) == len(parts) and not corrected and not size_not_count(intent, utt):
+        words = size_not_had(utt.tokens, name_toks, intent.extra.get("converted"))
+        if words:
+            return Unexplained("size", words)
     return None
 
 
 def size_not_count(intent: Intent, utt: Utterance) -> bool:
     """True when ``intent``'s count is a number said only as a size ("we used 6 mm drill bits", "3 amp
-    fuses"): the count was never said. Raises nothing."""
+    fuses", "用了六毫米钻头"): the count was never said. Raises nothing."""
     q = intent.quantity
-    if q is None or intent.parts or has_cjk(utt.raw):
+    if q is None or intent.parts:
         return False
+    if has_cjk(utt.raw):
+        nums = re.findall(r"\d+(?:\.\d+)?", utt.norm)
+        return bool(nums) and len(_SIZE_ZH.findall(utt.norm)) == len(nums) \
+            and any(float(n) == float(q) for n in _SIZE_ZH.findall(utt.norm))
     toks = utt.tokens
     said = [i for i, t in enumerate(toks) if re.fullmatch(_COUNT, t) and float(t) == float(q)]
     return bool(said) and all(i + 1 < len(toks) and toks[i + 1] in _SIZE_UNITS for i in said)
@@ -196,8 +234,17 @@ def _other_item(norm: str) -> Unexplained | None:
     """"3 nuts and washers": a count, an item word, "and", more item words and no count after the "and"."""
     for m in _JOIN.finditer(norm):
         before, after = norm[:m.start()].split(), norm[m.end():].split()
-        if not before or not after or not any(re.fullmatch(_COUNT, t) for t in before):
+        if not before or not after:
             continue
+        if not any(re.fullmatch(_COUNT, t) for t in before):
+            # "we used fuses and 3 goggles": the one count said is the second item's
+            if (re.fullmatch(_COUNT, after[0]) and len(after) > 1 and _wordlike(after[1]) and _wordlike(before[-1])
+                    and before[-1] not in IN_WORDS | OUT_WORDS | LOG_WORDS | _AFTER_JOIN_OK):
+                return Unexplained("other_item", " ".join([before[-1], m.group(0), *after[:2]]))
+            continue
+        if after[0] in _POINTERS and len(after) > 1 and _wordlike(after[1]) and before[-1] not in _AFTER_JOIN_OK \
+                and after[1] not in _AFTER_JOIN_OK | LOCATION_WORDS | IN_WORDS | OUT_WORDS and _wordlike(before[-1]):
+            return Unexplained("other_item", " ".join([before[-1], m.group(0), *after[:2]]))  # "3 fuses and the washers"
         # "3 fuses and 2 …", "… and a box of …": a part with its own count; "… and put them …": one change
         if re.fullmatch(_COUNT, after[0]) or after[0] in _AFTER_JOIN_OK or before[-1] in _AFTER_JOIN_OK:
             continue
@@ -205,6 +252,10 @@ def _other_item(norm: str) -> Unexplained | None:
                 and after[0] not in IN_WORDS | OUT_WORDS:
             return Unexplained("other_item", " ".join([before[-1], m.group(0), *after[:3]]))
     return None
+
+
+#: "… and the washers", "… and some washers": a second item pointed at, with no count
+_POINTERS = frozenset("the those these some all".split())
 
 
 def _wordlike(tok: str) -> bool:
@@ -250,8 +301,12 @@ def _unexplained_zh(intent: Intent, utt: Utterance) -> Unexplained | None:
         if neg and any(not _NEGATION_ZH.search(c) and _COUNT_ZH.search(c) for c in clauses):
             return Unexplained("negation", neg[0])
     counts = _COUNT_ZH.findall(t)
-    if intent.intent == "log_record" and len(counts) > max(1, len(intent.parts)):
+    corrected = sum(str(n).startswith("correction") for n in intent.explain.get("guards", ()))  # "3个，不对，4个"
+    if intent.intent == "log_record" and len(counts) - corrected > max(1, len(intent.parts)):
         return Unexplained("counts", "、".join(counts))
+    got = zh_leftover(t, bool(intent.parts))
+    if got is not None and not (got[0] == "size" and size_not_count(intent, utt)):
+        return Unexplained(*got)
     return None
 
 
@@ -287,3 +342,58 @@ def set_aside(utt: Utterance) -> tuple[str, tuple[str, ...]] | None:
     if not aside or not keep:
         return None
     return " ".join(keep), tuple(aside)
+
+
+#: a change taken back as it is said ("… scratch that", "… just kidding"): nothing is written
+_TAKEN_BACK = re.compile(r"[\s,.;!-]+(?:(?:oh |no )?(?:scratch|strike|cancel|ignore|disregard) (?:that|it|this)|"
+                         r"forget (?:it|that|about it)|never ?mind|(?:i(?:'| a)?m |just |only )?(?:kidding|joking)|"
+                         r"not really|april fools?)[\s.!]*$", re.IGNORECASE)
+#: courtesy and tags at the end that change nothing ("… right", "… ok", "… please", "… thanks")
+_COURTESY = re.compile(r"[\s,.;!-]+(?:right|ok|okay|please|thanks|thank you|cheers|mate|yeah|alright|all right|"
+                       r"thx|ta|done|cheers mate|thanks mate)[\s.!]*$", re.IGNORECASE)
+#: a reason said after the change ("… because they blew"): no count of its own, set aside
+_REASON = re.compile(r"[\s,;-]+(?:because|cause|cos|coz|since)\b", re.IGNORECASE)
+
+
+def taken_back(utt: Utterance) -> str | None:
+    """The words that take the whole utterance back when they end it after a change ("we used 3
+    fuses, scratch that", "… just kidding"), or None. English. Raises nothing."""
+    if has_cjk(utt.raw):
+        return None
+    m = _TAKEN_BACK.search(utt.raw)
+    if m is None or not re.search(r"\w", utt.raw[:m.start()]):
+        return None
+    return m.group(0).strip(" ,.;!-")
+
+
+def trailing(utt: Utterance) -> tuple[str, tuple[str, ...], str | None] | None:
+    """The utterance without what it ends on that changes nothing: courtesy ("… right", "… please":
+    dropped) and a reason ("… because they blew": set aside, said back); ``(the command, the reasons
+    set aside, a reason that says a count or a change itself or None)``, or None when nothing
+    trails. A reason with a count or a direction ("… because 2 blew") may change the count: the
+    caller writes nothing and says so. A question mark keeps the whole ("… right?" doubts the
+    change). English. Raises nothing."""
+    raw = utt.raw.rstrip()
+    if has_cjk(raw) or raw.endswith("?"):
+        return None
+    kept, aside, changes = raw, [], None
+    m = _REASON.search(kept)
+    if m is not None and kept[m.end():].strip():
+        reason = kept[m.start():].strip(" ,;-")
+        # the reason's words are the tail of the utterance's normal form (read there, not normalized again;
+        # number words only shrink in it, so the tail may take a word more, never fewer)
+        said = utt.tokens[-len(kept[m.end():].split()):]
+        if any(re.fullmatch(_COUNT, t) for t in said) or set(said) & (IN_WORDS | OUT_WORDS) \
+                or _CHANGES.search(" ".join(said)):
+            changes = reason
+        else:
+            aside.append(reason)
+        kept = kept[:m.start()]
+    while True:
+        m = _COURTESY.search(kept)
+        if m is None or not re.search(r"\w", kept[:m.start()]):
+            break
+        kept = kept[:m.start()]
+    if kept == raw or not re.search(r"\d|\w", kept):
+        return None
+    return kept, tuple(aside), changes

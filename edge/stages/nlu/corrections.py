@@ -2,7 +2,7 @@
 place of the part of A it corrects.
 
 The part after the marker (:data:`MARKERS`: "no wait", "I mean", "make that", "correction",
-"sorry", a comma-set "no", …) replaces the span of the same kind before it:
+"sorry", a comma-set "no", a comma-set "actually" or "well" right before a count, …) replaces the span of the same kind before it:
 
 * a count: "we used 3, no wait, 4 drill bits" → "we used 4 drill bits"; "four o-rings 12 mm,
   correction, five" → five o-rings (a bare number corrects the count, a number with a unit the size);
@@ -26,7 +26,11 @@ from edge.stages.nlu.lexicon import LOCATION_WORDS, NOT_ITEM
 
 #: markers of a self-correction; a bare "no" counts only when the transcript sets it off with a comma
 MARKERS = ("no wait", "wait no", "no sorry", "sorry no", "i mean", "i meant", "make that", "make it", "or rather",
-           "scratch that", "strike that", "let me correct that", "correction", "sorry", "oops", "actually", "no")
+           "scratch that", "strike that", "let me correct that", "correction", "sorry", "oops", "actually", "well", "no")
+#: markers that correct only a count said right after them and set off by a comma ("5 fuses, actually 4",
+#: "5 fuses, well 4"); elsewhere they are words ("there are actually only 40", "well, we used 3")
+_SOFT = (["actually"], ["well"])
+_SOFT_RAW = re.compile(r",\s*(?:actually|well)\b", re.IGNORECASE)
 _MARKER = re.compile(r"(?:^| )(?P<m>(?:(?:" + "|".join(MARKERS) + r") ?)+)(?= |$)")
 #: ("5 no. M8 nuts": "no." after a number is the count's unit, "numbers", no correction)
 _WEAK_NO = re.compile(r"(?:[,;.!?-]\s*no\b|(?<!\d )(?<!\d)\bno\s*[,;.!?-])", re.IGNORECASE)
@@ -137,14 +141,19 @@ def resolve_corrections(text: str, raw: str = "") -> tuple[str, list[str], bool]
     ``--explain``, and whether a correction was left unresolved (its marker is kept). ``raw``: the
     transcript as heard (a bare "no" is a marker only when set off by a comma there). Raises nothing."""
     weak_no = bool(_WEAK_NO.search(raw or ""))
+    soft = bool(_SOFT_RAW.search(raw or ""))
     notes: list[str] = []
     for _ in range(3):
         hit = None
         for m in _MARKER.finditer(text):
             words = m.group("m").split()
-            if (words == ["no"] and not weak_no) or words == ["actually"]:
-                continue  # "there are actually only 40": no correction on its own
+            if words == ["no"] and not weak_no:
+                continue
             before = text[:m.start("m")].split()
+            after = text[m.end("m"):].split()
+            if words in _SOFT and not (soft and after and _NUM.match(after[0])
+                                       and all(w in before for w in after[1:])):
+                continue  # "there are actually only 40", "well 3 really": no correction on its own
             if before and before[-1] in LOCATION_WORDS | {"number"}:
                 continue
             if not before and words[0] in ("scratch", "strike"):

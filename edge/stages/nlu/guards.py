@@ -18,7 +18,8 @@ reason it must not be written as heard (:data:`edge.stages.nlu.types.REFUSALS`):
   ("about 20", "20 or so", "a few", "some") is refused the same way (``vague``);
 * **negative** — "minus 3", "-3";
 * **future** — said as still to come: "they'll send 200 next week", "we're expecting 50 tomorrow",
-  "the nuts are on order" (a log verb after "will"/"'ll" is the command itself: "I'll log 5 …");
+  "the nuts are on order", or as what should be done: "we should use 3 fuses", "we have to take 2 …"
+  (a log verb after "will"/"'ll"/"should" is the command itself: "I'll log 5 …");
 * **hypothetical** — "pretend I used 5", "suppose we took …", "what if …", "if we used 20 …",
   "… what would the balance be" (:attr:`Guarded.asks_stock`: the sentence asks what would be left);
 * **order** — asked for, not received: "order 200 washers", "we need 200 washers", "the fitter wants
@@ -78,7 +79,10 @@ _NEGATION_TIME = re.compile(r"\b(?:yet|still)\b")
 #: a count said vaguely: no number to write ("about 20", "20 or so", "a few", "some")
 _VAGUE = re.compile(r"\b(?:about|around|roughly|approximately|approx|maybe|perhaps|probably|or so|ish|give or take|"
                     r"more or less|something like|a few|few|several|some|a bunch of|a handful of|a load of|"
-                    r"loads of|lots of|a lot of|plenty of|a couple more|a number of)\b")
+                    r"loads of|lots of|a lot of|plenty of|a couple more|a number of|"
+                    # a count qualified, not said: "hardly used 3", "3 too many", "more than 20", "up to 5"
+                    r"hardly|barely|scarcely|too many|too much|too few|more than|less than|fewer than|at least|"
+                    r"at most|no more than|not more than|upwards of|(?<!hand )(?<!handed )(?<!passed )(?<!moved )(?<!shifted )(?:over|under|up to) (?=\d)|(?<=\d )odd)\b")
 #: hesitations inside a command ("move, uh, five, um, M8 nuts"); "mm" is millimetres there
 _HESITATION = re.compile(r"\b(?:uh|um|umm|uhm|er|erm|ah|eh|hm|hmm)\b ?")
 #: what may follow "… already logged": "no need", "so no need to log them", "nothing to do"
@@ -118,6 +122,10 @@ _FUTURE = re.compile(
     r"saturday|sunday)|later (?:today|on|this week)|in (?:a|an|\d+) (?:days?|weeks?|hours?)|(?<!as )expecting|"
     r"(?<!as )expect|awaiting|waiting (?:for|on)|on (?:back ?)?order|due(?! to\b)|arriving|to arrive|on (?:its|their) way|"
     r"(?:being|getting|to be) (?:sent|delivered|shipped)|should (?:arrive|come|get here|be here|turn up))\b")
+#: said as what should or must be done ("we should use 3 fuses", "we have to take 2 washers"): not done yet;
+#: "should be"/"should have" is what is expected or supposed, not this
+_MODAL = re.compile(rf"\b(?:should|ought to|must|have to|has to|gotta|got to|wanna|would like to|wed like to|"
+                    rf"id like to|would(?! (?:you|u)\b)|supposed to|meant to)\b(?! (?:still )?(?:be|have|of|get)\b){_NOT_LOG_VERB}")
 _FUTURE_RAW = re.compile(rf"\b(?:i|we|they|he|she|you|it|that|someone|somebody|the \w+)\s*['’]ll\b{_NOT_LOG_VERB}",
                          re.IGNORECASE)
 #: when a planned thing is to come: dropped from the item's words ("200 m8 nuts next week")
@@ -129,7 +137,7 @@ _HYPOTHETICAL = re.compile(
     r"(?:let us|lets|just) say|^say (?=(?:i|we|they|you|someone) )|(?:even |only )?if (?!(?:you|u) (?:could|can|would|will|dont|do not|please|mind)\b)"
     r"(?:i|we|you|they|he|she|someone|somebody|anyone|the)\b|in case|were to|"
     r"would (?!be (?:possible|ok|okay|alright|fine|great)\b)(?:be|have|leave|there|we|i|it|that|they|the)\b|"
-    r"might|could (?:be|have)|may need|(?:almost|nearly) (?=\w+ed\b|took|taken|ran|gave|given|threw|broke|lost|got|sent))\b")
+    r"might|could (?:be|have)|(?:must|should) (?:have|of)|mustve|shouldve|may need|(?:almost|nearly) (?=\w+ed\b|took|taken|ran|gave|given|threw|broke|lost|got|sent))\b")
 #: "I almost used 3 fuses": dropped for the templates (the refusal says it did not happen)
 _ALMOST = re.compile(r"\b(?:almost|nearly)\s+")
 #: a log verb after "need to"/"want to" is the command itself ("I need to log 3 fuses used")
@@ -276,7 +284,7 @@ def _not_happened(g: Guarded, raw: str) -> str | None:
     if _HYPOTHETICAL.search(g.text):
         cue = "hypothetical"
         g.text = _ALMOST.sub("", g.text)
-    elif _FUTURE.search(g.text) or _FUTURE_RAW.search(raw or ""):
+    elif _FUTURE.search(g.text) or _FUTURE_RAW.search(raw or "") or _MODAL.search(g.text):
         cue = "future"
     else:
         cue = next((c for c, p in (("order", _ORDER), ("shortage", _SHORTAGE), ("expected", _EXPECTED))

@@ -29,7 +29,12 @@ _DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6,
 _MEASURE = "个只支把盒箱包卷罐桶张件根条片套对双副瓶袋台块颗粒枚捆托米升斤克十百千"
 _NEIGHBOURS = re.compile(rf"(?<![零〇一二两三四五六七八九十百千万\d])([一二两三四五六七八九])([二三四五六七八九])(?=[{_MEASURE}])")
 _RANGE = re.compile(rf"(\d+)[{_MEASURE}]?(?:到|至|或者?|还是)(\d+)(?=[{_MEASURE}])")
-_CORRECTION = re.compile(rf"(\d+)(?P<m>[{_MEASURE}]?)\W*(?:不对|不是|哦不|说错了|我是说|应该是|更正)\W*(\d+)[{_MEASURE}]?")
+#: "3个，不对，4个" and "3个保险丝，不对，4个" (the item's name between the count and the marker is kept)
+_CORRECTION = re.compile(rf"(?<![a-zA-Z\d.])(\d+)(?P<m>[{_MEASURE}]?)(?P<name>(?:[^\d，,。]|(?<=[a-zA-Z])\d)+?)?\W*"
+                         rf"(?:不对|不是|哦不|说错了|我是说|应该是|更正)\W*(?:是)?(\d+)[{_MEASURE}]?"
+                         # with the item said before the marker, nothing may follow the new count: "…，不对，是2个垫圈"
+                         # corrects the item too (left unresolved, asked)
+                         rf"(?(name)(?=\s*[。！!]?\s*$))")
 _MARKER = re.compile(r"不对|说错了|我是说|应该是|更正")
 _HALF_AFTER = re.compile(rf"(\d+)([{_MEASURE}])半")
 _HALF = re.compile(rf"半([{_MEASURE}])")
@@ -100,8 +105,8 @@ def guard_zh(raw: str) -> GuardedZh:
         g.notes.append(f"range {m.group(1)}–{m.group(2)}")
     m = _CORRECTION.search(g.text)
     if m:
-        g.text = g.text[:m.start()] + m.group(3) + m.group("m") + g.text[m.end():]
-        g.notes.append(f"correction {m.group(1)} → {m.group(3)}")
+        g.text = g.text[:m.start()] + m.group(4) + m.group("m") + (m.group("name") or "") + g.text[m.end():]
+        g.notes.append(f"correction {m.group(1)} → {m.group(4)}")
     elif _MARKER.search(g.text):
         g.refusal = g.refusal or "correction"
         g.notes.append("unresolved correction")

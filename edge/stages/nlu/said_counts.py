@@ -8,7 +8,8 @@ apart from the guards and the lexicon; nothing here looks at the store).
 * :func:`pairs_in_other_unit` — "a pair of gloves", "2 pairs of goggles" said of an item counted in
   another unit (boxes): the pairs are no count of it.
 * :func:`other_unit` — a count said in another unit than the item's ("3 sheets of paper" counted in
-  pallets, "50 ml of grease" in pcs): asked, never converted.
+  pallets, "50 ml of grease" in pcs): asked, never converted; :func:`other_unit_zh` the same for a
+  Mandarin measure word (``三盒保险丝`` of fuses counted in pcs).
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from edge.stages.nlu.lexicon import normalize_text
 from edge.stages.nlu.numbers import normalize_numbers
 from edge.stages.nlu.slots import locations
 
-__all__ = ["PAIR_UNITS", "PIECE_UNITS", "counts_said", "other_unit", "pairs_in_other_unit"]
+__all__ = ["PAIR_UNITS", "PIECE_UNITS", "counts_said", "other_unit", "other_unit_zh", "pairs_in_other_unit"]
 
 _NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
 #: a number followed by one of these is a size or a measure of the thing, not how many ("30 mm", "10 a")
@@ -110,3 +111,24 @@ def other_unit(text: str | None, q: int | float | None, names: Iterable[str], un
     said = _UNIT_WORDS.get(found[-1].group(1)) if found else None
     mine = _UNIT_WORDS.get(unit.lower(), unit.lower())
     return said if said is not None and said != mine else None
+
+
+#: Mandarin measure words that name a unit (the general classifiers 个, 只, 支, 根 … fit any item)
+_MEASURE_UNITS_ZH = {"盒": "box", "箱": "box", "包": "pack", "卷": "roll", "罐": "can", "桶": "drum", "瓶": "bottle",
+                     "袋": "bag", "套": "set", "对": "pair", "双": "pair", "副": "pair", "米": "m", "升": "l",
+                     "斤": "jin", "公斤": "kg", "千克": "kg", "克": "g", "托": "pallet", "张": "sheet", "打": "dozen"}
+_COUNT_MEASURE_ZH = re.compile(r"(\d+(?:\.\d+)?)\s*(公斤|千克|[盒箱包卷罐桶瓶袋套对双副米升斤克托张])")
+
+
+def other_unit_zh(norm: str, q: int | float | None, unit: str) -> str | None:
+    """The measure word said right after the count ``q`` in the Mandarin ``norm`` (numerals as
+    digits: :class:`edge.stages.nlu.accounting.Utterance`'s) when it names another unit than the
+    item's ``unit`` (``三盒保险丝`` of fuses counted in pcs), else None. Raises nothing."""
+    if q is None:
+        return None
+    mine = _UNIT_WORDS.get((unit or "").lower(), (unit or "").lower())
+    for m in _COUNT_MEASURE_ZH.finditer(norm or ""):
+        if float(m.group(1)) == float(q):
+            said = _MEASURE_UNITS_ZH[m.group(2)]
+            return m.group(2) if said != mine else None
+    return None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from decimal import Decimal
 
 from edge.stages.nlu.guards import Guarded
 from edge.stages.nlu.lexicon import (
@@ -37,7 +38,7 @@ CONTAINERS = frozenset("box pack packet can pair bag roll set piece tin pallet c
                        # a measure said with "a" is one of it: "a litre of acetone", "a metre of cable"
                        "litre liter metre meter kilo kilogram gram".split())
 _NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
-_PARTS = re.compile(r" (?:and|plus|also|as well as) (?=(?:\d+(?:\.\d+)? |an? )\S)")
+_PARTS = re.compile(r" (?:and then|and|plus|also|as well as|then) (?=(?:\d+(?:\.\d+)? |an? )\S)")
 #: a part that says its own direction: "we used 3 fuses *and received* 2 drill bits"
 _DIRECTED_PART = re.compile(r" (?:and|plus|also|but)(?: then| also)?(?: (?:we|i|they|he|she)(?: have| also)?)? "
                             r"(?=(?:%s) (?:\d+(?:\.\d+)? |an? )\S)" % "|".join(sorted(IN_WORDS | OUT_WORDS)))
@@ -195,6 +196,22 @@ def _is_amount(toks: list[str], i: int) -> bool:
             and toks[i + 1] in _AMOUNT_WORDS and toks[i + 2] == "of")
 
 
+#: "3 x 8 mm drill bits": a count, "x", then a size
+_TIMES = re.compile(r"^(\d+) x (?=\d+(?:\.\d+)? (?:mm|cm|m|a|v|w)\b)")
+#: a count in a smaller unit of the same dimension, said with "of": "200 cm of …", "500 ml of …"
+_MEASURE_OF = re.compile(r"^(\d+(?:\.\d+)?) (mm|cm|ml|g) of ")
+#: the smaller unit → (the inventory's unit, how many of the smaller make one)
+_SCALE = {"mm": ("m", 1000), "cm": ("m", 100), "ml": ("l", 1000), "g": ("kg", 1000)}
+
+
+def converted(value: str, unit: str) -> tuple[float, str]:
+    """``value`` (digits as said) of the smaller ``unit`` in the inventory's unit, exactly
+    (decimal arithmetic: "150" cm → 1.5 m, never 1.4999…). Raises KeyError for a unit not in
+    :data:`_SCALE`."""
+    target, per = _SCALE[unit]
+    return float(Decimal(value) / per), target
+
+
 def counted_pieces(text: str, keep: frozenset[int] | set[int] = frozenset()) -> list[str]:
     """``text`` cut before each count after the first ("4 m8 nuts 4 m8 washers": the comma between
     them is gone): a number that follows an item word and is followed by one, not by a unit, and is
@@ -265,7 +282,28 @@ class SlotFiller:
     def counted(self, name: str, text: str, guarded: Guarded | None, base: Intent,
                 location: str | None = None) -> Intent | None:
         """One command with a count and an item (``log_record``, ``transfer``, ``stock_count``) from
-        the slot ``text``: None when it names neither a count nor an item."""
+        the slot ``text``: None when it names neither a count nor an item. "3 x 8 mm drill bits" is
+        3 of the 8 mm ones when no item's name says "3 x 8"; a log of "200 cm of flex cable" of an item
+        counted in metres is 2 m (:func:`converted`: exact, within one dimension; ``extra["converted"]``
+        holds the words said, and the dialog reads it back before writing; any other unit is asked)."""
+        m = _TIMES.match(text)
+        if m is not None:
+            got = self._counted(name, f"{m.group(1)} {text[m.end():]}", guarded, base, location)
+            if got is not None and got.sku and "x" not in self.index.by_sku[got.sku].item.lower().split():
+                return got
+        m = _MEASURE_OF.match(text) if name == "log_record" else None
+        if m is not None:
+            value, unit = converted(m.group(1), m.group(2))
+            got = self._counted(name, f"{value:g} {unit} of {text[m.end():]}", guarded, base, location)
+            units = {self.index.by_sku[c].unit.lower() for c in ((got.sku,) if got and got.sku else
+                                                                   (got.candidates if got else ()))}
+            if units == {unit}:  # the item (or every item it may be) is counted in that unit
+                return replace(got, extra={**got.extra, "converted": f"{m.group(1)} {m.group(2)}"},
+                               explain={**got.explain, "converted": f"{m.group(1)} {m.group(2)} → {value:g} {unit}"})
+        return self._counted(name, text, guarded, base, location)
+
+    def _counted(self, name: str, text: str, guarded: Guarded | None, base: Intent,
+                 location: str | None = None) -> Intent | None:
         toks = text.split()
         locs = locations(toks)
         skip = set().union(*(s for _, s in locs)) if locs else set()

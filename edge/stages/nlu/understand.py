@@ -28,13 +28,16 @@ import re
 
 from edge.errors import EdgeError
 from edge.llm.base import ContextOverflow, EngineError, GenerationRequest
-from edge.stages.nlu.accounting import Utterance, set_aside, size_not_count, unexplained
+from edge.stages.nlu.accounting import Utterance, set_aside, size_not_count, taken_back, trailing, unexplained
 from edge.stages.nlu.filler import has_cjk, is_filler
 from edge.stages.nlu.grammar import Grammar, text_direction
 from edge.stages.nlu.guards import asks_yes_no
+from edge.stages.nlu.leftovers import zh_not_a_change
+from edge.stages.nlu.lexicon import normalize_text
 from edge.stages.nlu.llm_intent import SHORTLIST_MAX, LlmIntentParser
 from edge.stages.nlu.paraphrase import Paraphraser, understand_paraphrase
-from edge.stages.nlu.said_counts import counts_said, pairs_in_other_unit
+from edge.stages.nlu.said_counts import counts_said, other_unit_zh, pairs_in_other_unit
+from edge.stages.nlu.slots import WRITES
 from edge.stages.nlu.types import Intent
 from edge.stages.sentences import SentenceSplitter, answer_sentences, clean_answer, join_sentences, two_sentences
 
@@ -81,23 +84,35 @@ def _asks(text: str) -> bool:
     return "?" in text or bool(QUESTION_START.match(text.lower()) or _WH_WORD.search(text.lower()))
 
 
-def accounted(intent: Intent, utt: Utterance) -> Intent:
+def accounted(intent: Intent, utt: Utterance, names=None) -> Intent:
     """``intent`` when its parse explains every word of ``utt`` that would change a record; else the
     same intent refused as ``unexplained`` (``extra["unexplained"]``: ``{"kind", "words"}``, see
     :mod:`edge.stages.nlu.accounting`), its count dropped when the only number said is a size (the
-    dialog asks how many). Raises nothing."""
-    if intent.refusal not in (None, "negated"):
+    dialog asks how many). ``names(sku)``: the item's names as normalized token tuples. Raises nothing."""
+    # a Mandarin correction the guards left unresolved ("3个保险丝，不对，是钻头": the item corrected) is said as such
+    # and so is a word that explains why more counts were heard than held ("we took 3 fuses, John took 2 …",
+    # "… 2 days ago"): said, rather than asking for one number
+    several = bool(intent.extra.get("several_counts"))
+    if intent.refusal not in (None, "negated", "hearsay") and not (intent.refusal == "correction" and has_cjk(utt.raw)) \
+            and not several:
         return intent
-    found = unexplained(intent, utt)
+    found = unexplained(intent, utt, names)
+    if found is not None and several and found.kind not in ("someone", "time"):
+        return intent  # several counts heard for one: one number is asked
     if found is not None:
-        why = {"kind": found.kind, "words": found.words}
-        parts = tuple(dataclasses.replace(p, refusal="unexplained") for p in intent.parts)
-        return dataclasses.replace(intent, refusal="unexplained", parts=parts, extra={**intent.extra, "unexplained": why},
-                                   explain={**intent.explain, "unexplained": why})
+        return refused_unexplained(intent, found.kind, found.words)
     if size_not_count(intent, utt):  # "we used 6 mm drill bits": the 6 is the size; how many is asked
         return dataclasses.replace(intent, quantity=None, extra={**intent.extra, "size_not_count": True},
                                    explain={**intent.explain, "size_not_count": intent.quantity})
     return intent
+
+
+def refused_unexplained(intent: Intent, kind: str, words: str) -> Intent:
+    """``intent`` refused as ``unexplained`` (nothing written; the dialog says ``kind`` and ``words``)."""
+    why = {"kind": kind, "words": words}
+    parts = tuple(dataclasses.replace(p, refusal="unexplained") for p in intent.parts)
+    return dataclasses.replace(intent, refusal="unexplained", parts=parts, extra={**intent.extra, "unexplained": why},
+                               explain={**intent.explain, "unexplained": why})
 
 
 class SentenceGate:
@@ -171,12 +186,22 @@ class Understanding:
         self.grammar = Grammar(self.items, language=self.language, site_dir=self.site_dir)
         self.shortlist = self.grammar.shortlist
         self._by_sku = {it.sku: it for it in self.items}
+        self._name_tokens: dict[str, tuple[tuple[str, ...], ...]] = {}
         if isinstance(self._paraphraser, Paraphraser):
             self._paraphraser.set_items(self.items)
         self.llm_intent = None
         if self.llm is not None:
             self.llm_intent = LlmIntentParser(self.llm, self.items, self.language, self.max_tokens, self.grammar,
                                               shortlister=self.llm_shortlist)
+
+    def name_tokens(self, sku: str) -> tuple[tuple[str, ...], ...]:
+        """The item's name and aliases in the normal form, one token tuple each (made once per item)."""
+        got = self._name_tokens.get(sku)
+        if got is None:
+            it = self._by_sku.get(sku)
+            got = tuple(tuple(normalize_text(n).split()) for n in ((it.item, *it.aliases) if it else ()))
+            self._name_tokens[sku] = got
+        return got
 
     def llm_shortlist(self, text: str) -> list:
         """The items the LLM prompt lists for ``text``: the resolver's item (or its candidates) first,
@@ -239,14 +264,12 @@ class Understanding:
         if is_filler(text):
             return None
         utt = Utterance.of(text)
-        aside = set_aside(utt) if self.language == "en" else None
+        back = taken_back(utt)
+        if back is not None:  # "we used 3 fuses, scratch that": nothing is written
+            return Intent("cancel", source="template", text=text, explain={"path": "taken back", "words": back})
+        aside = (set_aside(utt) or trailing(utt)) if self.language == "en" else None
         if aside is not None:  # "why did we use 3 fuses? we needed them. log 3 fuses used": the last one
-            intent = self.understand(aside[0], confidence, on_sentence, llm)
-            if intent is None:
-                return None
-            kept = [*aside[1], *intent.extra.get("set_aside", ())]
-            return dataclasses.replace(intent, extra={**intent.extra, "set_aside": kept},
-                                       explain={**intent.explain, "set_aside": kept})
+            return self._beside_aside(aside, confidence, on_sentence, llm)
         intent = self.grammar.parse(text)
         if intent is None and not llm:
             return None
@@ -262,7 +285,7 @@ class Understanding:
             intent = self.grammar.records.cannot(text, None)
         if intent.intent == "log_record" and self.language == "en" and not has_cjk(text):
             intent = self._counts_checked(intent, text)  # more counts said than held: one number is asked
-        intent = accounted(intent, utt)
+        intent = self._accounted_zh(intent, utt) if has_cjk(text) else accounted(intent, utt, self.name_tokens)
         if intent.intent == "log_record" and intent.quantity == 2 and LOOSE_COUNT.search(text.lower()):
             intent = dataclasses.replace(intent, extra={**intent.extra, "loose_count": True})
         if confidence is not None:
@@ -271,6 +294,33 @@ class Understanding:
                 extra["low_confidence_quantity"] = True
             intent = dataclasses.replace(intent, extra=extra)
         return intent
+
+    def _accounted_zh(self, intent: Intent, utt: Utterance) -> Intent:
+        """:func:`accounted` for Mandarin, and what only Mandarin needs: a sentence no parse took that
+        says a use how often or still to come ("每天用三个保险丝", "明天要用") is said to be not logged;
+        a count in another measure word than the item's unit ("三盒保险丝" of pcs) is asked."""
+        if intent.intent == "other" and not intent.answer:
+            why = zh_not_a_change(utt.norm)
+            if why is not None:
+                intent = refused_unexplained(Intent("log_record", source=intent.source, text=utt.raw), *why)
+        intent = accounted(intent, utt, self.name_tokens)
+        if intent.intent == "log_record" and intent.sku in self._by_sku and not intent.parts:
+            said = other_unit_zh(utt.norm, intent.quantity, self._by_sku[intent.sku].unit)
+            if said is not None:
+                intent = dataclasses.replace(intent, extra={**intent.extra, "other_unit": said})
+        return intent
+
+    def _beside_aside(self, aside: tuple, confidence, on_sentence, llm: bool) -> Intent | None:
+        """The command of an utterance with sentences or a reason set aside (``aside``: from
+        :func:`set_aside` or :func:`trailing`); refused when the reason says a count or a change."""
+        intent = self.understand(aside[0], confidence, on_sentence, llm)
+        if intent is None:
+            return None
+        if len(aside) > 2 and aside[2] and intent.intent in WRITES:  # "… because 2 blew": the count in doubt
+            return refused_unexplained(intent, "reason", aside[2])
+        kept = [*aside[1], *intent.extra.get("set_aside", ())]
+        return dataclasses.replace(intent, extra={**intent.extra, "set_aside": kept},
+                                   explain={**intent.explain, "set_aside": kept})
 
     def _counts_checked(self, intent: Intent, text: str) -> Intent:
         """A log whose words say more counts than it holds ("we received 50 fuses and used 5", "we used

@@ -1,0 +1,224 @@
+"""What else an utterance says beside the change, found on the one :class:`Utterance` the
+understanding made (its ``raw``, ``norm`` and ``tokens``; no further normal form is made here).
+
+Each check returns ``(kind, words)`` or None; :func:`edge.stages.nlu.accounting.unexplained` turns a
+hit into the refusal ``unexplained`` (the dialog writes nothing and says which words). English:
+
+- ``time``: a past time said with the change ("yesterday", "last week", "two days ago", "on
+  Monday"): a record carries the time it is written, so it would be written at the wrong time;
+  "today", "this morning", "earlier", "just now" are the time of writing, well enough;
+- ``not_count``: the number is no count: a share ("30 percent of the fuses", "30% …"), an
+  ordinal ("the 3rd fuse", "the third fuse": the normal form reads both as 3, so the raw words are
+  looked at), a label ("fuse number 3", "fuse #3", "fuse 3" with the singular name);
+- ``someone``: another person's change beside the speaker's ("I used 3 fuses and he used 2
+  washers") or in a clause about the item ("the fuses that John took");
+- ``size``: a size said that the understood item does not have ("3 10A fuses" where the item is
+  a plain "fuse", "3 10 amp fuses" where it is the 5 A one): which one is asked, never the size dropped.
+
+Mandarin (:func:`zh_leftover`): a size (``六毫米``, ``10安``), an ordinal (``第三个``), a hedge
+(``可能``, ``好像``, ``大概``), a correction marker without a number after it (``不是，是垫圈``), a
+second item with no count (``三个保险丝和垫圈``), and a past day (``昨天``, ``上周``).
+:func:`zh_not_a_change` gives the reason when a Mandarin sentence that names a stock verb is not a
+change that happened (``每天用三个`` how often, ``明天要用`` still to come): the box says it did not log.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from edge.stages.nlu.numbers_zh import MEASURE_WORDS
+
+_NUM = r"\d+(?:\.\d+)?"
+_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+#: a past time other than the time of writing
+_PAST = re.compile(
+    rf"\b(?:yesterday|the day before|the other day|over the weekend|last (?:night|week|month|year|shift|weekend|time|"
+    rf"{_WEEKDAYS})|(?:{_NUM}|a|an|a few|few|several|a couple of|couple of) (?:days?|weeks?|months?|years?|hours?|"
+    rf"nights?|shifts?) ago|on (?:{_WEEKDAYS})|earlier this (?:week|month|year)|this past (?:week|month|{_WEEKDAYS}))\b")
+#: a share of the stock said with its number ("30 percent of the fuses"); the raw "%" too
+_SHARE = re.compile(rf"\b{_NUM} (?:percent|per cent|pc of|pct)\b")
+_SHARE_RAW = re.compile(r"\d+(?:\.\d+)?\s*%")
+#: ordinals as said (the normal form reads "3rd" and "third" as 3); "a third of" is a fraction, "a second" a time
+_ORDINAL_RAW = re.compile(
+    r"\b(?:\d+(?:st|nd|rd|th)|(?<!\ba )(?<!\bone )(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+    r"eleventh|twelfth|twentieth))\b(?! of\b)", re.IGNORECASE)
+_ORDINAL_VALUE = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+                  "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "twentieth": 20}
+#: a label before the number ("fuse number 3", "#3"); after a place word it is the place's ("bin number 30")
+_LABEL = re.compile(rf"(?:^|\s)(\w+ )?(?:number|num) ({_NUM})\b")
+_LABEL_RAW = re.compile(r"#\s*(\d+)")
+_PLACE_WORDS = frozenset("bin shelf drawer rack cabinet cupboard locker box aisle bay row slot room".split())
+#: words that end in "s" without being plural, and the words a number after them is no label of
+_NOT_A_NAME = frozenset("used use took take received got logged log record put took grabbed of the a an and from to "
+                        "in on at into out off with for by bin shelf drawer rack is are was were".split())
+#: measures said after a count ("degreaser 2 litres": a count in litres, no label)
+_MEASURES = frozenset("m metre metres meter meters l litre litres liter liters ml kg kilo kilos g gram grams box boxes "
+                      "pack packs pcs piece pieces roll rolls can cans pair pairs set sets bag bags".split())
+#: another person said as the one who changed the stock (the speaker's "I"/"we" are not)
+_THIRD = r"(?:he|she|they|someone|somebody|the other guy|his mate|her mate)"
+_VERBS = (r"(?:used|took|taken|received|grabbed|got|gave|returned|brought|had|signed out|booked out|took out|"
+          r"pulled|borrowed|nicked|handed out)")
+_SUBJECT_VERB = re.compile(rf"\b(\w+) (?:also |just |then |already )?{_VERBS}\b")
+_RELATIVE = re.compile(rf"\b(?:that|which|who|whom) (?!i |we )(\w+) (?:\w+ )?{_VERBS}\b")
+_NOT_ANOTHER = frozenset("i we us me ive weve and then also just already have has had was were is are been be did do does "
+                         "who that which not never all both nt s ve d ll so but or plus was recently finally".split())
+_NAME_RAW = re.compile(rf"(?<=[a-z,;] )([A-Z][a-z]+) (?:also |just |then |already )?{_VERBS}\b")
+#: size units by what they measure, in the normal form ("10a" glued, "10 amp", "6 mm")
+_SIZE_FAMILY = {"mm": "mm", "cm": "cm", "a": "a", "amp": "a", "amps": "a", "ampere": "a", "amperes": "a", "v": "v",
+                "volt": "v", "volts": "v", "w": "w", "watt": "w", "watts": "w", "kw": "kw", "inch": "in",
+                "inches": "in", "bar": "bar", "psi": "psi", "ah": "ah", "mah": "mah"}
+_GLUED_SIZE = re.compile(r"^(\d+(?:\.\d+)?)(a|amp|amps|v|w|kw|mm|cm|ah|mah)$")
+
+
+#: the speaker unsure that it happened ("I think we used 3 fuses"): said again when sure
+_HEDGE = re.compile(r"\b(?:(?:i|we) (?:think|thought|guess|believe|reckon|suppose|assume|imagine)|not sure|pretty sure|"
+                    r"if i remember(?: right(?:ly)?)?|iirc|may have|might have|must have)\b")
+
+
+def hedge(norm: str) -> str | None:
+    """The words of a hedge on the change itself, or None."""
+    m = _HEDGE.search(norm)
+    return m.group(0) if m else None
+
+
+def past_time(norm: str) -> str | None:
+    """The words of a past time in the normalized text, or None."""
+    m = _PAST.search(norm)
+    return m.group(0) if m else None
+
+
+def not_count(raw: str, norm: str, tokens: tuple[str, ...], quantities: set[float],
+              names: Iterable[str], labels: bool = True) -> str | None:
+    """The words that make the understood count (one of ``quantities``) no count: a share, an
+    ordinal, a label (see module doc); ``names``: the understood item's names and aliases;
+    ``labels``: look for "fuse 3" (a log; a stock count says "degreaser 22 litres"). None when the
+    count stands as a count."""
+    m = _SHARE.search(norm) or _SHARE_RAW.search(raw)
+    if m:
+        return m.group(0)
+    for m in _ORDINAL_RAW.finditer(raw):
+        word = m.group(0).lower()
+        value = _ORDINAL_VALUE.get(word) or int(re.match(r"\d+", word).group(0))
+        if float(value) in quantities:
+            return m.group(0)
+    for m in _LABEL.finditer(norm):
+        if (m.group(1) or "").strip() not in _PLACE_WORDS and float(m.group(2)) in quantities:
+            return m.group(0).strip()
+    m = _LABEL_RAW.search(raw)
+    if m and float(m.group(1)) in quantities:
+        return m.group(0)
+    words = {w for n in names for w in re.findall(r"[a-z0-9]+", n.lower())} if labels else set()
+    for i, t in enumerate(tokens[1:], 1):
+        prev = tokens[i - 1]
+        if (re.fullmatch(_NUM, t) and float(t) in quantities and float(t) != 1 and prev in words
+                and not prev.endswith("s") and prev not in _NOT_A_NAME and prev.isalpha()
+                and prev not in _SIZE_FAMILY and prev not in _MEASURES
+                and not (i + 1 < len(tokens) and (tokens[i + 1] in _SIZE_FAMILY.keys() | _MEASURES
+                                                  or re.fullmatch(_NUM, tokens[i + 1])))
+                and not any(re.fullmatch(_NUM, x) and float(x) in quantities for x in tokens[:i - 1])):
+            return f"{prev} {t}"  # "fuse 3": the singular name and a number is a label; "fuses 3" is left alone
+    return None
+
+
+def someone_else(raw: str, norm: str) -> str | None:
+    """Another person's change said with the speaker's, or in a clause about the item (see module
+    doc): the words, or None. A sentence that is all about another person ("Dave used 3 fuses") is
+    the hearsay guard's."""
+    m = _RELATIVE.search(norm)
+    if m and m.group(1) not in ("i", "we"):
+        return m.group(0)
+    subjects = [s.group(1) for s in _SUBJECT_VERB.finditer(norm)]
+    # "he", "John", "the apprentice": whoever is not the speaker nor a word that only joins or times the verb
+    third = [s for s in subjects if re.fullmatch(_THIRD, s) or s not in _NOT_ANOTHER]
+    named = [n.group(0) for n in _NAME_RAW.finditer(raw)]
+    if (third or named) and len(subjects) >= 2:
+        return named[0] if named else next(m.group(0) for m in _SUBJECT_VERB.finditer(norm) if m.group(1) in third)
+    return None
+
+
+def sizes_said(tokens: tuple[str, ...]) -> list[tuple[float, str, str]]:
+    """The sizes in normalized tokens: ``(value, family, words)`` for "10 amp", "10a", "6 mm"; a
+    lone "a" after a number ("3 a day") is left out."""
+    out = []
+    for i, t in enumerate(tokens):
+        g = _GLUED_SIZE.match(t)
+        if g:
+            out.append((float(g.group(1)), _SIZE_FAMILY[g.group(2)], t))
+        elif re.fullmatch(_NUM, t) and i + 1 < len(tokens) and tokens[i + 1] in _SIZE_FAMILY and len(tokens[i + 1]) > 1:
+            # a lone letter after a number is no size here ("3 a day", "33 v belts"): glued ("10a") or spelled only
+            out.append((float(t), _SIZE_FAMILY[tokens[i + 1]], f"{t} {tokens[i + 1]}"))
+    return out
+
+
+def size_not_had(tokens: tuple[str, ...], names_tokens: list[tuple[str, ...]], count: str | None = None) -> str | None:
+    """A size said (:func:`sizes_said`) that none of the item's names (normalized tokens, one tuple
+    a name) carries: the words, or None. ``count``: the words of a count said in a smaller unit
+    ("200 cm", converted to the item's metres), which are no size."""
+    had = set()
+    for toks in names_tokens:
+        for value, family, _ in sizes_said(toks):
+            had.add((value, family))
+        for i, t in enumerate(toks):  # "fuse 10 a": the "a" of a name is a size there
+            if re.fullmatch(_NUM, t) and i + 1 < len(toks) and toks[i + 1] == "a":
+                had.add((float(t), "a"))
+    for value, family, words in sizes_said(tokens):
+        if (value, family) not in had and words != count and not (family == "cm" and (value * 10, "mm") in had):
+            return words
+    return None
+
+
+# -- Mandarin ------------------------------------------------------------------------------------
+
+_SIZE_ZH = re.compile(r"(\d+(?:\.\d+)?)\s*(毫米|厘米|公分|mm|cm|安培?|伏|瓦|寸|英寸)")
+#: an ordinal, a share or a label (第三个, 百分之三十, 三号保险丝; 三号箱 is a place)
+_ORDINAL_ZH = re.compile(r"第\s*\d+|百分之\s*\d+|\d+\s*%|\d+\s*成|\d+号(?!\s*(?:料箱|箱子|箱|抽屉|货架|架子|架))")
+_HEDGE_ZH = re.compile(r"可能|大概|也许|或许|好像|似乎|估计|差不多|大约|左右|应该是|说不定")
+#: a correction marker the guards did not resolve (no number after it: the item was corrected)
+_CORRECTION_ZH = re.compile(rf"(?:不是|不对|说错了|我是说|哦不|更正)(?![，,。\s]*(?:是|应该是)?\d+\s*[{MEASURE_WORDS}]?\s*[。！!]?\s*$)")
+_PAST_ZH = re.compile(r"昨天|前天|上周|上星期|上礼拜|上个?月|去年|几天前|\d+天前|上次")
+#: a second item after "and" without its own count: "三个保险丝和垫圈"
+_JOIN_ZH = re.compile(rf"\d+\s*[{MEASURE_WORDS}]?[^\d，,。和跟及]+(?:和|跟|以及|还有|及)(?!\s*\d+\s*[{MEASURE_WORDS}])"
+                      rf"(?!\s*\d+\s*$)([^，,。]{{2,}})")
+_HABIT_ZH = re.compile(r"每天|每周|每星期|每个?月|每次|每班|经常|平时|总是|一般|天天|通常")
+_FUTURE_ZH = re.compile(r"明天|后天|下周|下星期|下个?月|将要|打算|准备|计划|要用|会用|要拿|要领|待会|等会|一会儿")
+_STOCK_VERB_ZH = re.compile(r"用|拿|领|取|收|入库|出库|消耗|补")
+
+
+def zh_leftover(norm: str, joined: bool) -> tuple[str, str] | None:
+    """A Mandarin word the log's parse leaves unexplained (see module doc) in ``norm`` (numerals as
+    digits): ``(kind, words)`` or None. ``joined``: the parse already holds several parts (each
+    with its count), so "和" is explained."""
+    m = _SIZE_ZH.search(norm)
+    if m:
+        return "size", m.group(0)
+    m = _ORDINAL_ZH.search(norm)
+    if m:
+        return "not_count", m.group(0)
+    m = _HEDGE_ZH.search(norm)
+    if m:
+        return "hedge", m.group(0)
+    m = _CORRECTION_ZH.search(norm)
+    if m:
+        return "correction", m.group(0)
+    m = _PAST_ZH.search(norm)
+    if m:
+        return "time", m.group(0)
+    if not joined:
+        m = _JOIN_ZH.search(norm)
+        if m:
+            return "other_item", m.group(0)
+    return None
+
+
+def zh_not_a_change(norm: str) -> tuple[str, str] | None:
+    """Why a Mandarin sentence with a stock verb and a count is no change that happened: ``(kind,
+    words)`` with kind ``frequency`` (每天, 经常 …) or ``future`` (明天, 要用 …), else None."""
+    if not (_STOCK_VERB_ZH.search(norm) and re.search(r"\d", norm)):
+        return None
+    m = _HABIT_ZH.search(norm)
+    if m:
+        return "frequency", m.group(0)
+    m = _FUTURE_ZH.search(norm)
+    if m:
+        return "future", m.group(0)
+    return None

@@ -1,0 +1,47 @@
+"""What the box says when a word of a command was left unexplained and nothing was written
+(:mod:`edge.stages.nlu.accounting`: the kinds and what they stand for): the words said back, why,
+and what to say instead. English and Mandarin."""
+from __future__ import annotations
+
+
+def unexplained_reply(kind: str, words: str, language: str = "en") -> str:
+    """Why nothing was written when a word of the command was left unexplained (see
+    :mod:`edge.stages.nlu.accounting`): the words said back and what to say instead."""
+    if language == "zh":
+        return {"question": f"没有记录：“{words}”听起来是在提问。要记录的话，请直接说，例如“用了3个保险丝”。",
+                "frequency": f"没有记录：“{words}”是次数，不是数量。请说一共多少。",
+                "counts": f"没有记录：我听到了几个数量（{words}）。请一次说一项变动。",
+                "direction": f"没有记录：一句话里既有{words}。请一次说一项变动。",
+                "negation": f"没有记录：你在变动旁边说了“{words}”。请一次说一项变动。",
+                "size": f"没有记录：“{words}”是规格，不是数量。请说是哪一种、用了几个。",
+                "not_count": f"没有记录：“{words}”是序号，不是数量。请说一共多少。",
+                "hedge": f"没有记录：你说的是“{words}”，不确定。确定以后请再说一次。",
+                "correction": f"没有记录：你改了口（“{words}”）。请把要记的那一项完整地再说一次。",
+                "other_item": f"没有记录：“{words}”里有两样东西但只有一个数量。请每样东西各说数量。",
+                "time": f"没有记录：你说的是“{words}”，记录只能记在现在的时间。请在控制台按日期补记，或不带时间再说一次。",
+                "future": f"没有记录：“{words}”说的是还没发生的事。用了以后再告诉我。"}.get(
+                    kind, f"没有记录：我不明白“{words}”在这句话里的意思。请一次说一项变动。")
+    return {"question": f"Nothing logged: that sounded like a question (\u201c{words}\u201d). To log a change, "
+                        "say it plainly, like 'log 3 fuses used'.",
+            "someone": f"Nothing logged: that was about someone else's change (\u201c{words}\u201d). Whoever made "
+                       "it can log it; say your own change on its own.",
+            "direction": f"Nothing logged: you said {words} in one sentence. Please say each change on its own.",
+            "frequency": f"Nothing logged: \u201c{words}\u201d says how often, not how many. Please say how many "
+                         "in all.",
+            "but": "Nothing logged: I could not tell which count you meant after \u201cbut\u201d. Please say the "
+                   "change once more.",
+            "other_item": f"Nothing logged: I heard \u201c{words}\u201d with one count. Please say each item "
+                          "with its own count.",
+            "negation": f"Nothing logged: you said \u201c{words}\u201d beside a change. Please say each change "
+                        "on its own.",
+            "time": f"Nothing logged: you said \u201c{words}\u201d, and a record carries the time it is logged, so "
+                    "it would be written at the wrong time. Say it without the time to log it as of now.",
+            "not_count": f"Nothing logged: \u201c{words}\u201d is not how many. Please say how many in all.",
+            "size": f"Nothing logged: you said \u201c{words}\u201d, and the item I found is not that size. "
+                    "Please say which one, with its size.",
+            "hedge": f"Nothing logged: you said \u201c{words}\u201d. Say it again when you are sure.",
+            "reason": f"Nothing logged: \u201c{words}\u201d may change the count. Please say the change on its "
+                      "own, with the number to log.",
+            "correction": f"Nothing logged: you corrected yourself (\u201c{words}\u201d). Please say the whole "
+                          "change once more."}.get(kind, f"Nothing logged: I could not place \u201c{words}\u201d. Please "
+                                                 "say the change once more.")
