@@ -59,6 +59,12 @@ OUT_VERBS = re.compile(r"用了|用掉|使用了|拿了|拿走|拿出|取了|取
 IN_VERBS = re.compile(r"收到|到了|到货|进了|进货|入库|补了|补充|补货|加了|添加|增加|加上|放了|放入|放进|新到|"
                  r"归还|还回|退回|送来|送到|登记|记录|记一下|记上|添了|买了|采购")
 _QTY = re.compile(r"(?<![a-z0-9.])(\d+)(?![a-z0-9])")
+#: characters a recognizer writes for a numeral it misheard, right before the rest of the number
+#: (Whisper base heard 收到十一个钻头 as 收到、使一个钻头: "11" lost its 十 and became 1): a count right
+#: after one of these is read back before it is written. Homophones of 十 (shí), 四 (sì), 七 (qī),
+#: 九 (jiǔ), 一 (yī), 二 (èr), 三 (sān), 五 (wǔ), 六 (liù), 两 (liǎng).
+SOUNDS_LIKE_A_NUMERAL = "使是时实石事市式室识史试似寺期其齐久酒以已依衣而儿耳山散无午武舞路留流亮"
+_LOOSE_COUNT = re.compile(rf"[{SOUNDS_LIKE_A_NUMERAL}](\d+)(?![a-z0-9])")
 _LATIN = re.compile(r"[a-z][a-z0-9]*|\d+[a-z]+[a-z0-9]*")
 _PARTICLES = re.compile(
     r"一下|刚才|今天|现在|一共|总共|我们|咱们|里面|已经|请问|帮我|给我|还有|"
@@ -223,6 +229,9 @@ class ZhGrammar:
         nums = [int(n) for n in _QTY.findall(rest)]
         if not nums or nums[0] <= 0:
             return None
+        loose = _LOOSE_COUNT.search(rest)
+        if loose and int(loose.group(1)) == nums[0]:
+            extra["low_confidence_quantity"] = True  # the dialog reads it back first
         return Intent("log_record", sku=found.sku, quantity=nums[0], direction=direction, location=location,
                       source="grammar", text=text, candidates=tuple(found.candidates), unknown=unknown, extra=extra,
                       explain={"item_via": found.via})
