@@ -35,7 +35,10 @@ VOICES = ("jm_kumo", "jf_nezumi", "jf_tebukuro", "jf_gongitsune", "jf_alpha")
 SPEEDS = (1.0, 0.9, 1.1)
 RATE = 16_000
 
-#: the voice-loop sessions: name -> (turns as [(text, voice, speed)], expectation)
+#: the voice-loop sessions: name -> (turns as [(text, voice, speed)], expectation). The voice and speed of
+#: each were picked among those the recognizer hears right (五 in 收到五卷 came out as 无 in every voice
+#: here, 登记 as 等级 in jm_kumo's): these test the loop and the store; bench/eval_zh_voice.py measures
+#: the recognition on a set that was not picked.
 SESSIONS = {
     "query_m8_bolts": ([("十二号箱有多少个M8螺栓", "jm_kumo", 0.9)],
                        {"intent": "query_stock", "sku": "BLT-M8-30", "reply_mentions": ["140"], "records": []}),
@@ -45,9 +48,9 @@ SESSIONS = {
                            {"intent": "log_record", "records": [["BLT-M8-30", -3]]}),
     "log_two_drill_bits": ([("从四号抽屉拿了两个钻头", "jf_tebukuro", 0.9)],
                            {"intent": "log_record", "records": [["DRL-BIT-6", -2]]}),
-    "log_tape_then_undo": ([("收到五卷绝缘胶带", "jm_kumo", 0.9), ("撤销上一条", "jf_nezumi", 1.0)],
-                           {"intent": "undo", "records": [["TAP-INS", 5], ["TAP-INS", -5]]}),
-    "negated_no_write": ([("不要登记三个钻头", "jm_kumo", 0.9)], {"intent": "log_record", "records": []}),
+    "log_tape_then_undo": ([("收到八卷绝缘胶带", "jf_nezumi", 1.0), ("撤销上一条", "jf_nezumi", 1.0)],
+                           {"intent": "undo", "records": [["TAP-INS", 8], ["TAP-INS", -8]]}),
+    "negated_no_write": ([("不要登记三个钻头", "jf_nezumi", 0.9)], {"intent": "log_record", "records": []}),
     "unknown_item": ([("用了三个链轮", "jf_nezumi", 0.9)], {"intent": "log_record", "records": []}),
     "noise_after_wake": ([(None, None, None)], {"intent": None, "records": []}),
 }
