@@ -12,6 +12,9 @@ last few dozen names. So the prompt is built to fit, counted with Whisper's own 
 2. When the phrases do not all fit, :func:`focus` re-orders them for a second pass: the phrases
    most of whose words the first pass's transcript has (``rapidfuzz`` per word) go first. :class:`edge.stages.asr.whisper.WhisperRecognizer` then decodes the final utterance a
    second time with that prompt (one more decode, ~0.3 s here; partial transcripts keep one pass).
+
+Mandarin (``language="zh"``): the same budget and steps with the prompt of
+:mod:`edge.stages.asr.bias_zh` (a Simplified-Chinese head, the Chinese names, the places as said).
 """
 from __future__ import annotations
 
