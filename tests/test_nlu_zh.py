@@ -198,3 +198,25 @@ def test_a_mandarin_log_whose_item_comes_from_the_place_is_read_back(zh):
     assert (got.sku, got.quantity, got.explain["item_via"]) == ("BLT-M8-30", 5, "location")
     got = zh.parse("往十二号箱放了五个链轮")
     assert (got.sku, got.unknown) == (None, "链轮")
+
+
+@pytest.mark.parametrize("heard, quantity", [
+    ("收到、使一个钻头。", 1),            # 十一 heard as 使一: the 1 is read back, not written
+    ("王十二后,相放了五十个M8路选。", 50),  # 往十二号箱 heard as 王十二后: 50 (with 个) is the count, read back
+])
+def test_a_count_the_recognizer_may_have_misheard_is_read_back(zh, heard, quantity, tmp_path):
+    from edge.stages import dialog
+    from edge.stock.store import Store
+    from tests.nlu_helpers import write_inventory
+
+    got = zh.parse(heard)
+    assert (got.quantity, got.extra.get("low_confidence_quantity")) == (quantity, True)
+    with Store(tmp_path / "e.db") as s:
+        s.import_csv(write_inventory(tmp_path / "inv.csv", sample_items(ZH_ALIASES)))
+        out = dialog.act(got, s, heard, "t1", language="zh")
+        assert out.pending is not None and s.records() == [], out.text
+
+
+def test_the_count_is_the_number_said_with_a_measure_word(zh):
+    assert zh.parse("往十二号箱放了五十个M8螺栓").slots()["quantity"] == 50
+    assert "low_confidence_quantity" not in zh.parse("往十二号箱放了五十个M8螺栓").extra

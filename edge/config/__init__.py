@@ -130,8 +130,14 @@ class EndpointSettings(_Frozen):
     no_speech_timeout_ms: int = Field(5000, ge=500, le=60000, description="ms after the wake word without speech")
 
 
+#: The Whisper model by ``language`` when ``asr.whisper.model`` is null: tiny.en for English, the
+#: multilingual base for Mandarin (tiny.en knows no other language).
+WHISPER_BY_LANGUAGE = {"en": "whisper-tiny-en", "zh": "whisper-base"}
+
+
 class WhisperSettings(_Frozen):
-    model: str = "whisper-tiny-en"
+    model: str | None = Field(None, description="manifest id or a CTranslate2 Whisper directory; null = by "
+                              "language (en: whisper-tiny-en, zh: whisper-base)")
     compute_type: Literal["int8", "int8_float32", "float32"] = "int8"
     beam_size: int = Field(1, ge=1, le=10)
     threads: int = Field(2, ge=1, le=64)
@@ -217,7 +223,9 @@ class LlmSettings(_Frozen):
 
 
 class TtsSettings(_Frozen):
-    engine: Literal["pyttsx3"] = "pyttsx3"
+    engine: Literal["pyttsx3", "kokoro"] | None = Field(None, description="pyttsx3 (espeak-ng) | kokoro (Kokoro-82M, "
+                                                      "Mandarin only); null = by language: zh kokoro when installed, "
+                                                      "else pyttsx3")
     voice: str | None = None
     rate_wpm: int = Field(170, ge=60, le=450, description="words per minute")
     timeout_base_s: float = Field(5.0, gt=0, le=120, description="s allowed per reply before the speech engine is restarted")
@@ -524,7 +532,8 @@ class SiteSettings(_Frozen):
 
 
 class Settings(_Frozen):
-    language: Literal["en", "zh"] = "en"
+    language: Literal["en", "zh"] = Field("en", description="en | zh: the grammar, the Whisper model and its "
+                                          "prompt (asr.whisper.model null), the replies' language and voice")
     output_dir: Path = Path("out")
     board: BoardSettings | None = None
     store: StoreSettings
@@ -543,6 +552,24 @@ class Settings(_Frozen):
     site: SiteSettings | None = None
     docs: DocsSettings = DocsSettings()
     nlu: NluSettings = NluSettings()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _whisper_by_language(cls, data: Any) -> Any:
+        """``asr.whisper.model`` null (the default) → the language's model (:data:`WHISPER_BY_LANGUAGE`);
+        a Mandarin box naming the English-only tiny.en is refused with the fix."""
+        if not isinstance(data, dict):
+            return data
+        lang = data.get("language", "en")
+        asr = data.get("asr") if isinstance(data.get("asr"), dict) else {}
+        w = asr.get("whisper") if isinstance(asr.get("whisper"), dict) else {}
+        model = w.get("model")
+        if model is None and lang in WHISPER_BY_LANGUAGE:
+            return {**data, "asr": {**asr, "whisper": {**w, "model": WHISPER_BY_LANGUAGE[lang]}}}
+        if lang != "en" and asr.get("engine", "whisper") == "whisper" and model == WHISPER_BY_LANGUAGE["en"]:
+            raise ValueError(f"asr.whisper.model {model} is English-only and language is {lang}: set asr.whisper.model "
+                             f"to null (picks {WHISPER_BY_LANGUAGE.get(lang)}) or to a multilingual Whisper model")
+        return data
 
 
 def _merge(base: dict, over: dict) -> dict:

@@ -251,7 +251,13 @@ class Governor:
         sub = getattr(s.asr, s.asr.engine, None)
         if sub is not None and hasattr(sub, "model"):
             asr["model"] = sub.model
-        return {"asr": asr, "llm": llm, "tts": {"engine": s.tts.engine}}
+        from edge.stages.tts.engine import engine_for  # what tts.engine null picks for this language
+
+        try:
+            tts = engine_for(s.tts, getattr(s, "language", "en"))
+        except Exception:  # a TtsError (kokoro named, not installed) is the TTS stage's to report
+            tts = s.tts.engine
+        return {"asr": asr, "llm": llm, "tts": {"engine": tts}}
 
     def status(self) -> dict:
         """Everything for ``edge status --json``: level, reasons, signals, thresholds, engines,

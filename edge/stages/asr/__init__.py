@@ -20,7 +20,8 @@ def create(settings, language: str = "en") -> Recognizer:
         return VoskRecognizer(settings.vosk.model, sample_rate=settings.vosk.sample_rate,
                               command_mode=settings.vosk.command_mode)
     w = settings.whisper
-    return WhisperRecognizer(w.model, language=language, compute_type=w.compute_type,
+    from edge.config import WHISPER_BY_LANGUAGE
+    return WhisperRecognizer(w.model or WHISPER_BY_LANGUAGE[language], language=language, compute_type=w.compute_type,
                              beam_size=w.beam_size, threads=w.threads, window_s=w.window_s)
 
 

@@ -12,6 +12,9 @@ last few dozen names. So the prompt is built to fit, counted with Whisper's own 
 2. When the phrases do not all fit, :func:`focus` re-orders them for a second pass: the phrases
    most of whose words the first pass's transcript has (``rapidfuzz`` per word) go first. :class:`edge.stages.asr.whisper.WhisperRecognizer` then decodes the final utterance a
    second time with that prompt (one more decode, ~0.3 s here; partial transcripts keep one pass).
+
+Mandarin (``language="zh"``): the same budget and steps with the prompt of
+:mod:`edge.stages.asr.bias_zh` (a Simplified-Chinese head, the Chinese names, the places as said).
 """
 from __future__ import annotations
 
@@ -25,6 +28,7 @@ from rapidfuzz import fuzz, process
 from tokenizers import Tokenizer
 
 from edge.stages.asr.base import COMMAND_WORDS, UNIT_WORDS, model_dir
+from edge.stages.asr.bias_zh import compose_zh, focus_zh, zh_phrases
 
 #: tokens of ``" " + prompt`` faster-whisper keeps (``max_length // 2 - 1`` with Whisper's 448)
 PROMPT_TOKENS = 223
@@ -62,27 +66,34 @@ def _compose(commands: list[str], phrases: list[str]) -> str:
     return f"{head} Items and places: {', '.join(phrases)}." if phrases else head
 
 
-def build_prompt(phrases: Iterable[str], count: Callable[[str], int], budget: int = PROMPT_TOKENS
-                 ) -> tuple[str | None, int, int]:
+def build_prompt(phrases: Iterable[str], count: Callable[[str], int], budget: int = PROMPT_TOKENS,
+                 language: str = "en") -> tuple[str | None, int, int]:
     """``(prompt, n, total)``: the prompt holding the command words among ``phrases`` and the first
     ``n`` of the ``total`` other phrases (names, aliases, places; duplicates dropped), the most that
     keep ``count(prompt)`` within ``budget`` tokens. ``(None, 0, 0)`` for no phrases. ``count``:
-    e.g. ``lambda p: prompt_token_count(tokenizer, p)``. Raises nothing."""
+    e.g. ``lambda p: prompt_token_count(tokenizer, p)``. ``language`` ``zh``: the Mandarin prompt
+    (:mod:`edge.stages.asr.bias_zh`: Chinese names and aliases, places as said in Mandarin, never
+    None: its Simplified-Chinese head is needed even without phrases). Raises nothing."""
     phrases = list(dict.fromkeys(p.strip() for p in phrases if p and p.strip()))
-    if not phrases:
-        return None, 0, 0
-    commands = [p for p in phrases if p in COMMAND_WORDS and p != "undo that"]
-    rest = [p for p in phrases if p not in COMMAND_WORDS]
-    if count(_compose(commands, rest)) <= budget:
-        return _compose(commands, rest), len(rest), len(rest)
+    if language == "zh":
+        commands, rest = [], zh_phrases(phrases)
+        compose = lambda _c, ps: compose_zh(ps)  # noqa: E731 - the one difference between the languages
+    else:
+        if not phrases:
+            return None, 0, 0
+        commands = [p for p in phrases if p in COMMAND_WORDS and p != "undo that"]
+        rest = [p for p in phrases if p not in COMMAND_WORDS]
+        compose = _compose
+    if count(compose(commands, rest)) <= budget:
+        return compose(commands, rest), len(rest), len(rest)
     lo, hi = 0, len(rest)  # the largest n that fits: count grows with n
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if count(_compose(commands, rest[:mid])) <= budget:
+        if count(compose(commands, rest[:mid])) <= budget:
             lo = mid
         else:
             hi = mid - 1
-    return _compose(commands, rest[:lo]), lo, len(rest)
+    return compose(commands, rest[:lo]), lo, len(rest)
 
 
 def used_first(records: Iterable, limit: int = 20, window: int = 200) -> list[str]:
@@ -120,12 +131,15 @@ def _spelling(word: str) -> str:
     return re.sub(r"er$", "re", word.lower().removesuffix("s"))
 
 
-def focus(phrases: list[str], heard: str, limit: int = FOCUS_PHRASES) -> list[str]:
+def focus(phrases: list[str], heard: str, limit: int = FOCUS_PHRASES, language: str = "en") -> list[str]:
     """``phrases`` with the (at most ``limit``) ones nearest to the transcript ``heard`` first, the
     rest after in their order; command words keep their place, a unit of measure heard ("meters" for
     "metres") comes before the names. A phrase's nearness is the share of its words (place words, ``x``, ``mm`` left out) that the transcript has, each word compared with
     ``rapidfuzz`` ratio ≥ :data:`WORD_MATCH` (so ``bolts`` matches ``bolt``, ``M6`` not ``M8``); at
-    least :data:`FOCUS_SHARE`; ties go to the phrase with more words. Raises nothing."""
+    least :data:`FOCUS_SHARE`; ties go to the phrase with more words. ``language`` ``zh``:
+    :func:`edge.stages.asr.bias_zh.focus_zh` on the Mandarin phrases. Raises nothing."""
+    if language == "zh":
+        return focus_zh(zh_phrases(phrases), heard, limit)
     heard_words = _words(heard)
     names, words_of, vocab = _index(tuple(phrases))
     if not heard_words or not names or not vocab:

