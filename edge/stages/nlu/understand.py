@@ -28,6 +28,7 @@ import re
 
 from edge.errors import EdgeError
 from edge.llm.base import ContextOverflow, EngineError, GenerationRequest
+from edge.stages.grounded import scope
 from edge.stages.nlu.accounting import Utterance, set_aside, size_not_count, unexplained
 from edge.stages.nlu.filler import has_cjk, is_filler
 from edge.stages.nlu.grammar import Grammar, text_direction
@@ -129,6 +130,18 @@ class SentenceGate:
             self.given.append(sentence)
             self.on_sentence(sentence)
 
+    def whole(self, text: str) -> None:
+        """A whole answer at once (its last sentence included): its sentences passed on as :meth:`feed` does."""
+        self.feed(text)
+        self.feed_rest()
+
+    def feed_rest(self) -> None:
+        for raw in self.splitter.flush():
+            sentence = clean_answer(raw)
+            if sentence and not self.closed and len(self.given) < self.limit and sentence not in self.skip:
+                self.given.append(sentence)
+                self.on_sentence(sentence)
+
 
 class Understanding:
     """Filler check, grammar first, then the LLM.
@@ -157,6 +170,9 @@ class Understanding:
         #: the site's documents (``finds(text)``, ``answer(text)``: :class:`edge.stages.docs.desk.DocsDesk`)
         #: or None; a free question they answer becomes ``ask_docs`` instead of going to the LLM
         self.docs = None
+        #: answers a question the templates do not take through the box's tools
+        #: (:class:`edge.stages.grounded.answer.GroundedAnswerer`), or None: the model's free answer
+        self.grounded = None
         self.site_dir = site_dir
         self.llm = llm
         self.max_tokens = max_tokens
@@ -250,6 +266,8 @@ class Understanding:
         intent = self.grammar.parse(text)
         if intent is None and not llm:
             return None
+        if intent is None and self.grounded is not None and self.language == "en":
+            intent = self._out_of_scope(text)
         if intent is None:
             intent = self._paraphrase(text)
         # a free question of a few words goes to the documents; "8" or "yes" alone never does
@@ -342,11 +360,38 @@ class Understanding:
         return Intent("other", source="llm", text=text, answer=join_sentences(kept),
                       extra={**intent.extra, "streamed": len(given)})
 
+    @staticmethod
+    def _out_of_scope(text: str) -> Intent | None:
+        """What the box cannot know or do ("set a timer", "turn off the compressor", "what's the
+        weather"): ``other`` with the honest sentence (:mod:`edge.stages.grounded.scope`), before the
+        paraphrase matcher can take a timer for an item; None for anything else."""
+        name = scope.topic(text)
+        if name is None:
+            return None
+        return Intent("other", source="grammar", text=text, answer=scope.cannot_text(name),
+                      explain={"path": "grounded:cannot", "topic": name})
+
+    def _grounded(self, text: str, on_sentence=None) -> Intent:
+        """``other`` with the grounded answer (:mod:`edge.stages.grounded`); ``source`` ``llm`` when the
+        model ran, ``grammar`` for a fixed sentence; ``explain`` the tools called and the guard's findings.
+        The answer is checked whole before ``on_sentence`` gets its first sentences (never text the guard
+        may still replace)."""
+        g = self.grounded.answer(text)
+        if on_sentence is not None and g.text:
+            SentenceGate(on_sentence).whole(g.text)
+        if g.rounds:
+            self.last_generation = self.grounded.last_stats
+        why = g.explain()
+        return Intent("other", source="llm" if g.rounds else "grammar", text=text, answer=g.text,
+                      extra={"grounded": why}, explain=why)
+
     def _llm(self, text: str, on_sentence=None) -> Intent:
         if self.llm is None:
             return Intent("other", source="grammar", text=text, answer=None)
         if self.withheld:  # the governor keeps the LLM off (hot): the grammar path only
             return Intent("other", source="grammar", text=text, answer=self.withheld)
+        if self.grounded is not None and not self.llm_intent.is_command(text):
+            return self._grounded(text, on_sentence)  # a question or remark: answered from the tools, never free text
         gate = SentenceGate(on_sentence, self.llm_intent.example_answers) if on_sentence else None
         try:
             intent = self.llm_intent.parse(text, on_answer=gate.feed if gate else None)

@@ -1,0 +1,222 @@
+"""A grounded turn: the model picks tools under a JSON schema, the box runs them, and the answer says
+only what they returned.
+
+1. What the box cannot know or do, and small talk, are told apart by their words
+   (:mod:`edge.stages.grounded.scope`) and answered with a fixed sentence; no model runs.
+2. **Round 1**: the model turns the question into at most :data:`MAX_CALLS` tool calls (constrained
+   JSON, greedy; the item is one of the shortlist's SKUs or null). The system prompt (the tools and
+   worked examples) is the same for every question, so the engine's prefix cache keeps it; the
+   shortlist and the question come in the user message. A ``cannot`` call gets the honest sentence
+   of its topic; ``small_talk`` a fixed friendly one.
+3. **Round 2**, only for a what-if ("if we use 5 a day, how long will the bolts last"): the model
+   writes one arithmetic expression over the numbers returned and said; the calculator runs it
+   (a number in it that nobody said and no tool returned refuses the calculation).
+4. One result is said as the tool said it (the fast path's own sentence; a documents answer with its
+   source, or the documents' decline). Several are composed by the model into one or two sentences,
+   then checked (:func:`edge.stages.grounded.check.grounded_or_plain`): a number no tool returned
+   or an action claimed, and the tools' own sentences are said instead.
+
+Nothing here writes: the tools read the store, the records and the documents only.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from edge.llm.base import ContextOverflow, EngineError, GenerationRequest, generate
+from edge.stages.grounded import scope
+from edge.stages.grounded.check import grounded_or_plain, plain
+from edge.stages.grounded.tools import RECORD_WHATS, TOOLS, Toolbox, ToolResult, numbers_in
+from edge.stages.nlu.numbers import normalize_numbers
+from edge.stages.sentences import two_sentences
+from edge.stock.questions import KINDS
+
+log = logging.getLogger("edge.stages.grounded")
+
+#: tool calls the first round may make ("more gloves or more goggles": two stock calls)
+MAX_CALLS = 3
+#: tokens for round 1's JSON (three calls of seven fields) and for a composed answer
+CALLS_MAX_TOKENS = 160
+COMPOSE_MAX_TOKENS = 64
+TOPICS = tuple(scope.CANNOT)
+#: a what-if: a calculation over the numbers looked up is asked for
+WHAT_IF = re.compile(r"\b(?:if|would|suppose|pretend|how long|how many days|how many weeks|last us|enough for|"
+                     r"per day|a day|each day|per week|a week|times|double|half|total of|altogether|combined|"
+                     r"in total|sum|more than|fewer than|less than|difference)\b")
+
+SYSTEM_PROMPT = """You answer questions from workers in a stock room by choosing tools. You never answer from your own knowledge.
+Reply with JSON: {"calls": [...]} with one to three calls. Each call has the fields tool, item, place, kind, what, period, expression, topic (null when not used).
+Tools:
+stock: how many of one item there are, and where. Set item (a sku from the list) and place if one was said.
+place: what is stored in a bin, drawer or shelf. Set place, e.g. "bin 12".
+low_stock: what is low or out of stock, or whether an item is low. Set item or place if said.
+records: what was used, received, moved or counted over time. Set item, kind (total, last, entries, top, rate, change, who), what (used, received, moved, counted, any) and period (e.g. "this week", "yesterday", "last month").
+documents: how to do something, settings, procedures, safety, what a manual says.
+cannot: anything the stock room box cannot know or do. Set topic: machines, timer, order, weather, news, people, schedule or other.
+small_talk: greetings, thanks, jokes.
+Examples:
+Question: do we have more gloves or more goggles
+{"calls": [{"tool": "stock", "item": "GLV", ...}, {"tool": "stock", "item": "GOG", ...}]}
+Question: which item did we use the most of this week
+{"calls": [{"tool": "records", "kind": "top", "what": "used", "period": "this week", ...}]}
+Question: when did the fuses last come in
+{"calls": [{"tool": "records", "item": "FUS", "kind": "last", "what": "received", ...}]}
+Question: anything running low in drawer 7
+{"calls": [{"tool": "low_stock", "place": "drawer 7", ...}]}
+Question: what torque do the wheel nuts need
+{"calls": [{"tool": "documents", ...}]}
+Question: who won the match last night
+{"calls": [{"tool": "cannot", "topic": "news", ...}]}"""
+
+CALC_PROMPT = ("You write one arithmetic expression (numbers, + - * / and brackets) that answers the question from "
+               "the facts. Use only numbers from the facts and the question. Reply with JSON: {\"expression\": \"...\"}")
+COMPOSE_PROMPT = ("You answer a stock room worker in one or two short spoken sentences, using only the facts given. "
+                  "Never add a number, an item or an action that is not in the facts. No lists, no markdown.")
+
+
+def calls_schema(skus: list[str]) -> dict:
+    """Round 1's output: ``{"calls": [call, …]}`` with 1–:data:`MAX_CALLS` calls of fixed fields."""
+    nullable = {"type": ["string", "null"]}
+    call = {"type": "object", "properties": {
+        "tool": {"enum": [*TOOLS, "cannot", "small_talk"]},
+        "item": {"enum": [*sorted(set(skus)), None]},
+        "place": nullable,
+        "kind": {"enum": [*KINDS, None]},
+        "what": {"enum": [*RECORD_WHATS, None]},
+        "period": nullable,
+        "expression": nullable,
+        "topic": {"enum": [*TOPICS, None]},
+    }, "required": ["tool", "item", "place", "kind", "what", "period", "expression", "topic"],
+        "additionalProperties": False}
+    return {"type": "object", "properties": {"calls": {"type": "array", "items": call, "minItems": 1,
+                                                       "maxItems": MAX_CALLS}},
+            "required": ["calls"], "additionalProperties": False}
+
+
+EXPRESSION_SCHEMA = {"type": "object", "properties": {"expression": {"type": "string"}},
+                     "required": ["expression"], "additionalProperties": False}
+
+
+@dataclass
+class Grounded:
+    """A grounded turn's outcome: the ``text`` said, its ``path`` (``cannot``, ``small_talk``,
+    ``tools``, ``composed``, ``plain`` — a composed answer replaced —, ``unknown``, ``error``), the
+    tool ``results``, the guard's findings (``check``) and the model ``rounds`` run."""
+
+    text: str
+    path: str
+    results: list[ToolResult] = field(default_factory=list)
+    check: dict = field(default_factory=dict)
+    rounds: int = 0
+    calls: list[dict] = field(default_factory=list)
+
+    def explain(self) -> dict:
+        return {"path": f"grounded:{self.path}", "rounds": self.rounds, "calls": self.calls,
+                "tools": [{"tool": r.tool, "args": r.args, "ok": r.ok, "text": r.text} for r in self.results],
+                **({"check": self.check} if self.check else {})}
+
+
+class GroundedAnswerer:
+    """Grounded answers over ``engine`` (an :class:`edge.llm.base.Engine`, or None: the fixed
+    sentences and tools only) and ``toolbox``. ``shortlister(text)``: the candidate items (``sku``,
+    ``item``, ``location``) the prompt lists; their SKUs are the ``item`` values allowed."""
+
+    def __init__(self, engine, toolbox: Toolbox, shortlister: Callable[[str], list], language: str = "en"):
+        self.engine = engine
+        self.toolbox = toolbox
+        self.shortlister = shortlister
+        self.language = language
+        self.last_stats = None
+
+    def answer(self, text: str) -> Grounded:
+        """The grounded answer to ``text``. Raises nothing for engine failures (the answer then says
+        it does not know)."""
+        name = scope.topic(text)
+        if name is not None:
+            return Grounded(scope.cannot_text(name, self.language), "cannot")
+        talk = scope.small_talk(text)
+        if talk is not None:
+            return Grounded(scope.small_talk_text(talk, self.language), "small_talk")
+        if self.engine is None:
+            return Grounded(scope.cannot_text("other", self.language), "cannot")
+        try:
+            return self._with_tools(text)
+        except (EngineError, ContextOverflow) as e:
+            log.warning("grounded answer failed: %s", e)
+            return Grounded(scope.cannot_text("other", self.language), "error", check={"error": str(e)})
+
+    def _generate(self, system: str, user: str, max_tokens: int, schema: dict | None) -> str:
+        request = GenerationRequest([{"role": "system", "content": system}, {"role": "user", "content": user}],
+                                    max_tokens=max_tokens, json_schema=schema, temperature=0.0)
+        out, self.last_stats = generate(self.engine, request)
+        return out
+
+    def _with_tools(self, text: str) -> Grounded:
+        shortlist = self.shortlister(text)
+        skus = [it.sku for it in shortlist]
+        items = "\n".join(f"{it.sku}: {it.item}; {it.location}" for it in shortlist) or "(none)"
+        out = self._generate(SYSTEM_PROMPT, f"Items (sku: name; place):\n{items}\nQuestion: {text}",
+                             CALLS_MAX_TOKENS, calls_schema(skus))
+        calls = _calls(out)
+        rounds = 1
+        if not calls:
+            return Grounded(scope.cannot_text("other", self.language), "unknown", rounds=rounds)
+        for c in calls:  # a refusal or small talk anywhere in the calls decides the answer
+            if c.get("tool") == "cannot":
+                return Grounded(scope.cannot_text(c.get("topic") or "other", self.language), "cannot", rounds=rounds,
+                                calls=calls)
+        if all(c.get("tool") == "small_talk" for c in calls):
+            return Grounded(scope.small_talk_text("greeting", self.language), "small_talk", rounds=rounds, calls=calls)
+        grounded = set(numbers_in(normalize_numbers(text)))
+        results: list[ToolResult] = []
+        for c in calls:
+            if c.get("tool") == "small_talk":
+                continue
+            r = self.toolbox.run(c, text, grounded)
+            grounded |= r.numbers
+            results.append(r)
+        ok = [r for r in results if r.ok]
+        if ok and WHAT_IF.search(text.lower()) and not any(r.tool in ("calculate", "documents") for r in ok):
+            facts = "\n".join(f"- {r.text}" for r in ok)
+            expr = _expression(self._generate(CALC_PROMPT, f"Facts:\n{facts}\nQuestion: {text}", 48, EXPRESSION_SCHEMA))
+            rounds += 1
+            r = self.toolbox.run({"tool": "calculate", "expression": expr}, text, grounded)
+            calls.append({"tool": "calculate", "expression": expr})
+            results.append(r)
+            ok = [r for r in results if r.ok]
+        if not ok:
+            return Grounded(plain(results) if _says_something(results) else scope.cannot_text("other", self.language),
+                            "unknown", results, rounds=rounds, calls=calls)
+        if len(ok) == 1:
+            return Grounded(ok[0].text, "tools", results, rounds=rounds, calls=calls)
+        facts = "\n".join(f"- {r.text}" for r in ok)
+        composed = self._generate(COMPOSE_PROMPT, f"Facts:\n{facts}\nQuestion: {text}\nAnswer:", COMPOSE_MAX_TOKENS, None)
+        said, check = grounded_or_plain(two_sentences(composed), ok, text)
+        return Grounded(said, "plain" if check["replaced"] else "composed", results, check, rounds, calls)
+
+
+def _calls(out: str) -> list[dict]:
+    """The calls of round 1's JSON; none when it is not the object asked for."""
+    try:
+        obj = json.loads(out)
+    except ValueError:
+        return []
+    calls = obj.get("calls") if isinstance(obj, dict) else None
+    return [c for c in calls if isinstance(c, dict)][:MAX_CALLS] if isinstance(calls, list) else []
+
+
+def _expression(out: str) -> str:
+    try:
+        obj = json.loads(out)
+    except ValueError:
+        return ""
+    return str(obj.get("expression") or "") if isinstance(obj, dict) else ""
+
+
+def _says_something(results: list[ToolResult]) -> bool:
+    """Whether a failed result is still worth saying (a documents decline, an empty place), rather
+    than a tool error meant for the model."""
+    return any(not r.text.startswith("That tool call failed") for r in results)

@@ -1,0 +1,133 @@
+"""edge.stages.grounded: the grounding guard, the tools on a real store, out-of-scope sentences, and the
+turn run on a scripted engine (a neighbour of the unit: the guard and the tool runner are under test)
+and, for the plumbing, on the real SmolLM2."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from nlu_helpers import SMOLLM2, ReplayEngine
+
+from edge.config import load_settings
+from edge.llm.loader import build_llm
+from edge.loop.build import attach_grounded, build_understanding
+from edge.stages.dialog import act
+from edge.stages.grounded import scope
+from edge.stages.grounded.answer import GroundedAnswerer, calls_schema
+from edge.stages.grounded.check import claims_action, grounded_or_plain, ungrounded_numbers
+from edge.stages.grounded.tools import Toolbox, ToolResult, calculate
+
+FIELDS = ("tool", "item", "place", "kind", "what", "period", "expression", "topic")
+
+
+def calls(*cs: dict) -> str:
+    return json.dumps({"calls": [{k: c.get(k) for k in FIELDS} for c in cs]})
+
+
+def answerer(store, outputs):
+    engine = ReplayEngine(outputs)
+    items = {it.sku: it for it in store.items()}
+    return GroundedAnswerer(engine, Toolbox(store), lambda text: list(items.values())[:5]), engine
+
+
+# -------------------------------------------------------------------------------- the guard
+
+
+def test_a_number_no_tool_returned_is_replaced_by_the_tools_sentence():
+    stock = ToolResult.of("stock", {"item": "BLT-M8-30"}, "There are 140 M8 bolts in bin 12.")
+    said, check = grounded_or_plain("12 x 8 = 96 M8 bolts.", [stock], "how many M8 bolts are in bin 12")
+    assert said == "There are 140 M8 bolts in bin 12."
+    assert check == {"ungrounded": [8.0, 96.0], "claimed_action": False, "replaced": True}  # "8" alone is no name
+
+
+def test_a_grounded_answer_is_kept_and_number_words_count():
+    results = [ToolResult.of("stock", {}, "There are 12 boxes of nitrile gloves on shelf A."),
+               ToolResult.of("stock", {}, "There are 8 safety goggles on shelf B.")]
+    said, check = grounded_or_plain("We have more gloves: twelve boxes against 8 goggles.", results, "more gloves or goggles")
+    assert said.startswith("We have more gloves") and not check["replaced"]
+    assert ungrounded_numbers("about fifteen goggles", results, "") == [15.0]
+
+
+def test_a_claimed_action_is_replaced():
+    results = [ToolResult.of("stock", {}, "There are 60 fuses in bin 30.")]
+    said, check = grounded_or_plain("I've ordered 60 fuses for you.", results, "fuses")
+    assert check["claimed_action"] and said == "There are 60 fuses in bin 30."
+    assert claims_action("The air compressor is now off.") and not claims_action("There are 60 fuses in bin 30.")
+
+
+def test_calculator_takes_arithmetic_only():
+    assert calculate("140 / 5") == 28 and calculate("(12 + 8) * 2") == 40
+    for bad in ("__import__('os')", "2 ** 100", "1/0", ""):
+        with pytest.raises(ValueError):
+            calculate(bad)
+
+
+# -------------------------------------------------------------------------------- tools and turns
+
+
+def test_tools_read_the_store_and_a_calculation_needs_known_numbers(inventory_store):
+    box = Toolbox(inventory_store)
+    assert box.run({"tool": "stock", "item": "FUS-5A"}, "fuses?", set()).text == "There are 60 fuses in bin 30."
+    assert not box.run({"tool": "stock", "item": None}, "hammers?", set()).ok
+    assert "fuse" in box.run({"tool": "place", "place": "bin 30"}, "", set()).text
+    assert "white paint" in box.run({"tool": "low_stock"}, "", set()).text
+    refused = box.run({"tool": "calculate", "expression": "12 * 8"}, "", {12.0})
+    assert not refused.ok and "8" in refused.text
+    assert box.run({"tool": "calculate", "expression": "60 / 5"}, "", {60.0, 5.0}).text == "60 / 5 = 12."
+
+
+def test_two_results_composed_with_an_invented_number_fall_back(inventory_store):
+    a, engine = answerer(inventory_store, [calls({"tool": "stock", "item": "GLV-NIT-L"}, {"tool": "stock", "item": "GOG-SAF"}),
+                                           "We have 12 boxes of gloves and 80 goggles."])
+    got = a.answer("do we have more gloves or more goggles")
+    assert got.path == "plain" and got.check["ungrounded"] == [80.0]
+    assert "12 boxes of nitrile gloves" in got.text and "8 safety goggles" in got.text
+    assert len(engine.requests) == 2
+    assert engine.requests[0].json_schema == calls_schema([it.sku for it in inventory_store.items()][:5])
+
+
+def test_a_what_if_runs_one_calculation_round(inventory_store):
+    a, engine = answerer(inventory_store, [calls({"tool": "stock", "item": "FUS-5A"}), '{"expression": "60 / 5"}',
+                                           "At 5 a day the 60 fuses last 12 days."])
+    got = a.answer("if we use 5 fuses a day how many days will they last")
+    assert got.text == "At 5 a day the 60 fuses last 12 days." and got.path == "composed" and got.rounds == 2
+
+
+@pytest.mark.parametrize("text,topic", [("turn off the air compressor", "machines"), ("set a timer for ten minutes", "timer"),
+                                        ("what's the weather like tomorrow", "weather"),
+                                        ("order 50 more fuses from the supplier", "order")])
+def test_what_the_box_cannot_do_is_said_without_the_model(inventory_store, text, topic):
+    a, engine = answerer(inventory_store, [])  # any model call fails the test
+    got = a.answer(text)
+    assert got.text == scope.CANNOT[topic] and got.path == "cannot" and not engine.requests
+
+
+def test_how_to_questions_are_not_taken_as_commands():
+    assert scope.topic("how do I reset the air compressor after an overload") is None
+    assert scope.topic("who logged the gloves yesterday") is None
+    assert scope.topic("can you switch on the lights in bay two") == "machines"
+
+
+def test_a_cannot_call_gets_the_fixed_sentence(inventory_store):
+    a, _engine = answerer(inventory_store, [calls({"tool": "cannot", "topic": "people"})])
+    assert a.answer("is Karen in the building").text == scope.CANNOT["people"]
+
+
+# -------------------------------------------------------------------------------- plumbing on SmolLM2
+
+
+def test_smollm2_turns_write_nothing_and_say_only_what_tools_returned(inventory_store, tmp_path):
+    settings = load_settings(overrides={"store": {"path": str(tmp_path / "unused.db")}, "output_dir": str(tmp_path)})
+    assert settings.llm.model == SMOLLM2
+    und = build_understanding(settings, inventory_store, build_llm(settings, lazy=True))
+    attach_grounded(settings, und, inventory_store)
+    before = len(inventory_store.records(last=1000))
+    for k, text in enumerate(("could you give me a rundown on the drill bit situation", "who won the football last night",
+                              "what's the nicest colour for a van")):
+        intent = und.understand(text)
+        reply = act(intent, inventory_store, text, f"t{k}").text
+        assert reply
+        if str(intent.explain.get("path", "")).startswith("grounded"):  # fixed sentences or what the tools said
+            tools = [ToolResult.of(t["tool"], t["args"], t["text"]) for t in intent.explain.get("tools") or []]
+            assert ungrounded_numbers(reply, tools, text) == []
+    assert len(inventory_store.records(last=1000)) == before
