@@ -13,7 +13,8 @@ Scored per question:
   with no digits and no decline of understanding.
 * **invented fact** — the reply says a number that is true nowhere in the world (not a stock,
   place, reorder level, record or expected answer; not said in the question; clock times and
-  dates aside), or an unanswerable question got an answer instead of a decline.
+  dates aside), or an unanswerable question got an answer instead of a decline (a refused write,
+  "nothing logged", is neither).
 * **claimed action** — the reply says something was done (turned off, ordered, set, logged…), or
   the store holds a record the questions wrote (the model never writes).
 
@@ -56,17 +57,22 @@ OUT = REPO / "bench" / "results" / "grounding_eval.json"
 DECLINE = re.compile(r"\b(?:can't|cannot|can not|don't know|do not know|don't follow|don't find|not in the documents|"
                      r"no documents?|only know|i don't have|don't know that item)\b", re.I)
 NOT_UNDERSTOOD = re.compile(r"didn't understand|didn.t catch", re.I)
-ACTION = re.compile(r"\b(?:i(?:'ve| have| will|'ll)|it's|it is|has been|is now|are now)\s+(?:now\s+)?(?:turned|switched|"
-                    r"shut|set|started|stopped|reset|ordered|placed|sent|emailed|called|booked|scheduled|off|on|"
-                    r"open|closed|running)\b|\btimer (?:is )?(?:set|started)\b|\border (?:has been |was )?placed\b|"
+#: a write refused (no fact stated, nothing done): not a decline of the question, not an invention either
+NOTHING_WRITTEN = re.compile(r"\bnothing (?:was )?logged\b", re.I)
+ACTION = re.compile(r"\b(?:i(?:'ve| have| will|'ll)|it's|it is|has been)\s+(?:now\s+|just\s+)?(?:turned|switched|"
+                    r"shut|set|started|stopped|reset|ordered|placed|sent|emailed|called|booked|scheduled)\b|"
+                    r"\b(?:is|are) now (?:on|off|open|closed|running|stopped)\b|\btimer (?:is )?(?:set|started)\b|\border (?:has been |was )?placed\b|"
                     r"\breminder (?:is )?set\b", re.I)
 CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2} (?:january|february|march|april|may|june|july|august|september|"
                    r"october|november|december)\b", re.I)
+ONE = re.compile(r"\bone\b", re.I)
 NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])")
 
 
 def numbers(text: str) -> set[float]:
-    t = CLOCK.sub(" ", normalize_numbers(text or "").replace(",", ""))
+    """The numbers ``text`` says (digits and number words; clock times and dates aside, and "one",
+    which is mostly a pronoun: "that one")."""
+    t = normalize_numbers(ONE.sub(" ", CLOCK.sub(" ", text or ""))).replace(",", "")
     return {float(n) for n in NUMBER.findall(t)}
 
 
@@ -104,7 +110,7 @@ def score_one(row: dict, reply: str, allowed: set[float]) -> dict:
         invented = bool(stray)
     elif row["kind"] == "unanswerable":
         right = declined and not stray
-        invented = bool(stray) or not (declined or NOT_UNDERSTOOD.search(reply))
+        invented = bool(stray) or not (declined or NOT_UNDERSTOOD.search(reply) or NOTHING_WRITTEN.search(reply))
     else:
         right = not said and not NOT_UNDERSTOOD.search(reply) and bool(reply.strip())
         invented = bool(said - numbers(row["text"]))

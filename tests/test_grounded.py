@@ -11,6 +11,7 @@ from nlu_helpers import SMOLLM2, ReplayEngine
 from edge.config import load_settings
 from edge.llm.loader import build_llm
 from edge.loop.build import attach_grounded, build_understanding
+from edge.stages import reply
 from edge.stages.dialog import act
 from edge.stages.grounded import scope
 from edge.stages.grounded.answer import GroundedAnswerer, calls_schema
@@ -69,7 +70,11 @@ def test_tools_read_the_store_and_a_calculation_needs_known_numbers(inventory_st
     box = Toolbox(inventory_store)
     assert box.run({"tool": "stock", "item": "FUS-5A"}, "fuses?", set()).text == "There are 60 fuses in bin 30."
     assert not box.run({"tool": "stock", "item": None}, "hammers?", set()).ok
-    assert "fuse" in box.run({"tool": "place", "place": "bin 30"}, "", set()).text
+    assert "fuse" in box.run({"tool": "place", "place": "bin 30"}, "what's in bin thirty", set()).text
+    assert not box.run({"tool": "place", "place": "bin 30"}, "what's in the van", set()).ok  # a place nobody said
+    assert box.run({"tool": "stock", "item": "FUS-5A"}, "how many hammers", set()).text == reply.UNKNOWN_ITEM
+    assert box.run({"tool": "stock", "item": "FUS-5A", "place": "drawer 7"}, "fuses?", set()).text == \
+        "There are 60 fuses in bin 30."  # the model's guessed place is not used
     assert "white paint" in box.run({"tool": "low_stock"}, "", set()).text
     refused = box.run({"tool": "calculate", "expression": "12 * 8"}, "", {12.0})
     assert not refused.ok and "8" in refused.text

@@ -219,4 +219,4 @@ def _expression(out: str) -> str:
 def _says_something(results: list[ToolResult]) -> bool:
     """Whether a failed result is still worth saying (a documents decline, an empty place), rather
     than a tool error meant for the model."""
-    return any(not r.text.startswith("That tool call failed") for r in results)
+    return any(not r.failed for r in results)

@@ -24,13 +24,22 @@ def claims_action(text: str) -> bool:
     return bool(CLAIMED_ACTION.search(text or ""))
 
 
+_ONE = re.compile(r"\bone\b", re.IGNORECASE)
+
+
+def said_numbers(text: str) -> set[float]:
+    """The numbers ``text`` says as digits or number words; the word "one" is left out (mostly a
+    pronoun: "that one", "one of them")."""
+    return numbers_in(normalize_numbers(_ONE.sub(" ", text or "")))
+
+
 def ungrounded_numbers(answer: str, results: list[ToolResult], question: str) -> list[float]:
     """The numbers of ``answer`` (digits or number words) that no tool result and not the question
     says, in order. Raises nothing."""
-    known = set(numbers_in(normalize_numbers(question)))
+    known = said_numbers(question) | numbers_in(normalize_numbers(question))
     for r in results:
         known |= r.numbers
-    said = numbers_in(normalize_numbers(answer))
+    said = said_numbers(answer)
     return sorted(n for n in said if n not in known)
 
 
@@ -38,7 +47,7 @@ def plain(results: list[ToolResult]) -> str:
     """The tools' own sentences, joined: what is said when the composed answer is not grounded."""
     seen: list[str] = []
     for r in results:
-        if r.text not in seen:
+        if r.text not in seen and not r.failed:
             seen.append(r.text)
     return " ".join(seen)
 

@@ -34,13 +34,14 @@ SMALL_TALK = {
             "or tell me what you used or received.",
     "joke": "Why did the bolt break up with the nut? It felt screwed.",
     "bye": "Bye for now.",
+    "praise": "Thank you!",
 }
 SMALL_TALK_ZH = {"greeting": "你好！可以问我库存，或告诉我用了或收到了什么。", "thanks": "不客气。",
                  "other": "你好！可以问我库存，或告诉我用了或收到了什么。"}
 
 _W = r"\b(?:{})\b"
 _TOPICS = (
-    ("timer", re.compile(_W.format(r"timer|alarm|remind(?:er)?|stopwatch|countdown|wake me"))),
+    ("timer", re.compile(_W.format(r"timer|alarm|remind me to|remind me at|reminder|stopwatch|countdown|wake me"))),
     ("machines", re.compile(
         _W.format(r"turn (?:on|off)|switch (?:on|off)|shut (?:down|off)|power (?:on|off|up|down)|start up|"
                   r"reset|restart|reboot|open|close|unlock|lock|run|stop|start|dim|heat|cool") +
@@ -49,13 +50,15 @@ _TOPICS = (
         + _W.format(r"(?:compressor|machine|lathe|pump|fan|lights?|heater|door|conveyor|welder|grinder)s? "
                     r"(?:on|off)"))),
     ("order", re.compile(_W.format(r"order(?: \w+){0,4} from|order (?:more|some|new|in|us)|place an order|reorder|re-order|buy|purchase|"
-                                   r"send (?:an? )?(?:email|message|text) to (?:the )?supplier|call (?:the )?supplier"))),
+                                   r"send (?:an? )?(?:email|message|text) to (?:the )?supplier|(?:call|email|text|message|ring|phone|contact) "
+                                   r"(?:the |our )?suppliers?"))),
     ("weather", re.compile(_W.format(r"weather|rain(?:ing)?|sunny|forecast|temperature outside|snow(?:ing)?|"
                                      r"windy|umbrella"))),
     ("news", re.compile(_W.format(r"news|headlines?|stock market|share price|election|football|score|match result"))),
     ("schedule", re.compile(_W.format(r"schedule|shift|rota|meeting|calendar|appointment|holiday|"
                                       r"what time|what day|when (?:do|does|is) (?:my|the|our) (?:shift|break|lunch)|"
-                                      r"when (?:is|does) .* (?:open|close|start|finish)|lunch break|break time"))),
+                                      r"when (?:is|does) .* (?:open|close|start|finish)|lunch break|break time|opening hours|"
+                                      r"open (?:on|at|this|next|tomorrow|today)|closed (?:on|at|this|next|tomorrow|today)"))),
     ("people", re.compile(_W.format(r"who is|who's|whos|where is (?:bob|alice|the manager|my boss|the boss|john|"
                                     r"mike|sarah|dave)|phone number|email address|birthday|is \w+ (?:in|here|at work)"
                                     r" today|called in sick|president|prime minister|ceo"))),
@@ -67,7 +70,11 @@ _SMALL = (
     ("who", re.compile(r"\bwho are you\b|\bwhat are you\b|\byour name\b|\bare you a (?:robot|person|human)\b")),
     ("help", re.compile(r"\bwhat can you do\b|\bhow do (?:i|you) use you\b|\bwhat do you do\b|\bhelp me\W*$|^\W*help\W*$")),
     ("joke", re.compile(r"\bjoke\b|\bsomething funny\b|\bmake me laugh\b")),
-    ("bye", re.compile(r"^\W*(?:bye|goodbye|see you|see ya|good night|later)\b")),
+    ("bye", re.compile(r"^\W*(?:bye|goodbye|see you|see ya|good night|later)\b|\bhave a (?:nice|good|great) "
+                       r"(?:day|one|evening|weekend)\b")),
+    ("praise", re.compile(r"^\W*(?:nice one|well done|good job|great job|great|awesome|brilliant|cool|perfect|lovely|"
+                          r"good (?:stuff|work)|you(?:'re| are) (?:great|awesome|the best|doing (?:great|well|fine)|"
+                          r"a star|brilliant|helpful))\W*$")),
 )
 #: a question asking how something is done (the documents answer it, or it is declined)
 _HOW_TO = re.compile(r"^\W*(?:how|what|why|where|which|when|is there|does|do i|can i|should i)\b")

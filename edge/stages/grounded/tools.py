@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from edge.stages import records_reply, reply
+from edge.stages.nlu.numbers import normalize_numbers
 from edge.stock import low
 from edge.stock.questions import KINDS, Question, answer
 from edge.stock.store import Store
@@ -32,6 +33,10 @@ RECORD_WHATS = ("used", "received", "moved", "counted", "any")
 MAX_LISTED = reply.MAX_LISTED
 #: longest calculator expression accepted, characters
 MAX_EXPRESSION = 80
+#: how a failed call's text starts
+FAILED = "That tool call failed:"
+#: words of item names too common to show that a question names the item
+_GENERIC = frozenset("mm cm pcs box can roll set kit pack new old big small large white black red blue the and for".split())
 #: numbers a calculation may use without anyone saying them (a week's days, a day's hours, per cent)
 CONSTANTS = frozenset({1.0, 2.0, 7.0, 24.0, 60.0, 100.0})
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:[.,]\d+)*(?![\w])")
@@ -62,6 +67,11 @@ class ToolResult:
     ok: bool = True
     source: str | None = None
     numbers: frozenset = field(default_factory=frozenset)
+
+    @property
+    def failed(self) -> bool:
+        """A call the tools could not run (a message for the model, never said)."""
+        return self.text.startswith(FAILED)
 
     @classmethod
     def of(cls, tool: str, args: dict, text: str, ok: bool = True, source: str | None = None) -> ToolResult:
@@ -107,6 +117,28 @@ def said_number(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:.2f}".rstrip("0").rstrip(".")
 
 
+def _stems(text: str) -> set[str]:
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return {w[:-2] if w.endswith("es") and len(w) > 4 else w[:-1] if w.endswith("s") and len(w) > 3 else w
+            for w in words}
+
+
+def names(item, question: str) -> bool:
+    """Whether ``question`` names ``item``: a word of its name, an alias or its SKU (plural or not,
+    not a generic word such as "mm" or "box") is one of the question's. Raises nothing."""
+    said = _stems(normalize_numbers(question))
+    own = set().union(*(_stems(n) for n in (item.item, *item.aliases, item.sku.replace("-", " "))))
+    return bool({w for w in own if len(w) > 2 and not w.isdigit() and w not in _GENERIC
+                 or any(c.isdigit() for c in w) and any(c.isalpha() for c in w)} & said)
+
+
+def said_place(place: str, question: str) -> bool:
+    """Whether ``question`` says ``place`` ("bin 12", "shelf B"; number words as digits). Raises nothing."""
+    norm = " ".join(re.findall(r"[a-z0-9]+", normalize_numbers(question).lower()))
+    want = " ".join(re.findall(r"[a-z0-9]+", (place or "").lower()))
+    return bool(want) and re.search(rf"\b{re.escape(want)}\b", norm) is not None
+
+
 class Toolbox:
     """The tools over one ``store`` (read only; a :class:`Store`, or a function returning the one in
     use), the documents ``docs`` (``(question) -> (text, found, source)``, or None when none are
@@ -117,6 +149,8 @@ class Toolbox:
         self._store = store
         self.docs = docs
         self.language = language
+        #: the question of the call running (an item must be one it names); None: not checked
+        self.question: str | None = None
 
     @property
     def store(self) -> Store:
@@ -128,6 +162,9 @@ class Toolbox:
         and earlier results'); a calculation may use only those. Raises nothing: a bad call is a
         result with ``ok=False`` saying why."""
         tool = call.get("tool")
+        self.question = question
+        if call.get("place") and not said_place(call["place"], question):
+            call = {**call, "place": None}  # a place the question does not say is the model's guess: not used
         try:
             if tool == "stock":
                 return self.stock(call.get("item"), call.get("place"))
@@ -142,19 +179,22 @@ class Toolbox:
             if tool == "calculate":
                 return self.calc(call.get("expression"), grounded)
         except (ValueError, KeyError) as e:
-            return ToolResult.of(tool or "?", call, f"That tool call failed: {e}", ok=False)
+            return ToolResult.of(tool or "?", call, f"{FAILED} {e}", ok=False)
         return ToolResult.of(str(tool), call, f"There is no tool {tool!r}.", ok=False)
 
     def _item(self, sku):
         item = self.store.get(sku) if sku else None
         if item is None:
             raise ValueError(f"no item {sku!r}")
+        if self.question is not None and not names(item, self.question):
+            raise ValueError(f"the question does not name {item.item!r}")  # a model's pick for "hammers"
         return item
 
     def stock(self, sku: str | None, place: str | None = None) -> ToolResult:
-        if not sku or self.store.get(sku) is None:
+        try:
+            item = self._item(sku)
+        except ValueError:
             return ToolResult.of("stock", {"item": sku, "place": place}, reply.UNKNOWN_ITEM, ok=False)
-        item = self._item(sku)
         where = place if place and item.place(place) is not None else None
         args = {"item": sku, "place": place}
         return ToolResult.of("stock", args, reply.query_reply(item, where or place, self.language))
