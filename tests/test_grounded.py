@@ -136,3 +136,17 @@ def test_smollm2_turns_write_nothing_and_say_only_what_tools_returned(inventory_
             tools = [ToolResult.of(t["tool"], t["args"], t["text"]) for t in intent.explain.get("tools") or []]
             assert ungrounded_numbers(reply, tools, text) == []
     assert len(inventory_store.records(last=1000)) == before
+
+
+def test_a_comparison_gets_a_stock_call_for_every_item_it_names(inventory_store):
+    a, engine = answerer(inventory_store, [calls({"tool": "stock", "item": "GLV-NIT-L"}),
+                                           "We have 12 boxes of gloves and 8 goggles."])
+    got = a.answer("do we have more gloves or more goggles")
+    assert [r.args["item"] for r in got.results] == ["GLV-NIT-L", "GOG-SAF"]
+    assert got.text == "We have 12 boxes of gloves and 8 goggles." and got.path == "composed"
+
+
+def test_when_the_tools_picked_find_nothing_the_one_item_named_is_looked_up(inventory_store):
+    a, _engine = answerer(inventory_store, [calls({"tool": "documents"})])  # no documents on this box
+    got = a.answer("whats the story with the safety goggles")
+    assert got.text == "There are 8 safety goggles on shelf B." and got.path == "tools"

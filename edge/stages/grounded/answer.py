@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from edge.llm.base import ContextOverflow, EngineError, GenerationRequest, generate
 from edge.stages.grounded import scope
 from edge.stages.grounded.check import grounded_or_plain, plain
-from edge.stages.grounded.tools import RECORD_WHATS, TOOLS, Toolbox, ToolResult, numbers_in
+from edge.stages.grounded.tools import RECORD_WHATS, TOOLS, Toolbox, ToolResult, fully_named, numbers_in
 from edge.stages.nlu.numbers import normalize_numbers
 from edge.stages.sentences import two_sentences
 from edge.stock.questions import KINDS
@@ -46,6 +46,9 @@ TOPICS = tuple(scope.CANNOT)
 WHAT_IF = re.compile(r"\b(?:if|would|suppose|pretend|how long|how many days|how many weeks|last us|enough for|"
                      r"per day|a day|each day|per week|a week|times|double|half|total of|altogether|combined|"
                      r"in total|sum|more than|fewer than|less than|difference)\b")
+
+#: a question about several items at once
+SEVERAL = re.compile(r"\b(?:or|and|than|versus|vs|compare|combined|total|altogether|each|both)\b")
 
 SYSTEM_PROMPT = """You answer questions from workers in a stock room by choosing tools. You never answer from your own knowledge.
 Reply with JSON: {"calls": [...]} with one to three calls. Each call has the fields tool, item, place, kind, what, period, expression, topic (null when not used).
@@ -171,14 +174,14 @@ class GroundedAnswerer:
         if all(c.get("tool") == "small_talk" for c in calls):
             return Grounded(scope.small_talk_text("greeting", self.language), "small_talk", rounds=rounds, calls=calls)
         grounded = set(numbers_in(normalize_numbers(text)))
-        results: list[ToolResult] = []
-        for c in calls:
-            if c.get("tool") == "small_talk":
-                continue
-            r = self.toolbox.run(c, text, grounded)
-            grounded |= r.numbers
-            results.append(r)
+        named = [it for it in shortlist if fully_named(it, text)]
+        calls = _completed(calls, named, text)
+        results = self._run(calls, text, grounded)
         ok = [r for r in results if r.ok]
+        if not ok and len(named) == 1:  # the tools picked found nothing, and the question names one item: its stock
+            calls.append(_stock_call(named[0].sku))
+            results += self._run(calls[-1:], text, grounded)
+            ok = [r for r in results if r.ok]
         if ok and WHAT_IF.search(text.lower()) and not any(r.tool in ("calculate", "documents") for r in ok):
             facts = "\n".join(f"- {r.text}" for r in ok)
             expr = _expression(self._generate(CALC_PROMPT, f"Facts:\n{facts}\nQuestion: {text}", 48, EXPRESSION_SCHEMA))
@@ -196,6 +199,33 @@ class GroundedAnswerer:
         composed = self._generate(COMPOSE_PROMPT, f"Facts:\n{facts}\nQuestion: {text}\nAnswer:", COMPOSE_MAX_TOKENS, None)
         said, check = grounded_or_plain(two_sentences(composed), ok, text)
         return Grounded(said, "plain" if check["replaced"] else "composed", results, check, rounds, calls)
+
+
+    def _run(self, calls: list[dict], text: str, grounded: set[float]) -> list[ToolResult]:
+        """Run ``calls`` in order (small talk skipped); each result's numbers join ``grounded``."""
+        results = []
+        for c in calls:
+            if c.get("tool") == "small_talk":
+                continue
+            r = self.toolbox.run(c, text, grounded)
+            grounded |= r.numbers
+            results.append(r)
+        return results
+
+
+def _stock_call(sku: str) -> dict:
+    return {"tool": "stock", "item": sku, "place": None, "kind": None, "what": None, "period": None,
+            "expression": None, "topic": None}
+
+
+def _completed(calls: list[dict], named: list, text: str) -> list[dict]:
+    """``calls`` with a stock call for every item the question names in full that a comparison or
+    sum ("more gloves or goggles", "fuses and drill bits combined") left out (at most :data:`MAX_CALLS`)."""
+    asked = {c.get("item") for c in calls if c.get("tool") == "stock"}
+    if not asked or not SEVERAL.search(text.lower()):
+        return calls
+    extra = [_stock_call(it.sku) for it in named if it.sku not in asked]
+    return (calls + extra)[:max(MAX_CALLS, len(calls))]
 
 
 def _calls(out: str) -> list[dict]:

@@ -139,6 +139,17 @@ def said_place(place: str, question: str) -> bool:
     return bool(want) and re.search(rf"\b{re.escape(want)}\b", norm) is not None
 
 
+def fully_named(item, question: str) -> bool:
+    """Whether ``question`` says ``item``'s name or one of its aliases in full (every word of it but
+    the generic ones, plural or not): "M8 bolts" names the M8 bolt, not the M8 washer. Raises nothing."""
+    said = _stems(normalize_numbers(question))
+    for name in (item.item, *item.aliases):
+        words = {w for w in _stems(name) if w not in _GENERIC}
+        if words and words <= said:
+            return True
+    return False
+
+
 class Toolbox:
     """The tools over one ``store`` (read only; a :class:`Store`, or a function returning the one in
     use), the documents ``docs`` (``(question) -> (text, found, source)``, or None when none are
