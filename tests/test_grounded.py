@@ -150,3 +150,11 @@ def test_when_the_tools_picked_find_nothing_the_one_item_named_is_looked_up(inve
     a, _engine = answerer(inventory_store, [calls({"tool": "documents"})])  # no documents on this box
     got = a.answer("whats the story with the safety goggles")
     assert got.text == "There are 8 safety goggles on shelf B." and got.path == "tools"
+
+
+def test_small_talk_is_the_models_only_when_it_states_no_fact(inventory_store):
+    a, _engine = answerer(inventory_store, ["Morning! Hope the day treats you well."])
+    assert a.answer("good morning").text == "Morning! Hope the day treats you well."
+    a, _engine = answerer(inventory_store, ["Sure: 3 fuses walked into a bar and I logged them."])
+    got = a.answer("tell me a joke")
+    assert got.text == scope.SMALL_TALK["joke"] and got.check["replaced"]

@@ -1,8 +1,9 @@
 """A grounded turn: the model picks tools under a JSON schema, the box runs them, and the answer says
 only what they returned.
 
-1. What the box cannot know or do, and small talk, are told apart by their words
-   (:mod:`edge.stages.grounded.scope`) and answered with a fixed sentence; no model runs.
+1. What the box cannot know or do is told apart by its words (:mod:`edge.stages.grounded.scope`) and
+   answered with a fixed sentence; no model runs. Small talk gets one short sentence of the model's,
+   said only when it states no number, no action and no item (else a fixed friendly sentence).
 2. **Round 1**: the model turns the question into at most :data:`MAX_CALLS` tool calls (constrained
    JSON, greedy; the item is one of the shortlist's SKUs or null). The system prompt (the tools and
    worked examples) is the same for every question, so the engine's prefix cache keeps it; the
@@ -28,8 +29,8 @@ from dataclasses import dataclass, field
 
 from edge.llm.base import ContextOverflow, EngineError, GenerationRequest, generate
 from edge.stages.grounded import scope
-from edge.stages.grounded.check import grounded_or_plain, plain
-from edge.stages.grounded.tools import RECORD_WHATS, TOOLS, Toolbox, ToolResult, fully_named, numbers_in
+from edge.stages.grounded.check import claims_action, grounded_or_plain, plain, said_numbers
+from edge.stages.grounded.tools import RECORD_WHATS, TOOLS, Toolbox, ToolResult, fully_named, names, numbers_in
 from edge.stages.nlu.numbers import normalize_numbers
 from edge.stages.sentences import two_sentences
 from edge.stock.questions import KINDS
@@ -74,6 +75,10 @@ Question: what torque do the wheel nuts need
 Question: who won the match last night
 {"calls": [{"tool": "cannot", "topic": "news", ...}]}"""
 
+SMALL_TALK_PROMPT = ("You are the friendly voice of a stock room's assistant. Reply to the worker's small talk in one "
+                     "short, plain sentence. Never state a number, a stock level, an item or that you did anything.")
+#: tokens for a small-talk reply (one short sentence; a joke may take two)
+SMALL_TALK_MAX_TOKENS = 40
 CALC_PROMPT = ("You write one arithmetic expression (numbers, + - * / and brackets) that answers the question from "
                "the facts. Use only numbers from the facts and the question. Reply with JSON: {\"expression\": \"...\"}")
 COMPOSE_PROMPT = ("You answer a stock room worker in one or two short spoken sentences, using only the facts given. "
@@ -141,12 +146,11 @@ class GroundedAnswerer:
         if name is not None:
             return Grounded(scope.cannot_text(name, self.language), "cannot")
         talk = scope.small_talk(text)
-        if talk is not None:
-            return Grounded(scope.small_talk_text(talk, self.language), "small_talk")
         if self.engine is None:
-            return Grounded(scope.cannot_text("other", self.language), "cannot")
+            return Grounded(scope.small_talk_text(talk, self.language) if talk else scope.cannot_text("other", self.language),
+                            "small_talk" if talk else "cannot")
         try:
-            return self._with_tools(text)
+            return self._small_talk(text, talk) if talk is not None else self._with_tools(text)
         except (EngineError, ContextOverflow) as e:
             log.warning("grounded answer failed: %s", e)
             return Grounded(scope.cannot_text("other", self.language), "error", check={"error": str(e)})
@@ -156,6 +160,16 @@ class GroundedAnswerer:
                                     max_tokens=max_tokens, json_schema=schema, temperature=0.0)
         out, self.last_stats = generate(self.engine, request)
         return out
+
+    def _small_talk(self, text: str, kind: str) -> Grounded:
+        """A short friendly reply in the model's words, said only when it states no fact: no number,
+        no claimed action, no word of the site's items; else the fixed sentence of ``kind``."""
+        out = two_sentences(self._generate(SMALL_TALK_PROMPT, text, SMALL_TALK_MAX_TOKENS, None))
+        facts = said_numbers(out) or claims_action(out) or any(names(it, out) for it in self.shortlister(text))
+        if not out or facts:
+            return Grounded(scope.small_talk_text(kind, self.language), "small_talk", rounds=1,
+                            check={"replaced": True, "said": out})
+        return Grounded(out, "small_talk", rounds=1)
 
     def _with_tools(self, text: str) -> Grounded:
         shortlist = self.shortlister(text)

@@ -443,7 +443,8 @@ class Understanding:
             return Intent("other", source="grammar", text=text, answer=None)
         if self.withheld:  # the governor keeps the LLM off (hot): the grammar path only
             return Intent("other", source="grammar", text=text, answer=self.withheld)
-        if self.grounded is not None and (not self.llm_intent.is_command(text) or ASKED.search(text.lower())):
+        if self.grounded is not None and self.language == "en" and not has_cjk(text) and (
+                not self.llm_intent.is_command(text) or ASKED.search(text.lower())):
             return self._grounded(text, on_sentence)  # a question or remark: answered from the tools, never free text
         gate = SentenceGate(on_sentence, self.llm_intent.example_answers) if on_sentence else None
         try:
