@@ -82,11 +82,13 @@ def test_tools_read_the_store_and_a_calculation_needs_known_numbers(inventory_st
 
 
 def test_two_results_composed_with_an_invented_number_fall_back(inventory_store):
-    a, engine = answerer(inventory_store, [calls({"tool": "stock", "item": "GLV-NIT-L"}, {"tool": "stock", "item": "GOG-SAF"}),
-                                           "We have 12 boxes of gloves and 80 goggles."])
-    got = a.answer("do we have more gloves or more goggles")
+    a, engine = answerer(inventory_store, [calls({"tool": "stock", "item": "FUS-5A"},
+                                                 {"tool": "records", "item": "FUS-5A", "kind": "total", "what": "used",
+                                                  "period": "today"}),
+                                           "We used 80 fuses today and have 60 left."])
+    got = a.answer("how many fuses are left and how many did we use today")
     assert got.path == "plain" and got.check["ungrounded"] == [80.0]
-    assert "12 boxes of nitrile gloves" in got.text and "8 safety goggles" in got.text
+    assert got.text.startswith("There are 60 fuses in bin 30.") and "80" not in got.text
     assert len(engine.requests) == 2
     assert engine.requests[0].json_schema == calls_schema([it.sku for it in inventory_store.items()][:5])
 
@@ -138,12 +140,16 @@ def test_smollm2_turns_write_nothing_and_say_only_what_tools_returned(inventory_
     assert len(inventory_store.records(last=1000)) == before
 
 
-def test_a_comparison_gets_a_stock_call_for_every_item_it_names(inventory_store):
-    a, engine = answerer(inventory_store, [calls({"tool": "stock", "item": "GLV-NIT-L"}),
-                                           "We have 12 boxes of gloves and 8 goggles."])
-    got = a.answer("do we have more gloves or more goggles")
-    assert [r.args["item"] for r in got.results] == ["GLV-NIT-L", "GOG-SAF"]
-    assert got.text == "We have 12 boxes of gloves and 8 goggles." and got.path == "composed"
+def test_a_comparison_gets_a_stock_call_for_every_item_it_names_and_is_said_by_the_box(inventory_store):
+    a, engine = answerer(inventory_store, [calls({"tool": "stock", "item": "FUS-5A"})])  # the drill bits left out
+    got = a.answer("are there more fuses than drill bits")
+    assert [r.args["item"] for r in got.results] == ["FUS-5A", "DRL-BIT-6"] and len(engine.requests) == 1
+    assert got.text == ("There are 60 fuses in bin 30. There are 25 drill bits in drawer 4. "
+                        "So there are more fuses than drill bits.")
+    a, _engine = answerer(inventory_store, [calls({"tool": "stock", "item": "FUS-5A"}, {"tool": "stock", "item": "DRL-BIT-6"})])
+    assert a.answer("fuses and drill bits combined").text.endswith("Together that is 85.")
+    a, _engine = answerer(inventory_store, [calls({"tool": "stock", "item": "GLV-NIT-L"}, {"tool": "stock", "item": "GOG-SAF"})])
+    assert a.answer("more gloves or goggles").text.endswith("They are counted in different units.")
 
 
 def test_when_the_tools_picked_find_nothing_the_one_item_named_is_looked_up(inventory_store):

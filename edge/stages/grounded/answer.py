@@ -13,7 +13,8 @@ only what they returned.
    writes one arithmetic expression over the numbers returned and said; the calculator runs it
    (a number in it that nobody said and no tool returned refuses the calculation).
 4. One result is said as the tool said it (the fast path's own sentence; a documents answer with its
-   source, or the documents' decline). Several are composed by the model into one or two sentences,
+   source, or the documents' decline). Several stock results (a comparison, a sum) are said by the box
+   with which is more, or the total, computed from the store. Others are composed by the model,
    then checked (:func:`edge.stages.grounded.check.grounded_or_plain`): a number no tool returned
    or an action claimed, and the tools' own sentences are said instead.
 
@@ -28,9 +29,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from edge.llm.base import ContextOverflow, EngineError, GenerationRequest, generate
+from edge.stages import reply
 from edge.stages.grounded import scope
 from edge.stages.grounded.check import claims_action, grounded_or_plain, plain, said_numbers
-from edge.stages.grounded.tools import RECORD_WHATS, TOOLS, Toolbox, ToolResult, fully_named, names, numbers_in
+from edge.stages.grounded.tools import (
+    RECORD_WHATS,
+    TOOLS,
+    Toolbox,
+    ToolResult,
+    fully_named,
+    names,
+    numbers_in,
+    said_number,
+)
 from edge.stages.nlu.numbers import normalize_numbers
 from edge.stages.sentences import two_sentences
 from edge.stock.questions import KINDS
@@ -48,6 +59,8 @@ WHAT_IF = re.compile(r"\b(?:if|would|suppose|pretend|how long|how many days|how 
                      r"per day|a day|each day|per week|a week|times|double|half|total of|altogether|combined|"
                      r"in total|sum|more than|fewer than|less than|difference)\b")
 
+#: a sum asked for ("combined", "in total")
+SUM = re.compile(r"\b(?:combined|total|altogether|together|sum)\b")
 #: a question about several items at once
 SEVERAL = re.compile(r"\b(?:or|and|than|versus|vs|compare|combined|total|altogether|each|both)\b")
 
@@ -196,7 +209,8 @@ class GroundedAnswerer:
             calls.append(_stock_call(named[0].sku))
             results += self._run(calls[-1:], text, grounded)
             ok = [r for r in results if r.ok]
-        if ok and WHAT_IF.search(text.lower()) and not any(r.tool in ("calculate", "documents") for r in ok):
+        several = len(ok) > 1 and all(r.tool == "stock" for r in ok)  # compared or summed by the box below
+        if ok and not several and WHAT_IF.search(text.lower()) and not any(r.tool in ("calculate", "documents") for r in ok):
             facts = "\n".join(f"- {r.text}" for r in ok)
             expr = _expression(self._generate(CALC_PROMPT, f"Facts:\n{facts}\nQuestion: {text}", 48, EXPRESSION_SCHEMA))
             rounds += 1
@@ -209,11 +223,30 @@ class GroundedAnswerer:
                             "unknown", results, rounds=rounds, calls=calls)
         if len(ok) == 1:
             return Grounded(ok[0].text, "tools", results, rounds=rounds, calls=calls)
+        if all(r.tool == "stock" for r in ok):  # a comparison or a sum: said by the box, never by the model
+            return Grounded(self._compared(ok, text), "compared", results, rounds=rounds, calls=calls)
         facts = "\n".join(f"- {r.text}" for r in ok)
         composed = self._generate(COMPOSE_PROMPT, f"Facts:\n{facts}\nQuestion: {text}\nAnswer:", COMPOSE_MAX_TOKENS, None)
         said, check = grounded_or_plain(two_sentences(composed), ok, text)
         return Grounded(said, "plain" if check["replaced"] else "composed", results, check, rounds, calls)
 
+
+    def _compared(self, ok: list[ToolResult], text: str) -> str:
+        """The stock results said, then which is more (or the total when asked), computed here from
+        the store: only when the items are counted in the same unit."""
+        items = [self.toolbox.store.get(r.args["item"]) for r in ok]
+        said = plain(ok)
+        items = [it for it in dict((it.sku, it) for it in items if it is not None).values()]
+        if len(items) < 2 or len({it.unit.lower() for it in items}) > 1:
+            return said if len(items) < 2 else f"{said} They are counted in different units."
+        if SUM.search(text.lower()):
+            total = sum(it.quantity for it in items)
+            return f"{said} Together that is {said_number(total)}."
+        ranked = sorted(items, key=lambda it: it.quantity, reverse=True)
+        first, second = ranked[0], ranked[1]
+        if first.quantity == second.quantity:
+            return f"{said} That is the same number of each."
+        return f"{said} So there are more {reply.plural(first.item)} than {reply.plural(second.item)}."
 
     def _run(self, calls: list[dict], text: str, grounded: set[float]) -> list[ToolResult]:
         """Run ``calls`` in order (small talk skipped); each result's numbers join ``grounded``."""
