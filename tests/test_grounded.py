@@ -25,10 +25,12 @@ def calls(*cs: dict) -> str:
     return json.dumps({"calls": [{k: c.get(k) for k in FIELDS} for c in cs]})
 
 
-def answerer(store, outputs):
+def answerer(store, outputs, skus=None):
+    """The answerer over ``store`` with a scripted engine; the shortlist is the first five items (or ``skus``)."""
     engine = ReplayEngine(outputs)
     items = {it.sku: it for it in store.items()}
-    return GroundedAnswerer(engine, Toolbox(store), lambda text: list(items.values())[:5]), engine
+    shortlist = [items[s] for s in skus] if skus else list(items.values())[:5]
+    return GroundedAnswerer(engine, Toolbox(store), lambda text: shortlist), engine
 
 
 # -------------------------------------------------------------------------------- the guard
@@ -164,3 +166,14 @@ def test_small_talk_is_the_models_only_when_it_states_no_fact(inventory_store):
     a, _engine = answerer(inventory_store, ["Sure: 3 fuses walked into a bar and I logged them."])
     got = a.answer("tell me a joke")
     assert got.text == scope.SMALL_TALK["joke"] and got.check["replaced"]
+
+
+def test_a_what_if_is_worked_out_over_the_stock_not_a_record(inventory_store):
+    inventory_store.log("WSH-M8", 200, "we received 200 washers", "seed")
+    a, engine = answerer(inventory_store, [calls({"tool": "records", "item": "WSH-M8", "kind": "last", "what": "received"}),
+                                           '{"expression": "700 - 30"}', "670 washers would remain."],
+                          skus=["WSH-M8", "FUS-5A"])
+    got = a.answer("suppose we take 30 washers, how many remain")
+    assert [r.tool for r in got.results] == ["records", "stock", "calculate"]
+    assert "200" not in engine.requests[1].messages[1]["content"]  # the calculation sees the stock only
+    assert got.text == "670 washers would remain."

@@ -211,7 +211,13 @@ class GroundedAnswerer:
             ok = [r for r in results if r.ok]
         several = len(ok) > 1 and all(r.tool == "stock" for r in ok)  # compared or summed by the box below
         if ok and not several and WHAT_IF.search(text.lower()) and not any(r.tool in ("calculate", "documents") for r in ok):
-            facts = "\n".join(f"- {r.text}" for r in ok)
+            stocked = {r.args.get("item") for r in ok if r.tool == "stock"}
+            if len(named) == 1 and named[0].sku not in stocked:  # a what-if is over the stock: look it up
+                calls.append(_stock_call(named[0].sku))
+                results += self._run(calls[-1:], text, grounded)
+                ok = [r for r in results if r.ok]
+            # the stock is what a what-if changes: a record's number ("200 came in") is not its base
+            facts = "\n".join(f"- {r.text}" for r in ([r for r in ok if r.tool == "stock"] or ok))
             expr = _expression(self._generate(CALC_PROMPT, f"Facts:\n{facts}\nQuestion: {text}", 48, EXPRESSION_SCHEMA))
             rounds += 1
             r = self.toolbox.run({"tool": "calculate", "expression": expr}, text, grounded)

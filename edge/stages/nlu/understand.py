@@ -401,7 +401,7 @@ class Understanding:
             return False
         if ARITHMETIC.search(t) or (kind == "query_stock" and self._several_items(t)):
             return True
-        if IF_WOULD.search(t) and "what_if" not in intent.extra:  # the template's what-if says what is left itself
+        if IF_WOULD.search(t) and ("what_if" not in intent.extra or not intent.sku):  # a what-if of a known item says what is left itself
             return True
         return kind == "query_stock" and intent.source == "paraphrase" and bool(WHEN_LAST.search(t))
 
