@@ -117,9 +117,13 @@ def test_how_to_questions_are_not_taken_as_commands():
     assert scope.topic("can you switch on the lights in bay two") == "machines"
 
 
-def test_a_cannot_call_gets_the_fixed_sentence(inventory_store):
-    a, _engine = answerer(inventory_store, [calls({"tool": "cannot", "topic": "people"})])
-    assert a.answer("is Karen in the building").text == scope.CANNOT["people"]
+def test_a_cannot_call_gets_the_fixed_sentence_and_a_record_of_an_item_not_named_is_not_said(inventory_store):
+    a, _engine = answerer(inventory_store, [calls({"tool": "cannot", "topic": "machines"})])
+    assert a.answer("what is the capital of France").text == scope.CANNOT["other"]  # the words name no topic
+    a, _engine = answerer(inventory_store, [calls({"tool": "records", "item": "FUS-5A", "kind": "total", "what": "used"})])
+    assert a.answer("how do I reset the compressor after an overload").text == scope.CANNOT["other"]
+    a, _engine = answerer(inventory_store, [calls({"tool": "records", "kind": "top", "what": "used", "period": "this year"})])
+    assert a.answer("what year was this building built").text == scope.CANNOT["other"]
 
 
 # -------------------------------------------------------------------------------- plumbing on SmolLM2

@@ -195,9 +195,8 @@ class GroundedAnswerer:
         if not calls:
             return Grounded(scope.cannot_text("other", self.language), "unknown", rounds=rounds)
         for c in calls:  # a refusal or small talk anywhere in the calls decides the answer
-            if c.get("tool") == "cannot":
-                return Grounded(scope.cannot_text(c.get("topic") or "other", self.language), "cannot", rounds=rounds,
-                                calls=calls)
+            if c.get("tool") == "cannot":  # the words named no topic (scope.topic ran first): the model's is a guess
+                return Grounded(scope.cannot_text("other", self.language), "cannot", rounds=rounds, calls=calls)
         if all(c.get("tool") == "small_talk" for c in calls):
             return Grounded(scope.small_talk_text("greeting", self.language), "small_talk", rounds=rounds, calls=calls)
         grounded = set(numbers_in(normalize_numbers(text)))
