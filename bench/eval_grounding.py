@@ -136,14 +136,44 @@ def summary(rows: list[dict]) -> dict:
             "ms_p90": round(sorted(ms)[int(0.9 * (n - 1))]) if ms else None}
 
 
+def rescore(out: Path, cases: list[dict], allowed: set[float]) -> int:
+    """Judge the replies of the run kept in ``out`` again against ``cases``; the figures are written
+    under ``rescored`` (the run's own stay as they were)."""
+    run = json.loads(out.read_text())
+    kept = {c["text"]: c for c in run["cases"]}
+    results = [{**row, **{k: kept[row["text"]][k] for k in ("reply", "path", "ms")},
+                **score_one(row, kept[row["text"]]["reply"], allowed)} for row in cases if row["text"] in kept]
+    if run.get("records_written"):
+        for r in results:
+            r["claimed_action"] = True
+    by_path: dict = defaultdict(list)
+    by_kind: dict = defaultdict(list)
+    for r in results:
+        by_path[r["path"]].append(r)
+        by_kind[r["kind"]].append(r)
+    run["rescored"] = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "overall": summary(results),
+                       "by_kind": {k: summary(v) for k, v in sorted(by_kind.items())},
+                       "by_path": {k: summary(v) for k, v in sorted(by_path.items())},
+                       "changed": [r["text"] for r in results if r["right"] != kept[r["text"]]["right"]]}
+    out.write_text(json.dumps(run, indent=1, ensure_ascii=False, default=str) + "\n")
+    o = run["rescored"]["overall"]
+    print(f"rescored: {o['right']}/{o['n']} right, {o['invented_facts']} invented, {o['claimed_actions']} claimed "
+          f"actions; changed: {run['rescored']['changed']}", file=sys.stderr)
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", help="llm.model (default: the configured default)")
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--rescore", action="store_true", help="judge the replies kept in --out again against the "
+                    "current set (no model runs; for a corrected expectation)")
     args = ap.parse_args()
     cases = [json.loads(ln) for ln in EVAL.read_text().splitlines() if ln.strip()][: args.limit or None]
     allowed = true_numbers()
+    if args.rescore:
+        return rescore(Path(args.out), cases, allowed)
     results = []
     with tempfile.TemporaryDirectory(prefix="eval-grounding-") as d:
         work = Path(d)

@@ -181,3 +181,15 @@ def test_a_what_if_is_worked_out_over_the_stock_not_a_record(inventory_store):
     assert [r.tool for r in got.results] == ["records", "stock", "calculate"]
     assert "200" not in engine.requests[1].messages[1]["content"]  # the calculation sees the stock only
     assert got.text == "670 washers would remain."
+
+
+def test_a_how_to_question_gets_the_documents_answer_or_decline_never_the_stock(inventory_store):
+    a, _engine = answerer(inventory_store, [calls({"tool": "documents"}, {"tool": "stock", "item": "DRL-BIT-6"})])
+    got = a.answer("what's the best way to sharpen a drill bit")
+    assert got.text == reply.text("no_docs") and "25" not in got.text
+
+
+def test_records_the_question_does_not_ask_for_give_way_to_the_stock_of_the_items_named(inventory_store):
+    a, _engine = answerer(inventory_store, [calls({"tool": "records", "item": "FUS-5A", "kind": "total"},
+                                                  {"tool": "records", "item": "DRL-BIT-6", "kind": "total"})])
+    assert a.answer("what's the fuses and drill bits combined").text.endswith("Together that is 85.")

@@ -108,7 +108,8 @@ def rows() -> list[dict]:
     ans("what would the M8 bolt total be if we received 100 more", "what_if", [t["BLT-M8-30"] + 100])
     ans("if each job needs 4 drill bits how many jobs can we do", "what_if", [t["DRL-BIT-6"] // 4])
     ans("what's the fuses and drill bits combined", "what_if", [t["FUS-5A"] + t["DRL-BIT-6"]])
-    ans("how many gloves and masks do we have in total", "what_if", [t["GLV-NIT-L"] + t["MSK-FFP2"]])
+    # boxes of gloves and single masks are not summed: the answer says both counts (and why no total)
+    ans("how many gloves and masks do we have in total", "what_if", [t["GLV-NIT-L"], t["MSK-FFP2"]])
     ans("if we double the duct tape how much would we have", "what_if", [t["TAP-DCT"] * 2])
     out += declined_and_small_talk()
     return out

@@ -59,6 +59,8 @@ WHAT_IF = re.compile(r"\b(?:if|would|suppose|pretend|how long|how many days|how 
                      r"per day|a day|each day|per week|a week|times|double|half|total of|altogether|combined|"
                      r"in total|sum|more than|fewer than|less than|difference)\b")
 
+#: a question asking how something is done (the documents' to answer, or to decline)
+HOW_TO = re.compile(r"\bhow (?:do|can|should|would) (?:i|we|you)\b|\bhow to\b|\bbest way\b|\bwhat(?:'s| is) the way\b")
 #: a sum asked for ("combined", "in total")
 SUM = re.compile(r"\b(?:combined|total|altogether|together|sum)\b")
 #: a question about several items at once
@@ -204,9 +206,14 @@ class GroundedAnswerer:
         calls = _completed(calls, named, text)
         results = self._run(calls, text, grounded)
         ok = [r for r in results if r.ok]
-        if not ok and len(named) == 1:  # the tools picked found nothing, and the question names one item: its stock
-            calls.append(_stock_call(named[0].sku))
-            results += self._run(calls[-1:], text, grounded)
+        docs = [r for r in results if r.tool == "documents"]
+        if docs and HOW_TO.search(text.lower()):  # "how do I …": the documents answer or decline, never the stock
+            return Grounded(docs[0].text, "tools" if docs[0].ok else "unknown", results, rounds=rounds, calls=calls)
+        if not ok and named and not HOW_TO.search(text.lower()):
+            # the tools picked found nothing, and the question names items: their stock
+            extra = [_stock_call(it.sku) for it in named[:MAX_CALLS]]
+            calls += extra
+            results += self._run(extra, text, grounded)
             ok = [r for r in results if r.ok]
         several = len(ok) > 1 and all(r.tool == "stock" for r in ok)  # compared or summed by the box below
         if ok and not several and WHAT_IF.search(text.lower()) and not any(r.tool in ("calculate", "documents") for r in ok):

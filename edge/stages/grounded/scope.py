@@ -43,7 +43,7 @@ _W = r"\b(?:{})\b"
 _TOPICS = (
     ("timer", re.compile(_W.format(r"timer|alarm|remind me to|remind me at|reminder|stopwatch|countdown|wake me"))),
     ("machines", re.compile(
-        _W.format(r"turn (?:on|off)|switch (?:on|off)|shut (?:down|off)|power (?:on|off|up|down)|start up|"
+        _W.format(r"turn|crank|turn (?:on|off)|switch (?:on|off)|shut (?:down|off)|power (?:on|off|up|down)|start up|"
                   r"reset|restart|reboot|open|close|unlock|lock|run|stop|start|dim|heat|cool") +
         r".*\b(?:compressor|machine|lathe|mill|press|pump|fan|lights?|heater|heating|door|gate|conveyor|"
         r"forklift|saw|drill press|welder|grinder|boiler|oven|printer|alarm system|ac|air con(?:ditioning)?)\b|"

@@ -35,7 +35,8 @@ MAX_LISTED = reply.MAX_LISTED
 MAX_EXPRESSION = 80
 #: words of a question about the records (a "top" or "entries" answer to anything else is beside the point)
 RECORD_CUES = re.compile(r"\b(?:use[ds]?|using|received|came in|come in|delivered|deliver(?:y|ies)|logged|log|logs|"
-                         r"took|taken|take|moved|counted|most|least|top|entries|records?|went through|got through)\b")
+                         r"took|taken|take|moved|counted|most|least|top|entries|records?|went through|got through|get through|go through|"
+                         r"when|last|yesterday|today|this week|last week|this month|since)\b")
 #: how a failed call's text starts
 FAILED = "That tool call failed:"
 #: words of item names too common to show that a question names the item
@@ -238,10 +239,10 @@ class Toolbox:
         what = what if what in RECORD_WHATS else "used"
         if kind in ("total", "last", "who", "change", "rate") and not sku:
             raise ValueError(f"a {kind} question needs an item")
+        if self.question is not None and not RECORD_CUES.search(self.question.lower()):
+            raise ValueError("the question asks nothing about what was used, received or logged")
         if sku:
             self._item(sku)  # one the question names
-        elif self.question is not None and not RECORD_CUES.search(self.question.lower()):
-            raise ValueError("the question asks nothing about what was used, received or logged")
         if kind in ("total", "top", "change") and not period:
             period = "this week"
         q = Question(kind, what, sku if kind not in ("top",) else None, period or None)
