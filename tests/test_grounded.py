@@ -193,3 +193,15 @@ def test_records_the_question_does_not_ask_for_give_way_to_the_stock_of_the_item
     a, _engine = answerer(inventory_store, [calls({"tool": "records", "item": "FUS-5A", "kind": "total"},
                                                   {"tool": "records", "item": "DRL-BIT-6", "kind": "total"})])
     assert a.answer("what's the fuses and drill bits combined").text.endswith("Together that is 85.")
+
+
+def test_one_items_total_stays_the_templates_and_two_items_go_to_the_tools(inventory_store):
+    from edge.stages.nlu.understand import Understanding
+
+    engine = ReplayEngine([calls({"tool": "stock", "item": "FUS-5A"}, {"tool": "stock", "item": "DRL-BIT-6"})])
+    und = Understanding(inventory_store.items(), llm=engine)
+    und.grounded = GroundedAnswerer(engine, Toolbox(inventory_store), und.llm_shortlist)
+    one = und.understand("how many fuses do we have in total")
+    assert one.source == "template" and not engine.requests
+    two = und.understand("are there more fuses than drill bits")
+    assert two.explain["path"] == "grounded:compared" and two.answer.endswith("So there are more fuses than drill bits.")

@@ -203,6 +203,9 @@ class GroundedAnswerer:
             return Grounded(scope.small_talk_text("greeting", self.language), "small_talk", rounds=rounds, calls=calls)
         grounded = set(numbers_in(normalize_numbers(text)))
         named = [it for it in shortlist if fully_named(it, text)]
+        if named:  # items the question names in full: a call for another ("flex cable" for "cable ties") is dropped
+            keep = {it.sku for it in named}
+            calls = [c for c in calls if not c.get("item") or c["item"] in keep] or calls
         calls = _completed(calls, named, text)
         results = self._run(calls, text, grounded)
         ok = [r for r in results if r.ok]

@@ -78,9 +78,11 @@ TOO_LONG_ZH = "这个问题太长了，请说得简短一些。"
 
 #: arithmetic a template's answer does not do: a rate, a duration, a sum, a comparison, a multiple
 ARITHMETIC = re.compile(r"\b(?:a|per|each|every) (?:day|week|month|shift|job)\b|\bhow (?:many|much) (?:days|weeks|jobs|"
-                        r"shifts|more)\b|\bhow long\b|\bdouble\b|\bhalf of\b|\btwice\b|\bcombined\b|\bin total\b|"
-                        r"\baltogether\b|\btotal of\b|\bsum of\b|\bmore \w+(?: \w+)? (?:or|than)\b|\b(?:fewer|less) \w+"
-                        r"(?: \w+)? than\b|\bmore of\b|\bcompare\b|\bof each\b")
+                        r"shifts|more)\b|\bhow long\b|\bdouble\b|\bhalf of\b|\btwice\b")
+#: a sum or comparison: beyond a template only when it is over several items (one item's total over its
+#: places is the template's answer)
+SEVERAL_CUES = re.compile(r"\bcombined\b|\bin total\b|\baltogether\b|\btotal of\b|\bsum of\b|\bmore \w+(?: \w+)? "
+                          r"(?:or|than)\b|\b(?:fewer|less) \w+(?: \w+)? than\b|\bmore of\b|\bcompare\b|\bof each\b")
 #: a what-if said as a condition ("what would the total be if we received 100 more")
 IF_WOULD = re.compile(r"\bif\b.*\bwould\b|\bwould\b.*\bif\b")
 #: a request to be told, which names an item without a question word ("I need to know the number of spanners")
@@ -396,11 +398,11 @@ class Understanding:
         if kind == "ask_docs":
             return intent.source == "paraphrase" and (self.docs is None or not self.docs.finds(text))
         if kind == "log_record" and intent.refusal in ("hypothetical", "order"):
-            return _asks(text) and bool(ARITHMETIC.search(t) or HOW_MANY.search(t))
+            return _asks(text) and bool(ARITHMETIC.search(t) or SEVERAL_CUES.search(t) or HOW_MANY.search(t))
         if kind not in ("query_stock", "low_stock", "place_contents", "ask_records"):
             return False
         if ARITHMETIC.search(t) or (kind == "query_stock" and self._several_items(t)):
-            return True
+            return True  # (a sum or comparison cue of one item alone stays the template's)
         if IF_WOULD.search(t) and ("what_if" not in intent.extra or not intent.sku):  # a what-if of a known item says what is left itself
             return True
         return kind == "query_stock" and intent.source == "paraphrase" and bool(WHEN_LAST.search(t))
