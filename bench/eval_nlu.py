@@ -57,7 +57,7 @@ sys.path.insert(0, str(REPO))
 
 from edge.config import load_settings  # noqa: E402
 from edge.llm.loader import build_llm  # noqa: E402
-from edge.loop.build import build_understanding  # noqa: E402
+from edge.loop.build import attach_grounded, build_understanding  # noqa: E402
 from edge.stages import dialog  # noqa: E402
 from edge.stages.nlu.types import INTENTS  # noqa: E402
 from edge.stock.store import Store, StoreError  # noqa: E402
@@ -181,6 +181,10 @@ def asked(outcome) -> bool:
     return outcome is not None and (outcome.pending is not None or outcome.text.rstrip().endswith("?"))
 
 
+#: the store of the case running now (the grounded answers read it)
+CURRENT: dict = {}
+
+
 def run_case(case: dict, und, base_db: Path, work: Path, places: dict[str, str]) -> dict:
     db = work / "case.db"
     for p in (db, db.with_name("case.db-wal"), db.with_name("case.db-shm")):
@@ -189,6 +193,7 @@ def run_case(case: dict, und, base_db: Path, work: Path, places: dict[str, str])
     out: dict = {"id": case["id"], "kind": case["kind"], "paraphrase": case["paraphrase"], "replies": []}
     t0 = time.perf_counter()
     with Store(db) as store:
+        CURRENT["store"] = store
         n0 = len(store.records())
         try:
             language = case.get("language", "en")
@@ -329,6 +334,7 @@ def main() -> int:
         t = time.perf_counter()
         with Store(built) as base:  # open for the run: the understanding may keep reading it
             und = build_understanding(settings, base, None if args.no_llm else build_llm(settings))
+            attach_grounded(settings, und, lambda: CURRENT.get("store", base))  # questions: the product's path
             build_s = time.perf_counter() - t
             places = first_places()
             results = []

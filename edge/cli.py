@@ -124,7 +124,7 @@ def cmd_ask(args) -> int:
 
     from edge import events as ev
     from edge.llm.loader import build_llm
-    from edge.loop.build import build_understanding, open_docs, printer
+    from edge.loop.build import attach_grounded, build_understanding, open_docs, printer
     from edge.stages.dialog import act
     from edge.stages.docs.commands import ask_turn
     from edge.stages.utterance import too_long
@@ -151,6 +151,7 @@ def cmd_ask(args) -> int:
               f"'edge inventory import FILE.csv'", file=sys.stderr)
     und = build_understanding(settings, store, build_llm(settings, lazy=True))  # loaded only if a turn needs it
     und.docs = open_docs(settings, und.llm)
+    attach_grounded(settings, und, store)
     emit = printer(args.json)
     turn = uuid.uuid4().hex[:12]
     intent = und.understand(args.text)

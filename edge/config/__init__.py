@@ -217,6 +217,9 @@ class LlmSettings(_Frozen):
     chain: list[LlmStep] = Field([], description="fallback chain, first healthy engine serves; empty = engine/model/n_ctx then grammar")
     cooldown_s: float = Field(60.0, ge=0.0, le=86400.0, description="s after a failure before a higher engine is probed again")
     smoke_timeout_s: float = Field(60.0, gt=0.0, le=3600.0, description="s for each engine's one-token smoke inference")
+    grounded: bool = Field(True, description="a question the templates do not take is answered through the box's "
+                           "tools (stock, places, low stock, records, documents, a calculator), never in the model's "
+                           "own words; false = the model's free answer (edge.stages.grounded)")
     prefix_states: int = Field(2, ge=0, le=16, description="llamacpp: system-prompt KV states kept for a faster first token")
     npu_lock: str | None = Field(None, description="rkllm: the lock file that keeps NPU jobs of every edge process apart; "
                                  "null = $EDGE_NPU_LOCK, else /run/lock/edge-npu.lock")
@@ -317,6 +320,11 @@ class ApiSettings(_Frozen):
     token: str | None = Field(None, min_length=16, description="bearer token every request must carry; required off loopback")
     queue_size: int = Field(4, ge=1, le=1000, description="requests waiting behind the running generation; one more gets 503")
     model_name: str = Field("edge", description="the model name the API reports")
+    stock_model_name: str = Field("edge-stock", min_length=1, description="the model name of the box's grounded "
+                                  "dialog (answers from the stock, records and documents; edge.service.api.stock)")
+    stock_writes: bool = Field(False, description="the grounded dialog model may log, move, count and undo (with the "
+                               "same guards and read-backs as a voice turn) for requests that carry api.token; "
+                               "false = read only")
     max_tokens: int = Field(256, ge=1, le=8192, description="answer budget when a request sets none, in tokens")
     allowed_hosts: list[str] = Field([], description="names and addresses clients use to reach the box (Host "
                                      "header) besides loopback and api.host, e.g. [box.local, 192.168.1.20]; any "

@@ -18,9 +18,12 @@ from edge.models.embed import Encoder
 from edge.models.manifest import ModelError
 from edge.models.startup import check_configured
 from edge.stages import asr as asr_mod
+from edge.stages import reply
 from edge.stages.asr.base import Recognizer
 from edge.stages.asr.worker import AsrWorker
 from edge.stages.docs.desk import DocsDesk
+from edge.stages.grounded.answer import GroundedAnswerer
+from edge.stages.grounded.tools import Toolbox
 from edge.stages.nlu.paraphrase import Paraphraser
 from edge.stages.nlu.understand import Understanding
 from edge.stages.tts import engine as tts_mod
@@ -132,8 +135,30 @@ def build_stages(settings: Settings, store: Store, llm=None, governor=None, isol
         understanding = build_understanding(settings, store, llm if llm is not None else build_llm(settings, governor, lazy=True))
         understanding.warm()  # the paraphrase encoder loads now, not at the first paraphrased turn
         understanding.docs = open_docs(settings, understanding.llm)
-    return Stages(wake=wake, vad=vad, asr=asr, understanding=understanding, store=store, docs=understanding.docs,
-                  tts=tts_mod.create(settings.tts, settings.language), governor=governor)
+    stages = Stages(wake=wake, vad=vad, asr=asr, understanding=understanding, store=store, docs=understanding.docs,
+                    tts=tts_mod.create(settings.tts, settings.language), governor=governor)
+    attach_grounded(settings, understanding, lambda: stages.store)
+    return stages
+
+
+def attach_grounded(settings: Settings, und: Understanding, store: Store | Callable[[], Store]) -> None:
+    """Give ``und`` its grounded answers (:mod:`edge.stages.grounded`) over ``store`` (or the function
+    returning the store in use) and ``und.docs`` as they are at each question; nothing when
+    ``llm.grounded`` is off or there is no LLM."""
+    if not settings.llm.grounded or und.llm is None:
+        return
+
+    def docs(question: str) -> tuple[str, bool, str | None]:
+        desk = und.docs
+        if desk is None:
+            return reply.text("no_docs", settings.language), False, None
+        text = desk.answer(question)
+        last = desk.last
+        source = last.sources[0].title if last is not None and last.sources else None
+        return text, bool(last is not None and last.found), source
+
+    und.grounded = GroundedAnswerer(und.llm, Toolbox(store, docs, settings.language), und.llm_shortlist,
+                                    settings.language)
 
 
 def close_stages(stages: Stages) -> None:

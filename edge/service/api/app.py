@@ -53,6 +53,7 @@ from edge.service.api.deps import ApiContext
 from edge.service.api.guard import CONSOLE_PREFIX, Guard, endpoint_label, is_console
 from edge.service.api.metrics import GovernorCollector, Metrics, ServiceStateCollector, active_label
 from edge.service.api.queue import Generator
+from edge.service.api.stock import StockDesk
 from edge.service.console import routes as console_routes
 from edge.service.console.routes import ConsoleContext
 from edge.service.readtimeout import ReadTimeoutH11
@@ -149,7 +150,7 @@ async def lifespan(app: FastAPI):
 
 
 def create_app(engine, api_settings, default_temperature: float = 0.2, governor=None,
-               state_file=None, console: ConsoleContext | None = None, site_store=None) -> FastAPI:
+               state_file=None, console: ConsoleContext | None = None, site_store=None, stock=None) -> FastAPI:
     """The FastAPI app serving ``engine`` (an :class:`edge.llm.chain.EngineChain` or any
     :class:`edge.llm.base.Engine`) with :class:`edge.config.ApiSettings`; ``governor`` (an
     :class:`edge.governor.governor.Governor`), ``state_file`` (the live service's, a path) and
@@ -159,9 +160,11 @@ def create_app(engine, api_settings, default_temperature: float = 0.2, governor=
     :class:`~edge.service.api.deps.ApiContext`). With ``console`` (a
     :class:`edge.service.console.routes.ConsoleContext`) the web console is served under
     ``/console`` (loopback clients only, no bearer token). Raises ValueError for a non-loopback
-    host without a token."""
+    host without a token. ``stock`` (an :class:`edge.service.api.stock.StockDesk`) serves the box's grounded
+    dialog as the model ``api.stock_model_name``."""
     refuse_open_host(api_settings)
     ctx = build_context(engine, api_settings, default_temperature, governor, state_file, site_store)
+    ctx.stock = stock
     app = FastAPI(title="edge", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Offline voice assistant LLM API (Ollama- and OpenAI-compatible)")
     app.add_exception_handler(RequestValidationError, invalid_request)
@@ -236,9 +239,10 @@ def serve(settings, engine=None) -> int:
     out = Path(settings.output_dir)  # the events edge run and edge wyoming write, for the Live page
     console = ConsoleContext(Store(settings.store.path, calendar=Calendar.from_settings(settings.store)), settings=settings,
                              events=(out / "events.jsonl", out / "wyoming-events.jsonl"))
+    stock = StockDesk(settings, engine, writes=a.stock_writes)
     app = create_app(engine, a, default_temperature=settings.llm.temperature, governor=governor,
                      state_file=state_path(settings), console=console,
-                     site_store=settings.store.path if settings.site is not None else None)
+                     site_store=settings.store.path if settings.site is not None else None, stock=stock)
     log.warning("edge API on http://%s:%d (engine %s)%s; console on http://%s:%d/console (loopback clients)",
                 a.host, a.port, active_label(engine), "" if a.token else "; no token: loopback only", a.host, a.port)
     try:
@@ -246,5 +250,6 @@ def serve(settings, engine=None) -> int:
         uvicorn.run(app, host=a.host, port=a.port, log_level="info", timeout_graceful_shutdown=5, http=ReadTimeoutH11)
     finally:
         console.store.close()
+        stock.close()
         engine.close()
     return 0

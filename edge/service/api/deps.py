@@ -31,6 +31,12 @@ class ApiContext:
     default_temperature: float
     generator: Generator
     metrics: Metrics
+    #: the ``edge-stock`` model's :class:`edge.service.api.stock.StockDesk`, or None (not served)
+    stock: Any = None
+
+    def is_stock(self, model: str) -> bool:
+        """Whether a request for ``model`` is for the grounded dialog (``api.stock_model_name``)."""
+        return self.stock is not None and model == self.settings.stock_model_name
 
     def name_of(self, model: str) -> str:
         """The model name to answer with: the request's, else ``api.model_name``."""

@@ -7,7 +7,11 @@
                         ``eval_count``, ``eval_duration``; ns); one JSON object when ``stream`` is false.
 ``POST /api/generate``  ``{model, prompt, system, stream, format, options}`` → the same with
                         ``response`` instead of ``message``.
-``GET /api/tags``       the one model served.
+``GET /api/tags``       the model served, and the box's grounded dialog (``api.stock_model_name``,
+                        :mod:`edge.service.api.stock`) when the store is served.
+
+A request for ``api.stock_model_name`` is answered by the box's dialog, not the raw model: its last
+user message is one turn; the answer comes whole (one line, then the ``done`` line).
 
 Options honoured: ``temperature``, ``num_predict``, ``stop``; ``format`` is ``"json"`` or a JSON schema.
 Errors are ``{error: message}``.
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import time
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Request
@@ -33,6 +38,7 @@ from edge.service.api.schemas import (
     messages_of,
     stops_of,
 )
+from edge.service.api.stock import answer_request
 
 router = APIRouter()
 
@@ -120,8 +126,32 @@ async def answer(ctx: ApiContext, request: Request, req: GenerationRequest, mode
     return StreamingResponse(lines(job, first, ctx.name_of(model), key), media_type="application/x-ndjson")
 
 
+async def stock_answer(ctx: ApiContext, request: Request, messages: list[dict], model: str, stream: bool, key: str):
+    """The grounded dialog's answer (:mod:`edge.service.api.stock`): one JSON object, or the answer as
+    one NDJSON line and the final ``done`` line."""
+    check_prompt(ctx.settings, messages)
+    started = now_ns()
+    turn = await answer_request(ctx.stock, request, messages, bool(ctx.settings.token))
+    ctx.count(request.url.path, 200)
+    end = {"done": True, "done_reason": "stop", "total_duration": now_ns() - started, "load_duration": 0,
+           "prompt_eval_count": 0, "prompt_eval_duration": 0, "eval_count": 0, "eval_duration": 0}
+    if not stream:
+        return JSONResponse({"model": model, "created_at": now_rfc3339(), **wrap(key, turn.text), **end})
+
+    async def body():
+        yield json.dumps({"model": model, "created_at": now_rfc3339(), **wrap(key, turn.text), "done": False}) + "\n"
+        yield json.dumps({"model": model, "created_at": now_rfc3339(), **wrap(key, ""), **end}) + "\n"
+    return StreamingResponse(body(), media_type="application/x-ndjson")
+
+
+def now_ns() -> int:
+    return time.monotonic_ns()
+
+
 @router.post("/api/chat")
 async def api_chat(body: OllamaChat, request: Request, ctx: Annotated[ApiContext, Depends(api_context)]):
+    if ctx.is_stock(body.model):
+        return await stock_answer(ctx, request, messages_of(body.messages), body.model, body.stream, "message")
     req = request_of(ctx, messages_of(body.messages), body)
     return await answer(ctx, request, req, body.model, body.stream, "message")
 
@@ -130,12 +160,14 @@ async def api_chat(body: OllamaChat, request: Request, ctx: Annotated[ApiContext
 async def api_generate(body: OllamaGenerate, request: Request, ctx: Annotated[ApiContext, Depends(api_context)]):
     msgs = ([{"role": "system", "content": body.system}] if body.system else []) + \
         [{"role": "user", "content": body.prompt}]
+    if ctx.is_stock(body.model):
+        return await stock_answer(ctx, request, msgs, body.model, body.stream, "response")
     return await answer(ctx, request, request_of(ctx, msgs, body), body.model, body.stream, "response")
 
 
 @router.get("/api/tags")
 async def tags(ctx: Annotated[ApiContext, Depends(api_context)]):
     ctx.count("/api/tags", 200)
-    name = ctx.settings.model_name
+    names = [ctx.settings.model_name] + ([ctx.settings.stock_model_name] if ctx.stock is not None else [])
     return {"models": [{"name": name, "model": name, "modified_at": now_rfc3339(), "size": 0, "digest": "",
-                        "details": {"format": "gguf", "family": active_label(ctx.engine)}}]}
+                        "details": {"format": "gguf", "family": active_label(ctx.engine)}} for name in names]}

@@ -4,7 +4,8 @@
                                events ``data: {chat.completion.chunk}`` then ``data: [DONE]``
                                (a last chunk with ``usage`` and no choices when
                                ``stream_options.include_usage``).
-``GET /v1/models``             the one model served.
+``GET /v1/models``             the model served, and the box's grounded dialog
+                               (``api.stock_model_name``, :mod:`edge.service.api.stock`) when served.
 
 Honoured: ``temperature``, ``max_completion_tokens``/``max_tokens``, ``stop``, ``response_format``
 (``json_object`` or ``json_schema``). Errors are ``{error: {message, type, code}}``.
@@ -23,6 +24,7 @@ from edge.llm.base import GenerationRequest, GenerationStats
 from edge.service.api.deps import ApiContext, api_context
 from edge.service.api.queue import Job, error_status
 from edge.service.api.schemas import OpenAIChat, check_budget, check_prompt, messages_of, stops_of
+from edge.service.api.stock import answer_request
 
 router = APIRouter()
 
@@ -105,6 +107,8 @@ async def openai_chat(body: OpenAIChat, request: Request, ctx: Annotated[ApiCont
     path = "/v1/chat/completions"
     messages = messages_of(body.messages)
     check_prompt(ctx.settings, messages)
+    if ctx.is_stock(body.model):
+        return await stock_completion(ctx, request, messages, body)
     field = "max_completion_tokens" if body.max_completion_tokens is not None else "max_tokens"
     budget = check_budget(ctx.settings, field, body.max_completion_tokens or body.max_tokens, ctx.settings.max_tokens)
     req = GenerationRequest(messages, max_tokens=budget,
@@ -129,8 +133,28 @@ async def openai_chat(body: OpenAIChat, request: Request, ctx: Annotated[ApiCont
                              headers={"Cache-Control": "no-cache"})
 
 
+async def stock_completion(ctx: ApiContext, request: Request, messages: list[dict], body: OpenAIChat):
+    """The grounded dialog's answer (:mod:`edge.service.api.stock`) as a completion, or as one content
+    chunk, the finishing chunk and ``[DONE]`` when streamed."""
+    turn = await answer_request(ctx.stock, request, messages, bool(ctx.settings.token))
+    ctx.count("/v1/chat/completions", 200)
+    completion = Completion(body.model)
+    stats = GenerationStats(finish_reason="stop")
+    if not body.stream:
+        return JSONResponse(completion.whole(turn.text, stats))
+
+    async def events():
+        yield completion.chunk({"role": "assistant", "content": turn.text}, None)
+        yield completion.chunk({}, "stop")
+        if (body.stream_options or {}).get("include_usage"):
+            yield completion.usage_chunk(stats)
+        yield "data: [DONE]\n\n"
+    return StreamingResponse(events(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+
+
 @router.get("/v1/models")
 async def models(ctx: Annotated[ApiContext, Depends(api_context)]):
     ctx.count("/v1/models", 200)
-    return {"object": "list", "data": [{"id": ctx.settings.model_name, "object": "model", "created": 0,
-                                        "owned_by": "edge"}]}
+    names = [ctx.settings.model_name] + ([ctx.settings.stock_model_name] if ctx.stock is not None else [])
+    return {"object": "list", "data": [{"id": name, "object": "model", "created": 0, "owned_by": "edge"}
+                                       for name in names]}

@@ -28,6 +28,7 @@ import re
 
 from edge.errors import EdgeError
 from edge.llm.base import ContextOverflow, EngineError, GenerationRequest
+from edge.stages.grounded import scope
 from edge.stages.nlu.accounting import Utterance, set_aside, size_not_count, taken_back, trailing, unexplained
 from edge.stages.nlu.filler import has_cjk, is_filler
 from edge.stages.nlu.grammar import Grammar, text_direction
@@ -77,6 +78,31 @@ SYSTEM_PROMPT_ZH = "你是车间库房的语音助手。用不超过两句简短
 #: The answer when a question does not fit the LLM's context window even after trimming (case C10).
 TOO_LONG = "That question is too long for me. Please ask it in fewer words."
 TOO_LONG_ZH = "这个问题太长了，请说得简短一些。"
+
+#: arithmetic a template's answer does not do: a rate, a duration, a sum, a comparison, a multiple
+ARITHMETIC = re.compile(r"\b(?:a|per|each|every) (?:day|week|month|shift|job)\b|\bhow (?:many|much) (?:days|weeks|jobs|"
+                        r"shifts|more)\b|\bhow long\b|\bdouble\b|\bhalf of\b|\btwice\b")
+#: a sum or comparison: beyond a template only when it is over several items (one item's total over its
+#: places is the template's answer)
+SEVERAL_CUES = re.compile(r"\bcombined\b|\bin total\b|\baltogether\b|\btotal of\b|\bsum of\b|\bmore \w+(?: \w+)? "
+                          r"(?:or|than)\b|\b(?:fewer|less) \w+(?: \w+)? than\b|\bmore of\b|\bcompare\b|\bof each\b")
+#: a what-if said as a condition ("what would the total be if we received 100 more")
+IF_WOULD = re.compile(r"\bif\b.*\bwould\b|\bwould\b.*\bif\b")
+#: a request to be told, which names an item without a question word ("I need to know the number of spanners")
+ASKED = re.compile(r"\b(?:i need to know|i want to know|i'd like to know|tell me|let me know|find out|look up|"
+                   r"give me (?:a|the) (?:rundown|number|count|figure))\b")
+HOW_MANY = re.compile(r"\bhow (?:many|much)\b|\bwhat would\b|\bremain")
+#: a question about when something last happened (the records answer it, never the stock now)
+WHEN_LAST = re.compile(r"^\W*when\b|\blast (?:taken|used|came|received|delivered|logged|moved|counted|ordered)\b")
+
+
+def _unanswered(intent: Intent) -> bool:
+    """A template's reading that answers nothing: a records question with no fields it could read
+    ("I can't answer that one from the records"), an item nobody stocks, or an order refused as a log
+    (the box orders nothing: said so when the words ask it to)."""
+    return (intent.intent == "ask_records" and not intent.extra.get("records")) or intent.refusal == "order" or bool(
+        intent.unknown and not intent.sku and not intent.candidates and not intent.parts)
+
 
 def _asks(text: str) -> bool:
     """``text`` is said as a question: a question mark, a question word ("bearings 6204, what have we got"),
@@ -144,6 +170,18 @@ class SentenceGate:
             self.given.append(sentence)
             self.on_sentence(sentence)
 
+    def whole(self, text: str) -> None:
+        """A whole answer at once (its last sentence included): its sentences passed on as :meth:`feed` does."""
+        self.feed(text)
+        self.feed_rest()
+
+    def feed_rest(self) -> None:
+        for raw in self.splitter.flush():
+            sentence = clean_answer(raw)
+            if sentence and not self.closed and len(self.given) < self.limit and sentence not in self.skip:
+                self.given.append(sentence)
+                self.on_sentence(sentence)
+
 
 class Understanding:
     """Filler check, grammar first, then the LLM.
@@ -172,6 +210,9 @@ class Understanding:
         #: the site's documents (``finds(text)``, ``answer(text)``: :class:`edge.stages.docs.desk.DocsDesk`)
         #: or None; a free question they answer becomes ``ask_docs`` instead of going to the LLM
         self.docs = None
+        #: answers a question the templates do not take through the box's tools
+        #: (:class:`edge.stages.grounded.answer.GroundedAnswerer`), or None: the model's free answer
+        self.grounded = None
         self.site_dir = site_dir
         self.llm = llm
         self.max_tokens = max_tokens
@@ -273,8 +314,13 @@ class Understanding:
         intent = self.grammar.parse(text)
         if intent is None and not llm:
             return None
+        grounded = self.grounded is not None and self.language == "en" and not has_cjk(text)
+        if grounded and (intent is None or _unanswered(intent)):  # "what's in the news": not a records question
+            intent = self._out_of_scope(text) or intent
         if intent is None:
             intent = self._paraphrase(text)
+        if grounded and llm and not self.withheld and intent is not None and self._beyond(intent, text):
+            intent = self._grounded(text, on_sentence)  # a comparison, a sum, a what-if: the tools and a calculation
         # a free question of a few words goes to the documents; "8" or "yes" alone never does
         if intent is None and self.docs is not None and len(text.split()) >= MIN_WORDS_DOCS and self.docs.finds(text):
             intent = Intent("ask_docs", source="docs", text=text, explain={"path": "docs"})
@@ -392,11 +438,66 @@ class Understanding:
         return Intent("other", source="llm", text=text, answer=join_sentences(kept),
                       extra={**intent.extra, "streamed": len(given)})
 
+    def _beyond(self, intent: Intent, text: str) -> bool:
+        """Whether the templates' or the matcher's reading of a question leaves out what it asks: a
+        comparison or sum of several items, arithmetic over the stock ("5 a day, how long"), a what-if
+        the guards refused as a log, a "when … last" read as a stock question, or documents that are
+        not there. Never for a write that was not refused (those stay with the dialog)."""
+        t = text.lower()
+        kind = intent.intent
+        if kind == "ask_docs":
+            return intent.source == "paraphrase" and (self.docs is None or not self.docs.finds(text))
+        if kind == "log_record" and intent.refusal in ("hypothetical", "order"):
+            return _asks(text) and bool(ARITHMETIC.search(t) or SEVERAL_CUES.search(t) or HOW_MANY.search(t))
+        if kind not in ("query_stock", "low_stock", "place_contents", "ask_records"):
+            return False
+        if ARITHMETIC.search(t) or (kind == "query_stock" and self._several_items(t)):
+            return True  # (a sum or comparison cue of one item alone stays the template's)
+        if IF_WOULD.search(t) and ("what_if" not in intent.extra or not intent.sku):  # a what-if of a known item says what is left itself
+            return True
+        return kind == "query_stock" and intent.source == "paraphrase" and bool(WHEN_LAST.search(t))
+
+    def _several_items(self, t: str) -> bool:
+        """Whether ``t`` names two items or more on the two sides of "and", "or", "than", "with"."""
+        sides = [p for p in re.split(r"\b(?:and|or|than|with|versus|vs)\b", t) if p.strip()]
+        if len(sides) < 2:
+            return False
+        named = [m for m in (self.grammar.resolve_item(p) for p in sides) if m.sku or m.candidates]
+        return len({m.sku or tuple(m.candidates) for m in named}) >= 2
+
+    @staticmethod
+    def _out_of_scope(text: str) -> Intent | None:
+        """What the box cannot know or do ("set a timer", "turn off the compressor", "what's the
+        weather"): ``other`` with the honest sentence (:mod:`edge.stages.grounded.scope`), before the
+        paraphrase matcher can take a timer for an item; None for anything else."""
+        name = scope.topic(text)
+        if name is None:
+            return None
+        return Intent("other", source="grammar", text=text, answer=scope.cannot_text(name),
+                      explain={"path": "grounded:cannot", "topic": name})
+
+    def _grounded(self, text: str, on_sentence=None) -> Intent:
+        """``other`` with the grounded answer (:mod:`edge.stages.grounded`); ``source`` ``llm`` when the
+        model ran, ``grammar`` for a fixed sentence; ``explain`` the tools called and the guard's findings.
+        The answer is checked whole before ``on_sentence`` gets its first sentences (never text the guard
+        may still replace)."""
+        g = self.grounded.answer(text)
+        if on_sentence is not None and g.text:
+            SentenceGate(on_sentence).whole(g.text)
+        if g.rounds:
+            self.last_generation = self.grounded.last_stats
+        why = g.explain()
+        return Intent("other", source="llm" if g.rounds else "grammar", text=text, answer=g.text,
+                      extra={"grounded": why}, explain=why)
+
     def _llm(self, text: str, on_sentence=None) -> Intent:
         if self.llm is None:
             return Intent("other", source="grammar", text=text, answer=None)
         if self.withheld:  # the governor keeps the LLM off (hot): the grammar path only
             return Intent("other", source="grammar", text=text, answer=self.withheld)
+        if self.grounded is not None and self.language == "en" and not has_cjk(text) and (
+                not self.llm_intent.is_command(text) or ASKED.search(text.lower())):
+            return self._grounded(text, on_sentence)  # a question or remark: answered from the tools, never free text
         gate = SentenceGate(on_sentence, self.llm_intent.example_answers) if on_sentence else None
         try:
             intent = self.llm_intent.parse(text, on_answer=gate.feed if gate else None)
