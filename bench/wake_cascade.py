@@ -48,6 +48,7 @@ class Counting:
         self.checker = checker
         self.alone = alone
         self.window_samples = checker.window_samples
+        self.phrases = checker.phrases
         self.memo = memo
         self.n = 0
         self.cpu_s = 0.0
@@ -149,6 +150,8 @@ class Cascade:
             row = {"model": c.model, "threshold": c.threshold, "check": c.check,
                    "alone_above": self.checker.alone_above if c.check and c.alone else None,
                    "recall_clean": round(float(np.mean([fired[i] for i in mine])), 3),
+                   **{f"recall_clean_{kind.split()[-1]}": round(float(np.mean(v)), 3) for kind in ("own espeak-ng", "own piper")
+                      if (v := [fired[i] for i in mine if clips[i]["kind"] == kind])},
                    **{f"recall_{snr}db": round(float(np.mean(v[c])), 3) for snr, v in sorted(self.snr.items(), reverse=True)},
                    **{f"fa_per_hour_{key}": v[c]["fa_per_hour"] for key, v in self.hours.items()},
                    "fires_on_confusables": f"{sum(fired[i] for i in confus)}/{len(confus)}",

@@ -206,7 +206,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--minutes", type=float, default=60.0)
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "wake_words.json"))
     ap.add_argument("--engines", default="micro,oww", help="micro,oww (both: the comparison) or one of them")
+    ap.add_argument("--table", metavar="JSON", help="print the README's tables of a result file and stop")
     a = ap.parse_args(argv)
+    if a.table:
+        print(table(json.loads(Path(a.table).read_text())))
+        return 0
     engines = tuple(a.engines.split(","))
     scorer = Scorer(engines)
     cl = clips()
@@ -272,6 +276,40 @@ def main(argv: list[str] | None = None) -> int:
     for label, r in result["cascade"].items():
         print(label, r)
     return 0
+
+
+def pct(x) -> str:
+    return "–" if x is None else f"{100 * x:.0f}"
+
+
+def table(result: dict) -> str:
+    """The README's tables (markdown) from a result: each model at the lowest threshold with <= 1
+    false accept per hour in both hours, then the second-stage configurations."""
+    ms = result["ms_per_frame_per_model"]
+    rows = ["| model | engine | threshold | false/h TV | false/h workshop | recall clean | recall 20 / 10 / 5 / 0 dB "
+            "| confusables fired | ms/frame (of 4 sharing a front end) |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in result["models"].values():
+        a = r["at_that_threshold"]
+        if a is None:
+            best = r["sweep"][-1]
+            rows.append(f"| {r['word']} | {r['engine']} | none ≤ 1/h (0.99: {best['fa_per_hour_tv']:g} / "
+                        f"{best['fa_per_hour_workshop']:g}) | | | | | | {ms.get(r['engine'], '')} |")
+            continue
+        rec = " / ".join(pct(a[f"recall_{d}db"]) for d in result["snr_db"])
+        rows.append(f"| {r['word']} | {r['engine']} | {a['threshold']:g} | {a['fa_per_hour_tv']:g} | "
+                    f"{a['fa_per_hour_workshop']:g} | {pct(a['recall_clean'])} % | {rec} % | {a['fires_on_confusables']} | "
+                    f"{ms.get(r['engine'], '')} |")
+    rows += ["", "| configuration | false/h TV | false/h workshop | recall clean (espeak-ng / piper) | recall 20 / 10 / 5 / 0 dB | "
+             "confusables fired | \"okay now\" fired | checks/h TV / workshop | ms per check | check ms/frame in the hours |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for label, r in result.get("cascade", {}).items():
+        rec = " / ".join(pct(r.get(f"recall_{d}db")) for d in result["snr_db"])
+        checks = (f"{r['checks_per_hour_tv']:g} / {r['checks_per_hour_workshop']:g} | {r['ms_per_check']:g} | "
+                  f"{r['check_ms_per_frame_in_the_noise_hours']:g}") if r["check"] else "– | – | –"
+        rows.append(f"| {label} | {r['fa_per_hour_tv']:g} | {r['fa_per_hour_workshop']:g} | {pct(r['recall_clean'])} % "
+                    f"({pct(r.get('recall_clean_espeak-ng'))} / {pct(r.get('recall_clean_piper'))}) | "
+                    f"{rec} % | {r['fires_on_confusables']} | {r['fires_on_okay_now']} | {checks} |")
+    return "\n".join(rows)
 
 
 def plot(result: dict, path: Path) -> None:
