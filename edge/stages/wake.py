@@ -6,6 +6,10 @@ always hold the most recent audio; the pipeline only *acts* on a detection when 
 :meth:`WakeWord.flush` forgets all audio (a new stream): openWakeWord gets 1.6 s of silence pushed
 through its feature models (its ``reset()`` keeps them), microWakeWord's models are reloaded (a
 streaming TFLite model keeps its state inside the interpreter).
+
+With a second stage (:meth:`WakeWord.confirm_with`, :class:`Confirm`; ``wake.check``), a detection
+of a checked word is held until its score stops rising and then confirmed or rejected on the
+audio before it (:mod:`edge.stages.wake_check`: Whisper hears the phrase or not).
 """
 from __future__ import annotations
 
