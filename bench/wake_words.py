@@ -39,12 +39,13 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from bench.wake_cascade import Cascade, Config  # noqa: E402
 from drivers.audio import read_wav  # noqa: E402
 from edge.stages.wake import WakeWord  # noqa: E402
 from tests.tvmix import AUDIO, RATE, at_db, rms_db, tv, workshop  # noqa: E402
 
 FRAME = 1280
-THRESHOLDS = [0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99]
+THRESHOLDS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99]
 SNRS = (20, 10, 5, 0)
 CACHE = REPO / "bench" / "cache"
 CLIPS = CACHE / "wake_clips"
@@ -58,6 +59,11 @@ OWN_WORDS = {"okay nabu": "okay_nabu", "ok nabu": "okay_nabu", "hey mycroft": "h
              "hey jarvis": "hey_jarvis", "hey rhasspy": "hey_rhasspy"}
 CONFUSABLE = ("okay, no boo", "okay now", "oh, kanab", "hey mike", "my craft", "a lexus", "hey, jar of this",
               "okay, and a boo", "hey microphone")
+#: the default word alone, then with Whisper's check after a lower first-stage threshold
+CASCADE = [Config("micro/okay_nabu", 0.7, False), Config("micro/okay_nabu", 0.7, True, alone=False),
+           Config("micro/okay_nabu", 0.3, True, alone=False), Config("micro/okay_nabu", 0.7, True),
+           Config("micro/okay_nabu", 0.3, True), Config("micro/okay_nabu", 0.1, True),
+           Config("micro/hey_mycroft", 0.6, False), Config("micro/hey_mycroft", 0.3, True)]
 ESPEAK = [(v, s) for v in ("en-us", "en-gb", "en-gb-scotland", "en-029") for s in (150, 185)]
 
 
@@ -106,20 +112,22 @@ class Scorer:
                 "oww": lambda: WakeWord([(n, "openwakeword", 0.5) for n in OWW], 2000)}
         self.engines = {e: make[e]() for e in engines}
         self.cpu = dict.fromkeys(self.engines, 0.0)
-        self.frames = 0
+        self.frames = dict.fromkeys(self.engines, 0)  # frames each engine scored (cached inputs are not)
 
-    def run(self, audio: np.ndarray) -> dict[str, np.ndarray]:
-        """``{engine/name: (frames,) float32}`` over ``audio`` from a flushed state."""
+    def run(self, audio: np.ndarray, engines=None) -> dict[str, np.ndarray]:
+        """``{engine/name: (frames,) float32}`` over ``audio`` from a flushed state (``engines``:
+        these only; None: all)."""
         n = len(audio) // FRAME
         out = {}
-        for eng, ww in self.engines.items():
+        for eng in engines or self.engines:
+            ww = self.engines[eng]
             ww.flush()
             t0 = time.process_time()
             rows = [ww.score(audio[i * FRAME:(i + 1) * FRAME]) for i in range(n)]
             self.cpu[eng] += time.process_time() - t0
+            self.frames[eng] += n
             for name in rows[0]:
                 out[f"{eng}/{name}"] = np.array([r[name] for r in rows], np.float32)
-        self.frames += n
         return out
 
 
@@ -150,14 +158,21 @@ def false_per_hour(scores: np.ndarray, t: float, hours: float, refractory_frames
 
 
 def cached_scores(key: str, make_audio, scorer: Scorer) -> dict[str, np.ndarray]:
-    f = CACHE / f"wake_words_{key}.npz"
-    if f.exists():
-        z = np.load(f)
-        return {k.replace("__", "/"): z[k] for k in z.files}
-    s = scorer.run(make_audio())
-    CACHE.mkdir(parents=True, exist_ok=True)
-    np.savez(f, **{k.replace("/", "__"): v for k, v in s.items()})
-    return s
+    """Each engine's scores of ``make_audio()``, kept per engine in bench/cache/ (an input whose
+    scores one engine already has is scored by the others only)."""
+    out, audio = {}, None
+    for eng in scorer.engines:
+        f = CACHE / f"wake_words_{key}_{eng}.npz"
+        if f.exists():
+            z = np.load(f)
+            out |= {k.replace("__", "/"): z[k] for k in z.files}
+            continue
+        audio = make_audio() if audio is None else audio
+        s = scorer.run(audio, [eng])
+        CACHE.mkdir(parents=True, exist_ok=True)
+        np.savez(f, **{k.replace("/", "__"): v for k, v in s.items()})
+        out |= s
+    return out
 
 
 def snippets(noise: np.ndarray, pos: list[dict], snr: float, seed: int) -> tuple[np.ndarray, list[tuple]]:
@@ -191,15 +206,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--minutes", type=float, default=60.0)
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "wake_words.json"))
     ap.add_argument("--engines", default="micro,oww", help="micro,oww (both: the comparison) or one of them")
+    ap.add_argument("--table", metavar="JSON", help="print the README's tables of a result file and stop")
     a = ap.parse_args(argv)
+    if a.table:
+        print(table(json.loads(Path(a.table).read_text())))
+        return 0
     engines = tuple(a.engines.split(","))
-    tag = "" if set(engines) == {"micro", "oww"} else "_" + "_".join(engines)  # cache files per engine set
     scorer = Scorer(engines)
     cl = clips()
-    clean = []  # per clip: {model: max score over the clip}
+    clean, clean_scores = [], []  # per clip: {model: max score over the clip}, {model: scores}
     for c in cl:
         s = with_agree(scorer.run(c["audio"]))
         clean.append({m: float(v.max()) for m, v in s.items()})
+        clean_scores.append(s)
+    cascade = Cascade(CASCADE if "micro" in engines else [])
     models = sorted(clean[0])
     noises = {"tv": lambda: (tv(a.minutes * 60, level_db=-10.0) * 0.18).clip(-32768, 32767),
               "workshop": lambda: workshop(a.minutes * 60, level_db=-20.0)}
@@ -208,19 +228,22 @@ def main(argv: list[str] | None = None) -> int:
     pos = [c for c in cl if c["word"] is not None and c["kind"] != "shared session"]
     for key, make in noises.items():
         base = make()
-        s = with_agree(cached_scores(f"{key}_{a.minutes:g}min{tag}", lambda b=base: b.astype(np.int16), scorer))
+        s = with_agree(cached_scores(f"{key}_{a.minutes:g}min", lambda b=base: b.astype(np.int16), scorer))
         fa[key] = {m: {t: false_per_hour(s[m], t, hours) for t in THRESHOLDS} for m in models}
+        cascade.hour(key, s, base.astype(np.int16), hours)
         for snr in SNRS:
             audio, where = snippets(base, pos, snr, seed=snr)
-            ss = with_agree(cached_scores(f"{key}_{a.minutes:g}min_snr{snr}_{len(pos)}clips{tag}", lambda x=audio: x,
+            ss = with_agree(cached_scores(f"{key}_{a.minutes:g}min_snr{snr}_{len(pos)}clips", lambda x=audio: x,
                                           scorer))
             noisy[(key, snr)] = [(w, {m: window_max(ss[m], st, en) for m in models}) for w, st, en in where]
+            cascade.noisy(snr, ss, audio, where)
     result = {"minutes_per_noise": a.minutes, "snr_db": list(SNRS), "thresholds": THRESHOLDS,
               "clips": {"positive": sum(c["word"] is not None for c in cl), "negative": sum(c["word"] is None for c in cl),
                         "kinds": sorted({c["kind"] for c in cl})},
               "engines": list(engines),
-              "ms_per_frame_per_model": {e: round(1000 * scorer.cpu[e] / scorer.frames / 4, 3) for e in scorer.cpu},
-              "ms_per_frame_per_engine_4_models": {e: round(1000 * scorer.cpu[e] / scorer.frames, 3) for e in scorer.cpu},
+              "ms_per_frame_per_model": {e: round(1000 * scorer.cpu[e] / scorer.frames[e] / 4, 3) for e in scorer.cpu},
+              "ms_per_frame_per_engine_4_models": {e: round(1000 * scorer.cpu[e] / scorer.frames[e], 3) for e in scorer.cpu},
+              "frames_timed": scorer.frames,
               "models": {}}
     for m in models:
         word = word_of(m)
@@ -243,13 +266,50 @@ def main(argv: list[str] | None = None) -> int:
         result["models"][m] = {"engine": m.split("/")[0], "word": word, "clips": len(mine), "sweep": rows,
                                "lowest_threshold_within_1_fa_per_hour": ok[0]["threshold"] if ok else None,
                                "at_that_threshold": ok[0] if ok else None}
+    result["cascade"] = cascade.result(cl, clean_scores)
     out = Path(a.out)
     out.write_text(json.dumps(result, indent=1) + "\n")
     plot(result, out.with_suffix(".png"))
     for m, r in result["models"].items():
         print(m, r["lowest_threshold_within_1_fa_per_hour"], r["at_that_threshold"])
     print(result["ms_per_frame_per_model"])
+    for label, r in result["cascade"].items():
+        print(label, r)
     return 0
+
+
+def pct(x) -> str:
+    return "–" if x is None else f"{100 * x:.0f}"
+
+
+def table(result: dict) -> str:
+    """The README's tables (markdown) from a result: each model at the lowest threshold with <= 1
+    false accept per hour in both hours, then the second-stage configurations."""
+    ms = result["ms_per_frame_per_model"]
+    rows = ["| model | engine | threshold | false/h TV | false/h workshop | recall clean | recall 20 / 10 / 5 / 0 dB "
+            "| confusables fired | ms/frame (of 4 sharing a front end) |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in result["models"].values():
+        a = r["at_that_threshold"]
+        if a is None:
+            best = r["sweep"][-1]
+            rows.append(f"| {r['word']} | {r['engine']} | none ≤ 1/h (0.99: {best['fa_per_hour_tv']:g} / "
+                        f"{best['fa_per_hour_workshop']:g}) | | | | | | {ms.get(r['engine'], '')} |")
+            continue
+        rec = " / ".join(pct(a[f"recall_{d}db"]) for d in result["snr_db"])
+        rows.append(f"| {r['word']} | {r['engine']} | {a['threshold']:g} | {a['fa_per_hour_tv']:g} | "
+                    f"{a['fa_per_hour_workshop']:g} | {pct(a['recall_clean'])} % | {rec} % | {a['fires_on_confusables']} | "
+                    f"{ms.get(r['engine'], '')} |")
+    rows += ["", "| configuration | false/h TV | false/h workshop | recall clean (espeak-ng / piper) | recall 20 / 10 / 5 / 0 dB | "
+             "confusables fired | \"okay now\" fired | checks/h TV / workshop | ms per check | check ms/frame in the hours |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for label, r in result.get("cascade", {}).items():
+        rec = " / ".join(pct(r.get(f"recall_{d}db")) for d in result["snr_db"])
+        checks = (f"{r['checks_per_hour_tv']:g} / {r['checks_per_hour_workshop']:g} | {r['ms_per_check']:g} | "
+                  f"{r['check_ms_per_frame_in_the_noise_hours']:g}") if r["check"] else "– | – | –"
+        rows.append(f"| {label} | {r['fa_per_hour_tv']:g} | {r['fa_per_hour_workshop']:g} | {pct(r['recall_clean'])} % "
+                    f"({pct(r.get('recall_clean_espeak-ng'))} / {pct(r.get('recall_clean_piper'))}) | "
+                    f"{rec} % | {r['fires_on_confusables']} | {r['fires_on_okay_now']} | {checks} |")
+    return "\n".join(rows)
 
 
 def plot(result: dict, path: Path) -> None:

@@ -85,8 +85,25 @@ class WakeModel(_Frozen):
         return self
 
 
+class WakeCheckSettings(_Frozen):
+    """The second stage (edge.stages.wake_check): Whisper checks the phrase of a detection."""
+
+    models: list[str] = Field(["okay_nabu"], description="wake words checked (their phrase: a microWakeWord JSON's "
+                              "wake_word, else the name with spaces); [] = no check")
+    window_ms: int = Field(2000, ge=500, le=5000, description="ms of audio up to the detection that Whisper checks")
+    hold_ms: int = Field(480, ge=0, le=1000, description="ms a detection waits for its score to stop rising "
+                         "(the end of the phrase) before the check")
+    quiet_db: float = Field(40.0, ge=0.0, le=60.0, description="a window at least this quiet (loudest over quietest "
+                            "20 ms, dB) is decided by Whisper alone; in a noisier one a score >= alone_above wakes")
+    alone_above: float | None = Field(0.7, gt=0.0, le=1.0, description="first-stage score that wakes in a noisy "
+                                      "window whatever Whisper heard; null = Whisper decides everywhere")
+    model: str | None = Field(None, description="Whisper model of the check; null = asr.whisper.model (shared "
+                              "with the recognizer when it runs in this process)")
+
+
 class WakeSettings(_Frozen):
     models: list[WakeModel] = Field(min_length=1)
+    check: WakeCheckSettings = WakeCheckSettings()
 
     @model_validator(mode="after")
     def _one_model_per_name(self):

@@ -29,6 +29,7 @@ from edge.stages.nlu.understand import Understanding
 from edge.stages.tts import engine as tts_mod
 from edge.stages.vad import SileroVad
 from edge.stages.wake import WakeWord
+from edge.stages.wake_check import build_check
 from edge.stock.store import Store
 
 log = logging.getLogger("edge.service")
@@ -125,10 +126,13 @@ def build_stages(settings: Settings, store: Store, llm=None, governor=None, isol
     governor = governor if governor is not None else build_governor(settings)
     audio_cpus, turn_cpus = cpu_sets(governor)
     with pinned(audio_cpus):
-        wake = WakeWord.from_settings(settings)
+        wake = WakeWord.from_settings(settings, check=False)  # its second stage shares the recognizer's model
         vad = SileroVad(normalize=settings.endpoint.vad_adaptive)
     with pinned(turn_cpus):
         asr = build_recognizer(settings, isolation or settings.asr.worker.loop, turn_cpus)
+        checker = build_check(settings, wake.phrases, asr)
+        if checker is not None:
+            wake.confirm_with(checker, settings.wake.check.hold_ms)
         if settings.asr.bias:
             items = store.items()
             asr.set_vocabulary(with_units(asr_mod.vocabulary(items), items))
