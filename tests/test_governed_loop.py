@@ -137,7 +137,8 @@ def test_on_a_big_little_board_audio_runs_on_the_little_core_and_turns_on_the_bi
     settings = load_settings(board="x86-dev", overrides={
         "board": {"cpu_clusters": [{"name": "little", "cores": [little], "kind": "little"},
                                    {"name": "big", "cores": [big], "kind": "big"}]},
-        "store": {"path": str(tmp_path / "x.db")}, "output_dir": str(tmp_path), "llm": {"engine": "none"}})
+        "store": {"path": str(tmp_path / "x.db")}, "output_dir": str(tmp_path), "llm": {"engine": "none"},
+        "wake": {"models": SESSION_WAKE_MODELS}})
     before = _threads()
     stages = build_stages(settings, inventory_store)
     started = {t: _mask(t) for t in _threads() - before if os.path.exists(f"/proc/self/task/{t}")}
