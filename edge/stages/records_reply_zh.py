@@ -22,6 +22,9 @@ def period_zh(p: Period | None) -> str:
     if p.key in _FIXED:
         return _FIXED[p.key]
     s, e = p.start.date(), p.end.date()
+    if p.key in ("part", "midday"):
+        part = {0: "上午", 11: "中午", 12: "下午", 18: "晚上"}.get(p.start.hour, "")
+        return ("今天" if p.key == "midday" else "昨天" if p.words.startswith("yesterday") else "前天") + part
     if p.key == "month":
         return f"{s.month}月" + (f"（{s.year}年）" if str(s.year) in p.words else "")
     if p.key == "since":
@@ -62,13 +65,13 @@ def say_zh(ans, item, store, today: date) -> str:
     per = period_zh(ans.period)
     name = reply.zh_name(item) if item is not None else ""
     if q.kind == "total":
-        return _total(q, f, item, name, per, today)
+        return _total(q, f, item, name, per, today, ans.period is not None and ans.period.days() == 1)
     if q.kind == "last":
         return _last(q, f, item, name, today)
     return _other(q, f, item, name, per, store, today)
 
 
-def _total(q, f: dict, item, name: str, per: str, today: date) -> str:
+def _total(q, f: dict, item, name: str, per: str, today: date, one_day: bool = False) -> str:
     if q.what == "counted":
         if not f["counts"]:
             return f"{per}没有盘点{name}。"
@@ -81,7 +84,10 @@ def _total(q, f: dict, item, name: str, per: str, today: date) -> str:
     times = f["use_times"] if used else f["receive_times"]
     if not n:
         return f"{per}没有{'用' if used else '进'}{name}。"
-    days = f"，在{_days(times, today)}" if len({t[:10] for t in times}) <= 4 and len(times) < 50 else ""
+    if one_day:  # one day: said at its times ("在09:00、14:00"), the day is in the period already
+        days = f"，在{'、'.join(sorted({t[11:16] for t in times}))}" if len(times) <= 4 else ""
+    else:
+        days = f"，在{_days(times, today)}" if len({t[:10] for t in times}) <= 4 and len(times) < 50 else ""
     return f"{per}{'用了' if used else '进了'}{reply.zh_amount(item, n)}{days}。"
 
 

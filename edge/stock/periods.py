@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta, timezone, tzinfo
 
-__all__ = ["Calendar", "Period", "Unresolved", "resolve", "between", "buckets", "find_period", "WEEKDAYS", "MONTHS", "local_zone", "utc_iso"]
+__all__ = ["Calendar", "Period", "Unresolved", "resolve", "between", "buckets", "find_period", "WEEKDAYS", "MONTHS", "FUTURE", "local_zone", "utc_iso"]
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -165,9 +165,19 @@ _EN = re.compile(
     r"(?:in|over|during|for) the (?:last|past) (?:\d+|" + "|".join(_NUMBER_WORDS) + r") (?:days?|weeks?)|"
     r"(?:in|over|during|for) the (?:last|past) (?:day|week|month)|"
     r"(?:that|the other|which) (?:day|week|month)|(?<!most )recently|lately|the other day|a while ago)\b")
-_ZH = re.compile(r"(?P<p>今天|今日|昨天|前天|今早|今天早上|今天上午|今天下午|本周|这周|这个星期|这礼拜|这星期|上周|上个星期|上星期|上礼拜|"
+_ZH_PART = r"(?:今天|昨天|前天)?(?:早上|上午|中午|下午|晚上)|今早|今晚"
+_ZH = re.compile(r"(?P<p>" + _ZH_PART + r"|今天|今日|昨天|前天|本周|这周|这个星期|这礼拜|这星期|上周|上个星期|上星期|上礼拜|"
                  r"本月|这个月|上个月|上月|今年|去年|(?:自从|从)?(?:周|星期|礼拜)[一二三四五六日天](?:以来|开始|起)?|"
-                 r"(?:十[一二]?|[一二三四五六七八九])月(?:份)?|(?:过去|最近)(?:[一二两三四五六七八九十\d]+)(?:天|周|个星期))")
+                 r"(?:1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])月(?:份)?(?:(?:[12]\d|3[01]|0?[1-9]|[一二三]?十[一二三四五六七八九]?|"
+                 r"[一二三四五六七八九])[号日])?|(?:过去|最近)(?:[一二两三四五六七八九十\d]+)(?:天|周|个星期))")
+#: A part of a day in Mandarin: its local hours [start, end) (上午 as "this morning": midnight to noon).
+_ZH_PART_HOURS = {"早上": (0, 12), "上午": (0, 12), "今早": (0, 12), "中午": (11, 14), "下午": (12, 18), "晚上": (18, 24),
+                  "今晚": (18, 24)}
+#: Words of a time still to come ("next week", "tomorrow", 明天, 下周): the records cannot answer them.
+FUTURE = re.compile(r"\b(?:tomorrow|next (?:week|month|year|few days|" + "|".join(WEEKDAYS) + r")|"
+                    r"(?:in|over|during|for) the (?:next|coming) (?:\d+|[a-z]+ )?(?:days?|weeks?|months?)|"
+                    r"this coming (?:week|month)|(?:will|shall|are going to|re going to|gonna) (?:we|i|they)? ?"
+                    r"(?:need|use|go through|get|receive))\b|明天|后天|下周|下个?星期|下礼拜|下个?月|明年|将来|未来|以后|会用|会进|要用多少|需要多少")
 
 
 def find_period(text: str) -> str | None:
@@ -289,7 +299,6 @@ def _resolve_zh(w: str, now: datetime, tz: tzinfo, week_start: int) -> Period | 
     """The Mandarin period words: 今天, 昨天, 前天, 今早, 这周/本周, 上周, 这个月, 上个月, 今年, 去年,
     (自从)周一(以来), 十一月, 过去三天."""
     table = {"今天": "today", "今日": "today", "昨天": "yesterday", "前天": "the day before yesterday",
-             "今早": "this morning", "今天早上": "this morning", "今天上午": "this morning", "今天下午": "this afternoon",
              "本周": "this week", "这周": "this week", "这个星期": "this week", "这礼拜": "this week",
              "这星期": "this week", "上周": "last week", "上个星期": "last week", "上星期": "last week",
              "上礼拜": "last week", "本月": "this month", "这个月": "this month", "上个月": "last month",
@@ -300,15 +309,43 @@ def _resolve_zh(w: str, now: datetime, tz: tzinfo, week_start: int) -> Period | 
     if m:
         how = "since" if (m.group(1) or m.group(3)) else "on"
         return resolve(f"{how} {WEEKDAYS[_ZH_WEEKDAYS[m.group(2)]]}", now, tz, week_start)
-    m = re.fullmatch(r"(十[一二]?|[一二三四五六七八九])月(?:份)?", w)
+    m = re.fullmatch(r"(今天|昨天|前天)?(早上|上午|中午|下午|晚上|今早|今晚)", w)
     if m:
-        return resolve(f"in {MONTHS[_ZH_NUM[m.group(1)] - 1]}", now, tz, week_start)
+        back = {"昨天": 1, "前天": 2}.get(m.group(1) or "", 0)
+        day = now.date() - timedelta(days=back)
+        a, b = _ZH_PART_HOURS[m.group(2)]
+        part = {(0, 12): "morning", (12, 18): "afternoon", (18, 24): "evening"}.get((a, b), "midday")
+        key = part if not back else "part"
+        words = (f"{('yesterday', 'the day before yesterday')[back - 1]} {part}" if back else
+                 "tonight" if part == "evening" else f"this {part}" if part != "midday" else "at midday today")
+        end = _midnight(day + timedelta(days=1), tz) if b == 24 else datetime.combine(day, time(b), tzinfo=tz)
+        return Period(datetime.combine(day, time(a), tzinfo=tz), end, key, words)
+    m = re.fullmatch(r"(\d{1,2}|十[一二]?|[一二三四五六七八九])月(?:份)?(?:(\d{1,2}|[一二三四五六七八九十]+)[号日])?", w)
+    if m:
+        month = _zh_number(m.group(1))
+        day_n = _zh_number(m.group(2)) if m.group(2) else None
+        if not month or month > 12 or (m.group(2) and not day_n):
+            return Unresolved("Which month?", "哪个月？")
+        return (resolve(f"on {MONTHS[month - 1]} {day_n}", now, tz, week_start) if day_n
+                else resolve(f"in {MONTHS[month - 1]}", now, tz, week_start))
     m = re.fullmatch(r"(?:过去|最近)([一二两三四五六七八九十\d]+)(天|周|个星期)", w)
     if m:
         n = int(m.group(1)) if m.group(1).isdigit() else _ZH_NUM.get(m.group(1))
         if n:
             return resolve(f"over the last {n} {'days' if m.group(2) == '天' else 'weeks'}", now, tz, week_start)
     return Unresolved("Which period?", "哪一段时间？")
+
+
+def _zh_number(text: str) -> int | None:
+    """1 to 31 written in digits or in Mandarin (五, 十二, 二十五, 三十一), or None."""
+    if text.isdigit():
+        return int(text)
+    if text in _ZH_NUM:
+        return _ZH_NUM[text]
+    m = re.fullmatch(r"([一二三])?十([一二三四五六七八九])?", text)
+    if not m:
+        return None
+    return (_ZH_NUM[m.group(1)] if m.group(1) else 1) * 10 + (_ZH_NUM[m.group(2)] if m.group(2) else 0)
 
 
 def between(since: date, until: date, tz: tzinfo) -> Period:

@@ -1,0 +1,92 @@
+"""Records questions a reviewer found answered wrongly: Mandarin months and dates in digits, parts of
+a day, places, the future, the last entries, low stock, far dates. A real SQLite store in a temp dir,
+records written at chosen times through an injected clock (Europe/Berlin, weeks from Monday), the
+questions through the real understanding."""
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from edge.stock.periods import Calendar
+from edge.stock.store import Store
+from tests.helpers import say_to_store
+from tests.test_records_questions import BERLIN, Clock, at
+
+CSV = """sku,item,location,quantity,unit,aliases,reorder_level
+DRL-6,drill bit,drawer 4,20,pcs,drill bits;钻头,
+GLV-L,nitrile gloves,shelf B,32,box,gloves;手套,5
+FUS-5A,fuse,bin 3,60,pcs,fuses;保险丝,
+FUS-5A,fuse,bin 31,60,pcs,fuses;保险丝,
+PNT-WHT,white paint,shelf F,0,can,paint;白漆,
+"""
+
+
+@pytest.fixture
+def box(tmp_path):
+    """Fuses in bin 3 and bin 31: 4 used on 10 Nov (bin 3), 2 on Tue 24 Nov (bin 31), 1 on Sat 5 Dec
+    (bin 3); today, Monday 7 Dec: 3 at 09:00 and 5 at 14:00 (bin 3), 5 drill bits at 14:00; now 16:00."""
+    clock = Clock(datetime(2026, 11, 1, 8, 0, tzinfo=BERLIN))
+    csv = tmp_path / "inv.csv"
+    csv.write_text(CSV)
+    store = Store(tmp_path / "edge.db", clock=clock, calendar=Calendar(BERLIN, 0, clock))
+    store.import_csv(csv)
+    at(clock, 2026, 11, 10, 9)
+    store.log("FUS-5A", -4, "used 4 fuses", "n1", location="bin 3")
+    at(clock, 2026, 11, 24, 10)
+    store.log("FUS-5A", -2, "used 2 fuses", "a1", location="bin 31")
+    at(clock, 2026, 12, 5, 9)
+    store.log("FUS-5A", -1, "used 1 fuse", "b1", location="bin 3")
+    at(clock, 2026, 12, 7, 9)
+    store.log("FUS-5A", -3, "used 3 fuses", "c1", location="bin 3")
+    at(clock, 2026, 12, 7, 14)
+    store.log("FUS-5A", -5, "used 5 fuses", "c2", location="bin 3")
+    store.log("DRL-6", -5, "used 5 drill bits", "c3")
+    at(clock, 2026, 12, 7, 16)
+    yield store, clock
+    store.close()
+
+
+def zh(store, text):
+    return say_to_store(store, text, language="zh").text
+
+
+def en(store, text):
+    return say_to_store(store, text).text
+
+
+STOCK_ZH = "料箱有"  # the stock reply names the places ("3号料箱有47个保险丝"); a records reply never does
+
+
+@pytest.mark.parametrize("text, want", [
+    ("11月用了多少保险丝", "11月用了6个保险丝，在11月10日、11月24日。"),
+    ("十一月用了多少保险丝", "11月用了6个保险丝，在11月10日、11月24日。"),
+    ("12月用了多少保险丝", "12月用了9个保险丝，在周六、今天。"),
+    ("12月5号用了多少保险丝", "12月5日（周六）用了1个保险丝，在09:00。"),
+    ("十二月五日用了多少保险丝", "12月5日（周六）用了1个保险丝，在09:00。"),
+    ("11月24日用了多少保险丝", "11月24日（周二）用了2个保险丝，在10:00。"),
+])
+def test_mandarin_months_and_dates_in_digits_are_answered_from_the_records(box, text, want):
+    store, _ = box
+    got = zh(store, text)
+    assert got == want
+    assert STOCK_ZH not in got
+
+
+@pytest.mark.parametrize("text, want", [
+    ("今天下午用了多少保险丝", "今天下午用了5个保险丝，在14:00。"),
+    ("今天上午用了多少保险丝", "今天上午用了3个保险丝，在09:00。"),
+    ("上午用了多少保险丝", "今天上午用了3个保险丝，在09:00。"),
+    ("今天用了多少保险丝", "今天用了8个保险丝，在09:00、14:00。"),
+    ("今天晚上用了多少保险丝", "今晚没有用保险丝。"),
+    ("昨天下午用了多少保险丝", "昨天下午没有用保险丝。"),
+])
+def test_mandarin_parts_of_a_day_count_only_that_part(box, text, want):
+    store, _ = box
+    assert zh(store, text) == want
+
+
+def test_english_parts_of_a_day_are_the_same_periods(box):
+    store, _ = box
+    assert en(store, "how many fuses did we use this afternoon") == "This afternoon you used 5 fuses, at 14:00."
+    assert en(store, "how many fuses did we use this morning") == "This morning you used 3 fuses, at 09:00."
