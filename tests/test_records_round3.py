@@ -90,3 +90,32 @@ def test_english_parts_of_a_day_are_the_same_periods(box):
     store, _ = box
     assert en(store, "how many fuses did we use this afternoon") == "This afternoon you used 5 fuses, at 14:00."
     assert en(store, "how many fuses did we use this morning") == "This morning you used 3 fuses, at 09:00."
+
+
+@pytest.mark.parametrize("text", ["读一下最后三条记录", "最后三条记录是什么", "最近三条记录", "最近3条记录"])
+def test_mandarin_last_entries_are_read_from_the_records(box, text):
+    store, _ = box
+    assert zh(store, text) == "最近的：今天14:00用了5个钻头；今天14:00用了5个保险丝；今天09:00用了3个保险丝。"
+
+
+def test_mandarin_which_box_and_what_is_running_low(box):
+    store, _ = box
+    assert zh(store, "哪个箱子记录了保险丝") == "保险丝最近一次变动由终端local（本机）记录，今天14:00。"
+    for text in ("什么快用完了", "我们缺什么", "什么东西不够了"):
+        got = zh(store, text)
+        assert "白漆" in got and "没有缺货" not in got, (text, got)
+
+
+@pytest.mark.parametrize("text", ["how many fuses will we use next week", "how many fuses do we need tomorrow",
+                                  "明天用多少保险丝", "下周会用多少保险丝"])
+def test_the_future_is_never_answered_with_the_stock(box, text):
+    store, _ = box
+    got = say_to_store(store, text, language="zh" if text[0] > "~" else "en").text
+    assert got.startswith(("The records only say what has already happened", "记录只能说已经发生的事")), got
+    assert "in bin 3" not in got and STOCK_ZH not in got
+    assert "estimate" in got or "估计" in got  # fuses were used lately: the estimate, said as one
+
+
+def test_an_english_one_day_total_says_its_times(box):
+    store, _ = box
+    assert en(store, "how many fuses did we use today") == "Today: 8 fuses used, at 09:00 and 14:00."

@@ -19,7 +19,7 @@ from edge.stock.periods import MONTHS, WEEKDAYS, find_period
 from edge.stock.places import IMPORT_TURN_PREFIX
 from edge.stock.questions import Answer, Question, answer
 
-__all__ = ["say", "answer_intent", "question_of", "with_period", "no_period", "logged_answer", "CANNOT", "CANNOT_ZH"]
+__all__ = ["say", "answer_intent", "question_of", "with_period", "no_period", "logged_answer", "future_answer", "CANNOT", "CANNOT_ZH"]
 
 #: Said to a records question the box cannot answer from the records (never the current stock).
 CANNOT = "I can't answer that one from the records."
@@ -44,6 +44,8 @@ def answer_intent(intent, store, language: str = "en") -> tuple[str, bool]:
     the question's fields, or None: "I can't answer that one"), and whether it asks for the period
     (:func:`with_period` reads the answer). Raises :class:`edge.stock.store.StoreError` when the store
     cannot be read."""
+    if intent.intent == "ask_records" and intent.extra.get("future"):
+        return future_answer(intent, store, language), False
     q = question_of(intent)
     if q is None:
         return (CANNOT_ZH if language == "zh" else CANNOT), False
@@ -51,6 +53,20 @@ def answer_intent(intent, store, language: str = "en") -> tuple[str, bool]:
         return ("Which item? Please say its name." if language != "zh" else "哪个物品？请说出名称。"), False
     ans = answer(store, q)
     return say(ans, store, language), ans.ask is not None
+
+
+def future_answer(intent, store, language: str = "en") -> str:
+    """The reply to a question about a time to come: the records cannot say it; when an item is named
+    and used lately, the estimate from its recent rate, said as one."""
+    head = ("记录只能说已经发生的事，不能回答以后会用多少。" if language == "zh" else
+            "The records only say what has already happened, so I can't say what will be used.")
+    if not intent.sku or store.get(intent.sku) is None:
+        return head
+    ans = answer(store, Question("rate", "used", intent.sku, None, False, 3))
+    if not ans.facts.get("used"):
+        return head
+    est = say(ans, store, language)
+    return f"{head}{est}" if language == "zh" else f"{head} As an estimate from the records: {est[:1].lower()}{est[1:]}"
 
 
 def with_period(intent, text: str):
@@ -158,7 +174,10 @@ def _total(what: str, item, f: dict, words: str, today: date) -> str:
         verb = "you used" if what == "used" else "came in:"
         return f"{_cap(words)} {verb} {reply.amount(item, q)}, {at}{also}."
     did = "used" if what == "used" else "came in"
-    days = f", {_days_list(times, today)}" if len({t[:10] for t in times}) <= 4 and len(times) < 50 else ""
+    if len({t[:10] for t in times}) == 1 and words.startswith(("today", "yesterday", "this ", "tonight", "on ")):
+        days = f", at {reply.join_and(sorted({t[11:16] for t in times}))}" if len(times) <= 4 else ""
+    else:
+        days = f", {_days_list(times, today)}" if len({t[:10] for t in times}) <= 4 and len(times) < 50 else ""
     return f"{_cap(words)}: {reply.amount(item, q)} {did}{days}{also}."
 
 

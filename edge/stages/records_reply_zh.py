@@ -106,7 +106,8 @@ def _other(q, f: dict, item, name: str, per: str, store, today: date) -> str:
         e = f["event"]
         if e is None:
             return f"还没有{name}的记录。"
-        return f"{name}最近一次变动由{e['box']}号终端记录，{_when(e['time'], today)}。"
+        here = "（本机）" if e["box"] == f["box"] else ""
+        return f"{name}最近一次变动由终端{e['box']}{here}记录，{_when(e['time'], today)}。"
     if q.kind == "entries":
         rows = f["entries"]
         if not rows:
@@ -135,5 +136,5 @@ def _other(q, f: dict, item, name: str, per: str, store, today: date) -> str:
     rate = f"平均每天约{f['per_day']:g}，每周约{f['per_week']:g}"
     if f["days_left"] is None:
         return f"{per}用了{reply.zh_amount(item, f['used'])}，{rate}；现在已经没有了。"
-    return (f"{per}用了{reply.zh_amount(item, f['used'])}，{rate}。按这个速度，剩下的{f['quantity']}大约还能用"
+    return (f"{per}用了{reply.zh_amount(item, f['used'])}，{rate}。按这个速度，剩下的{reply.zh_amount(item, f['quantity'])}大约还能用"
             f"{f['days_left']:g}天。这是估计。")

@@ -20,7 +20,7 @@ from dataclasses import replace
 
 from edge.stages.nlu.templates import TemplateMatch, records_templates
 from edge.stages.nlu.types import Intent, ItemMatch
-from edge.stock.periods import find_period
+from edge.stock.periods import FUTURE, find_period
 
 __all__ = ["RecordsParser", "asked", "HISTORY_CUE"]
 
@@ -61,6 +61,10 @@ class RecordsParser:
     def parse(self, norm: str, raw: str = "") -> Intent | None:
         """The ``ask_records`` Intent of ``norm`` (normal form), or None when it is no records
         question (see the module doc). Raises nothing."""
+        future = FUTURE.search(norm)
+        if future and (asked(norm, raw) or _WH.search(norm)) and not _KIND_CUES[0][1].search(norm) and (
+                _STOCK_WORDS.search(norm) or re.search(r"\bneed\b", norm)):
+            return self.future(norm, raw, future.group(0))
         period = find_period(norm)
         if period in ("today",) and _STOCK_NOW.search(norm) and not HISTORY_CUE.search(norm):
             return None  # "how many gloves do we have left today": the stock now
@@ -104,6 +108,18 @@ class RecordsParser:
         """A records question the box cannot read: ``extra["records"]`` None ("I can't answer that one")."""
         return Intent("ask_records", source="template", text=text, extra={"records": None},
                       explain={"path": "records", "period": period, "template": None})
+
+    def future(self, norm: str, raw: str, words: str) -> Intent:
+        """A question about a time to come ("how many fuses will we use next week"): ``extra["future"]``,
+        the item when one is named (the reply may offer the estimate from the past rate)."""
+        rest = " ".join(_NOT_ITEM.sub(" ", FUTURE.sub(" ", norm)).split())
+        for rx in _WHAT_CUES.values():
+            rest = rx.sub(" ", rest)
+        rest = " ".join(re.sub(r"\b(?:need|needs|next|coming|will)\b", " ", rest).split())
+        hit = self.resolve_item(rest) if rest else None
+        return Intent("ask_records", sku=hit.sku if hit is not None else None, source="template", text=raw or norm,
+                      extra={"records": None, "future": True},
+                      explain={"path": "records", "period": words, "template": "(the future)"})
 
     def timed(self, norm: str) -> bool:
         """Whether ``norm`` names a period that is not "today" with the stock now ("how many do we have

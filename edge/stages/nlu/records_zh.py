@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 
 from edge.stages.nlu.types import Intent, ItemMatch
-from edge.stock.periods import find_period
+from edge.stock.periods import FUTURE, find_period
 
 __all__ = ["parse_zh"]
 
@@ -26,22 +26,40 @@ _WHAT = {
 }
 _KINDS = (
     ("rate", re.compile(r"用完|用光|还能用多久|还够用多久|能用多久|每天用|每周用|平均")),
-    ("who", re.compile(r"哪个(?:终端|盒子|设备|工位|机器)|谁记")),
+    ("who", re.compile(r"哪(?:个|台)(?:终端|盒子|箱子|设备|工位|机器)?(?:记录|记|登记)|哪个(?:终端|盒子|设备|工位|机器)|谁记")),
     ("last", re.compile(r"上次|最后一次|最近一次")),
     ("top", re.compile(r"最多")),
     ("change", re.compile(r"变化|变了多少|增减")),
-    ("entries", re.compile(r"记录了|记了|哪些记录|什么记录|登记了")),
+    ("entries", re.compile(r"记录了|记了|哪些记录|什么记录|登记了|条记录")),
     ("total", re.compile(r"多少|几")),
 )
-_CUE = re.compile(r"上次|最后一次|最近一次|最多|用完|用光|还能用多久|记录了|记了|哪个终端|平均")
+_CUE = re.compile(r"上次|最后一次|最近一次|最多|用完|用光|还能用多久|记录了|记了|哪个终端|平均|条记录")
+#: "the last N entries" (最后三条记录, 最近3条记录): its N
+_LAST_N = re.compile(r"(?:最后|最近|最新)的?([一二两三四五六七八九十\d]+)条(?:记录)?")
+#: read or list, said as a request ("读一下最后三条记录")
+_READ = re.compile(r"^(?:请|麻烦)?(?:读|念|列出|显示|说)(?:一下|一遍)?")
+#: what is running low, with no item ("什么快用完了", "我们缺什么"): the low-stock list, not a records question
+_LOW = re.compile(r"(?:什么|哪些|啥)(?:东西|物品|物料|零件)?(?:快|要|就要)(?:用完|用光|没)|缺(?:什么|哪些|啥)|"
+                  r"(?:什么|哪些|啥)(?:东西|物品|物料|零件)?(?:不够|不足)")
 
 
 def parse_zh(text: str, resolve_item: Callable[[str], ItemMatch]) -> Intent | None:
     """The ``ask_records`` Intent of the Mandarin ``text``, or None when it is no records question
     (see the module doc). ``resolve_item``: the Mandarin item resolver. Raises nothing."""
     t = re.sub(r"\s+", "", text or "")
-    if not _ASKED.search(t):
+    last_n = _LAST_N.search(t)
+    if last_n is not None and (_ASKED.search(t) or _READ.match(t) or t.rstrip("。.").endswith(("记录", "条"))):
+        n = _zh_count(last_n.group(1))
+        q = {"kind": "entries", "what": "any", "period": None, "mine": bool(re.search(r"我记|本机|这台", t)),
+             "limit": max(1, min(20, n))}
+        return Intent("ask_records", source="grammar", text=text, extra={"records": q},
+                      explain={"path": "records zh", "period": None, "template": "(the last N entries)"})
+    if not _ASKED.search(t) or _LOW.search(t):
         return None
+    if FUTURE.search(t) and not _KINDS[0][1].search(t):  # 明天用多少: the records cannot say (用完 is an estimate)
+        hit = resolve_item(FUTURE.sub("", t))
+        return Intent("ask_records", sku=hit.sku, source="grammar", text=text, extra={"records": None, "future": True},
+                      explain={"path": "records zh", "period": FUTURE.search(t).group(0), "template": "(the future)"})
     period = find_period(t)
     if period is None and not _CUE.search(t):
         return None
@@ -65,3 +83,17 @@ def parse_zh(text: str, resolve_item: Callable[[str], ItemMatch]) -> Intent | No
     hit = resolve_item(rest)
     return Intent("ask_records", sku=hit.sku, candidates=tuple(hit.candidates), unknown=hit.unknown, source="grammar",
                   text=text, extra={"records": q}, explain={**base.explain, "item_via": hit.via})
+
+
+def _zh_count(text: str) -> int:
+    """The N of 最后N条 (digits or 一 … 二十), 3 when unreadable."""
+    if text.isdigit():
+        return int(text)
+    digits = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+    if text in digits:
+        return digits[text]
+    if text.startswith("十"):
+        return 10 + digits.get(text[1:], 0)
+    if len(text) >= 2 and text[1] == "十":
+        return digits.get(text[0], 1) * 10 + digits.get(text[2:], 0)
+    return 3
