@@ -119,3 +119,24 @@ def test_the_future_is_never_answered_with_the_stock(box, text):
 def test_an_english_one_day_total_says_its_times(box):
     store, _ = box
     assert en(store, "how many fuses did we use today") == "Today: 8 fuses used, at 09:00 and 14:00."
+
+
+@pytest.mark.parametrize("since, until, field", [("2026-01-01", "9999-12-31", "until 9999-12-31"),
+                                                 ("0001-01-01", "2026-12-31", "since 0001-01-01")])
+def test_console_far_dates_are_a_problem_naming_the_field(box, since, until, field):
+    from edge.service.console import data
+    store, _ = box
+    got = data.history(store, "FUS-5A", "", since, until, "", False, "")
+    assert got.problem == f"{field} is outside the dates the records can hold; fix: a date from 1970-01-01 to 2199-12-31."
+
+
+def test_too_many_weeks_are_refused_with_advice_that_fits(box):
+    from edge.service.console import data
+    store, _ = box
+    weeks = data.history(store, "FUS-5A", "", "1970-01-01", "2199-12-31", "week", False, "").problem
+    from datetime import date
+    n = (date(2199, 12, 31) - date(1969, 12, 29)).days // 7 + 1  # Monday 29 Dec 1969 starts the first week
+    assert weeks.startswith(f"Chart: {n} weeks are too many for one chart (at most ")
+    assert weeks.endswith("fix: choose a shorter period.") and "choose weeks" not in weeks
+    days = data.history(store, "FUS-5A", "", "2026-01-01", "2026-12-31", "day", False, "").problem
+    assert days.endswith("fix: choose weeks or a shorter period.")

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta, timezone, tzinfo
 
-__all__ = ["Calendar", "Period", "Unresolved", "resolve", "between", "buckets", "find_period", "WEEKDAYS", "MONTHS", "FUTURE", "local_zone", "utc_iso"]
+__all__ = ["Calendar", "Period", "Unresolved", "resolve", "between", "buckets", "bucket_count", "FIRST_DAY", "LAST_DAY", "find_period", "WEEKDAYS", "MONTHS", "FUTURE", "local_zone", "utc_iso"]
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -348,13 +348,33 @@ def _zh_number(text: str) -> int | None:
     return (_ZH_NUM[m.group(1)] if m.group(1) else 1) * 10 + (_ZH_NUM[m.group(2)] if m.group(2) else 0)
 
 
-def between(since: date, until: date, tz: tzinfo) -> Period:
-    """The local days ``since`` to ``until``, both included (``edge records summary --since … --until …``).
-    Raises ``ValueError`` when ``until`` is before ``since``."""
+#: The days a records period may name: the records' times are ISO 8601 text in this range
+#: (a date outside it is refused, never clipped).
+FIRST_DAY = date(1970, 1, 1)
+LAST_DAY = date(2199, 12, 31)
+
+
+def between(since: date, until: date, tz: tzinfo, names: tuple[str, str] = ("--since", "--until")) -> Period:
+    """The local days ``since`` to ``until``, both included (``edge records summary --since … --until …``);
+    ``names``: how the two fields are called in a message. Raises ``ValueError`` naming the field when a
+    day is outside :data:`FIRST_DAY` … :data:`LAST_DAY` or ``until`` is before ``since``."""
+    for name, day in zip(names, (since, until)):
+        if not FIRST_DAY <= day <= LAST_DAY:
+            raise ValueError(f"{name} {day.isoformat()} is outside the dates the records can hold; fix: a date from "
+                             f"{FIRST_DAY.isoformat()} to {LAST_DAY.isoformat()}")
     if until < since:
-        raise ValueError(f"--until {until.isoformat()} is before --since {since.isoformat()}; fix: swap them")
+        raise ValueError(f"{names[1]} {until.isoformat()} is before {names[0]} {since.isoformat()}; fix: swap them")
     words = (f"on {since.isoformat()}" if since == until else f"from {since.isoformat()} to {until.isoformat()}")
     return _day_span(since, until + timedelta(days=1), tz, "between", words)
+
+
+def bucket_count(period: Period, by: str = "day", week_start: int = 0) -> int:
+    """How many buckets :func:`buckets` cuts ``period`` into, counted without building them."""
+    if by == "day":
+        return (period.end - timedelta(microseconds=1)).date().toordinal() - period.start.date().toordinal() + 1
+    first = _week_start(period.start.date(), week_start)
+    last = _week_start((period.end - timedelta(microseconds=1)).date(), week_start)
+    return (last - first).days // 7 + 1
 
 
 def buckets(period: Period, by: str = "day", week_start: int = 0) -> list[Period]:

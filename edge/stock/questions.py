@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from edge.stock import history
-from edge.stock.periods import Period, Unresolved, buckets
+from edge.stock.periods import Period, Unresolved, bucket_count, buckets
 from edge.stock.places import clean
 
 __all__ = ["Question", "Answer", "answer", "series", "KINDS", "RATE_DAYS", "needs_period", "MAX_BUCKETS"]
@@ -143,10 +143,11 @@ def series(store, sku: str | None, period: Period, by: str = "day", location: st
     ``location`` only when given (a place as stored; ``"location"`` is then in the result).
     Raises ``ValueError`` for over :data:`MAX_BUCKETS` buckets (choose weeks or a shorter period),
     :class:`edge.stock.store.StoreError` when the store cannot be read."""
+    n = bucket_count(period, by, store.calendar.week_start) if by in ("day", "week") else 0
+    if n > MAX_BUCKETS:  # counted before any bucket is built: a period of centuries is refused at once
+        fix = "choose weeks or a shorter period" if by == "day" and n <= MAX_BUCKETS * 7 else "choose a shorter period"
+        raise ValueError(f"{n} {by}s are too many for one chart (at most {MAX_BUCKETS}); fix: {fix}")
     parts = buckets(period, by, store.calendar.week_start)
-    if len(parts) > MAX_BUCKETS:
-        raise ValueError(f"{len(parts)} {by}s are too many for one chart (at most {MAX_BUCKETS}); "
-                         "fix: choose weeks or a shorter period")
     cal = store.calendar
     rows = []
     item = store.get(sku) if sku else None

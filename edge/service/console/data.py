@@ -183,9 +183,12 @@ def history(store: Store, sku: str, period: str, since: str, until: str, by: str
         try:
             first = date.fromisoformat(since)
             last = date.fromisoformat(until) if until else store.calendar.now().date()
-            fixed = between(first, last, store.calendar.tz)
+        except ValueError:
+            return History(problem=f"since/until: {since!r} or {until!r} is not a date; fix: YYYY-MM-DD, e.g. 2026-11-30")
+        try:
+            fixed = between(first, last, store.calendar.tz, ("since", "until"))
         except ValueError as e:
-            return History(problem=f"Since/until: {e} (dates as YYYY-MM-DD).")
+            return History(problem=f"{e}.")
     else:
         fixed = store.calendar.resolve(period or "this week")
         if isinstance(fixed, Unresolved):
