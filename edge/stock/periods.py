@@ -358,7 +358,7 @@ def between(since: date, until: date, tz: tzinfo, names: tuple[str, str] = ("--s
     """The local days ``since`` to ``until``, both included (``edge records summary --since … --until …``);
     ``names``: how the two fields are called in a message. Raises ``ValueError`` naming the field when a
     day is outside :data:`FIRST_DAY` … :data:`LAST_DAY` or ``until`` is before ``since``."""
-    for name, day in zip(names, (since, until)):
+    for name, day in zip(names, (since, until), strict=True):
         if not FIRST_DAY <= day <= LAST_DAY:
             raise ValueError(f"{name} {day.isoformat()} is outside the dates the records can hold; fix: a date from "
                              f"{FIRST_DAY.isoformat()} to {LAST_DAY.isoformat()}")
