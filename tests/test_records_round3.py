@@ -140,3 +140,27 @@ def test_too_many_weeks_are_refused_with_advice_that_fits(box):
     assert weeks.endswith("fix: choose a shorter period.") and "choose weeks" not in weeks
     days = data.history(store, "FUS-5A", "", "2026-01-01", "2026-12-31", "day", False, "").problem
     assert days.endswith("fix: choose weeks or a shorter period.")
+
+
+@pytest.mark.parametrize("text, want", [
+    ("how many fuses were used from bin 31 in November", "In November in bin 31 you used 2 fuses, on Tuesday 24 November at 10:00."),
+    ("how many fuses were used from bin 3 in November", "In November in bin 3 you used 4 fuses, on Tuesday 10 November at 09:00."),
+    ("how many fuses were used in November", "In November: 6 fuses used, on Tuesday 10 November and Tuesday 24 November."),
+    ("how many fuses came out of bin 3 this week", "This week in bin 3: 8 fuses used, at 09:00 and 14:00."),
+    ("how many fuses came out of bin 30 this week", "No place called bin 30 is in the inventory, so I can't answer for it."),
+    ("when did we last use fuses from bin 31", "I can't answer that one for one place (bin 31); asked without the place, "
+                                               "I can answer it for all places."),
+])
+def test_a_place_said_filters_the_answer_or_is_said_it_cannot(box, text, want):
+    store, _ = box
+    assert en(store, text) == want
+
+
+@pytest.mark.parametrize("text, want", [
+    ("11月31号料箱用了多少保险丝", "11月在31号料箱用了2个保险丝，在11月24日。"),
+    ("11月在3号料箱用了多少保险丝", "11月在3号料箱用了4个保险丝，在11月10日。"),
+    ("上周30号料箱用了多少保险丝", "库存里没有30号料箱，所以无法回答那里的记录。"),
+])
+def test_a_mandarin_place_filters_the_answer(box, text, want):
+    store, _ = box
+    assert zh(store, text) == want

@@ -36,7 +36,7 @@ def question_of(intent) -> Question | None:
     if not fields:
         return None
     return Question(fields["kind"], fields.get("what", "used"), intent.sku, fields.get("period"),
-                    bool(fields.get("mine")), int(fields.get("limit", 3)))
+                    bool(fields.get("mine")), int(fields.get("limit", 3)), location=fields.get("location"))
 
 
 def answer_intent(intent, store, language: str = "en") -> tuple[str, bool]:
@@ -46,9 +46,17 @@ def answer_intent(intent, store, language: str = "en") -> tuple[str, bool]:
     cannot be read."""
     if intent.intent == "ask_records" and intent.extra.get("future"):
         return future_answer(intent, store, language), False
+    if intent.intent == "ask_records" and intent.extra.get("place_unknown"):
+        said = intent.extra["place_unknown"]
+        return (f"库存里没有{reply.zh_place(said)}，所以无法回答那里的记录。" if language == "zh" else
+                f"No place called {said} is in the inventory, so I can't answer for it."), False
     q = question_of(intent)
     if q is None:
         return (CANNOT_ZH if language == "zh" else CANNOT), False
+    if q.location and q.kind not in ("total", "entries"):
+        return (f"这个问题我无法按一个货位（{reply.zh_place(q.location)}）回答；不说货位可以回答所有货位的。"
+                if language == "zh" else f"I can't answer that one for one place ({q.location}); asked without the "
+                "place, I can answer it for all places."), False
     if q.kind in ("total", "last", "who", "change", "rate") and q.sku is None:
         return ("Which item? Please say its name." if language != "zh" else "哪个物品？请说出名称。"), False
     ans = answer(store, q)
@@ -95,6 +103,8 @@ def say(ans: Answer, store, language: str = "en") -> str:
     if language == "zh":
         return say_zh(ans, item, store, today)
     words = ans.period.words if ans.period is not None else ""
+    if q.location and q.kind == "total":
+        words = f"{words} in {q.location}" if words else f"in {q.location}"
     return _say_en(q, f, item, words, store, today)
 
 

@@ -63,6 +63,8 @@ def say_zh(ans, item, store, today: date) -> str:
     """The Mandarin reply to ``ans`` (:class:`edge.stock.questions.Answer`) about ``item`` (or None)."""
     q, f = ans.question, ans.facts
     per = period_zh(ans.period)
+    if q.location and q.kind == "total":
+        per = f"{per}在{reply.zh_place(q.location)}"
     name = reply.zh_name(item) if item is not None else ""
     if q.kind == "total":
         return _total(q, f, item, name, per, today, ans.period is not None and ans.period.days() == 1)

@@ -102,10 +102,15 @@ _SUMS = ("COALESCE(SUM(CASE WHEN r.kind = 'log' AND r.delta < 0 THEN -r.delta EN
          "COUNT(CASE WHEN r.kind = 'count' THEN 1 END), COUNT(CASE WHEN r.kind = 'log' THEN 1 END)")
 
 
-def sums(conn: sqlite3.Connection, sku: str, start: str, end: str) -> tuple:
+def sums(conn: sqlite3.Connection, sku: str, start: str, end: str, location: str | None = None) -> tuple:
     """``(used, received, moved, counted, counts, logs)`` of the records of ``sku`` that stand with
     ``start`` ≤ time < ``end``: the whole UTC days from :mod:`edge.stock.summary`, the rest from
-    the records (a range read on (sku, time))."""
+    the records (a range read on (sku, time)). ``location``: that place's records only (read from
+    the records themselves: the day sums are per item, not per place)."""
+    if location is not None:
+        row = conn.execute(f"SELECT {_SUMS} FROM records AS r WHERE r.sku = ? AND r.time >= ? AND r.time < ? "
+                           f"AND r.location = ? AND {STANDS}", (sku, start, end, location)).fetchone()
+        return (clean(row[0]), clean(row[1]), clean(row[2]), clean(row[3]), int(row[4]), int(row[5]))
     whole, pieces = summary.split(start, end)
     acc = [0, 0, 0, 0, 0, 0]
     if whole is not None:
@@ -120,21 +125,22 @@ def sums(conn: sqlite3.Connection, sku: str, start: str, end: str) -> tuple:
     return (clean(acc[0]), clean(acc[1]), clean(acc[2]), clean(acc[3]), int(acc[4]), int(acc[5]))
 
 
-def totals(conn: sqlite3.Connection, sku: str, start: str, end: str) -> Totals:
+def totals(conn: sqlite3.Connection, sku: str, start: str, end: str, location: str | None = None) -> Totals:
     """The records of ``sku`` with ``start`` ≤ time < ``end`` (ISO 8601 UTC) that stand, summed by
-    kind (see the module doc): :func:`sums`, and the first times of each kind (range reads on (sku, time))."""
-    where = f"r.sku = ? AND r.time >= ? AND r.time < ? AND {STANDS}"
+    kind (see the module doc): :func:`sums`, and the first times of each kind (range reads on (sku, time));
+    ``location``: that place's records only."""
+    where = f"r.sku = ? AND r.time >= ? AND r.time < ? AND {STANDS}" + (" AND r.location = ?" if location else "")
+    args = (sku, start, end, *((location,) if location else ()))
 
     def times(cond: str) -> tuple[str, ...]:
         return tuple(t for (t,) in conn.execute(
-            f"SELECT r.time FROM records AS r WHERE {where} AND {cond} ORDER BY r.time LIMIT ?",
-            (sku, start, end, MAX_TIMES)))
+            f"SELECT r.time FROM records AS r WHERE {where} AND {cond} ORDER BY r.time LIMIT ?", (*args, MAX_TIMES)))
 
     counts_at = tuple((t, clean_or_none(c), clean(d)) for t, c, d in conn.execute(
         f"SELECT r.time, r.counted, r.delta FROM records AS r WHERE {where} AND r.kind = 'count' ORDER BY r.time LIMIT ?",
-        (sku, start, end, MAX_TIMES)))
-    return Totals(sku, *sums(conn, sku, start, end), times(EVENT_KINDS["used"]), times(EVENT_KINDS["received"]),
-                  counts_at)
+        (*args, MAX_TIMES)))
+    return Totals(sku, *sums(conn, sku, start, end, location or None), times(EVENT_KINDS["used"]),
+                  times(EVENT_KINDS["received"]), counts_at)
 
 
 def last(conn: sqlite3.Connection, sku: str, what: str = "any", before: str | None = None) -> Event | None:

@@ -34,7 +34,7 @@ class Question:
     ``any``. ``sku``: the item (None for ``entries`` and ``top``). ``period``: the period words as
     said (:func:`edge.stock.periods.find_period`), or None. ``period_fixed``: an already resolved
     period (the CLI's ``--since``/``--until``). ``mine``: this box's records only. ``limit``: how
-    many entries or top items. ``location``: the entries of one place (as stored) only."""
+    many entries or top items. ``location``: the totals or entries of one place (as stored) only."""
 
     kind: str
     what: str = "used"
@@ -107,8 +107,8 @@ def _facts(conn, store, q: Question, period: Period | None) -> dict:
                                        "kind": e.kind, "box": e.box, "location": e.location, "counted": e.counted}
 
     if q.kind == "total":
-        t = history.totals(conn, q.sku, *bounds)
-        return {"used": t.used, "received": t.received, "net": t.net, "moved": t.moved, "counted": t.counted,
+        t = history.totals(conn, q.sku, *bounds, q.location)
+        return {"location": q.location, "used": t.used, "received": t.received, "net": t.net, "moved": t.moved, "counted": t.counted,
                 "counts": t.counts, "logs": t.logs, "use_times": [local(x) for x in t.use_times],
                 "receive_times": [local(x) for x in t.receive_times],
                 "counts_at": [{"time": local(x), "counted": c, "difference": d} for x, c, d in t.counts_at]}

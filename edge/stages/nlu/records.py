@@ -54,9 +54,23 @@ class RecordsParser:
     """The English records questions. ``resolve_item``: text → :class:`ItemMatch` (the grammar's
     item resolver, so an item is named the same way as in a command)."""
 
-    def __init__(self, resolve_item: Callable[[str], ItemMatch]):
+    def __init__(self, resolve_item: Callable[[str], ItemMatch], places: tuple[str, ...] = ()):
         self.resolve_item = resolve_item
         self.templates = records_templates("en")
+        #: the stored places, longest first ("bin 31" before "bin 3"), each with its pattern
+        self.places = [(p, re.compile(r"(?:\b(?:from|in|at|out of|inside|of) )?\b" + re.escape(p.casefold()) + r"\b"))
+                       for p in sorted(places, key=len, reverse=True)]
+
+    def place(self, norm: str) -> tuple[str | None, str | None, str]:
+        """The stored place ``norm`` names and ``norm`` without it; or the place words said that name
+        no stored place (``"bin 30"``). ``(stored, unknown, rest)``."""
+        for stored, rx in self.places:
+            m = rx.search(norm)
+            if m:
+                keep = " out " if m.group(0).startswith("out of ") else " "  # "came out of bin 3": still out
+                return stored, None, " ".join((norm[:m.start()] + keep + norm[m.end():]).split())
+        m = _PLACE_SAID.search(norm)
+        return None, (m.group(1) if m else None), norm
 
     def parse(self, norm: str, raw: str = "") -> Intent | None:
         """The ``ask_records`` Intent of ``norm`` (normal form), or None when it is no records
@@ -65,6 +79,7 @@ class RecordsParser:
         if future and (asked(norm, raw) or _WH.search(norm)) and not _KIND_CUES[0][1].search(norm) and (
                 _STOCK_WORDS.search(norm) or re.search(r"\bneed\b", norm)):
             return self.future(norm, raw, future.group(0))
+        location, unknown_place, norm = self.place(norm)
         period = find_period(norm)
         if period in ("today",) and _STOCK_NOW.search(norm) and not HISTORY_CUE.search(norm):
             return None  # "how many gloves do we have left today": the stock now
@@ -80,16 +95,19 @@ class RecordsParser:
                 m = None  # cues, but no item of the inventory: not read as a records question
             if m is None:
                 if strict and (HISTORY_CUE.search(norm) or (period and _STOCK_WORDS.search(rest))):
-                    return self.cannot(raw or norm, period)
+                    return self.cannot(raw or norm, period, unknown_place)
                 return None
             explain["path"] = "records cues"
         if period is None and m.slots.get("kind") == "total" and _YES_NO.match(norm):
             return None  # "did we use 3 fuses?": the question about the log answers it (the latest record)
         what = m.slots.get("what", "used")
+        if unknown_place:
+            return Intent("ask_records", source="template", text=raw or norm,
+                          extra={"records": None, "place_unknown": unknown_place}, explain=explain)
         limit = _limit(m.slots.get("count"))
         q = {"kind": m.slots.get("kind", "total"), "what": "any" if what == "mine" else what, "period": period,
              "mine": what == "mine" or (m.slots.get("kind") == "entries" and bool(_MINE.search(rest))),
-             "limit": limit}
+             "limit": limit, "location": location}
         base = Intent("ask_records", source="template", text=raw or norm, extra={"records": q},
                       explain={**explain, "template": m.sentence, "file": m.file, "slots": dict(m.slots)})
         said = _TRAILING.sub("", m.slots.get("item") or "").strip()
@@ -104,9 +122,11 @@ class RecordsParser:
         hit = self.resolve_item(text)
         return bool(hit.sku or hit.candidates)
 
-    def cannot(self, text: str, period: str | None) -> Intent:
-        """A records question the box cannot read: ``extra["records"]`` None ("I can't answer that one")."""
-        return Intent("ask_records", source="template", text=text, extra={"records": None},
+    def cannot(self, text: str, period: str | None, unknown_place: str | None = None) -> Intent:
+        """A records question the box cannot read: ``extra["records"]`` None ("I can't answer that one");
+        ``extra["place_unknown"]``: the place words said that name no stored place."""
+        extra = {"records": None, **({"place_unknown": unknown_place} if unknown_place else {})}
+        return Intent("ask_records", source="template", text=text, extra=extra,
                       explain={"path": "records", "period": period, "template": None})
 
     def future(self, norm: str, raw: str, words: str) -> Intent:
@@ -131,6 +151,9 @@ class RecordsParser:
 #: a question word anywhere ("drill bits used last week, how many"): a records reading is tried, but a
 #: sentence no template or cue reads stays with the other paths (it may be a command)
 _WH = re.compile(r"\b(?:when|how many|how much|which|what number|number of)\b")
+#: place words with a number or letter ("from bin 30"): a place, stored or not
+_PLACE_SAID = re.compile(r"\b(?:from|in|at|out of|inside) ((?:bin|drawer|shelf|rack|cabinet|locker) [a-z]?\d+[a-z]?|"
+                         r"(?:shelf|rack) [a-z])\b")
 #: words after an item that name no item ("the fuses most recently", "gloves please")
 _TRAILING = re.compile(r"(?:\s+(?:most recently|most recent|recently|latest|last|please|again|so far|then|there))+$")
 
@@ -142,7 +165,7 @@ _WHAT_CUES = {
     "counted": re.compile(r"\b(?:counted|count|counts|recount|recounted|stocktake|stock take)\b"),
     "used": re.compile(r"\b(?:use|used|using|usage|took|taken|take|go through|went through|gone through|get through|"
                        r"got through|consumed|consumption|issued|burned|burnt|burn|booked out|signed out|used up|"
-                       r"went out|gone out|go out)\b"),
+                       r"went out|gone out|go out|came out|come out|taken out|took out)\b"),
 }
 _KIND_CUES = (
     ("rate", re.compile(r"\b(?:run out|running out|runs out|how long|per day|a day|each day|per week|a week|each week|"

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 
 from edge.stages.nlu.types import Intent, ItemMatch
+from edge.stages.nlu.zh import find_location_zh
 from edge.stock.periods import FUTURE, find_period
 
 __all__ = ["parse_zh"]
@@ -43,9 +44,10 @@ _LOW = re.compile(r"(?:什么|哪些|啥)(?:东西|物品|物料|零件)?(?:快|
                   r"(?:什么|哪些|啥)(?:东西|物品|物料|零件)?(?:不够|不足)")
 
 
-def parse_zh(text: str, resolve_item: Callable[[str], ItemMatch]) -> Intent | None:
+def parse_zh(text: str, resolve_item: Callable[[str], ItemMatch], places: tuple[str, ...] = ()) -> Intent | None:
     """The ``ask_records`` Intent of the Mandarin ``text``, or None when it is no records question
-    (see the module doc). ``resolve_item``: the Mandarin item resolver. Raises nothing."""
+    (see the module doc). ``resolve_item``: the Mandarin item resolver; ``places``: the stored places
+    (a place said, 31号料箱, filters the totals; one not stored is said so). Raises nothing."""
     t = re.sub(r"\s+", "", text or "")
     last_n = _LAST_N.search(t)
     if last_n is not None and (_ASKED.search(t) or _READ.match(t) or t.rstrip("。.").endswith(("记录", "条"))):
@@ -64,6 +66,10 @@ def parse_zh(text: str, resolve_item: Callable[[str], ItemMatch]) -> Intent | No
     if period is None and not _CUE.search(t):
         return None
     rest = t.replace(period, "") if period else t
+    said_place, span = find_location_zh(rest.lower())
+    location = next((p for p in places if p.casefold() == said_place.casefold()), None) if said_place else None
+    if span is not None:
+        rest = rest[:span[0]] + rest[span[1]:]
     kinds = [k for k, rx in _KINDS if rx.search(rest)]
     whats = [w for w, rx in _WHAT.items() if rx.search(rest)]
     if "used" in whats and len(whats) > 1 and not re.search(r"用了|使用|用的|用得", rest):
@@ -75,7 +81,11 @@ def parse_zh(text: str, resolve_item: Callable[[str], ItemMatch]) -> Intent | No
     what = "any" if kind in ("who", "entries", "change") else (whats[0] if len(whats) == 1 else None)
     if what is None:
         return Intent("ask_records", source="grammar", text=text, extra={"records": None}, explain=explain)
-    q = {"kind": kind, "what": what, "period": period, "mine": bool(re.search(r"我记|本机|这台", rest)), "limit": 3}
+    if said_place and location is None:
+        return Intent("ask_records", source="grammar", text=text, extra={"records": None, "place_unknown": said_place},
+                      explain=explain)
+    q = {"kind": kind, "what": what, "period": period, "mine": bool(re.search(r"我记|本机|这台", rest)), "limit": 3,
+         "location": location}
     base = Intent("ask_records", source="grammar", text=text, extra={"records": q},
                   explain={**explain, "template": f"(cues: {kind}, {what})"})
     if kind in ("entries", "top"):
