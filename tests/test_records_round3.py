@@ -164,3 +164,27 @@ def test_a_place_said_filters_the_answer_or_is_said_it_cannot(box, text, want):
 def test_a_mandarin_place_filters_the_answer(box, text, want):
     store, _ = box
     assert zh(store, text) == want
+
+
+@pytest.mark.parametrize("text, want", [
+    ("how many fuses and drill bits did we use today",
+     "Today: 8 fuses used, at 09:00 and 14:00. Today you used 5 drill bits, at 14:00."),
+    ("how many fuses did we use on saturday and today",
+     "On Saturday you used 1 fuse, at 09:00. Today: 8 fuses used, at 09:00 and 14:00."),
+    ("how many fuses did we use in november and december",
+     "In November: 6 fuses used, on Tuesday 10 November and Tuesday 24 November. In December: 9 fuses used, on "
+     "Saturday and today."),
+])
+def test_two_items_or_two_periods_are_each_answered(box, text, want):
+    store, _ = box
+    assert en(store, text) == want
+
+
+@pytest.mark.parametrize("text, want", [
+    ("今天用了多少保险丝和钻头", "今天用了8个保险丝，在09:00、14:00。今天用了5个钻头，在14:00。"),
+    ("今天保险丝跟钻头用了多少", "今天用了8个保险丝，在09:00、14:00。今天用了5个钻头，在14:00。"),
+    ("周六和今天用了多少保险丝", "12月5日（周六）用了1个保险丝，在09:00。今天用了8个保险丝，在09:00、14:00。"),
+])
+def test_mandarin_two_items_or_two_periods_are_each_answered(box, text, want):
+    store, _ = box
+    assert zh(store, text) == want

@@ -44,6 +44,13 @@ def answer_intent(intent, store, language: str = "en") -> tuple[str, bool]:
     the question's fields, or None: "I can't answer that one"), and whether it asks for the period
     (:func:`with_period` reads the answer). Raises :class:`edge.stock.store.StoreError` when the store
     cannot be read."""
+    if intent.intent == "ask_records" and intent.extra.get("also"):  # several items or periods: each answered
+        first = replace(intent, extra={**intent.extra, "also": None})
+        said = [answer_intent(first, store, language)[0]]
+        for a in intent.extra["also"]:
+            one = replace(first, sku=a.get("sku", intent.sku), extra={**first.extra, "records": a["records"]})
+            said.append(answer_intent(one, store, language)[0])
+        return ("" if language == "zh" else " ").join(said), False
     if intent.intent == "ask_records" and intent.extra.get("future"):
         return future_answer(intent, store, language), False
     if intent.intent == "ask_records" and intent.extra.get("place_unknown"):
@@ -180,7 +187,8 @@ def _total(what: str, item, f: dict, words: str, today: date) -> str:
         also = f", and {reply.amount(item, f['received'])} came in (net {'+' if f['net'] > 0 else ''}{f['net']})"
     if len(times) == 1:
         t = datetime.fromisoformat(times[0])
-        at = f"at {t:%H:%M}" if words in ("today", "yesterday", "this morning", "this afternoon") else _when(times[0], today)
+        at = (f"at {t:%H:%M}" if words in ("today", "yesterday", "this morning", "this afternoon")
+              or (words.startswith("on ") and t.date() != today) else _when(times[0], today))
         verb = "you used" if what == "used" else "came in:"
         return f"{_cap(words)} {verb} {reply.amount(item, q)}, {at}{also}."
     did = "used" if what == "used" else "came in"

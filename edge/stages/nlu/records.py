@@ -20,7 +20,7 @@ from dataclasses import replace
 
 from edge.stages.nlu.templates import TemplateMatch, records_templates
 from edge.stages.nlu.types import Intent, ItemMatch
-from edge.stock.periods import FUTURE, find_period
+from edge.stock.periods import FUTURE, MONTHS, WEEKDAYS, find_period
 
 __all__ = ["RecordsParser", "asked", "HISTORY_CUE"]
 
@@ -84,6 +84,7 @@ class RecordsParser:
         if period in ("today",) and _STOCK_NOW.search(norm) and not HISTORY_CUE.search(norm):
             return None  # "how many gloves do we have left today": the stock now
         rest = " ".join(norm.replace(period, " ").split()) if period else norm
+        second, rest = _second_period(period, rest)
         strict = asked(norm, raw) or asked(rest)
         if not strict and not _WH.search(norm):
             return None
@@ -110,12 +111,27 @@ class RecordsParser:
              "limit": limit, "location": location}
         base = Intent("ask_records", source="template", text=raw or norm, extra={"records": q},
                       explain={**explain, "template": m.sentence, "file": m.file, "slots": dict(m.slots)})
+        if second is not None:  # "on Tuesday and Friday": each period answered
+            base = replace(base, extra={**base.extra, "also": [{"records": {**q, "period": second}}]})
         said = _TRAILING.sub("", m.slots.get("item") or "").strip()
         if not said:
             return base
+        skus = self._items(said)
+        if len(skus) > 1:  # "fuses and drill bits": each item answered, none dropped
+            also = [{"sku": sku, "records": a["records"]} for sku in skus for a in [{"records": q}, *base.extra.get("also", [])]]
+            return replace(base, sku=skus[0], extra={**base.extra, "also": also[1:]},
+                           explain={**base.explain, "item_via": "each of several"})
         hit = self.resolve_item(said)
         return replace(base, sku=hit.sku, candidates=tuple(hit.candidates), unknown=hit.unknown,
                        explain={**base.explain, "item_via": hit.via})
+
+    def _items(self, said: str) -> list[str]:
+        """The items of "fuses and drill bits" (each part naming one item, all different), else []."""
+        parts = [p for p in re.split(r"\s*(?:,|\band\b|\bor\b|\bplus\b)\s*", said) if p.strip()]
+        if len(parts) < 2:
+            return []
+        skus = [self.resolve_item(p).sku for p in parts]
+        return skus if all(skus) and len(set(skus)) == len(skus) else []
 
 
     def _names_item(self, text: str) -> bool:
@@ -189,6 +205,27 @@ _NOT_ITEM = re.compile(
     r"change|changed|go|went|gone|down|dropped|drop|fell|rose|difference|most|recent|recently|latest|often|crew|shift|"
     r"night|morning|guys|lads|people|staff|workers|everyone|everybody|here|by|between|places|number|um|uh|er|"
     r"which|part|parts|item|items|thing|things|consumption|usage|biggest|tell|say|said|know)\b")
+
+
+_ALSO_DAY = re.compile(r"\b(?:and|or) (?:on |in )?(" + "|".join((*WEEKDAYS, *MONTHS)) + r")\b")
+
+
+def _second_period(first: str | None, rest: str) -> tuple[str | None, str]:
+    """A second period said after the first ("on tuesday and friday", "today and yesterday"): its
+    words and ``rest`` without them; ``(None, rest)`` when there is none."""
+    if first is None:
+        return None, rest
+    m = _ALSO_DAY.search(rest)
+    if m:
+        w = m.group(1)
+        words = f"on {w}" if w in WEEKDAYS else f"in {w}"
+    else:
+        m = re.search(r"\b(?:and|or) (?:also )?", rest)
+        words = find_period(rest[m.end():]) if m else None
+        if words is None or not rest[m.end():].startswith(words):
+            return None, rest
+        m = re.search(r"\b(?:and|or) (?:also )?" + re.escape(words) + r"\b", rest)
+    return words, " ".join((rest[:m.start()] + " " + rest[m.end():]).split())
 
 
 def by_cues(rest: str, has_period: bool) -> TemplateMatch | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from edge.stages.nlu.types import Intent, ItemMatch
 from edge.stages.nlu.zh import find_location_zh
@@ -65,7 +66,15 @@ def parse_zh(text: str, resolve_item: Callable[[str], ItemMatch], places: tuple[
     period = find_period(t)
     if period is None and not _CUE.search(t):
         return None
-    rest = t.replace(period, "") if period else t
+    rest = t.replace(period, "", 1) if period else t
+    second = None
+    if period:
+        m2 = re.search(r"(?:和|跟|与|、|还有|或者?)", rest)
+        second = find_period(rest[m2.end():]) if m2 else None
+        if second is not None and rest[m2.end():].startswith(second):
+            rest = rest[:m2.start()] + rest[m2.end() + len(second):]
+        else:
+            second = None
     said_place, span = find_location_zh(rest.lower())
     location = next((p for p in places if p.casefold() == said_place.casefold()), None) if said_place else None
     if span is not None:
@@ -88,11 +97,18 @@ def parse_zh(text: str, resolve_item: Callable[[str], ItemMatch], places: tuple[
          "location": location}
     base = Intent("ask_records", source="grammar", text=text, extra={"records": q},
                   explain={**explain, "template": f"(cues: {kind}, {what})"})
+    if second is not None:  # 周二和周五: each period answered
+        base = replace(base, extra={**base.extra, "also": [{"records": {**q, "period": second}}]})
     if kind in ("entries", "top"):
         return base
+    parts = [p for p in re.split(r"和|跟|与|、|还有", rest) if p]
+    skus = [resolve_item(p).sku for p in parts] if len(parts) > 1 else []
+    if len(skus) > 1 and all(skus) and len(set(skus)) == len(skus):  # 保险丝和钻头: each item answered
+        also = [{"sku": sku, "records": a["records"]} for sku in skus for a in [{"records": q}, *base.extra.get("also", [])]]
+        return replace(base, sku=skus[0], extra={**base.extra, "also": also[1:]})
     hit = resolve_item(rest)
     return Intent("ask_records", sku=hit.sku, candidates=tuple(hit.candidates), unknown=hit.unknown, source="grammar",
-                  text=text, extra={"records": q}, explain={**base.explain, "item_via": hit.via})
+                  text=text, extra=base.extra, explain={**base.explain, "item_via": hit.via})
 
 
 def _zh_count(text: str) -> int:
