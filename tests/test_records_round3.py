@@ -188,3 +188,19 @@ def test_two_items_or_two_periods_are_each_answered(box, text, want):
 def test_mandarin_two_items_or_two_periods_are_each_answered(box, text, want):
     store, _ = box
     assert zh(store, text) == want
+
+
+def test_a_count_in_the_entries_says_what_was_found_and_the_difference(box):
+    store, clock = box
+    at(clock, 2026, 12, 7, 15)
+    store.count("GLV-L", 30, "30 boxes of gloves", "k1")
+    at(clock, 2026, 12, 7, 16)
+    assert zh(store, "今天记录了什么").startswith("今天共有4条记录。最近的：今天15:00盘点数到30盒手套（比记录少2）；")
+    got = en(store, "what did we log today")
+    assert got.startswith("Today: 4 entries. The latest: counted 30 boxes of nitrile gloves (2 fewer than recorded) today at 15:00;"), got
+
+
+def test_since_a_day_is_a_period_not_a_reason(box):
+    store, _ = box
+    assert en(store, "how many fuses have we used since saturday") == (
+        "Since Saturday: 9 fuses used, on Saturday and today.")

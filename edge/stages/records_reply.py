@@ -214,7 +214,10 @@ def _last(what: str, item, e: dict | None, today: date) -> str:
 
 def _event_words(e: dict, item) -> str:
     if e["kind"] == "count":
-        return f"counted {e['counted']} ({'+' if e['delta'] > 0 else ''}{e['delta']} on the record)"
+        d = e["delta"]
+        how = "as recorded" if d == 0 else f"{abs(d)} {'more' if d > 0 else 'fewer'} than recorded"
+        found = reply.amount(item, e["counted"]) if e["counted"] is not None else "?"
+        return f"counted {found} ({how})"
     if e["kind"] == "transfer":
         return f"{reply.amount(item, e['quantity'])} moved into {e['location']}"
     return f"{reply.amount(item, e['quantity'])} {'used' if e['delta'] < 0 else 'received'}"

@@ -119,6 +119,10 @@ def _other(q, f: dict, item, name: str, per: str, store, today: date) -> str:
             it = store.get(e["sku"])
             what = ("盘点" if e["kind"] == "count" else "移动" if e["kind"] == "transfer" else
                     "用了" if e["delta"] < 0 else "进了")
+            if e["kind"] == "count":  # a count is what was found, with its difference; never the difference alone
+                found = reply.zh_amount(it, e["counted"]) if it and e["counted"] is not None else e["sku"]
+                said.append(f"{_when(e['time'], today)}盘点数到{found}（{_diff(e['delta'])}）")
+                continue
             said.append(f"{_when(e['time'], today)}{what}{reply.zh_amount(it, e['quantity']) if it else e['sku']}")
         head = f"{per}共有{f['total']}条记录。" if per else ""
         return f"{head}最近的：{'；'.join(said)}。"
