@@ -204,3 +204,22 @@ def test_since_a_day_is_a_period_not_a_reason(box):
     store, _ = box
     assert en(store, "how many fuses have we used since saturday") == (
         "Since Saturday: 9 fuses used, on Saturday and today.")
+
+
+@pytest.mark.parametrize("words, used", [("last 3 days", 9), ("November", 6), ("the last 3 days", 9), ("since saturday", 9),
+                                         ("11月", 6), ("12月5号", 1), ("week before last", 2), ("this afternoon", 5)])
+def test_the_console_reads_periods_as_the_voice_does(box, words, used):
+    from edge.service.console import data
+    store, _ = box
+    got = data.history(store, "FUS-5A", words, "", "", "", False, "")
+    assert got.problem is None and got.summary.facts["used"] == used
+
+
+def test_a_console_period_it_cannot_read_lists_the_forms_that_work(box):
+    from edge.service.console import data
+    store, _ = box
+    problem = data.history(store, "FUS-5A", "fortnight ago", "", "", "", False, "").problem
+    assert problem.startswith("The period 'fortnight ago' is not one I can read; fix: one of today, ")
+    for form in ("November", "since Monday", "the last 3 days", "上周", "11月"):
+        assert form in problem
+        assert data.history(store, "FUS-5A", form, "", "", "", False, "").problem is None, form

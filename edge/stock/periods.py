@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta, timezone, tzinfo
 
-__all__ = ["Calendar", "Period", "Unresolved", "resolve", "between", "buckets", "bucket_count", "FIRST_DAY", "LAST_DAY", "find_period", "WEEKDAYS", "MONTHS", "FUTURE", "local_zone", "utc_iso"]
+__all__ = ["Calendar", "Period", "Unresolved", "resolve", "between", "buckets", "bucket_count", "typed", "FORMS", "FIRST_DAY", "LAST_DAY", "find_period", "WEEKDAYS", "MONTHS", "FUTURE", "local_zone", "utc_iso"]
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -352,6 +352,25 @@ def _zh_number(text: str) -> int | None:
 #: (a date outside it is refused, never clipped).
 FIRST_DAY = date(1970, 1, 1)
 LAST_DAY = date(2199, 12, 31)
+
+
+#: The period forms a typed field (the console) understands, as said to the user when one is not read.
+FORMS = ("today", "yesterday", "this morning", "this week", "last week", "the week before last", "this month",
+         "last month", "November", "5 November", "on Tuesday", "since Monday", "the last 3 days", "the last 2 weeks",
+         "this year", "今天", "上周", "11月", "12月5号")
+
+
+def typed(text: str, now: datetime, tz: tzinfo, week_start: int = 0) -> Period | Unresolved:
+    """The period a typed field names, read as the voice reads it (:func:`find_period`), also when
+    said bare ("November", "last 3 days", "Tuesday", "5 Nov" is not: month names in full). An
+    :class:`Unresolved` listing :data:`FORMS` when no period is found. Raises nothing."""
+    t = " ".join((text or "").strip().lower().replace(",", " ").split())
+    for said in (t, f"in {t}", f"on {t}", f"over the {t}", f"in the {t}", f"the {t}"):
+        words = find_period(said)
+        if words is not None and (words == said or len(words) >= len(said) - 1):
+            return resolve(words, now, tz, week_start)
+    return Unresolved(f"The period {text!r} is not one I can read; fix: one of " + ", ".join(FORMS) +
+                      ", or the from/to dates.", "哪一段时间？")
 
 
 def between(since: date, until: date, tz: tzinfo, names: tuple[str, str] = ("--since", "--until")) -> Period:

@@ -9,7 +9,7 @@ from datetime import date, datetime
 from pathlib import Path
 
 from edge.localtime import local
-from edge.stock.periods import Unresolved, between
+from edge.stock.periods import Unresolved, between, typed
 from edge.stock.places import IMPORT_TURN_PREFIX
 from edge.stock.questions import Question, answer, series
 from edge.stock.store import Item, Record, Store
@@ -190,7 +190,8 @@ def history(store: Store, sku: str, period: str, since: str, until: str, by: str
         except ValueError as e:
             return History(problem=f"{e}.")
     else:
-        fixed = store.calendar.resolve(period or "this week")
+        cal = store.calendar
+        fixed = typed(period or "this week", cal.clock(), cal.tz, cal.week_start)
         if isinstance(fixed, Unresolved):
             return History(problem=fixed.ask)
     if by not in ("", "day", "week"):
