@@ -223,3 +223,18 @@ def test_a_console_period_it_cannot_read_lists_the_forms_that_work(box):
     for form in ("November", "since Monday", "the last 3 days", "上周", "11月"):
         assert form in problem
         assert data.history(store, "FUS-5A", form, "", "", "", False, "").problem is None, form
+
+
+def test_the_chart_leaves_days_to_come_and_days_before_the_item_blank(box, tmp_path):
+    from edge.service.console import data
+    from edge.stock.questions import series
+    store, clock = box
+    at(clock, 2026, 12, 9, 12)  # Wednesday: Thursday to Sunday are still to come
+    week = series(store, "FUS-5A", store.calendar.resolve("this week"), "day")
+    got = [(b["label"], b["used"], b["stock"]) for b in week["buckets"]]
+    assert got[:3] == [("2026-12-07", 8, 105), ("2026-12-08", 0, 105), ("2026-12-09", 0, 105)]
+    assert all(u is None and s is None for _d, u, s in got[3:]) and len(got) == 7
+    assert data.chart_csv(week).splitlines()[-1].endswith(",,,pcs")
+    # the fuses were imported on 1 November: October has no stock line
+    october = series(store, "FUS-5A", store.calendar.resolve("in october"), "week")
+    assert {b["stock"] for b in october["buckets"]} == {None}

@@ -9,9 +9,10 @@ one and has none, comes back with ``ask`` set (the question to put back) and no 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 
 from edge.stock import history
-from edge.stock.periods import Period, Unresolved, bucket_count, buckets
+from edge.stock.periods import Period, Unresolved, bucket_count, buckets, utc_iso
 from edge.stock.places import clean
 
 __all__ = ["Question", "Answer", "answer", "series", "KINDS", "RATE_DAYS", "needs_period", "MAX_BUCKETS"]
@@ -151,11 +152,16 @@ def series(store, sku: str | None, period: Period, by: str = "day", location: st
     cal = store.calendar
     rows = []
     item = store.get(sku) if sku else None
+    now = utc_iso(cal.clock())
     with store.reading() as conn:
+        first = conn.execute("SELECT MIN(time) FROM records WHERE sku = ?", (sku,)).fetchone()[0] if sku else None
         for b in parts:
             start, end = b.utc_bounds()
             row = {"start": b.start.isoformat(), "end": b.end.isoformat(), "label": b.words}
-            if sku:
+            if start >= now:  # a day still to come: blank, never a projected figure
+                row.update({"used": None, "received": None, "change": 0} if sku else {"records": None})
+                row["future"] = True
+            elif sku:
                 used, received, *_ = history.sums(conn, sku, start, end)
                 row.update(used=used, received=received, change=history.change(conn, sku, start, end))
             elif location is not None:  # one place: no sums per place, the records themselves
@@ -168,8 +174,12 @@ def series(store, sku: str | None, period: Period, by: str = "day", location: st
     if sku:
         stock = (item.quantity if item is not None else 0) - after if rows else 0
         for row in reversed(rows):  # the quantity at each bucket's end, walking back from now
-            row["stock"] = clean(stock)
+            # blank for a day to come and before the item's first record (it was not stocked then)
+            before = first is None or utc_iso(datetime.fromisoformat(row["end"])) <= first
+            row["stock"] = None if row.get("future") or before else clean(stock)
             stock -= row.pop("change")
+    for row in rows:
+        row.pop("future", None)
     out = {"by": by, "zone": str(cal.tz), "buckets": rows}
     if sku:
         out.update(sku=sku, unit=item.unit if item is not None else "")

@@ -61,6 +61,11 @@ def signed(value: int | float) -> str:
     return f"{value:+g}" if isinstance(value, float) else f"{value:+d}"
 
 
+def counted(n: int | float, noun: str) -> str:
+    """``n`` and the noun, plural unless one: ``1 record``, ``3 records``, ``0 samples``."""
+    return f"{n:g} {noun}" if n == 1 else f"{n:g} {noun}s"
+
+
 def filter_records(records: list[Record], items: dict[str, Item], q: str = "", kind: str = "all") -> list[Record]:
     """Newest first; ``q``: words that must all appear in the SKU, item name, utterance or turn id
     (case-insensitive); ``kind``: ``all``, ``in`` (received), ``out`` (used), ``undo``, ``count``

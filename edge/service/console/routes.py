@@ -68,6 +68,7 @@ STATIC_DIR = HERE / "static"
 TEMPLATES = Jinja2Templates(directory=str(HERE / "templates"))
 TEMPLATES.env.filters["local_time"] = data.local_time
 TEMPLATES.env.filters["signed"] = data.signed
+TEMPLATES.env.filters["counted"] = data.counted
 MAX_FORM_BYTES = 2 * 1024 * 1024  # bytes of one form (an inventory CSV of some 20 000 rows)
 
 
