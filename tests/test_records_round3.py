@@ -238,3 +238,20 @@ def test_the_chart_leaves_days_to_come_and_days_before_the_item_blank(box, tmp_p
     # the fuses were imported on 1 November: October has no stock line
     october = series(store, "FUS-5A", store.calendar.resolve("in october"), "week")
     assert {b["stock"] for b in october["buckets"]} == {None}
+
+
+def test_what_came_in_lists_every_item_and_a_transfer_is_one_entry(box):
+    store, clock = box
+    at(clock, 2026, 12, 7, 15)
+    store.log("GLV-L", 20, "20 boxes of gloves came in", "g1")
+    store.transfer("DRL-6", 2, "drawer 4", "bin 3", "moved 2 drill bits", "t1")
+    at(clock, 2026, 12, 7, 16)
+    assert en(store, "what came in today") == "Today: 20 boxes of nitrile gloves came in."
+    assert en(store, "what came in the most today") == "Most received today: 20 boxes of nitrile gloves."
+    got = en(store, "what did we log today")
+    assert got.startswith("Today: 5 entries. The latest: 2 drill bits moved from drawer 4 into bin 3 today at 15:00; "
+                          "20 boxes of nitrile gloves received today at 15:00;"), got
+    assert zh(store, "最后两条记录") == "最近的：今天15:00从4号抽屉把2个钻头移到3号料箱；今天15:00进了20盒手套。"
+    from edge.stock.questions import series
+    day = series(store, None, store.calendar.resolve("today"), "day")["buckets"]
+    assert [b["records"] for b in day] == [5]  # the chart counts entries as the answer does

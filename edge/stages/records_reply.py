@@ -36,7 +36,8 @@ def question_of(intent) -> Question | None:
     if not fields:
         return None
     return Question(fields["kind"], fields.get("what", "used"), intent.sku, fields.get("period"),
-                    bool(fields.get("mine")), int(fields.get("limit", 3)), location=fields.get("location"))
+                    bool(fields.get("mine")), int(fields.get("limit", 3)), location=fields.get("location"),
+                    listed=bool(fields.get("listed")))
 
 
 def answer_intent(intent, store, language: str = "en") -> tuple[str, bool]:
@@ -129,7 +130,7 @@ def _say_en(q, f: dict, item, words: str, store, today: date) -> str:
     if q.kind == "entries":
         return _entries(f, words, store, today)
     if q.kind == "top":
-        return _top(q.what, f["top"], words, store)
+        return _top(q.what, f["top"], words, store, q.listed)
     if q.kind == "change":
         c = f["change"]
         if c == 0:
@@ -219,7 +220,10 @@ def _event_words(e: dict, item) -> str:
         found = reply.amount(item, e["counted"]) if e["counted"] is not None else "?"
         return f"counted {found} ({how})"
     if e["kind"] == "transfer":
-        return f"{reply.amount(item, e['quantity'])} moved into {e['location']}"
+        if e["delta"] < 0:
+            return f"{reply.amount(item, e['quantity'])} moved out of {e['location']}"
+        came = f" from {e['from']}" if e.get("from") else ""
+        return f"{reply.amount(item, e['quantity'])} moved{came} into {e['location']}"
     return f"{reply.amount(item, e['quantity'])} {'used' if e['delta'] < 0 else 'received'}"
 
 
@@ -240,10 +244,15 @@ def _entries(f: dict, words: str, store, today: date) -> str:
     return f"The last {len(rows)} entr{'y' if len(rows) == 1 else 'ies'}{mine}: {'; '.join(said)}."
 
 
-def _top(what: str, rows: list, words: str, store) -> str:
+def _top(what: str, rows: list, words: str, store, listed: bool = False) -> str:
     did = "used" if what != "received" else "received"
     if not rows:
         return f"Nothing was {did} {words}."
+    if listed:  # "what came in today": every item, largest first, never called "the most"
+        said = [reply.amount(i, q) for i, q in ((store.get(s), q) for s, q in rows) if i is not None]
+        more = f" and {len(said) - reply.MAX_LISTED} more" if len(said) > reply.MAX_LISTED else ""
+        verb = "came in" if what == "received" else "used"
+        return f"{_cap(words)}: {reply.join_and(said[:reply.MAX_LISTED])}{more} {verb}."
     by_unit: dict[str, list] = {}
     for sku, q in rows:
         item = store.get(sku)

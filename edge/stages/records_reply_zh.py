@@ -117,6 +117,13 @@ def _other(q, f: dict, item, name: str, per: str, store, today: date) -> str:
         said = []
         for e in rows:
             it = store.get(e["sku"])
+            if e["kind"] == "transfer":  # one entry: from where into where
+                src = f"从{reply.zh_place(e['from'])}" if e.get("from") else ""
+                said.append(f"{_when(e['time'], today)}{src}把{reply.zh_amount(it, e['quantity']) if it else e['sku']}"
+                            f"移到{reply.zh_place(e['location'])}" if e["delta"] > 0 else
+                            f"{_when(e['time'], today)}从{reply.zh_place(e['location'])}移出"
+                            f"{reply.zh_amount(it, e['quantity']) if it else e['sku']}")
+                continue
             what = ("盘点" if e["kind"] == "count" else "移动" if e["kind"] == "transfer" else
                     "用了" if e["delta"] < 0 else "进了")
             if e["kind"] == "count":  # a count is what was found, with its difference; never the difference alone

@@ -84,15 +84,20 @@ class Event:
     box: str
     location: str | None = None
     counted: int | float | None = None
+    from_location: str | None = None
 
 
 _EVENT_COLS = "r.time, r.sku, r.delta, r.kind, r.box, r.location, r.counted"
+#: A transfer is one entry: its "into" row, said with the place it came from (its "out" row, same op)
+_TRANSFER_OUT = "(r.kind = 'transfer' AND r.delta < 0)"
+_FROM = "(SELECT o.location FROM records AS o WHERE o.op = r.op AND o.id <> r.id AND o.delta < 0 LIMIT 1)"
 
 
 def _event(row: tuple) -> Event:
-    time, sku, delta, kind, box, location, counted = row
+    time, sku, delta, kind, box, location, counted, *rest = row
     d = clean(delta)
-    return Event(time, sku, abs(d), d, kind, box, location, None if counted is None else clean(counted))
+    return Event(time, sku, abs(d), d, kind, box, location, None if counted is None else clean(counted),
+                 rest[0] if rest and kind == "transfer" else None)
 
 
 _SUMS = ("COALESCE(SUM(CASE WHEN r.kind = 'log' AND r.delta < 0 THEN -r.delta END), 0), "
@@ -171,14 +176,19 @@ def entries(conn: sqlite3.Connection, start: str | None, end: str | None, *, box
             conds.append(sql)
             args.append(value)
     where = " AND ".join(conds)
+    total: int | None = None
     if start is None and end is None:  # "the last three entries": no count of the whole history
         total = -1
     elif start is not None and end is not None and sku is None and location is None:
-        total = standing(conn, start, end, box)
-    else:
-        total = int(conn.execute(f"SELECT COUNT(*) FROM records AS r WHERE {where}", args).fetchone()[0])
-    rows = conn.execute(f"SELECT {_EVENT_COLS} FROM records AS r WHERE {where} ORDER BY r.time DESC, r.id DESC LIMIT ?",
-                        (*args, int(limit))).fetchall()
+        outs = int(conn.execute(f"SELECT COUNT(*) FROM records AS r WHERE {where} AND {_TRANSFER_OUT}",
+                                args).fetchone()[0])  # a transfer's two rows are one entry
+        total = standing(conn, start, end, box) - outs
+    # at one place, the "out" row is that place's entry (the goods left it); elsewhere the "into" row stands for both
+    half = "" if location is not None else f" AND NOT {_TRANSFER_OUT}"
+    if total is None:
+        total = int(conn.execute(f"SELECT COUNT(*) FROM records AS r WHERE {where}{half}", args).fetchone()[0])
+    rows = conn.execute(f"SELECT {_EVENT_COLS}, {_FROM} FROM records AS r WHERE {where}{half} "
+                        "ORDER BY r.time DESC, r.id DESC LIMIT ?", (*args, int(limit))).fetchall()
     return [_event(r) for r in rows], total
 
 

@@ -35,7 +35,8 @@ class Question:
     ``any``. ``sku``: the item (None for ``entries`` and ``top``). ``period``: the period words as
     said (:func:`edge.stock.periods.find_period`), or None. ``period_fixed``: an already resolved
     period (the CLI's ``--since``/``--until``). ``mine``: this box's records only. ``limit``: how
-    many entries or top items. ``location``: the totals or entries of one place (as stored) only."""
+    many entries or top items. ``location``: the totals or entries of one place (as stored) only.
+    ``listed``: a ``top`` question asked as "what came in" (every item said, not "the most")."""
 
     kind: str
     what: str = "used"
@@ -45,6 +46,7 @@ class Question:
     limit: int = 3
     period_fixed: Period | None = field(default=None, compare=False)
     location: str | None = None
+    listed: bool = False
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,8 @@ def _facts(conn, store, q: Question, period: Period | None) -> dict:
 
     def event(e: history.Event | None) -> dict | None:
         return None if e is None else {"time": local(e.time), "sku": e.sku, "quantity": e.quantity, "delta": e.delta,
-                                       "kind": e.kind, "box": e.box, "location": e.location, "counted": e.counted}
+                                       "kind": e.kind, "box": e.box, "location": e.location, "counted": e.counted,
+                                       "from": e.from_location}
 
     if q.kind == "total":
         t = history.totals(conn, q.sku, *bounds, q.location)
@@ -166,8 +169,8 @@ def series(store, sku: str | None, period: Period, by: str = "day", location: st
                 row.update(used=used, received=received, change=history.change(conn, sku, start, end))
             elif location is not None:  # one place: no sums per place, the records themselves
                 row["records"] = history.entries(conn, start, end, location=location, limit=0)[1]
-            else:
-                row["records"] = history.standing(conn, start, end)
+            else:  # the entries question's count (a transfer's two rows are one entry)
+                row["records"] = history.entries(conn, start, end, limit=0)[1]
             rows.append(row)
         if sku and rows:
             after = history.change(conn, sku, parts[-1].utc_bounds()[1], "9999")

@@ -108,7 +108,7 @@ class RecordsParser:
         limit = _limit(m.slots.get("count"))
         q = {"kind": m.slots.get("kind", "total"), "what": "any" if what == "mine" else what, "period": period,
              "mine": what == "mine" or (m.slots.get("kind") == "entries" and bool(_MINE.search(rest))),
-             "limit": limit, "location": location}
+             "limit": limit, "location": location, "listed": m.slots.get("listed") == "yes"}
         base = Intent("ask_records", source="template", text=raw or norm, extra={"records": q},
                       explain={**explain, "template": m.sentence, "file": m.file, "slots": dict(m.slots)})
         if second is not None:  # "on Tuesday and Friday": each period answered
