@@ -255,3 +255,8 @@ def test_what_came_in_lists_every_item_and_a_transfer_is_one_entry(box):
     from edge.stock.questions import series
     day = series(store, None, store.calendar.resolve("today"), "day")["buckets"]
     assert [b["records"] for b in day] == [5]  # the chart counts entries as the answer does
+
+
+def test_after_a_weekday_is_since_it_not_the_future(box):
+    store, _ = box
+    assert zh(store, "周六以后用了多少保险丝") == "周六以来用了9个保险丝，在周六、今天。"

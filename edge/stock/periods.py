@@ -167,7 +167,7 @@ _EN = re.compile(
     r"(?:that|the other|which) (?:day|week|month)|(?<!most )recently|lately|the other day|a while ago)\b")
 _ZH_PART = r"(?:今天|昨天|前天)?(?:早上|上午|中午|下午|晚上)|今早|今晚"
 _ZH = re.compile(r"(?P<p>" + _ZH_PART + r"|今天|今日|昨天|前天|本周|这周|这个星期|这礼拜|这星期|上周|上个星期|上星期|上礼拜|"
-                 r"本月|这个月|上个月|上月|今年|去年|(?:自从|从)?(?:周|星期|礼拜)[一二三四五六日天](?:以来|开始|起)?|"
+                 r"本月|这个月|上个月|上月|今年|去年|(?:自从|从)?(?:周|星期|礼拜)[一二三四五六日天](?:以来|以后|之后|开始|起)?|"
                  r"(?:1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])月(?:份)?(?:(?:[12]\d|3[01]|0?[1-9]|[一二三]?十[一二三四五六七八九]?|"
                  r"[一二三四五六七八九])[号日](?!料箱|箱|抽屉|货架|架|柜))?|(?:过去|最近)(?:[一二两三四五六七八九十\d]+)(?:天|周|个星期))")
 #: A part of a day in Mandarin: its local hours [start, end) (上午 as "this morning": midnight to noon).
@@ -177,7 +177,7 @@ _ZH_PART_HOURS = {"早上": (0, 12), "上午": (0, 12), "今早": (0, 12), "中�
 FUTURE = re.compile(r"\b(?:tomorrow|next (?:week|month|year|few days|" + "|".join(WEEKDAYS) + r")|"
                     r"(?:in|over|during|for) the (?:next|coming) (?:\d+|[a-z]+ )?(?:days?|weeks?|months?)|"
                     r"this coming (?:week|month)|(?:will|shall|are going to|re going to|gonna) (?:we|i|they)? ?"
-                    r"(?:need|use|go through|get|receive))\b|明天|后天|下周|下个?星期|下礼拜|下个?月|明年|将来|未来|以后|会用|会进|要用多少|需要多少")
+                    r"(?:need|use|go through|get|receive))\b|明天|后天|下周|下个?星期|下礼拜|下个?月|明年|将来|未来|会用|会进|要用多少|需要多少")
 
 
 def find_period(text: str) -> str | None:
@@ -305,7 +305,7 @@ def _resolve_zh(w: str, now: datetime, tz: tzinfo, week_start: int) -> Period | 
              "上月": "last month", "今年": "this year", "去年": "last year"}
     if w in table:
         return resolve(table[w], now, tz, week_start)
-    m = re.fullmatch(r"(自从|从)?(?:周|星期|礼拜)([一二三四五六日天])(以来|开始|起)?", w)
+    m = re.fullmatch(r"(自从|从)?(?:周|星期|礼拜)([一二三四五六日天])(以来|以后|之后|开始|起)?", w)
     if m:
         how = "since" if (m.group(1) or m.group(3)) else "on"
         return resolve(f"{how} {WEEKDAYS[_ZH_WEEKDAYS[m.group(2)]]}", now, tz, week_start)
