@@ -260,3 +260,13 @@ def test_what_came_in_lists_every_item_and_a_transfer_is_one_entry(box):
 def test_after_a_weekday_is_since_it_not_the_future(box):
     store, _ = box
     assert zh(store, "周六以后用了多少保险丝") == "周六以来用了9个保险丝，在周六、今天。"
+
+
+@pytest.mark.parametrize("text, want", [
+    ("how many fuses did we use yesterday afternoon", "No fuses used yesterday afternoon."),
+    ("how many fuses did we use on saturday morning", "On Saturday morning you used 1 fuse, at 09:00."),
+    ("how many fuses did we use on saturday afternoon", "No fuses used on Saturday afternoon."),
+])
+def test_english_parts_of_other_days(box, text, want):
+    store, _ = box
+    assert en(store, text) == want

@@ -15,8 +15,9 @@ _FIXED = {"today": "今天", "yesterday": "昨天", "this_week": "这周", "last
           "last_month": "上个月", "morning": "今天上午", "afternoon": "今天下午", "evening": "今晚"}
 
 
-def period_zh(p: Period | None) -> str:
-    """The period in Mandarin words ("今天", "上周", "11月", "周一以来", "过去3天")."""
+def period_zh(p: Period | None, today: date | None = None) -> str:
+    """The period in Mandarin words ("今天", "上周", "11月", "周一以来", "过去3天"); ``today``: the box's
+    local date, for a part of another day ("昨天下午", "12月5日（周六）上午")."""
     if p is None:
         return ""
     if p.key in _FIXED:
@@ -24,7 +25,10 @@ def period_zh(p: Period | None) -> str:
     s, e = p.start.date(), p.end.date()
     if p.key in ("part", "midday"):
         part = {0: "上午", 11: "中午", 12: "下午", 18: "晚上"}.get(p.start.hour, "")
-        return ("今天" if p.key == "midday" else "昨天" if p.words.startswith("yesterday") else "前天") + part
+        back = 0 if p.key == "midday" else (today - s).days if today is not None else \
+            (1 if p.words.startswith("yesterday") else 2)
+        day = {0: "今天", 1: "昨天", 2: "前天"}.get(back, f"{s.month}月{s.day}日（周{_WD[s.weekday()]}）")
+        return day + part
     if p.key == "month":
         return f"{s.month}月" + (f"（{s.year}年）" if str(s.year) in p.words else "")
     if p.key == "since":
@@ -62,7 +66,7 @@ def _diff(d) -> str:
 def say_zh(ans, item, store, today: date) -> str:
     """The Mandarin reply to ``ans`` (:class:`edge.stock.questions.Answer`) about ``item`` (or None)."""
     q, f = ans.question, ans.facts
-    per = period_zh(ans.period)
+    per = period_zh(ans.period, today)
     if q.location and q.kind == "total":
         per = f"{per}在{reply.zh_place(q.location)}"
     name = reply.zh_name(item) if item is not None else ""

@@ -157,7 +157,9 @@ def _day_words(day: date, today: date) -> str:
 
 
 _EN = re.compile(
-    r"\b(?P<p>today|tonight|this morning|this afternoon|yesterday|the day before yesterday|"
+    r"\b(?P<p>(?:yesterday|today|the day before yesterday) (?:morning|afternoon|evening)|(?:last|yesterday) night|"
+    r"on (?:" + "|".join(WEEKDAYS) + r") (?:morning|afternoon|evening)|"
+    r"today|tonight|this morning|this afternoon|this evening|yesterday|the day before yesterday|"
     r"(?:this|last|past|previous) (?:week|month|year)|the (?:week|month) before last|so far this (?:week|month|year)|"
     r"(?:since|on|last) (?:" + "|".join(WEEKDAYS) + r")|"
     r"(?:in|during|for|since|on) (?:(?:the )?\d{1,2}(?:st|nd|rd|th)? (?:of )?)?(?:" + "|".join(MONTHS) + r")"
@@ -208,6 +210,20 @@ def resolve(words: str, now: datetime, tz: tzinfo, week_start: int = 0) -> Perio
     }
     if w in fixed:
         return fixed[w]()
+    m = re.fullmatch(r"(yesterday|today|the day before yesterday|last|this) (morning|afternoon|evening|night)", w)
+    m2 = re.fullmatch(r"on (" + "|".join(WEEKDAYS) + r") (morning|afternoon|evening)", w)
+    if m2:  # "on Saturday morning": that day's hours only
+        day = _weekday("on", WEEKDAYS.index(m2.group(1)), today, tz)
+        if isinstance(day, Unresolved):
+            return day
+        a, b = {"morning": (0, 12), "afternoon": (12, 18), "evening": (18, 24)}[m2.group(2)]
+        d = day.start.date()
+        end = _midnight(d + timedelta(days=1), tz) if b == 24 else datetime.combine(d, time(b), tzinfo=tz)
+        return Period(datetime.combine(d, time(a), tzinfo=tz), end, "part", f"{day.words} {m2.group(2)}")
+    if m:  # a part of a day: the hours 今天上午 / 昨天下午 read (morning to noon, 12–18, 18–24)
+        back = {"yesterday": 1, "last": 1, "the day before yesterday": 2}.get(m.group(1), 0)
+        zh = {"morning": "上午", "afternoon": "下午", "evening": "晚上", "night": "晚上"}[m.group(2)]
+        return _resolve_zh(("今天", "昨天", "前天")[back] + zh, now, tz, week_start)
     got = _relative(w, today, tz, week_start)
     if got is not None:
         return got
