@@ -168,7 +168,9 @@ class Truth:
         return {"top_sku": sku, "top_quantity": _num(sums[sku])}
 
     def entries(self, start: datetime, end: datetime, box: str | None = None) -> dict:
-        return {"total": len([r for r in self._in(start, end) if box is None or r.box == box])}
+        # a transfer's two rows (out of one place, into another) are one entry
+        return {"total": len([r for r in self._in(start, end) if (box is None or r.box == box)
+                              and not (r.kind == "transfer" and r.delta < 0)])}
 
     def change(self, sku: str, start: datetime, end: datetime) -> dict:
         return {"change": _num(sum(r.delta for r in self.rows if r.sku == sku and start <= r.time < end))}

@@ -73,3 +73,15 @@ def test_list_and_bad_input_name_the_flag(cfg):
 def test_status_lists_what_is_out_of_stock_without_a_reorder_level(cfg):
     st = json.loads(edge("status", "--config", cfg, "--interval", "0", "--json").stdout)
     assert st["low_stock"] == {"total": 1, "items": [{"sku": "PNT-WHT", "quantity": 0, "unit": "can", "why": "out of stock"}]}
+
+
+def test_far_dates_are_refused_naming_the_flag_and_the_range(cfg):
+    for cmd, flag, day in (("summary", "--until", "9999-12-31"), ("list", "--since", "0001-01-01")):
+        args = ["records", cmd, "--config", cfg, "--since", "2026-01-01", "--until", "2026-12-31"]
+        args[args.index(flag) + 1] = day
+        if cmd == "summary":
+            args += ["--item", "DRL-6"]
+        r = edge(*args, check=False)
+        assert r.returncode == 2, r.stderr
+        assert f"{flag} {day} is outside the dates the records can hold; fix: a date from 1970-01-01 to 2199-12-31" \
+            in r.stderr and "Traceback" not in r.stderr

@@ -19,7 +19,7 @@ from edge.stock.periods import MONTHS, WEEKDAYS, find_period
 from edge.stock.places import IMPORT_TURN_PREFIX
 from edge.stock.questions import Answer, Question, answer
 
-__all__ = ["say", "answer_intent", "question_of", "with_period", "no_period", "logged_answer", "CANNOT", "CANNOT_ZH"]
+__all__ = ["say", "answer_intent", "question_of", "with_period", "no_period", "logged_answer", "future_answer", "CANNOT", "CANNOT_ZH"]
 
 #: Said to a records question the box cannot answer from the records (never the current stock).
 CANNOT = "I can't answer that one from the records."
@@ -36,7 +36,8 @@ def question_of(intent) -> Question | None:
     if not fields:
         return None
     return Question(fields["kind"], fields.get("what", "used"), intent.sku, fields.get("period"),
-                    bool(fields.get("mine")), int(fields.get("limit", 3)))
+                    bool(fields.get("mine")), int(fields.get("limit", 3)), location=fields.get("location"),
+                    listed=bool(fields.get("listed")))
 
 
 def answer_intent(intent, store, language: str = "en") -> tuple[str, bool]:
@@ -44,13 +45,44 @@ def answer_intent(intent, store, language: str = "en") -> tuple[str, bool]:
     the question's fields, or None: "I can't answer that one"), and whether it asks for the period
     (:func:`with_period` reads the answer). Raises :class:`edge.stock.store.StoreError` when the store
     cannot be read."""
+    if intent.intent == "ask_records" and intent.extra.get("also"):  # several items or periods: each answered
+        first = replace(intent, extra={**intent.extra, "also": None})
+        said = [answer_intent(first, store, language)[0]]
+        for a in intent.extra["also"]:
+            one = replace(first, sku=a.get("sku", intent.sku), extra={**first.extra, "records": a["records"]})
+            said.append(answer_intent(one, store, language)[0])
+        return ("" if language == "zh" else " ").join(said), False
+    if intent.intent == "ask_records" and intent.extra.get("future"):
+        return future_answer(intent, store, language), False
+    if intent.intent == "ask_records" and intent.extra.get("place_unknown"):
+        said = intent.extra["place_unknown"]
+        return (f"库存里没有{reply.zh_place(said)}，所以无法回答那里的记录。" if language == "zh" else
+                f"No place called {said} is in the inventory, so I can't answer for it."), False
     q = question_of(intent)
     if q is None:
         return (CANNOT_ZH if language == "zh" else CANNOT), False
+    if q.location and q.kind not in ("total", "entries"):
+        return (f"这个问题我无法按一个货位（{reply.zh_place(q.location)}）回答；不说货位可以回答所有货位的。"
+                if language == "zh" else f"I can't answer that one for one place ({q.location}); asked without the "
+                "place, I can answer it for all places."), False
     if q.kind in ("total", "last", "who", "change", "rate") and q.sku is None:
         return ("Which item? Please say its name." if language != "zh" else "哪个物品？请说出名称。"), False
     ans = answer(store, q)
     return say(ans, store, language), ans.ask is not None
+
+
+def future_answer(intent, store, language: str = "en") -> str:
+    """The reply to a question about a time to come: the records cannot say it; when an item is named
+    and used lately, the estimate from its recent rate, said as one."""
+    head = ("记录只能说已经发生的事，不能回答以后会用多少。" if language == "zh" else
+            "The records only say what has already happened, so I can't say what will be used.")
+    if not intent.sku or store.get(intent.sku) is None:
+        return head
+    ans = answer(store, Question("rate", "used", intent.sku, None, False, 3))
+    if not ans.facts.get("used"):
+        return head
+    est = say(ans, store, language)
+    return f"{head}{est}" if language == "zh" else f"{head} As an estimate from the records: {est[:1].lower()}{est[1:]}"
 
 
 def with_period(intent, text: str):
@@ -79,6 +111,8 @@ def say(ans: Answer, store, language: str = "en") -> str:
     if language == "zh":
         return say_zh(ans, item, store, today)
     words = ans.period.words if ans.period is not None else ""
+    if q.location and q.kind == "total":
+        words = f"{words} in {q.location}" if words else f"in {q.location}"
     return _say_en(q, f, item, words, store, today)
 
 
@@ -96,7 +130,7 @@ def _say_en(q, f: dict, item, words: str, store, today: date) -> str:
     if q.kind == "entries":
         return _entries(f, words, store, today)
     if q.kind == "top":
-        return _top(q.what, f["top"], words, store)
+        return _top(q.what, f["top"], words, store, q.listed)
     if q.kind == "change":
         c = f["change"]
         if c == 0:
@@ -154,11 +188,15 @@ def _total(what: str, item, f: dict, words: str, today: date) -> str:
         also = f", and {reply.amount(item, f['received'])} came in (net {'+' if f['net'] > 0 else ''}{f['net']})"
     if len(times) == 1:
         t = datetime.fromisoformat(times[0])
-        at = f"at {t:%H:%M}" if words in ("today", "yesterday", "this morning", "this afternoon") else _when(times[0], today)
+        at = (f"at {t:%H:%M}" if words in ("today", "yesterday", "this morning", "this afternoon")
+              or (words.startswith("on ") and t.date() != today) else _when(times[0], today))
         verb = "you used" if what == "used" else "came in:"
         return f"{_cap(words)} {verb} {reply.amount(item, q)}, {at}{also}."
     did = "used" if what == "used" else "came in"
-    days = f", {_days_list(times, today)}" if len({t[:10] for t in times}) <= 4 and len(times) < 50 else ""
+    if len({t[:10] for t in times}) == 1 and words.startswith(("today", "yesterday", "this ", "tonight", "on ")):
+        days = f", at {reply.join_and(sorted({t[11:16] for t in times}))}" if len(times) <= 4 else ""
+    else:
+        days = f", {_days_list(times, today)}" if len({t[:10] for t in times}) <= 4 and len(times) < 50 else ""
     return f"{_cap(words)}: {reply.amount(item, q)} {did}{days}{also}."
 
 
@@ -177,9 +215,15 @@ def _last(what: str, item, e: dict | None, today: date) -> str:
 
 def _event_words(e: dict, item) -> str:
     if e["kind"] == "count":
-        return f"counted {e['counted']} ({'+' if e['delta'] > 0 else ''}{e['delta']} on the record)"
+        d = e["delta"]
+        how = "as recorded" if d == 0 else f"{abs(d)} {'more' if d > 0 else 'fewer'} than recorded"
+        found = reply.amount(item, e["counted"]) if e["counted"] is not None else "?"
+        return f"counted {found} ({how})"
     if e["kind"] == "transfer":
-        return f"{reply.amount(item, e['quantity'])} moved into {e['location']}"
+        if e["delta"] < 0:
+            return f"{reply.amount(item, e['quantity'])} moved out of {e['location']}"
+        came = f" from {e['from']}" if e.get("from") else ""
+        return f"{reply.amount(item, e['quantity'])} moved{came} into {e['location']}"
     return f"{reply.amount(item, e['quantity'])} {'used' if e['delta'] < 0 else 'received'}"
 
 
@@ -200,10 +244,15 @@ def _entries(f: dict, words: str, store, today: date) -> str:
     return f"The last {len(rows)} entr{'y' if len(rows) == 1 else 'ies'}{mine}: {'; '.join(said)}."
 
 
-def _top(what: str, rows: list, words: str, store) -> str:
+def _top(what: str, rows: list, words: str, store, listed: bool = False) -> str:
     did = "used" if what != "received" else "received"
     if not rows:
         return f"Nothing was {did} {words}."
+    if listed:  # "what came in today": every item, largest first, never called "the most"
+        said = [reply.amount(i, q) for i, q in ((store.get(s), q) for s, q in rows) if i is not None]
+        more = f" and {len(said) - reply.MAX_LISTED} more" if len(said) > reply.MAX_LISTED else ""
+        verb = "came in" if what == "received" else "used"
+        return f"{_cap(words)}: {reply.join_and(said[:reply.MAX_LISTED])}{more} {verb}."
     by_unit: dict[str, list] = {}
     for sku, q in rows:
         item = store.get(sku)

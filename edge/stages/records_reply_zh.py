@@ -15,13 +15,20 @@ _FIXED = {"today": "今天", "yesterday": "昨天", "this_week": "这周", "last
           "last_month": "上个月", "morning": "今天上午", "afternoon": "今天下午", "evening": "今晚"}
 
 
-def period_zh(p: Period | None) -> str:
-    """The period in Mandarin words ("今天", "上周", "11月", "周一以来", "过去3天")."""
+def period_zh(p: Period | None, today: date | None = None) -> str:
+    """The period in Mandarin words ("今天", "上周", "11月", "周一以来", "过去3天"); ``today``: the box's
+    local date, for a part of another day ("昨天下午", "12月5日（周六）上午")."""
     if p is None:
         return ""
     if p.key in _FIXED:
         return _FIXED[p.key]
     s, e = p.start.date(), p.end.date()
+    if p.key in ("part", "midday"):
+        part = {0: "上午", 11: "中午", 12: "下午", 18: "晚上"}.get(p.start.hour, "")
+        back = 0 if p.key == "midday" else (today - s).days if today is not None else \
+            (1 if p.words.startswith("yesterday") else 2)
+        day = {0: "今天", 1: "昨天", 2: "前天"}.get(back, f"{s.month}月{s.day}日（周{_WD[s.weekday()]}）")
+        return day + part
     if p.key == "month":
         return f"{s.month}月" + (f"（{s.year}年）" if str(s.year) in p.words else "")
     if p.key == "since":
@@ -59,16 +66,18 @@ def _diff(d) -> str:
 def say_zh(ans, item, store, today: date) -> str:
     """The Mandarin reply to ``ans`` (:class:`edge.stock.questions.Answer`) about ``item`` (or None)."""
     q, f = ans.question, ans.facts
-    per = period_zh(ans.period)
+    per = period_zh(ans.period, today)
+    if q.location and q.kind == "total":
+        per = f"{per}在{reply.zh_place(q.location)}"
     name = reply.zh_name(item) if item is not None else ""
     if q.kind == "total":
-        return _total(q, f, item, name, per, today)
+        return _total(q, f, item, name, per, today, ans.period is not None and ans.period.days() == 1)
     if q.kind == "last":
         return _last(q, f, item, name, today)
     return _other(q, f, item, name, per, store, today)
 
 
-def _total(q, f: dict, item, name: str, per: str, today: date) -> str:
+def _total(q, f: dict, item, name: str, per: str, today: date, one_day: bool = False) -> str:
     if q.what == "counted":
         if not f["counts"]:
             return f"{per}没有盘点{name}。"
@@ -81,7 +90,10 @@ def _total(q, f: dict, item, name: str, per: str, today: date) -> str:
     times = f["use_times"] if used else f["receive_times"]
     if not n:
         return f"{per}没有{'用' if used else '进'}{name}。"
-    days = f"，在{_days(times, today)}" if len({t[:10] for t in times}) <= 4 and len(times) < 50 else ""
+    if one_day:  # one day: said at its times ("在09:00、14:00"), the day is in the period already
+        days = f"，在{'、'.join(sorted({t[11:16] for t in times}))}" if len(times) <= 4 else ""
+    else:
+        days = f"，在{_days(times, today)}" if len({t[:10] for t in times}) <= 4 and len(times) < 50 else ""
     return f"{per}{'用了' if used else '进了'}{reply.zh_amount(item, n)}{days}。"
 
 
@@ -100,7 +112,8 @@ def _other(q, f: dict, item, name: str, per: str, store, today: date) -> str:
         e = f["event"]
         if e is None:
             return f"还没有{name}的记录。"
-        return f"{name}最近一次变动由{e['box']}号终端记录，{_when(e['time'], today)}。"
+        here = "（本机）" if e["box"] == f["box"] else ""
+        return f"{name}最近一次变动由终端{e['box']}{here}记录，{_when(e['time'], today)}。"
     if q.kind == "entries":
         rows = f["entries"]
         if not rows:
@@ -108,8 +121,19 @@ def _other(q, f: dict, item, name: str, per: str, store, today: date) -> str:
         said = []
         for e in rows:
             it = store.get(e["sku"])
+            if e["kind"] == "transfer":  # one entry: from where into where
+                src = f"从{reply.zh_place(e['from'])}" if e.get("from") else ""
+                said.append(f"{_when(e['time'], today)}{src}把{reply.zh_amount(it, e['quantity']) if it else e['sku']}"
+                            f"移到{reply.zh_place(e['location'])}" if e["delta"] > 0 else
+                            f"{_when(e['time'], today)}从{reply.zh_place(e['location'])}移出"
+                            f"{reply.zh_amount(it, e['quantity']) if it else e['sku']}")
+                continue
             what = ("盘点" if e["kind"] == "count" else "移动" if e["kind"] == "transfer" else
                     "用了" if e["delta"] < 0 else "进了")
+            if e["kind"] == "count":  # a count is what was found, with its difference; never the difference alone
+                found = reply.zh_amount(it, e["counted"]) if it and e["counted"] is not None else e["sku"]
+                said.append(f"{_when(e['time'], today)}盘点数到{found}（{_diff(e['delta'])}）")
+                continue
             said.append(f"{_when(e['time'], today)}{what}{reply.zh_amount(it, e['quantity']) if it else e['sku']}")
         head = f"{per}共有{f['total']}条记录。" if per else ""
         return f"{head}最近的：{'；'.join(said)}。"
@@ -129,5 +153,5 @@ def _other(q, f: dict, item, name: str, per: str, store, today: date) -> str:
     rate = f"平均每天约{f['per_day']:g}，每周约{f['per_week']:g}"
     if f["days_left"] is None:
         return f"{per}用了{reply.zh_amount(item, f['used'])}，{rate}；现在已经没有了。"
-    return (f"{per}用了{reply.zh_amount(item, f['used'])}，{rate}。按这个速度，剩下的{f['quantity']}大约还能用"
+    return (f"{per}用了{reply.zh_amount(item, f['used'])}，{rate}。按这个速度，剩下的{reply.zh_amount(item, f['quantity'])}大约还能用"
             f"{f['days_left']:g}天。这是估计。")

@@ -13,7 +13,7 @@ from datetime import date
 
 from edge.errors import UserError
 from edge.stock.low import report
-from edge.stock.periods import Period, Unresolved, between
+from edge.stock.periods import Period, Unresolved, between, typed
 from edge.stock.questions import Question, answer
 
 __all__ = ["register", "low_status"]
@@ -54,7 +54,7 @@ def _day(text: str, flag: str) -> date:
 def _period(args, store) -> Period:
     cal = store.calendar
     if args.period:
-        got = cal.resolve(args.period)
+        got = typed(args.period, cal.clock(), cal.tz, cal.week_start)  # read as the voice and the console read it
         if isinstance(got, Unresolved):
             raise UserError(f"--period {args.period!r}: {got.ask}")
         return got

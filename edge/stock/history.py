@@ -84,15 +84,20 @@ class Event:
     box: str
     location: str | None = None
     counted: int | float | None = None
+    from_location: str | None = None
 
 
 _EVENT_COLS = "r.time, r.sku, r.delta, r.kind, r.box, r.location, r.counted"
+#: A transfer is one entry: its "into" row, said with the place it came from (its "out" row, same op)
+_TRANSFER_OUT = "(r.kind = 'transfer' AND r.delta < 0)"
+_FROM = "(SELECT o.location FROM records AS o WHERE o.op = r.op AND o.id <> r.id AND o.delta < 0 LIMIT 1)"
 
 
 def _event(row: tuple) -> Event:
-    time, sku, delta, kind, box, location, counted = row
+    time, sku, delta, kind, box, location, counted, *rest = row
     d = clean(delta)
-    return Event(time, sku, abs(d), d, kind, box, location, None if counted is None else clean(counted))
+    return Event(time, sku, abs(d), d, kind, box, location, None if counted is None else clean(counted),
+                 rest[0] if rest and kind == "transfer" else None)
 
 
 _SUMS = ("COALESCE(SUM(CASE WHEN r.kind = 'log' AND r.delta < 0 THEN -r.delta END), 0), "
@@ -102,10 +107,15 @@ _SUMS = ("COALESCE(SUM(CASE WHEN r.kind = 'log' AND r.delta < 0 THEN -r.delta EN
          "COUNT(CASE WHEN r.kind = 'count' THEN 1 END), COUNT(CASE WHEN r.kind = 'log' THEN 1 END)")
 
 
-def sums(conn: sqlite3.Connection, sku: str, start: str, end: str) -> tuple:
+def sums(conn: sqlite3.Connection, sku: str, start: str, end: str, location: str | None = None) -> tuple:
     """``(used, received, moved, counted, counts, logs)`` of the records of ``sku`` that stand with
     ``start`` ≤ time < ``end``: the whole UTC days from :mod:`edge.stock.summary`, the rest from
-    the records (a range read on (sku, time))."""
+    the records (a range read on (sku, time)). ``location``: that place's records only (read from
+    the records themselves: the day sums are per item, not per place)."""
+    if location is not None:
+        row = conn.execute(f"SELECT {_SUMS} FROM records AS r WHERE r.sku = ? AND r.time >= ? AND r.time < ? "
+                           f"AND r.location = ? AND {STANDS}", (sku, start, end, location)).fetchone()
+        return (clean(row[0]), clean(row[1]), clean(row[2]), clean(row[3]), int(row[4]), int(row[5]))
     whole, pieces = summary.split(start, end)
     acc = [0, 0, 0, 0, 0, 0]
     if whole is not None:
@@ -120,21 +130,22 @@ def sums(conn: sqlite3.Connection, sku: str, start: str, end: str) -> tuple:
     return (clean(acc[0]), clean(acc[1]), clean(acc[2]), clean(acc[3]), int(acc[4]), int(acc[5]))
 
 
-def totals(conn: sqlite3.Connection, sku: str, start: str, end: str) -> Totals:
+def totals(conn: sqlite3.Connection, sku: str, start: str, end: str, location: str | None = None) -> Totals:
     """The records of ``sku`` with ``start`` ≤ time < ``end`` (ISO 8601 UTC) that stand, summed by
-    kind (see the module doc): :func:`sums`, and the first times of each kind (range reads on (sku, time))."""
-    where = f"r.sku = ? AND r.time >= ? AND r.time < ? AND {STANDS}"
+    kind (see the module doc): :func:`sums`, and the first times of each kind (range reads on (sku, time));
+    ``location``: that place's records only."""
+    where = f"r.sku = ? AND r.time >= ? AND r.time < ? AND {STANDS}" + (" AND r.location = ?" if location else "")
+    args = (sku, start, end, *((location,) if location else ()))
 
     def times(cond: str) -> tuple[str, ...]:
         return tuple(t for (t,) in conn.execute(
-            f"SELECT r.time FROM records AS r WHERE {where} AND {cond} ORDER BY r.time LIMIT ?",
-            (sku, start, end, MAX_TIMES)))
+            f"SELECT r.time FROM records AS r WHERE {where} AND {cond} ORDER BY r.time LIMIT ?", (*args, MAX_TIMES)))
 
     counts_at = tuple((t, clean_or_none(c), clean(d)) for t, c, d in conn.execute(
         f"SELECT r.time, r.counted, r.delta FROM records AS r WHERE {where} AND r.kind = 'count' ORDER BY r.time LIMIT ?",
-        (sku, start, end, MAX_TIMES)))
-    return Totals(sku, *sums(conn, sku, start, end), times(EVENT_KINDS["used"]), times(EVENT_KINDS["received"]),
-                  counts_at)
+        (*args, MAX_TIMES)))
+    return Totals(sku, *sums(conn, sku, start, end, location or None), times(EVENT_KINDS["used"]),
+                  times(EVENT_KINDS["received"]), counts_at)
 
 
 def last(conn: sqlite3.Connection, sku: str, what: str = "any", before: str | None = None) -> Event | None:
@@ -165,14 +176,19 @@ def entries(conn: sqlite3.Connection, start: str | None, end: str | None, *, box
             conds.append(sql)
             args.append(value)
     where = " AND ".join(conds)
+    total: int | None = None
     if start is None and end is None:  # "the last three entries": no count of the whole history
         total = -1
     elif start is not None and end is not None and sku is None and location is None:
-        total = standing(conn, start, end, box)
-    else:
-        total = int(conn.execute(f"SELECT COUNT(*) FROM records AS r WHERE {where}", args).fetchone()[0])
-    rows = conn.execute(f"SELECT {_EVENT_COLS} FROM records AS r WHERE {where} ORDER BY r.time DESC, r.id DESC LIMIT ?",
-                        (*args, int(limit))).fetchall()
+        outs = int(conn.execute(f"SELECT COUNT(*) FROM records AS r WHERE {where} AND {_TRANSFER_OUT}",
+                                args).fetchone()[0])  # a transfer's two rows are one entry
+        total = standing(conn, start, end, box) - outs
+    # at one place, the "out" row is that place's entry (the goods left it); elsewhere the "into" row stands for both
+    half = "" if location is not None else f" AND NOT {_TRANSFER_OUT}"
+    if total is None:
+        total = int(conn.execute(f"SELECT COUNT(*) FROM records AS r WHERE {where}{half}", args).fetchone()[0])
+    rows = conn.execute(f"SELECT {_EVENT_COLS}, {_FROM} FROM records AS r WHERE {where}{half} "
+                        "ORDER BY r.time DESC, r.id DESC LIMIT ?", (*args, int(limit))).fetchall()
     return [_event(r) for r in rows], total
 
 

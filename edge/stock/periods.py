@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta, timezone, tzinfo
 
-__all__ = ["Calendar", "Period", "Unresolved", "resolve", "between", "buckets", "find_period", "WEEKDAYS", "MONTHS", "local_zone", "utc_iso"]
+__all__ = ["Calendar", "Period", "Unresolved", "resolve", "between", "buckets", "bucket_count", "typed", "FORMS", "FIRST_DAY", "LAST_DAY", "find_period", "WEEKDAYS", "MONTHS", "FUTURE", "local_zone", "utc_iso"]
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -157,7 +157,9 @@ def _day_words(day: date, today: date) -> str:
 
 
 _EN = re.compile(
-    r"\b(?P<p>today|tonight|this morning|this afternoon|yesterday|the day before yesterday|"
+    r"\b(?P<p>(?:yesterday|today|the day before yesterday) (?:morning|afternoon|evening)|(?:last|yesterday) night|"
+    r"on (?:" + "|".join(WEEKDAYS) + r") (?:morning|afternoon|evening)|"
+    r"today|tonight|this morning|this afternoon|this evening|yesterday|the day before yesterday|"
     r"(?:this|last|past|previous) (?:week|month|year)|the (?:week|month) before last|so far this (?:week|month|year)|"
     r"(?:since|on|last) (?:" + "|".join(WEEKDAYS) + r")|"
     r"(?:in|during|for|since|on) (?:(?:the )?\d{1,2}(?:st|nd|rd|th)? (?:of )?)?(?:" + "|".join(MONTHS) + r")"
@@ -165,9 +167,19 @@ _EN = re.compile(
     r"(?:in|over|during|for) the (?:last|past) (?:\d+|" + "|".join(_NUMBER_WORDS) + r") (?:days?|weeks?)|"
     r"(?:in|over|during|for) the (?:last|past) (?:day|week|month)|"
     r"(?:that|the other|which) (?:day|week|month)|(?<!most )recently|lately|the other day|a while ago)\b")
-_ZH = re.compile(r"(?P<p>今天|今日|昨天|前天|今早|今天早上|今天上午|今天下午|本周|这周|这个星期|这礼拜|这星期|上周|上个星期|上星期|上礼拜|"
-                 r"本月|这个月|上个月|上月|今年|去年|(?:自从|从)?(?:周|星期|礼拜)[一二三四五六日天](?:以来|开始|起)?|"
-                 r"(?:十[一二]?|[一二三四五六七八九])月(?:份)?|(?:过去|最近)(?:[一二两三四五六七八九十\d]+)(?:天|周|个星期))")
+_ZH_PART = r"(?:今天|昨天|前天)?(?:早上|上午|中午|下午|晚上)|今早|今晚"
+_ZH = re.compile(r"(?P<p>" + _ZH_PART + r"|今天|今日|昨天|前天|本周|这周|这个星期|这礼拜|这星期|上周|上个星期|上星期|上礼拜|"
+                 r"本月|这个月|上个月|上月|今年|去年|(?:自从|从)?(?:周|星期|礼拜)[一二三四五六日天](?:以来|以后|之后|开始|起)?|"
+                 r"(?:1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])月(?:份)?(?:(?:[12]\d|3[01]|0?[1-9]|[一二三]?十[一二三四五六七八九]?|"
+                 r"[一二三四五六七八九])[号日](?!料箱|箱|抽屉|货架|架|柜))?|(?:过去|最近)(?:[一二两三四五六七八九十\d]+)(?:天|周|个星期))")
+#: A part of a day in Mandarin: its local hours [start, end) (上午 as "this morning": midnight to noon).
+_ZH_PART_HOURS = {"早上": (0, 12), "上午": (0, 12), "今早": (0, 12), "中午": (11, 14), "下午": (12, 18), "晚上": (18, 24),
+                  "今晚": (18, 24)}
+#: Words of a time still to come ("next week", "tomorrow", 明天, 下周): the records cannot answer them.
+FUTURE = re.compile(r"\b(?:tomorrow|next (?:week|month|year|few days|" + "|".join(WEEKDAYS) + r")|"
+                    r"(?:in|over|during|for) the (?:next|coming) (?:\d+|[a-z]+ )?(?:days?|weeks?|months?)|"
+                    r"this coming (?:week|month)|(?:will|shall|are going to|re going to|gonna) (?:we|i|they)? ?"
+                    r"(?:need|use|go through|get|receive))\b|明天|后天|下周|下个?星期|下礼拜|下个?月|明年|将来|未来|会用|会进|要用多少|需要多少")
 
 
 def find_period(text: str) -> str | None:
@@ -198,6 +210,20 @@ def resolve(words: str, now: datetime, tz: tzinfo, week_start: int = 0) -> Perio
     }
     if w in fixed:
         return fixed[w]()
+    m = re.fullmatch(r"(yesterday|today|the day before yesterday|last|this) (morning|afternoon|evening|night)", w)
+    m2 = re.fullmatch(r"on (" + "|".join(WEEKDAYS) + r") (morning|afternoon|evening)", w)
+    if m2:  # "on Saturday morning": that day's hours only
+        day = _weekday("on", WEEKDAYS.index(m2.group(1)), today, tz)
+        if isinstance(day, Unresolved):
+            return day
+        a, b = {"morning": (0, 12), "afternoon": (12, 18), "evening": (18, 24)}[m2.group(2)]
+        d = day.start.date()
+        end = _midnight(d + timedelta(days=1), tz) if b == 24 else datetime.combine(d, time(b), tzinfo=tz)
+        return Period(datetime.combine(d, time(a), tzinfo=tz), end, "part", f"{day.words} {m2.group(2)}")
+    if m:  # a part of a day: the hours 今天上午 / 昨天下午 read (morning to noon, 12–18, 18–24)
+        back = {"yesterday": 1, "last": 1, "the day before yesterday": 2}.get(m.group(1), 0)
+        zh = {"morning": "上午", "afternoon": "下午", "evening": "晚上", "night": "晚上"}[m.group(2)]
+        return _resolve_zh(("今天", "昨天", "前天")[back] + zh, now, tz, week_start)
     got = _relative(w, today, tz, week_start)
     if got is not None:
         return got
@@ -289,20 +315,35 @@ def _resolve_zh(w: str, now: datetime, tz: tzinfo, week_start: int) -> Period | 
     """The Mandarin period words: 今天, 昨天, 前天, 今早, 这周/本周, 上周, 这个月, 上个月, 今年, 去年,
     (自从)周一(以来), 十一月, 过去三天."""
     table = {"今天": "today", "今日": "today", "昨天": "yesterday", "前天": "the day before yesterday",
-             "今早": "this morning", "今天早上": "this morning", "今天上午": "this morning", "今天下午": "this afternoon",
              "本周": "this week", "这周": "this week", "这个星期": "this week", "这礼拜": "this week",
              "这星期": "this week", "上周": "last week", "上个星期": "last week", "上星期": "last week",
              "上礼拜": "last week", "本月": "this month", "这个月": "this month", "上个月": "last month",
              "上月": "last month", "今年": "this year", "去年": "last year"}
     if w in table:
         return resolve(table[w], now, tz, week_start)
-    m = re.fullmatch(r"(自从|从)?(?:周|星期|礼拜)([一二三四五六日天])(以来|开始|起)?", w)
+    m = re.fullmatch(r"(自从|从)?(?:周|星期|礼拜)([一二三四五六日天])(以来|以后|之后|开始|起)?", w)
     if m:
         how = "since" if (m.group(1) or m.group(3)) else "on"
         return resolve(f"{how} {WEEKDAYS[_ZH_WEEKDAYS[m.group(2)]]}", now, tz, week_start)
-    m = re.fullmatch(r"(十[一二]?|[一二三四五六七八九])月(?:份)?", w)
+    m = re.fullmatch(r"(今天|昨天|前天)?(早上|上午|中午|下午|晚上|今早|今晚)", w)
     if m:
-        return resolve(f"in {MONTHS[_ZH_NUM[m.group(1)] - 1]}", now, tz, week_start)
+        back = {"昨天": 1, "前天": 2}.get(m.group(1) or "", 0)
+        day = now.date() - timedelta(days=back)
+        a, b = _ZH_PART_HOURS[m.group(2)]
+        part = {(0, 12): "morning", (12, 18): "afternoon", (18, 24): "evening"}.get((a, b), "midday")
+        key = part if not back else "part"
+        words = (f"{('yesterday', 'the day before yesterday')[back - 1]} {part}" if back else
+                 "tonight" if part == "evening" else f"this {part}" if part != "midday" else "at midday today")
+        end = _midnight(day + timedelta(days=1), tz) if b == 24 else datetime.combine(day, time(b), tzinfo=tz)
+        return Period(datetime.combine(day, time(a), tzinfo=tz), end, key, words)
+    m = re.fullmatch(r"(\d{1,2}|十[一二]?|[一二三四五六七八九])月(?:份)?(?:(\d{1,2}|[一二三四五六七八九十]+)[号日])?", w)
+    if m:
+        month = _zh_number(m.group(1))
+        day_n = _zh_number(m.group(2)) if m.group(2) else None
+        if not month or month > 12 or (m.group(2) and not day_n):
+            return Unresolved("Which month?", "哪个月？")
+        return (resolve(f"on {MONTHS[month - 1]} {day_n}", now, tz, week_start) if day_n
+                else resolve(f"in {MONTHS[month - 1]}", now, tz, week_start))
     m = re.fullmatch(r"(?:过去|最近)([一二两三四五六七八九十\d]+)(天|周|个星期)", w)
     if m:
         n = int(m.group(1)) if m.group(1).isdigit() else _ZH_NUM.get(m.group(1))
@@ -311,13 +352,64 @@ def _resolve_zh(w: str, now: datetime, tz: tzinfo, week_start: int) -> Period | 
     return Unresolved("Which period?", "哪一段时间？")
 
 
-def between(since: date, until: date, tz: tzinfo) -> Period:
-    """The local days ``since`` to ``until``, both included (``edge records summary --since … --until …``).
-    Raises ``ValueError`` when ``until`` is before ``since``."""
+def _zh_number(text: str) -> int | None:
+    """1 to 31 written in digits or in Mandarin (五, 十二, 二十五, 三十一), or None."""
+    if text.isdigit():
+        return int(text)
+    if text in _ZH_NUM:
+        return _ZH_NUM[text]
+    m = re.fullmatch(r"([一二三])?十([一二三四五六七八九])?", text)
+    if not m:
+        return None
+    return (_ZH_NUM[m.group(1)] if m.group(1) else 1) * 10 + (_ZH_NUM[m.group(2)] if m.group(2) else 0)
+
+
+#: The days a records period may name: the records' times are ISO 8601 text in this range
+#: (a date outside it is refused, never clipped).
+FIRST_DAY = date(1970, 1, 1)
+LAST_DAY = date(2199, 12, 31)
+
+
+#: The period forms a typed field (the console) understands, as said to the user when one is not read.
+FORMS = ("today", "yesterday", "this morning", "this week", "last week", "the week before last", "this month",
+         "last month", "November", "5 November", "on Tuesday", "since Monday", "the last 3 days", "the last 2 weeks",
+         "this year", "今天", "上周", "11月", "12月5号")
+
+
+def typed(text: str, now: datetime, tz: tzinfo, week_start: int = 0) -> Period | Unresolved:
+    """The period a typed field names, read as the voice reads it (:func:`find_period`), also when
+    said bare ("November", "last 3 days", "Tuesday", "5 Nov" is not: month names in full). An
+    :class:`Unresolved` listing :data:`FORMS` when no period is found. Raises nothing."""
+    t = " ".join((text or "").strip().lower().replace(",", " ").split())
+    for said in (t, f"in {t}", f"on {t}", f"over the {t}", f"in the {t}", f"the {t}"):
+        words = find_period(said)
+        if words is not None and (words == said or len(words) >= len(said) - 1):
+            return resolve(words, now, tz, week_start)
+    return Unresolved(f"The period {text!r} is not one I can read; fix: one of " + ", ".join(FORMS) +
+                      ", or the from/to dates.", "哪一段时间？")
+
+
+def between(since: date, until: date, tz: tzinfo, names: tuple[str, str] = ("--since", "--until")) -> Period:
+    """The local days ``since`` to ``until``, both included (``edge records summary --since … --until …``);
+    ``names``: how the two fields are called in a message. Raises ``ValueError`` naming the field when a
+    day is outside :data:`FIRST_DAY` … :data:`LAST_DAY` or ``until`` is before ``since``."""
+    for name, day in zip(names, (since, until), strict=True):
+        if not FIRST_DAY <= day <= LAST_DAY:
+            raise ValueError(f"{name} {day.isoformat()} is outside the dates the records can hold; fix: a date from "
+                             f"{FIRST_DAY.isoformat()} to {LAST_DAY.isoformat()}")
     if until < since:
-        raise ValueError(f"--until {until.isoformat()} is before --since {since.isoformat()}; fix: swap them")
+        raise ValueError(f"{names[1]} {until.isoformat()} is before {names[0]} {since.isoformat()}; fix: swap them")
     words = (f"on {since.isoformat()}" if since == until else f"from {since.isoformat()} to {until.isoformat()}")
     return _day_span(since, until + timedelta(days=1), tz, "between", words)
+
+
+def bucket_count(period: Period, by: str = "day", week_start: int = 0) -> int:
+    """How many buckets :func:`buckets` cuts ``period`` into, counted without building them."""
+    if by == "day":
+        return (period.end - timedelta(microseconds=1)).date().toordinal() - period.start.date().toordinal() + 1
+    first = _week_start(period.start.date(), week_start)
+    last = _week_start((period.end - timedelta(microseconds=1)).date(), week_start)
+    return (last - first).days // 7 + 1
 
 
 def buckets(period: Period, by: str = "day", week_start: int = 0) -> list[Period]:

@@ -9,9 +9,10 @@ one and has none, comes back with ``ask`` set (the question to put back) and no 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 
 from edge.stock import history
-from edge.stock.periods import Period, Unresolved, buckets
+from edge.stock.periods import Period, Unresolved, bucket_count, buckets, utc_iso
 from edge.stock.places import clean
 
 __all__ = ["Question", "Answer", "answer", "series", "KINDS", "RATE_DAYS", "needs_period", "MAX_BUCKETS"]
@@ -34,7 +35,8 @@ class Question:
     ``any``. ``sku``: the item (None for ``entries`` and ``top``). ``period``: the period words as
     said (:func:`edge.stock.periods.find_period`), or None. ``period_fixed``: an already resolved
     period (the CLI's ``--since``/``--until``). ``mine``: this box's records only. ``limit``: how
-    many entries or top items. ``location``: the entries of one place (as stored) only."""
+    many entries or top items. ``location``: the totals or entries of one place (as stored) only.
+    ``listed``: a ``top`` question asked as "what came in" (every item said, not "the most")."""
 
     kind: str
     what: str = "used"
@@ -44,6 +46,7 @@ class Question:
     limit: int = 3
     period_fixed: Period | None = field(default=None, compare=False)
     location: str | None = None
+    listed: bool = False
 
 
 @dataclass(frozen=True)
@@ -104,11 +107,12 @@ def _facts(conn, store, q: Question, period: Period | None) -> dict:
 
     def event(e: history.Event | None) -> dict | None:
         return None if e is None else {"time": local(e.time), "sku": e.sku, "quantity": e.quantity, "delta": e.delta,
-                                       "kind": e.kind, "box": e.box, "location": e.location, "counted": e.counted}
+                                       "kind": e.kind, "box": e.box, "location": e.location, "counted": e.counted,
+                                       "from": e.from_location}
 
     if q.kind == "total":
-        t = history.totals(conn, q.sku, *bounds)
-        return {"used": t.used, "received": t.received, "net": t.net, "moved": t.moved, "counted": t.counted,
+        t = history.totals(conn, q.sku, *bounds, q.location)
+        return {"location": q.location, "used": t.used, "received": t.received, "net": t.net, "moved": t.moved, "counted": t.counted,
                 "counts": t.counts, "logs": t.logs, "use_times": [local(x) for x in t.use_times],
                 "receive_times": [local(x) for x in t.receive_times],
                 "counts_at": [{"time": local(x), "counted": c, "difference": d} for x, c, d in t.counts_at]}
@@ -143,32 +147,42 @@ def series(store, sku: str | None, period: Period, by: str = "day", location: st
     ``location`` only when given (a place as stored; ``"location"`` is then in the result).
     Raises ``ValueError`` for over :data:`MAX_BUCKETS` buckets (choose weeks or a shorter period),
     :class:`edge.stock.store.StoreError` when the store cannot be read."""
+    n = bucket_count(period, by, store.calendar.week_start) if by in ("day", "week") else 0
+    if n > MAX_BUCKETS:  # counted before any bucket is built: a period of centuries is refused at once
+        fix = "choose weeks or a shorter period" if by == "day" and n <= MAX_BUCKETS * 7 else "choose a shorter period"
+        raise ValueError(f"{n} {by}s are too many for one chart (at most {MAX_BUCKETS}); fix: {fix}")
     parts = buckets(period, by, store.calendar.week_start)
-    if len(parts) > MAX_BUCKETS:
-        raise ValueError(f"{len(parts)} {by}s are too many for one chart (at most {MAX_BUCKETS}); "
-                         "fix: choose weeks or a shorter period")
     cal = store.calendar
     rows = []
     item = store.get(sku) if sku else None
+    now = utc_iso(cal.clock())
     with store.reading() as conn:
+        first = conn.execute("SELECT MIN(time) FROM records WHERE sku = ?", (sku,)).fetchone()[0] if sku else None
         for b in parts:
             start, end = b.utc_bounds()
             row = {"start": b.start.isoformat(), "end": b.end.isoformat(), "label": b.words}
-            if sku:
+            if start >= now:  # a day still to come: blank, never a projected figure
+                row.update({"used": None, "received": None, "change": 0} if sku else {"records": None})
+                row["future"] = True
+            elif sku:
                 used, received, *_ = history.sums(conn, sku, start, end)
                 row.update(used=used, received=received, change=history.change(conn, sku, start, end))
             elif location is not None:  # one place: no sums per place, the records themselves
                 row["records"] = history.entries(conn, start, end, location=location, limit=0)[1]
-            else:
-                row["records"] = history.standing(conn, start, end)
+            else:  # the entries question's count (a transfer's two rows are one entry)
+                row["records"] = history.entries(conn, start, end, limit=0)[1]
             rows.append(row)
         if sku and rows:
             after = history.change(conn, sku, parts[-1].utc_bounds()[1], "9999")
     if sku:
         stock = (item.quantity if item is not None else 0) - after if rows else 0
         for row in reversed(rows):  # the quantity at each bucket's end, walking back from now
-            row["stock"] = clean(stock)
+            # blank for a day to come and before the item's first record (it was not stocked then)
+            before = first is None or utc_iso(datetime.fromisoformat(row["end"])) <= first
+            row["stock"] = None if row.get("future") or before else clean(stock)
             stock -= row.pop("change")
+    for row in rows:
+        row.pop("future", None)
     out = {"by": by, "zone": str(cal.tz), "buckets": rows}
     if sku:
         out.update(sku=sku, unit=item.unit if item is not None else "")

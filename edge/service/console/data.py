@@ -9,7 +9,7 @@ from datetime import date, datetime
 from pathlib import Path
 
 from edge.localtime import local
-from edge.stock.periods import Unresolved, between
+from edge.stock.periods import Unresolved, between, typed
 from edge.stock.places import IMPORT_TURN_PREFIX
 from edge.stock.questions import Question, answer, series
 from edge.stock.store import Item, Record, Store
@@ -59,6 +59,11 @@ def undoable(records: list[Record]) -> set[int]:
 def signed(value: int | float) -> str:
     """A change with its sign: ``+20``, ``-3``, ``-2.5``."""
     return f"{value:+g}" if isinstance(value, float) else f"{value:+d}"
+
+
+def counted(n: int | float, noun: str) -> str:
+    """``n`` and the noun, plural unless one: ``1 record``, ``3 records``, ``0 samples``."""
+    return f"{n:g} {noun}" if n == 1 else f"{n:g} {noun}s"
 
 
 def filter_records(records: list[Record], items: dict[str, Item], q: str = "", kind: str = "all") -> list[Record]:
@@ -183,11 +188,15 @@ def history(store: Store, sku: str, period: str, since: str, until: str, by: str
         try:
             first = date.fromisoformat(since)
             last = date.fromisoformat(until) if until else store.calendar.now().date()
-            fixed = between(first, last, store.calendar.tz)
+        except ValueError:
+            return History(problem=f"since/until: {since!r} or {until!r} is not a date; fix: YYYY-MM-DD, e.g. 2026-11-30")
+        try:
+            fixed = between(first, last, store.calendar.tz, ("since", "until"))
         except ValueError as e:
-            return History(problem=f"Since/until: {e} (dates as YYYY-MM-DD).")
+            return History(problem=f"{e}.")
     else:
-        fixed = store.calendar.resolve(period or "this week")
+        cal = store.calendar
+        fixed = typed(period or "this week", cal.clock(), cal.tz, cal.week_start)
         if isinstance(fixed, Unresolved):
             return History(problem=fixed.ask)
     if by not in ("", "day", "week"):

@@ -68,6 +68,7 @@ STATIC_DIR = HERE / "static"
 TEMPLATES = Jinja2Templates(directory=str(HERE / "templates"))
 TEMPLATES.env.filters["local_time"] = data.local_time
 TEMPLATES.env.filters["signed"] = data.signed
+TEMPLATES.env.filters["counted"] = data.counted
 MAX_FORM_BYTES = 2 * 1024 * 1024  # bytes of one form (an inventory CSV of some 20 000 rows)
 
 
@@ -230,10 +231,11 @@ async def history(request: Request, ctx: Ctx, item: str = "", period: str = "thi
     or the days ``since``–``until`` (YYYY-MM-DD): the figures the voice and ``edge records summary``
     give (:func:`edge.stock.questions.answer`), and the chart of them per day or week (``by``; by
     default days up to :data:`data.DAYS_CHARTED`, else weeks: :func:`edge.stock.questions.series`).
-    A period that cannot be read is said, not guessed."""
+    A period that cannot be read is said, not guessed (status 400)."""
     got = await asyncio.to_thread(data.history, ctx.store, item.strip(), period.strip(), since.strip(), until.strip(),
                                   by.strip(), True, searched(place).strip())
-    return page(request, ctx, "history.html", item=item, period=period, since=since, until=until, by=by, place=place,
+    return page(request, ctx, "history.html", 400 if got.problem else 200, item=item, period=period, since=since,
+                until=until, by=by, place=place,
                 places=data.places(ctx.store),
                 summary=got.summary, entries=got.entries, problem=got.problem, chart=got.chart,
                 csv_url="/console/history.csv?" + urlencode({"item": item, "period": period, "since": since,

@@ -352,7 +352,10 @@ _TAKEN_BACK = re.compile(r"[\s,.;!-]+(?:(?:oh |no )?(?:scratch|strike|cancel|ign
 _COURTESY = re.compile(r"[\s,.;!-]+(?:right|ok|okay|please|thanks|thank you|cheers|mate|yeah|alright|all right|"
                        r"thx|ta|done|cheers mate|thanks mate)[\s.!]*$", re.IGNORECASE)
 #: a reason said after the change ("… because they blew"): no count of its own, set aside
-_REASON = re.compile(r"[\s,;-]+(?:because|cause|cos|coz|since)\b", re.IGNORECASE)
+#: "since Monday", "since the 3rd", "since yesterday" name a period, not a reason
+_SINCE_TIME = (r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|"
+               r"august|september|october|november|december|yesterday|today|this|last|the|\d|then|we (?:last|opened))")
+_REASON = re.compile(r"[\s,;-]+(?:because|cause|cos|coz|since(?!\s+" + _SINCE_TIME + r"))\b", re.IGNORECASE)
 
 
 def taken_back(utt: Utterance) -> str | None:

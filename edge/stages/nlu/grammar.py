@@ -108,7 +108,7 @@ class Grammar:
         self.templates = templates_for("en", site_dir)
         self._zh = ZhGrammar(self.items) if language == "zh" else None
         self.zh_templates = templates_for("zh", site_dir) if language == "zh" else None
-        self.records = RecordsParser(self.resolve_item)
+        self.records = RecordsParser(self.resolve_item, tuple(self.index.by_location))
 
     def resolve_item(self, text: str) -> ItemMatch:
         """The item ``text`` names (see :class:`ItemMatch`); ``unknown`` holds the spoken words when
@@ -206,7 +206,7 @@ class Grammar:
         return replace(got, intent="other", quantity=None, location=None)
 
     def _parse_zh(self, text: str) -> Intent | None:
-        asked = parse_zh(text, self.resolve_item)  # 上周用了多少钻头: the records, never the stock
+        asked = parse_zh(text, self.resolve_item, tuple(self.index.by_location))  # 上周用了多少钻头: the records, never the stock
         if asked is not None:
             return asked
         m = self.zh_templates.match(zh_match_text(text))

@@ -20,7 +20,7 @@ from dataclasses import replace
 
 from edge.stages.nlu.templates import TemplateMatch, records_templates
 from edge.stages.nlu.types import Intent, ItemMatch
-from edge.stock.periods import find_period
+from edge.stock.periods import FUTURE, MONTHS, WEEKDAYS, find_period
 
 __all__ = ["RecordsParser", "asked", "HISTORY_CUE"]
 
@@ -54,17 +54,37 @@ class RecordsParser:
     """The English records questions. ``resolve_item``: text → :class:`ItemMatch` (the grammar's
     item resolver, so an item is named the same way as in a command)."""
 
-    def __init__(self, resolve_item: Callable[[str], ItemMatch]):
+    def __init__(self, resolve_item: Callable[[str], ItemMatch], places: tuple[str, ...] = ()):
         self.resolve_item = resolve_item
         self.templates = records_templates("en")
+        #: the stored places, longest first ("bin 31" before "bin 3"), each with its pattern
+        self.places = [(p, re.compile(r"(?:\b(?:from|in|at|out of|inside|of) )?\b" + re.escape(p.casefold()) + r"\b"))
+                       for p in sorted(places, key=len, reverse=True)]
+
+    def place(self, norm: str) -> tuple[str | None, str | None, str]:
+        """The stored place ``norm`` names and ``norm`` without it; or the place words said that name
+        no stored place (``"bin 30"``). ``(stored, unknown, rest)``."""
+        for stored, rx in self.places:
+            m = rx.search(norm)
+            if m:
+                keep = " out " if m.group(0).startswith("out of ") else " "  # "came out of bin 3": still out
+                return stored, None, " ".join((norm[:m.start()] + keep + norm[m.end():]).split())
+        m = _PLACE_SAID.search(norm)
+        return None, (m.group(1) if m else None), norm
 
     def parse(self, norm: str, raw: str = "") -> Intent | None:
         """The ``ask_records`` Intent of ``norm`` (normal form), or None when it is no records
         question (see the module doc). Raises nothing."""
+        future = FUTURE.search(norm)
+        if future and (asked(norm, raw) or _WH.search(norm)) and not _KIND_CUES[0][1].search(norm) and (
+                _STOCK_WORDS.search(norm) or re.search(r"\bneed\b", norm)):
+            return self.future(norm, raw, future.group(0))
+        location, unknown_place, norm = self.place(norm)
         period = find_period(norm)
         if period in ("today",) and _STOCK_NOW.search(norm) and not HISTORY_CUE.search(norm):
             return None  # "how many gloves do we have left today": the stock now
         rest = " ".join(norm.replace(period, " ").split()) if period else norm
+        second, rest = _second_period(period, rest)
         strict = asked(norm, raw) or asked(rest)
         if not strict and not _WH.search(norm):
             return None
@@ -76,34 +96,66 @@ class RecordsParser:
                 m = None  # cues, but no item of the inventory: not read as a records question
             if m is None:
                 if strict and (HISTORY_CUE.search(norm) or (period and _STOCK_WORDS.search(rest))):
-                    return self.cannot(raw or norm, period)
+                    return self.cannot(raw or norm, period, unknown_place)
                 return None
             explain["path"] = "records cues"
         if period is None and m.slots.get("kind") == "total" and _YES_NO.match(norm):
             return None  # "did we use 3 fuses?": the question about the log answers it (the latest record)
         what = m.slots.get("what", "used")
+        if unknown_place:
+            return Intent("ask_records", source="template", text=raw or norm,
+                          extra={"records": None, "place_unknown": unknown_place}, explain=explain)
         limit = _limit(m.slots.get("count"))
         q = {"kind": m.slots.get("kind", "total"), "what": "any" if what == "mine" else what, "period": period,
              "mine": what == "mine" or (m.slots.get("kind") == "entries" and bool(_MINE.search(rest))),
-             "limit": limit}
+             "limit": limit, "location": location, "listed": m.slots.get("listed") == "yes"}
         base = Intent("ask_records", source="template", text=raw or norm, extra={"records": q},
                       explain={**explain, "template": m.sentence, "file": m.file, "slots": dict(m.slots)})
+        if second is not None:  # "on Tuesday and Friday": each period answered
+            base = replace(base, extra={**base.extra, "also": [{"records": {**q, "period": second}}]})
         said = _TRAILING.sub("", m.slots.get("item") or "").strip()
         if not said:
             return base
+        skus = self._items(said)
+        if len(skus) > 1:  # "fuses and drill bits": each item answered, none dropped
+            also = [{"sku": sku, "records": a["records"]} for sku in skus for a in [{"records": q}, *base.extra.get("also", [])]]
+            return replace(base, sku=skus[0], extra={**base.extra, "also": also[1:]},
+                           explain={**base.explain, "item_via": "each of several"})
         hit = self.resolve_item(said)
         return replace(base, sku=hit.sku, candidates=tuple(hit.candidates), unknown=hit.unknown,
                        explain={**base.explain, "item_via": hit.via})
+
+    def _items(self, said: str) -> list[str]:
+        """The items of "fuses and drill bits" (each part naming one item, all different), else []."""
+        parts = [p for p in re.split(r"\s*(?:,|\band\b|\bor\b|\bplus\b)\s*", said) if p.strip()]
+        if len(parts) < 2:
+            return []
+        skus = [self.resolve_item(p).sku for p in parts]
+        return skus if all(skus) and len(set(skus)) == len(skus) else []
 
 
     def _names_item(self, text: str) -> bool:
         hit = self.resolve_item(text)
         return bool(hit.sku or hit.candidates)
 
-    def cannot(self, text: str, period: str | None) -> Intent:
-        """A records question the box cannot read: ``extra["records"]`` None ("I can't answer that one")."""
-        return Intent("ask_records", source="template", text=text, extra={"records": None},
+    def cannot(self, text: str, period: str | None, unknown_place: str | None = None) -> Intent:
+        """A records question the box cannot read: ``extra["records"]`` None ("I can't answer that one");
+        ``extra["place_unknown"]``: the place words said that name no stored place."""
+        extra = {"records": None, **({"place_unknown": unknown_place} if unknown_place else {})}
+        return Intent("ask_records", source="template", text=text, extra=extra,
                       explain={"path": "records", "period": period, "template": None})
+
+    def future(self, norm: str, raw: str, words: str) -> Intent:
+        """A question about a time to come ("how many fuses will we use next week"): ``extra["future"]``,
+        the item when one is named (the reply may offer the estimate from the past rate)."""
+        rest = " ".join(_NOT_ITEM.sub(" ", FUTURE.sub(" ", norm)).split())
+        for rx in _WHAT_CUES.values():
+            rest = rx.sub(" ", rest)
+        rest = " ".join(re.sub(r"\b(?:need|needs|next|coming|will)\b", " ", rest).split())
+        hit = self.resolve_item(rest) if rest else None
+        return Intent("ask_records", sku=hit.sku if hit is not None else None, source="template", text=raw or norm,
+                      extra={"records": None, "future": True},
+                      explain={"path": "records", "period": words, "template": "(the future)"})
 
     def timed(self, norm: str) -> bool:
         """Whether ``norm`` names a period that is not "today" with the stock now ("how many do we have
@@ -115,6 +167,9 @@ class RecordsParser:
 #: a question word anywhere ("drill bits used last week, how many"): a records reading is tried, but a
 #: sentence no template or cue reads stays with the other paths (it may be a command)
 _WH = re.compile(r"\b(?:when|how many|how much|which|what number|number of)\b")
+#: place words with a number or letter ("from bin 30"): a place, stored or not
+_PLACE_SAID = re.compile(r"\b(?:from|in|at|out of|inside) ((?:bin|drawer|shelf|rack|cabinet|locker) [a-z]?\d+[a-z]?|"
+                         r"(?:shelf|rack) [a-z])\b")
 #: words after an item that name no item ("the fuses most recently", "gloves please")
 _TRAILING = re.compile(r"(?:\s+(?:most recently|most recent|recently|latest|last|please|again|so far|then|there))+$")
 
@@ -126,7 +181,7 @@ _WHAT_CUES = {
     "counted": re.compile(r"\b(?:counted|count|counts|recount|recounted|stocktake|stock take)\b"),
     "used": re.compile(r"\b(?:use|used|using|usage|took|taken|take|go through|went through|gone through|get through|"
                        r"got through|consumed|consumption|issued|burned|burnt|burn|booked out|signed out|used up|"
-                       r"went out|gone out|go out)\b"),
+                       r"went out|gone out|go out|came out|come out|taken out|took out)\b"),
 }
 _KIND_CUES = (
     ("rate", re.compile(r"\b(?:run out|running out|runs out|how long|per day|a day|each day|per week|a week|each week|"
@@ -150,6 +205,27 @@ _NOT_ITEM = re.compile(
     r"change|changed|go|went|gone|down|dropped|drop|fell|rose|difference|most|recent|recently|latest|often|crew|shift|"
     r"night|morning|guys|lads|people|staff|workers|everyone|everybody|here|by|between|places|number|um|uh|er|"
     r"which|part|parts|item|items|thing|things|consumption|usage|biggest|tell|say|said|know)\b")
+
+
+_ALSO_DAY = re.compile(r"\b(?:and|or) (?:on |in )?(" + "|".join((*WEEKDAYS, *MONTHS)) + r")\b")
+
+
+def _second_period(first: str | None, rest: str) -> tuple[str | None, str]:
+    """A second period said after the first ("on tuesday and friday", "today and yesterday"): its
+    words and ``rest`` without them; ``(None, rest)`` when there is none."""
+    if first is None:
+        return None, rest
+    m = _ALSO_DAY.search(rest)
+    if m:
+        w = m.group(1)
+        words = f"on {w}" if w in WEEKDAYS else f"in {w}"
+    else:
+        m = re.search(r"\b(?:and|or) (?:also )?", rest)
+        words = find_period(rest[m.end():]) if m else None
+        if words is None or not rest[m.end():].startswith(words):
+            return None, rest
+        m = re.search(r"\b(?:and|or) (?:also )?" + re.escape(words) + r"\b", rest)
+    return words, " ".join((rest[:m.start()] + " " + rest[m.end():]).split())
 
 
 def by_cues(rest: str, has_period: bool) -> TemplateMatch | None:

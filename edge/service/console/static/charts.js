@@ -32,6 +32,18 @@ window.edgeCharts = {};
     });
   });
   function epoch(iso) { return Date.parse(iso) / 1000; }
+  function pad(n) { return (n < 10 ? "0" : "") + n; }
+  // the History x axis: ticks on whole days only, said as ISO dates (never hours or US dates)
+  var DAY_AXIS = {
+    incrs: [86400, 2 * 86400, 7 * 86400, 14 * 86400, 28 * 86400, 91 * 86400, 182 * 86400, 364 * 86400],
+    values: function (u, splits) {
+      return splits.map(function (s) {
+        var d = new Date(s * 1000);
+        return d.getFullYear() + "-" + pad(d.getMonth() + 1) + "-" + pad(d.getDate());
+      });
+    },
+    space: 70
+  };
 
   // History: used and received per day or week (bars) and the stock at each bucket's end (line).
   var history = json("chart-data");
@@ -47,7 +59,7 @@ window.edgeCharts = {};
           { label: "Used", stroke: COLORS[1], fill: "rgba(192,57,43,0.6)", paths: bars(-1), points: { show: false } },
           { label: "Received", stroke: COLORS[2], fill: "rgba(46,139,87,0.6)", paths: bars(1), points: { show: false } },
           { label: "Stock", stroke: COLORS[0], width: 2, scale: "stock" }],
-        axes: [{}, { label: "per " + history.by }, { side: 1, scale: "stock", label: "stock", grid: { show: false } }]
+        axes: [DAY_AXIS, { label: "per " + history.by }, { side: 1, scale: "stock", label: "stock", grid: { show: false } }]
       }, [xs, history.buckets.map(function (b) { return b.used; }),
         history.buckets.map(function (b) { return b.received; }),
         history.buckets.map(function (b) { return b.stock; })]);
@@ -58,7 +70,7 @@ window.edgeCharts = {};
         scales: { x: { time: true } },
         series: [{ label: "Start of " + history.by },
           { label: "Records", stroke: COLORS[0], fill: "rgba(11,92,173,0.4)", paths: bars(), points: { show: false } }],
-        axes: [{}, { label: "records" }]
+        axes: [DAY_AXIS, { label: "records" }]
       }, [xs, history.buckets.map(function (b) { return b.records; })]);
     }
   }
