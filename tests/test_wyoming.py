@@ -231,7 +231,10 @@ def test_any_pcm_format_is_heard_as_the_loop_hears_the_file(clip, server, store,
     asr.start()
     for f in wav_frames(path):
         asr.accept(f)
-    assert got == asr.finish().text and "bolts" in got.lower()
+    rec = asr.finish()
+    if rec.window_s is not None and box._unusable(rec.text):  # the loop's rule: a short window misheard is decoded again
+        rec = asr.recheck() or rec
+    assert got == rec.text and "bolts" in got.lower()
 
 
 def test_transcript_names_and_terms_bias_recognition(server, store, box):
