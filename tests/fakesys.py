@@ -252,3 +252,16 @@ def x86_dev(root: Path, *, cpus: int = 2, total_mib: float = 24576, available_mi
     fs.add_zone("x86_pkg_temp", temp_c)
     fs.write("sys/class/hwmon/.keep", "")
     return fs
+
+
+def sampled_governor(fs: FakeSys, board: str, **overrides):
+    """A :class:`edge.governor.governor.Governor` of ``board`` reading ``fs`` (its ``sensors:`` block),
+    with settings ``overrides`` merged, sampled once."""
+    from edge.config import load_settings
+    from edge.governor.governor import Governor
+
+    settings = load_settings(board=board, overrides={"store": {"path": str(fs.root / "x.db")},
+                                                     "board": {"sensors": fs.sensors_settings()}, **overrides})
+    gov = Governor(settings)
+    gov.sample()
+    return gov

@@ -15,13 +15,11 @@ from types import SimpleNamespace
 import pytest
 
 from drivers.sensors.cpu import parse_pressure
-from edge.config import load_settings
-from edge.governor.governor import Governor
 from edge.llm.base import GenerationRequest
 from edge.llm.chain import EngineChain, StepSpec
 from edge.llm.loader import governed_factory
 from edge.loop.pipeline import apply_limits
-from tests.fakesys import rk3588
+from tests.fakesys import rk3588, sampled_governor
 
 PSI = "proc/pressure/cpu"
 
@@ -31,12 +29,7 @@ def psi(some_avg10: float) -> str:
             "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n")
 
 
-def governor(fs, board: str, **over) -> Governor:
-    settings = load_settings(board=board, overrides={"store": {"path": str(fs.root / "x.db")},
-                                                     "board": {"sensors": fs.sensors_settings()}, **over})
-    gov = Governor(settings)
-    gov.sample()
-    return gov
+governor = sampled_governor
 
 
 @pytest.mark.parametrize("text,want", [

@@ -14,9 +14,7 @@ import logging
 
 import pytest
 
-from edge.config import load_settings
-from edge.governor.governor import Governor
-from tests.fakesys import rk3588
+from tests.fakesys import rk3588, sampled_governor
 
 BOARDS = {"rk3588-rock5b": {"little": ([0, 1, 2, 3], 1_800_000), "big": ([4, 5, 6, 7], 2_400_000)},
           "rk3576-rock4d": {"little": ([0, 1, 2, 3], 1_800_000), "big": ([4, 5, 6, 7], 2_200_000)}}
@@ -35,12 +33,7 @@ def tree(tmp_path, board: str):
     return fs
 
 
-def governor(fs, board: str, **over) -> Governor:
-    settings = load_settings(board=board, overrides={"store": {"path": str(fs.root / "x.db")},
-                                                     "board": {"sensors": fs.sensors_settings()}, **over})
-    gov = Governor(settings)
-    gov.sample()
-    return gov
+governor = sampled_governor
 
 
 @pytest.mark.parametrize("board", sorted(BOARDS))
