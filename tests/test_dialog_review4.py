@@ -1,0 +1,79 @@
+"""A hostile reviewer's wrong records and false replies, closed: cancel words after a completed
+log say it stays logged (never "nothing was logged"). Real SQLite store, real understanding
+(grammar, no LLM), real dialog; English and Mandarin."""
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from edge.stages import dialog
+from edge.stages.nlu.understand import Understanding
+from edge.stock.store import Store
+from tests.helpers import csv_store
+
+CSV = """sku,item,location,quantity,unit,aliases,reorder_level
+FUS-5A,fuse,bin 30,60,pcs,fuses,10
+DRL-BIT-6,drill bit,drawer 4,25,pcs,drill bits,5
+GLV-NIT-L,nitrile gloves,shelf A,12,box,gloves,5
+"""
+ZH_CSV = """sku,item,location,quantity,unit,aliases,reorder_level
+FUS-5A,保险丝,30号料箱,60,个,,10
+DRL-BIT-6,钻头,4号抽屉,25,个,,5
+"""
+
+
+def turns(store: Store, language: str, *texts: str) -> list[str]:
+    nlu = Understanding(store.items(), language=language)
+    return [dialog.act(nlu.understand(t), store, t, f"t{k}", language=language).text for k, t in enumerate(texts)]
+
+
+@pytest.mark.parametrize("words", ["forget it", "never mind", "cancel", "oh never mind", "forget about it", "nevermind"])
+def test_cancel_words_after_a_log_say_it_stays_logged(tmp_path, words):
+    with csv_store(tmp_path, CSV) as store:
+        said = turns(store, "en", "we used 3 fuses", words)
+        assert [(r.sku, r.delta) for r in store.records()] == [("FUS-5A", -3)]
+        assert "nothing was logged" not in said[1].lower() and "cancelled" not in said[1].lower()
+        assert said[1] == 'That was already logged: 3 fuses used. It stays logged; say "undo that" to take it back.'
+
+
+def test_cancel_words_after_a_receipt_name_the_receipt(tmp_path):
+    with csv_store(tmp_path, CSV) as store:
+        said = turns(store, "en", "we received 2 drill bits", "forget it")
+        assert said[1].startswith("That was already logged: 2 drill bits received.")
+
+
+def test_cancel_words_with_nothing_before_say_nothing_was_logged_now(tmp_path):
+    with csv_store(tmp_path, CSV) as store:
+        assert turns(store, "en", "forget it") == ["OK, nothing was logged just now."]
+        assert store.records() == []
+
+
+def test_cancel_words_after_an_undo_claim_nothing_stays(tmp_path):
+    with csv_store(tmp_path, CSV) as store:
+        said = turns(store, "en", "we used 3 fuses", "undo that", "never mind")
+        assert said[2] == "OK, nothing was logged just now." and store.get("FUS-5A").quantity == 60
+
+
+def test_an_old_record_is_not_taken_for_the_command_before(tmp_path):
+    now = [datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)]
+    (tmp_path / "inv.csv").write_text(CSV, encoding="utf-8")
+    with Store(tmp_path / "e.db", clock=lambda: now[0]) as store:
+        store.import_csv(tmp_path / "inv.csv")
+        turns(store, "en", "we used 3 fuses")
+        now[0] += timedelta(hours=2)
+        assert turns(store, "en", "forget it") == ["OK, nothing was logged just now."]
+
+
+@pytest.mark.parametrize("words", ["算了", "那算了吧", "算了吧"])
+def test_mandarin_cancel_words_after_a_log_say_it_stays_logged(tmp_path, words):
+    with csv_store(tmp_path, ZH_CSV) as store:
+        said = turns(store, "zh", "用了三个保险丝", words)
+        assert [(r.sku, r.delta) for r in store.records()] == [("FUS-5A", -3)]
+        assert said[1] == "上一条已经记录了：用了3个保险丝。要撤回的话，请说“撤销”。"
+        assert "没有记录" not in said[1]
+
+
+def test_mandarin_cancel_with_nothing_before(tmp_path):
+    with csv_store(tmp_path, ZH_CSV) as store:
+        assert turns(store, "zh", "算了") == ["好的，这次没有记录。"]
