@@ -77,3 +77,19 @@ def test_mandarin_cancel_words_after_a_log_say_it_stays_logged(tmp_path, words):
 def test_mandarin_cancel_with_nothing_before(tmp_path):
     with csv_store(tmp_path, ZH_CSV) as store:
         assert turns(store, "zh", "算了") == ["好的，这次没有记录。"]
+
+
+@pytest.mark.parametrize("text", ["用了三个保险丝，算了", "用了三个保险丝，开玩笑的", "用了三个保险丝 算了吧", "收到五个钻头，当我没说",
+                                  "拿了两个钻头，开个玩笑", "用了三个保险丝。骗你的"])
+def test_mandarin_words_taking_the_change_back_write_nothing(tmp_path, text):
+    with csv_store(tmp_path, ZH_CSV) as store:
+        assert turns(store, "zh", text) == ["好的，你收回了，没有记录。"]
+        assert store.records() == []
+
+
+@pytest.mark.parametrize("text", ["we used 3 fuses, nah forget it", "we used 3 fuses, just kidding",
+                                  "we received 2 drill bits, scratch that"])
+def test_english_words_taking_the_change_back_say_so_not_an_earlier_record(tmp_path, text):
+    with csv_store(tmp_path, CSV) as store:
+        said = turns(store, "en", "we used 3 fuses", text)
+        assert said[1] == "OK, taken back. Nothing was logged." and len(store.records()) == 1

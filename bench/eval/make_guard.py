@@ -71,7 +71,18 @@ def small() -> list[dict]:
     _neighbours(c, ITEMS)
     _second_round(c)
     _third_round(c)
+    _fourth_round(c)
     return c.rows
+
+
+def _fourth_round(c: Cases) -> None:
+    """A fourth reviewer's wrong records (cancel words after a completed log keep it, and say so)."""
+    for before, t in [("we used 3 fuses", "forget it"), ("we used 3 fuses", "never mind"), ("we used 3 fuses", "cancel"),
+                      ("we received 2 drill bits", "forget about it")]:
+        r = rec("FUS-5A", -3, "bin 30") if "fuses" in before else rec("DRL-BIT-6", 2, "drawer 4")
+        c.add("trailing", t, "must", [r], before=[before])
+    for t in ["we received 2 drill bits, scratch that", "we used 4 washers, only joking"]:
+        c.add("trailing", t, "never")
 
 
 def _questions_and_directions(c: Cases, items: list[str], pairs: list[tuple[str, str]]) -> None:
@@ -416,11 +427,19 @@ def zh() -> list[dict]:
                    ("not_count", "用了百分之三十的保险丝"), ("not_count", "用了三号保险丝"), ("unit", "用了三卷扎带")]:
         c.add(cls, t, "never", asks=True if cls == "unit" else None)
     c.add("neighbour", "刚才用了三个保险丝", "must", [rec("FUS-5A", -3, "bin 30")])
+    _zh_fourth_round(c)
     for t, r in [("收到两盒手套", [rec("GLV-NIT-L", 2, "shelf A")]), ("用了一盒手套", [rec("GLV-NIT-L", -1, "shelf A")])]:
         c.add("neighbour", t, "must", r)
     for row in c.rows:
         row["language"] = "zh"
     return c.rows
+
+
+def _zh_fourth_round(c: Cases) -> None:
+    """A fourth reviewer's wrong records in Mandarin (words taking the change back; cancel after a log)."""
+    for t in ["用了三个保险丝，算了", "用了三个保险丝，开玩笑的", "收到五个钻头，当我没说", "拿了两个垫圈 算了吧", "用了三个保险丝。骗你的"]:
+        c.add("trailing", t, "never")
+    c.add("trailing", "算了", "must", [rec("FUS-5A", -3, "bin 30")], before=["用了三个保险丝"])
 
 
 def zh_inventory() -> str:

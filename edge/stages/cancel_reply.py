@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from edge.stages.nlu.types import Intent
 from edge.stages.reply import amount, zh_amount
 from edge.stock.store import Store
 
@@ -19,10 +20,13 @@ _VERB_EN = {"log": ("used", "received"), "transfer": ("moved", "moved"), "count"
 _VERB_ZH = {"log": ("用了", "收到"), "transfer": ("移动了", "移动了"), "count": ("盘点了", "盘点了")}
 
 
-def reply_to_cancel(store: Store, language: str = "en") -> str:
-    """The reply to cancel words said as a command. Names the record just written (not undone) and
-    offers "undo that"; otherwise says only that nothing was logged now (always true: the words
-    write nothing)."""
+def reply_to_cancel(store: Store, language: str = "en", intent: Intent | None = None) -> str:
+    """The reply to cancel words said as a command. A change taken back as it was said ("we used 3
+    fuses, scratch that", "……，算了": ``intent.explain["path"] == "taken back"``) was not written.
+    Cancel words on their own name the record just written (not undone) and offer "undo that";
+    otherwise they say only that nothing was logged now (always true: the words write nothing)."""
+    if intent is not None and (intent.explain or {}).get("path") == "taken back":
+        return "好的，你收回了，没有记录。" if language == "zh" else "OK, taken back. Nothing was logged."
     recs = store.records(last=1)
     rec = recs[-1] if recs else None
     item = store.get(rec.sku) if rec is not None else None

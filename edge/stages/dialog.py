@@ -100,7 +100,7 @@ def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed
     """
     kind = intent.intent
     if kind == "cancel":
-        return Outcome(cancel_reply.reply_to_cancel(store, language))
+        return Outcome(cancel_reply.reply_to_cancel(store, language, intent))
     if intent.refusal == "unexplained":  # a word the parse left over would change the record: nothing written
         why = intent.extra.get("unexplained") or {}
         return Outcome(unexplained_reply(why.get("kind", ""), why.get("words", ""), language))

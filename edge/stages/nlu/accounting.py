@@ -348,6 +348,10 @@ def set_aside(utt: Utterance) -> tuple[str, tuple[str, ...]] | None:
 _TAKEN_BACK = re.compile(r"[\s,.;!-]+(?:(?:oh |no )?(?:scratch|strike|cancel|ignore|disregard) (?:that|it|this)|"
                          r"forget (?:it|that|about it)|never ?mind|(?:i(?:'| a)?m |just |only )?(?:kidding|joking)|"
                          r"not really|april fools?)[\s.!]*$", re.IGNORECASE)
+#: the same in Mandarin: "……，算了" (forget it), "……，开玩笑的" (just kidding), "……，当我没说" (I didn't say it)
+_TAKEN_BACK_ZH = re.compile(r"[\s，,。；;！!、]*(?:那就?|哦|啊|呃)?(?:算了|开玩笑(?:的|呢|啦)?|开个玩笑|骗你的|逗你(?:的|呢)|"
+                            r"当我没说|不算|不作数|别当真|没有的事)[吧啊的呢啦。！!\s]*$")
+_INTERJECTION = re.compile(r"\b(?:oh|no|nah|nope|ah|uh|um|er|well|ok|okay|actually|wait|hmm|哦|啊|呃|嗯|那)\b|[哦啊呃嗯那]")
 #: courtesy and tags at the end that change nothing ("… right", "… ok", "… please", "… thanks")
 _COURTESY = re.compile(r"[\s,.;!-]+(?:right|ok|okay|please|thanks|thank you|cheers|mate|yeah|alright|all right|"
                        r"thx|ta|done|cheers mate|thanks mate)[\s.!]*$", re.IGNORECASE)
@@ -360,11 +364,10 @@ _REASON = re.compile(r"[\s,;-]+(?:because|cause|cos|coz|since(?!\s+" + _SINCE_TI
 
 def taken_back(utt: Utterance) -> str | None:
     """The words that take the whole utterance back when they end it after a change ("we used 3
-    fuses, scratch that", "… just kidding"), or None. English. Raises nothing."""
-    if has_cjk(utt.raw):
-        return None
-    m = _TAKEN_BACK.search(utt.raw)
-    if m is None or not re.search(r"\w", utt.raw[:m.start()]):
+    fuses, scratch that", "… just kidding", "用了三个保险丝，算了"), or None. Raises nothing."""
+    m = (_TAKEN_BACK_ZH if has_cjk(utt.raw) else _TAKEN_BACK).search(utt.raw)
+    before = _INTERJECTION.sub(" ", utt.raw[:m.start()].lower()) if m is not None else ""
+    if m is None or not re.search(r"\w", before):  # "oh never mind" on its own: cancel words, no change said
         return None
     return m.group(0).strip(" ,.;!-")
 
