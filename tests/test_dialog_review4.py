@@ -93,3 +93,38 @@ def test_english_words_taking_the_change_back_say_so_not_an_earlier_record(tmp_p
     with csv_store(tmp_path, CSV) as store:
         said = turns(store, "en", "we used 3 fuses", text)
         assert said[1] == "OK, taken back. Nothing was logged." and len(store.records()) == 1
+
+
+@pytest.mark.parametrize("text", ["we used three fuses three fuses", "we used 3 fuses, 3 fuses", "we used 3 fuses and 3 fuses",
+                                  "we received 3 fuses 3 fuses", "we used 2 drill bits, 2 drill bits"])
+def test_an_identical_count_said_twice_is_asked_not_added(tmp_path, text):
+    with csv_store(tmp_path, CSV) as store:
+        nlu = Understanding(store.items())
+        out = dialog.act(nlu.understand(text), store, text, "t1")
+        assert out.text == "Please say one number: how many?" and store.records() == []
+        done = dialog.follow_up(out.pending, "three", store, "t2")
+        assert [abs(r.delta) for r in store.records()] == [3] and done.record is not None
+
+
+@pytest.mark.parametrize("text, delta", [("we used 3 fuses and 3 more fuses", -6), ("we used 3 fuses and another 3 fuses", -6),
+                                         ("we used 2 fuses and 3 fuses", -5)])
+def test_another_lot_of_the_same_count_is_still_added(tmp_path, text, delta):
+    with csv_store(tmp_path, CSV) as store:
+        turns(store, "en", text)
+        assert [r.delta for r in store.records()] == [delta]
+
+
+@pytest.mark.parametrize("text", ["用了三三个保险丝", "用了两两个钻头", "用了三个保险丝和三个保险丝", "收到五五个保险丝"])
+def test_a_mandarin_numeral_or_count_said_twice_is_asked(tmp_path, text):
+    with csv_store(tmp_path, ZH_CSV) as store:
+        nlu = Understanding(store.items(), language="zh")
+        out = dialog.act(nlu.understand(text), store, text, "t1", language="zh")
+        assert out.text == "请只说一个数：多少？" and store.records() == []
+        dialog.follow_up(out.pending, "两个", store, "t2", "zh")
+        assert [abs(r.delta) for r in store.records()] == [2]
+
+
+def test_thirty_three_in_mandarin_is_still_33(tmp_path):
+    with csv_store(tmp_path, ZH_CSV) as store:
+        turns(store, "zh", "用了三十三个保险丝")
+        assert [r.delta for r in store.records()] == [-33]

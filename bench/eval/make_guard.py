@@ -83,6 +83,10 @@ def _fourth_round(c: Cases) -> None:
         c.add("trailing", t, "must", [r], before=[before])
     for t in ["we received 2 drill bits, scratch that", "we used 4 washers, only joking"]:
         c.add("trailing", t, "never")
+    for t in ["we used three fuses three fuses", "we used 3 fuses, 3 fuses", "we used 3 fuses and 3 fuses",
+              "we received 2 drill bits 2 drill bits"]:
+        c.add("same_item", t, "never", asks=True)
+    c.add("same_item", "we used 3 fuses and 3 more fuses", "must", [rec("FUS-5A", -6, "bin 30")])
 
 
 def _questions_and_directions(c: Cases, items: list[str], pairs: list[tuple[str, str]]) -> None:
@@ -440,6 +444,9 @@ def _zh_fourth_round(c: Cases) -> None:
     for t in ["用了三个保险丝，算了", "用了三个保险丝，开玩笑的", "收到五个钻头，当我没说", "拿了两个垫圈 算了吧", "用了三个保险丝。骗你的"]:
         c.add("trailing", t, "never")
     c.add("trailing", "算了", "must", [rec("FUS-5A", -3, "bin 30")], before=["用了三个保险丝"])
+    for t in ["用了三三个保险丝", "用了两两个钻头", "用了三个保险丝和三个保险丝", "收到五五个垫圈"]:
+        c.add("correction", t, "never", asks=True)
+    c.add("neighbour", "用了三十三个保险丝", "must", [rec("FUS-5A", -33, "bin 30")])
 
 
 def zh_inventory() -> str:
