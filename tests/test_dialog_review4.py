@@ -128,3 +128,48 @@ def test_thirty_three_in_mandarin_is_still_33(tmp_path):
     with csv_store(tmp_path, ZH_CSV) as store:
         turns(store, "zh", "用了三十三个保险丝")
         assert [r.delta for r in store.records()] == [-33]
+
+
+@pytest.mark.parametrize("text, words", [
+    ("we returned 3 fuses to the supplier", "returned 3 fuses to the supplier"),
+    ("we returned 3 fuses back to the vendor", "returned 3 fuses back to the vendor"),
+])
+def test_stock_returned_to_a_supplier_is_never_a_receipt(tmp_path, text, words):
+    with csv_store(tmp_path, CSV) as store:
+        said = turns(store, "en", text)
+        assert store.records() == [] and said[0].startswith(f"Nothing logged: \u201c{words}\u201d takes stock out")
+
+
+@pytest.mark.parametrize("text", ["the delivery of 10 fuses is late", "the shipment of 10 fuses hasn't arrived",
+                                  "we used to use 3 fuses", "we use 3 fuses", "I use 3 fuses", "they use 2 drill bits",
+                                  "we received 10 fuses, the delivery is late"])
+def test_a_change_not_said_as_done_writes_nothing_and_says_why(tmp_path, text):
+    with csv_store(tmp_path, CSV) as store:
+        said = turns(store, "en", text)
+        assert store.records() == [] and "does not say a change that happened" in said[0]
+
+
+@pytest.mark.parametrize("text, delta", [("we used 3 fuses", -3), ("use 3 fuses", -3), ("we returned 3 fuses", 3),
+                                         ("the delivery of 10 fuses arrived", 10), ("we received 10 fuses", 10)])
+def test_neighbours_of_the_not_done_phrases_still_log(tmp_path, text, delta):
+    with csv_store(tmp_path, CSV) as store:
+        turns(store, "en", text)
+        assert [r.delta for r in store.records()] == [delta]
+
+
+@pytest.mark.parametrize("text", ["退回三个保险丝给供应商", "退回两个钻头", "从小王那拿了三个保险丝", "从老李那里领了两个钻头"])
+def test_mandarin_returned_or_taken_from_a_person_is_asked_not_written(tmp_path, text):
+    with csv_store(tmp_path, ZH_CSV) as store:
+        said = turns(store, "zh", text)
+        assert store.records() == [] and said[0].startswith("没有记录：") and "说不清是出库还是入库" in said[0]
+
+
+@pytest.mark.parametrize("text, language", [
+    ("we sent back 2 drill bits to the manufacturer", "en"), ("the order of 10 fuses is delayed", "en"),
+    ("we normally use 3 fuses", "en"), ("I wish we had used 3 fuses", "en"), ("I doubt we used 3 fuses", "en"),
+    ("tell me whether we used 3 fuses", "en"), ("let's use 3 fuses", "en"), ("退还两个钻头给厂家", "zh"),
+    ("把三个保险丝退给供应商", "zh")])
+def test_other_wordings_of_those_write_nothing(tmp_path, text, language):
+    with csv_store(tmp_path, ZH_CSV if language == "zh" else CSV) as store:
+        said = turns(store, language, text)
+        assert store.records() == [] and not said[0].startswith(("Logged", "已记录")), said

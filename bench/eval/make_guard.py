@@ -87,6 +87,13 @@ def _fourth_round(c: Cases) -> None:
               "we received 2 drill bits 2 drill bits"]:
         c.add("same_item", t, "never", asks=True)
     c.add("same_item", "we used 3 fuses and 3 more fuses", "must", [rec("FUS-5A", -6, "bin 30")])
+    for t in ["we returned 3 fuses to the supplier", "we sent back 2 drill bits to the manufacturer",
+              "the delivery of 10 fuses is late", "the shipment of 10 washers hasn't arrived"]:
+        c.add("direction", t, "never")
+    for t in ["we used to use 3 fuses", "we use 3 fuses", "we normally use 2 washers", "I use 3 fuses",
+              "I wish we had used 3 fuses", "I doubt we used 3 fuses", "tell me whether we used 3 fuses", "let's use 3 fuses"]:
+        c.add("modal", t, "never")
+    c.add("neighbour", "the delivery of 10 fuses arrived", "must", [rec("FUS-5A", 10, "bin 30")])
 
 
 def _questions_and_directions(c: Cases, items: list[str], pairs: list[tuple[str, str]]) -> None:
@@ -447,6 +454,8 @@ def _zh_fourth_round(c: Cases) -> None:
     for t in ["用了三三个保险丝", "用了两两个钻头", "用了三个保险丝和三个保险丝", "收到五五个垫圈"]:
         c.add("correction", t, "never", asks=True)
     c.add("neighbour", "用了三十三个保险丝", "must", [rec("FUS-5A", -33, "bin 30")])
+    for t in ["退回三个保险丝给供应商", "退还两个钻头给厂家", "从小王那拿了三个保险丝", "从老李那里领了两个垫圈"]:
+        c.add("other_item", t, "never")
 
 
 def zh_inventory() -> str:

@@ -75,6 +75,30 @@ _HEDGE = re.compile(r"\b(?:(?:i|we) (?:think|thought|guess|believe|reckon|suppos
                     r"if i remember(?: right(?:ly)?)?|iirc|may have|might have|must have)\b")
 
 
+#: said as a habit, a wish, a doubt, a request to be told or a plan, not as a change that happened
+_NOT_DONE = re.compile(r"\b(?:we|i|they|you) (?:usually |normally |always |often |typically |generally |mostly )?"
+                       r"(?:use|take|need|go through|get|receive)\b|\bused to (?:use|take|need|get|receive|have)\b|"
+                       r"\b(?:i|we) wish\b|\bif only\b|\bi doubt\b|\bwhether\b|\btell me if\b|\blets\b|\blet us\b|"
+                       r"\b(?:delivery|shipment|order|parcel|package|consignment)\b.*\b(?:late|delayed|overdue|missing|"
+                       r"expected|due|pending|on (?:its|the) way|not (?:here|arrived|come|in)|hasnt|has not|didnt|did not|"
+                       r"never)\b")
+#: stock sent back to whoever supplied it leaves the store: "returned" alone reads as stock coming back
+_BACK_TO_SUPPLIER = re.compile(r"\b(?:returned|return|returning|sent back|send back|shipped back|took back)\b.*"
+                               r"\b(?:to|for) (?:the |our |a )?(?:supplier|vendor|manufacturer|seller|wholesaler|"
+                               r"distributor|shop|store|dealer|factory)s?\b")
+
+
+def not_done(norm: str) -> tuple[str, str] | None:
+    """A change said as a habit, wish, doubt or one still to come ("we use 3 fuses", "we used to
+    use", "I wish we had used", "the delivery of 10 fuses is late"): ``("not_done", words)``; stock
+    returned to a supplier (the parse reads "returned" as in): ``("direction_back", words)``; else None."""
+    m = _BACK_TO_SUPPLIER.search(norm)
+    if m:
+        return "direction_back", m.group(0)
+    m = _NOT_DONE.search(norm)
+    return ("not_done", m.group(0)) if m else None
+
+
 def hedge(norm: str) -> str | None:
     """The words of a hedge on the change itself, or None."""
     m = _HEDGE.search(norm)
@@ -179,6 +203,9 @@ _PAST_ZH = re.compile(r"昨天|前天|上周|上星期|上礼拜|上个?月|去�
 #: a second item after "and" without its own count: "三个保险丝和垫圈"
 _JOIN_ZH = re.compile(rf"\d+\s*[{MEASURE_WORDS}]?[^\d，,。和跟及]+(?:和|跟|以及|还有|及)(?!\s*\d+\s*[{MEASURE_WORDS}])"
                       rf"(?!\s*\d+\s*$)([^，,。]{{2,}})")
+#: sent back to the supplier (退回, 退给, 退还): out of the store, never a receipt; taken from a person
+#: (从小王那拿了): whose stock is not said
+_BACK_ZH = re.compile(r"退回|退给|退还|退货|还给(?:供应商|厂家|厂商|商家)|从[^\d，,。]{1,4}那(?:里|儿|边)?(?:拿|领|取)")
 _HABIT_ZH = re.compile(r"每天|每周|每星期|每个?月|每次|每班|经常|平时|总是|一般|天天|通常")
 _FUTURE_ZH = re.compile(r"明天|后天|下周|下星期|下个?月|将要|打算|准备|计划|要用|会用|要拿|要领|待会|等会|一会儿")
 _STOCK_VERB_ZH = re.compile(r"用|拿|领|取|收|入库|出库|消耗|补")
@@ -191,6 +218,9 @@ def zh_leftover(norm: str, joined: bool) -> tuple[str, str] | None:
     m = _SIZE_ZH.search(norm)
     if m:
         return "size", m.group(0)
+    m = _BACK_ZH.search(norm)
+    if m:
+        return "direction_back", m.group(0)
     m = _ORDINAL_ZH.search(norm)
     if m:
         return "not_count", m.group(0)

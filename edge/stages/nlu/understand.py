@@ -113,6 +113,14 @@ def restated(intent: Intent, text: str) -> bool:
     return False
 
 
+def _once_or_twice(intent: Intent, text: str) -> Intent:
+    """A log that says one count twice (:func:`restated`) as one part with its count asked (``range``)."""
+    if intent.intent != "log_record" or not restated(intent, text):
+        return intent
+    return dataclasses.replace(intent.parts[0], quantity=None, refusal="range", text=text,
+                               explain={**intent.explain, "restated": f"{intent.parts[0].quantity} twice"})
+
+
 def _unanswered(intent: Intent) -> bool:
     """A template's reading that answers nothing: a records question with no fields it could read
     ("I can't answer that one from the records"), an item nobody stocks, or an order refused as a log
@@ -348,9 +356,7 @@ class Understanding:
             intent = self.grammar.records.cannot(text, None)
         if intent.intent == "log_record" and self.language == "en" and not has_cjk(text):
             intent = self._counts_checked(intent, text)  # more counts said than held: one number is asked
-        if intent.intent == "log_record" and restated(intent, text):  # "3 fuses, 3 fuses": once or twice? asked
-            intent = dataclasses.replace(intent.parts[0], quantity=None, refusal="range", text=text,
-                                         explain={**intent.explain, "restated": f"{intent.parts[0].quantity} twice"})
+        intent = _once_or_twice(intent, text)  # "3 fuses, 3 fuses": one lot said again, or two? asked
         intent = self._accounted_zh(intent, utt) if has_cjk(text) else accounted(intent, utt, self.name_tokens)
         if intent.intent == "log_record" and intent.quantity == 2 and LOOSE_COUNT.search(text.lower()):
             intent = dataclasses.replace(intent, extra={**intent.extra, "loose_count": True})
