@@ -173,3 +173,38 @@ def test_other_wordings_of_those_write_nothing(tmp_path, text, language):
     with csv_store(tmp_path, ZH_CSV if language == "zh" else CSV) as store:
         said = turns(store, language, text)
         assert store.records() == [] and not said[0].startswith(("Logged", "已记录")), said
+
+
+@pytest.mark.parametrize("answer", ["yes from bin 12", "yes, bin 12", "yeah from bin 12 please"])
+def test_a_yes_naming_another_place_than_the_one_offered_writes_nothing(tmp_path, answer):
+    with csv_store(tmp_path, CSV) as store:
+        nlu = Understanding(store.items())
+        out = dialog.act(nlu.understand("we used 3 fuses from bin 12"), store, "we used 3 fuses from bin 12", "t1")
+        assert out.text.endswith("Bin 30, then? Say yes or no.")
+        done = dialog.follow_up(out.pending, answer, store, "t2")
+        assert store.records() == [] and "nothing was logged" in done.text
+
+
+@pytest.mark.parametrize("answer", ["yes", "yes bin 30", "yes, from bin 30"])
+def test_a_yes_naming_the_place_offered_still_logs(tmp_path, answer):
+    with csv_store(tmp_path, CSV) as store:
+        nlu = Understanding(store.items())
+        out = dialog.act(nlu.understand("we used 3 fuses from bin 12"), store, "we used 3 fuses from bin 12", "t1")
+        dialog.follow_up(out.pending, answer, store, "t2")
+        assert [(r.sku, r.delta, r.location) for r in store.records()] == [("FUS-5A", -3, "bin 30")]
+
+
+@pytest.mark.parametrize("text", ["we moved 3 fuses and 2 drill bits to shelf A", "moved 5 fuses from bin 30 to drawer 4 and used 2",
+                                  "move 3 fuses and 4 drill bits to shelf B"])
+def test_a_move_saying_two_counts_writes_nothing_even_after_yes(tmp_path, text):
+    with csv_store(tmp_path, CSV) as store:
+        said = turns(store, "en", text, "yes")
+        assert store.records() == [] and said[0] == "Nothing logged: I heard 2 counts in one change. Please say each change on its own."
+
+
+def test_a_move_of_one_count_still_asks_for_the_new_place(tmp_path):
+    with csv_store(tmp_path, CSV) as store:
+        nlu = Understanding(store.items())
+        out = dialog.act(nlu.understand("move 3 fuses to shelf A"), store, "move 3 fuses to shelf A", "t1")
+        dialog.follow_up(out.pending, "yes", store, "t2")
+        assert [(r.sku, r.delta) for r in store.records()] == [("FUS-5A", -3), ("FUS-5A", 3)]

@@ -41,6 +41,7 @@ def unexplained_reply(kind: str, words: str, language: str = "en") -> str:
             "size": f"Nothing logged: you said \u201c{words}\u201d, and the item I found is not that size. "
                     "Please say which one, with its size.",
             "hedge": f"Nothing logged: you said \u201c{words}\u201d. Say it again when you are sure.",
+            "counts": f"Nothing logged: I heard {words} in one change. Please say each change on its own.",
             "not_done": f"Nothing logged: \u201c{words}\u201d does not say a change that happened. When it has, "
                         "say it plainly, like 'we used 3 fuses'.",
             "direction_back": f"Nothing logged: \u201c{words}\u201d takes stock out, not in, and I won't guess. "

@@ -541,6 +541,17 @@ def _unit_words(unit: str | None) -> set[str]:
     return set(_UNIT_SAID.get(u, f"{u} {u}s").split()) | {u}
 
 
+def _other_place(pending, spoken: str) -> bool:
+    """Whether the answer names a place that is not the one the question settled on: "yes from bin
+    12" to "no fuses in bin 12 … Bin 30, then?" (bin 12 is in the command's words, but not its place)."""
+    if pending.kind == "choose_place":
+        return False
+    toks = spoken.split()
+    named = {f"{w} {toks[i + 1]}" for i, w in enumerate(toks[:-1]) if w in LOCATION_WORDS}
+    held = {" ".join(_spoken(p).split()) for p in (pending.intent.location, pending.intent.to_location, *pending.places) if p}
+    return any(n not in held for n in named)
+
+
 def _allowed_words(pending, item) -> set[str]:
     """Every word an answer to ``pending`` (about ``item``, or None) may say without saying more
     than its answer."""
@@ -597,6 +608,8 @@ def answer_overreaches(pending, text: str, store=None) -> bool:
     if pending.kind == "choose_item" and not pending.candidates:
         return False  # "which item?": any name of the inventory is the answer
     spoken = _spoken(text)
+    if _other_place(pending, spoken):
+        return True
     toks = spoken.split()
     # "the second one", "that one": a pronoun, not a count ("one eighteen" stays a number)
     bare = " ".join(t for i, t in enumerate(toks) if not (

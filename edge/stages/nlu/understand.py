@@ -356,6 +356,7 @@ class Understanding:
             intent = self.grammar.records.cannot(text, None)
         if intent.intent == "log_record" and self.language == "en" and not has_cjk(text):
             intent = self._counts_checked(intent, text)  # more counts said than held: one number is asked
+        intent = self._moved_counts(intent, text)  # "moved 3 fuses and 2 drill bits": one move holds one count
         intent = _once_or_twice(intent, text)  # "3 fuses, 3 fuses": one lot said again, or two? asked
         intent = self._accounted_zh(intent, utt) if has_cjk(text) else accounted(intent, utt, self.name_tokens)
         if intent.intent == "log_record" and intent.quantity == 2 and LOOSE_COUNT.search(text.lower()):
@@ -416,6 +417,15 @@ class Understanding:
             return dataclasses.replace(intent, quantity=None,
                                        explain={**intent.explain, "pairs_said": f"counted in {item.unit}"})
         return intent
+
+    def _moved_counts(self, intent: Intent, text: str) -> Intent:
+        """A move whose words say more counts than its one count ("we moved 3 fuses and 2 drill bits
+        to shelf A", "moved 5 fuses to drawer 4 and used 2"): nothing is written, the counts said back. English."""
+        if intent.intent != "transfer" or self.language != "en" or has_cjk(text) or intent.refusal is not None:
+            return intent
+        item = self._by_sku.get(intent.sku) if intent.sku else None
+        said = counts_said(text, [item.item, *item.aliases] if item is not None else [])
+        return refused_unexplained(intent, "counts", f"{said} counts") if said > 1 else intent
 
     def _paraphrase(self, text: str) -> Intent | None:
         if self.language != "en" or self._paraphraser is None or len(text.split()) < MIN_WORDS_PARAPHRASE:
