@@ -94,9 +94,9 @@ def _fourth_round(c: Cases) -> None:
               "I wish we had used 3 fuses", "I doubt we used 3 fuses", "tell me whether we used 3 fuses", "let's use 3 fuses"]:
         c.add("modal", t, "never")
     c.add("neighbour", "the delivery of 10 fuses arrived", "must", [rec("FUS-5A", 10, "bin 30")])
-    for a in ["yes from bin 12", "yeah, bin 12"]:
-        c.add("correction", "we used 3 fuses from bin 12", "never", answers=[a])
-    c.add("neighbour", "we used 3 fuses from bin 12", "may", [rec("FUS-5A", -3, "bin 30")], answers=["yes, from bin 30"])
+    for t, a in [("we used 3 fuses from bin 12", "yes from bin 12"), ("we used 2 fuses from bin 12", "yeah, bin 12")]:
+        c.add("correction", t, "never", answers=[a])
+    c.add("neighbour", "we used 4 fuses from bin 12", "may", [rec("FUS-5A", -4, "bin 30")], answers=["yes, from bin 30"])
     for t in ["we moved 3 fuses and 2 drill bits to shelf A", "moved 5 fuses from bin 30 to drawer 4 and used 2"]:
         c.add("other_item", t, "never", answers=["yes"])
 
