@@ -208,3 +208,31 @@ def test_a_move_of_one_count_still_asks_for_the_new_place(tmp_path):
         out = dialog.act(nlu.understand("move 3 fuses to shelf A"), store, "move 3 fuses to shelf A", "t1")
         dialog.follow_up(out.pending, "yes", store, "t2")
         assert [(r.sku, r.delta) for r in store.records()] == [("FUS-5A", -3), ("FUS-5A", 3)]
+
+
+def zh_answer(tmp_path, command: str, answer: str):
+    csv = ZH_CSV + "GLV-NIT-L,丁腈手套,A号货架,12,box,手套,5\n"
+    with csv_store(tmp_path, csv) as store:
+        nlu = Understanding(store.items(), language="zh")
+        out = dialog.act(nlu.understand(command), store, command, "t1", language="zh")
+        assert out.pending is not None, out.text
+        done = dialog.follow_up(out.pending, answer, store, "t2", "zh")
+        return done.text, [(r.sku, r.delta) for r in store.records()]
+
+
+@pytest.mark.parametrize("command, answer", [
+    ("用了三四个保险丝", "三个钻头"), ("用了三四个保险丝", "大概四个"), ("用了三四个保险丝", "十几个"),
+    ("用了三四个保险丝", "四个左右"), ("用了三四个保险丝", "四盒"), ("用了三四个保险丝", "二十来个"),
+    ("从十二号箱拿了三个保险丝", "是，四个"), ("从十二号箱拿了三个保险丝", "对，五个"), ("用了三双手套", "一盒半"),
+    ("用了三四个保险丝", "可能四个")])
+def test_a_mandarin_answer_saying_more_than_asked_writes_nothing(tmp_path, command, answer):
+    text, written = zh_answer(tmp_path, command, answer)
+    assert written == [] and text == "这个回答超出了我的问题，所以没有记录。请把整条命令再说一遍。"
+
+
+@pytest.mark.parametrize("command, answer, written", [
+    ("用了三四个保险丝", "四个", [("FUS-5A", -4)]), ("用了三四个保险丝", "四", [("FUS-5A", -4)]),
+    ("从十二号箱拿了三个保险丝", "是", [("FUS-5A", -3)]), ("从十二号箱拿了三个保险丝", "是，三个", [("FUS-5A", -3)]),
+    ("用了三双手套", "三盒", [("GLV-NIT-L", -3)]), ("用了三四个保险丝", "四个保险丝", [("FUS-5A", -4)])])
+def test_a_plain_mandarin_answer_still_logs(tmp_path, command, answer, written):
+    assert zh_answer(tmp_path, command, answer)[1] == written

@@ -461,6 +461,10 @@ def _zh_fourth_round(c: Cases) -> None:
     c.add("neighbour", "用了三十三个保险丝", "must", [rec("FUS-5A", -33, "bin 30")])
     for t in ["退回三个保险丝给供应商", "退还两个钻头给厂家", "从小王那拿了三个保险丝", "从老李那里领了两个垫圈"]:
         c.add("other_item", t, "never")
+    for t, a in [("用了三四个保险丝", "三个钻头"), ("用了四五个保险丝", "大概四个"), ("用了两三个保险丝", "十几个"),
+                 ("用了五六个保险丝", "四盒"), ("从十二号箱拿了三个保险丝", "是，四个"), ("用了三双手套", "一盒半")]:
+        c.add("correction", t, "never", answers=[a])
+    c.add("correction", "用了三四个钻头", "may", [rec("DRL-BIT-6", -4, "drawer 4")], answers=["四个"])
 
 
 def zh_inventory() -> str:

@@ -211,6 +211,12 @@ _FUTURE_ZH = re.compile(r"明天|后天|下周|下星期|下个?月|将要|打�
 _STOCK_VERB_ZH = re.compile(r"用|拿|领|取|收|入库|出库|消耗|补")
 
 
+def hedge_zh(norm: str) -> str | None:
+    """The words of a Mandarin hedge (大概, 可能, 差不多 …) in ``norm``, or None."""
+    m = _HEDGE_ZH.search(norm)
+    return m.group(0) if m else None
+
+
 def zh_leftover(norm: str, joined: bool) -> tuple[str, str] | None:
     """A Mandarin word the log's parse leaves unexplained (see module doc) in ``norm`` (numerals as
     digits): ``(kind, words)`` or None. ``joined``: the parse already holds several parts (each
