@@ -236,3 +236,36 @@ def test_a_mandarin_answer_saying_more_than_asked_writes_nothing(tmp_path, comma
     ("用了三双手套", "三盒", [("GLV-NIT-L", -3)]), ("用了三四个保险丝", "四个保险丝", [("FUS-5A", -4)])])
 def test_a_plain_mandarin_answer_still_logs(tmp_path, command, answer, written):
     assert zh_answer(tmp_path, command, answer)[1] == written
+
+
+@pytest.mark.parametrize("text, start", [
+    ("we used 3 fuses instead of drill bits", "Nothing logged: you corrected yourself (\u201cinstead of\u201d)"),
+    ("we used 3 drill bits rather than fuses", "Nothing logged: you corrected yourself (\u201crather than\u201d)"),
+    ("we used almost 3 fuses", "Nothing logged: you said \u201calmost\u201d"),
+    ("we used nearly 3 fuses", "Nothing logged: you said \u201cnearly\u201d"),
+    ("we used the last 3 fuses", "Nothing logged: \u201cthe last 3\u201d would leave none"),
+    ("we used 3 fuses today in total", "Nothing logged: \u201cin total\u201d may include changes already logged"),
+    ("we used 3 fuses so far", "Nothing logged: \u201cso far\u201d may include changes already logged"),
+    ("we used fuses and drill bits, 3 each", "Nothing logged: \u201ceach\u201d is not how many"),
+    ("we used a third of the fuses", "Nothing logged: \u201ca 3 of\u201d is not how many"),
+    ("we used two thirds of the fuses", "Nothing logged: \u201c2 thirds of\u201d is not how many"),
+])
+def test_a_number_that_is_no_plain_count_writes_nothing(tmp_path, text, start):
+    with csv_store(tmp_path, CSV) as store:
+        said = turns(store, "en", text)
+        assert store.records() == [] and said[0].startswith(start), said
+
+
+@pytest.mark.parametrize("text", ["we used 3 fuses for the pump", "we used 3 fuses on the last job", "we used 3 fuses from bin 30"])
+def test_neighbours_of_the_not_plain_words_still_log(tmp_path, text):
+    with csv_store(tmp_path, CSV) as store:
+        turns(store, "en", text)
+        assert [r.delta for r in store.records()] == [-3]
+
+
+@pytest.mark.parametrize("text", ["用了三分之一的垫圈", "我们三个人用了三个保险丝", "每人用了三个保险丝", "用了二十来个保险丝",
+                                  "今天总共用了三个保险丝", "保险丝和钻头各用了三个", "一共收到五个钻头"])
+def test_a_mandarin_number_that_is_no_plain_count_writes_nothing(tmp_path, text):
+    with csv_store(tmp_path, ZH_CSV) as store:
+        said = turns(store, "zh", text)
+        assert store.records() == [] and said[0].startswith("没有记录"), said

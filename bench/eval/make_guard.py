@@ -99,6 +99,12 @@ def _fourth_round(c: Cases) -> None:
     c.add("neighbour", "we used 4 fuses from bin 12", "may", [rec("FUS-5A", -4, "bin 30")], answers=["yes, from bin 30"])
     for t in ["we moved 3 fuses and 2 drill bits to shelf A", "moved 5 fuses from bin 30 to drawer 4 and used 2"]:
         c.add("other_item", t, "never", answers=["yes"])
+    for cls, t in [("other_item", "we used 3 fuses instead of drill bits"), ("other_item", "we used fuses and drill bits, 3 each"),
+                   ("not_count", "we used a third of the washers"), ("not_count", "we used two thirds of the fuses"),
+                   ("qualifier", "we used almost 3 fuses"), ("qualifier", "we used nearly 3 fuses"),
+                   ("qualifier", "we used at least 3 fuses"), ("not_count", "we used the last 3 fuses"),
+                   ("time", "we used 3 fuses today in total"), ("time", "we used 3 fuses so far")]:
+        c.add(cls, t, "never")
 
 
 def _questions_and_directions(c: Cases, items: list[str], pairs: list[tuple[str, str]]) -> None:
@@ -465,6 +471,10 @@ def _zh_fourth_round(c: Cases) -> None:
                  ("用了五六个保险丝", "四盒"), ("从十二号箱拿了三个保险丝", "是，四个"), ("用了三双手套", "一盒半")]:
         c.add("correction", t, "never", answers=[a])
     c.add("correction", "用了三四个钻头", "may", [rec("DRL-BIT-6", -4, "drawer 4")], answers=["四个"])
+    for cls, t in [("not_count", "用了三分之一的垫圈"), ("not_count", "我们三个人用了三个保险丝"), ("not_count", "每人用了三个保险丝"),
+                   ("hedge", "用了二十来个保险丝"), ("time", "今天总共用了三个保险丝"), ("other_item", "保险丝和钻头各用了三个"),
+                   ("hedge", "用了十几个保险丝")]:
+        c.add(cls, t, "never")
 
 
 def zh_inventory() -> str:

@@ -33,14 +33,23 @@ import re
 from dataclasses import dataclass
 
 from edge.stages.nlu.filler import has_cjk, strip_leading_fillers
-from edge.stages.nlu.leftovers import hedge, not_count, not_done, past_time, size_not_had, someone_else, zh_leftover
+from edge.stages.nlu.leftovers import (
+    hedge,
+    not_count,
+    not_done,
+    not_plain,
+    past_time,
+    size_not_had,
+    someone_else,
+    zh_leftover,
+)
 from edge.stages.nlu.lexicon import IN_WORDS, LOCATION_WORDS, LOG_WORDS, OUT_WORDS, normalize_text
 from edge.stages.nlu.numbers_zh import MEASURE_WORDS, normalize_numbers_zh
 from edge.stages.nlu.types import Intent
 from edge.stages.nlu.zh import OUT_VERBS
 
 #: the kinds :func:`unexplained` reports, in the order it checks them
-KINDS = ("question", "someone", "time", "not_done", "direction_back", "direction", "counts", "frequency", "but",
+KINDS = ("question", "someone", "time", "not_done", "direction_back", "last", "total", "not_plain", "direction", "counts", "frequency", "but",
          "other_item", "negation", "size", "not_count", "hedge", "correction")
 
 _QUESTION = re.compile(r"(?:^|\b(?:and|so|but|ok|okay|hey|then)\s+)(?:why|how come|who|whom|whose|since when|what for|"
@@ -139,7 +148,7 @@ def unexplained(intent: Intent, utt: Utterance, names=None) -> Unexplained | Non
     words = hedge(norm)
     if words:
         return Unexplained("hedge", words)
-    got = not_done(norm)
+    got = not_done(norm) or not_plain(norm)
     if got is not None:
         return Unexplained(*got)
     if intent.intent == "log_record":

@@ -88,6 +88,30 @@ _BACK_TO_SUPPLIER = re.compile(r"\b(?:returned|return|returning|sent back|send b
                                r"distributor|shop|store|dealer|factory)s?\b")
 
 
+#: words that make the number no plain count of this change: a share ("a third of"), people ("3 of us"),
+#: per person ("each"), an approximation ("almost 3"), "instead of", the stock's end ("the last 3") or
+#: a total that may hold changes already logged ("in total", "so far")
+_NOT_PLAIN = (("not_count", re.compile(r"\b(?:a|one|two|three|\d+) (?:third|quarter|fifth|tenth)s? of\b|\bhalf of\b|"
+                                       r"\ba \d+ of\b|"  # "a third of" as normalized ("a 3 of")
+                                       r"\b(?:\d+|all|each|both|some|two|three|four|five) of us\b|\b(?:each|apiece)\b|"
+                                       r"\bper (?:person|head)\b")),
+              ("hedge", re.compile(r"\b(?:almost|nearly|roughly|approximately|about|around|close to|just under|just over|"
+                                   r"or so|give or take|at least|at most|more or less|or more|or less)\b")),
+              ("correction", re.compile(r"\binstead of\b|\brather than\b")),
+              ("last", re.compile(r"\bthe (?:last|final|remaining) \d+\b")),
+              ("total", re.compile(r"\b(?:in total|total|altogether|all together|in all|so far|all day|all week)\b")))
+
+
+def not_plain(norm: str) -> tuple[str, str] | None:
+    """``(kind, words)`` when a word makes the number no plain count of one change (see
+    :data:`_NOT_PLAIN`), else None. English, normalized text (numbers as digits)."""
+    for kind, pattern in _NOT_PLAIN:
+        m = pattern.search(norm)
+        if m:
+            return kind, m.group(0)
+    return None
+
+
 def not_done(norm: str) -> tuple[str, str] | None:
     """A change said as a habit, wish, doubt or one still to come ("we use 3 fuses", "we used to
     use", "I wish we had used", "the delivery of 10 fuses is late"): ``("not_done", words)``; stock
@@ -196,7 +220,7 @@ def size_not_had(tokens: tuple[str, ...], names_tokens: list[tuple[str, ...]], c
 _SIZE_ZH = re.compile(r"(\d+(?:\.\d+)?)\s*(毫米|厘米|公分|mm|cm|安培?|伏|瓦|寸|英寸)")
 #: an ordinal, a share or a label (第三个, 百分之三十, 三号保险丝; 三号箱 is a place)
 _ORDINAL_ZH = re.compile(r"第\s*\d+|百分之\s*\d+|\d+\s*%|\d+\s*成|\d+号(?!\s*(?:料箱|箱子|箱|抽屉|货架|架子|架))")
-_HEDGE_ZH = re.compile(r"可能|大概|也许|或许|好像|似乎|估计|差不多|大约|左右|应该是|说不定")
+_HEDGE_ZH = re.compile(r"可能|大概|也许|或许|好像|似乎|估计|差不多|大约|左右|应该是|说不定|\d+来[个盒箱包只]|\d+多[个盒箱包只]|几")
 #: a correction marker the guards did not resolve (no number after it: the item was corrected)
 _CORRECTION_ZH = re.compile(rf"(?:不是|不对|说错了|我是说|哦不|更正)(?![，,。\s]*(?:是|应该是)?\d+\s*[{MEASURE_WORDS}]?\s*[。！!]?\s*$)")
 _PAST_ZH = re.compile(r"昨天|前天|上周|上星期|上礼拜|上个?月|去年|几天前|\d+天前|上次")
@@ -206,6 +230,9 @@ _JOIN_ZH = re.compile(rf"\d+\s*[{MEASURE_WORDS}]?[^\d，,。和跟及]+(?:和|�
 #: sent back to the supplier (退回, 退给, 退还): out of the store, never a receipt; taken from a person
 #: (从小王那拿了): whose stock is not said
 _BACK_ZH = re.compile(r"退回|退给|退还|退货|还给(?:供应商|厂家|厂商|商家)|从[^\d，,。]{1,4}那(?:里|儿|边)?(?:拿|领|取)")
+_TOTAL_ZH = ("总共", "一共", "总计", "合计", "累计", "加起来")
+#: a share (三分之一), people (我们三个人, 每人), or a total that may hold changes already logged (总共)
+_NOT_PLAIN_ZH = re.compile(r"分之|\d+个人|每人|每个人|人均|各|" + "|".join(_TOTAL_ZH))
 _HABIT_ZH = re.compile(r"每天|每周|每星期|每个?月|每次|每班|经常|平时|总是|一般|天天|通常")
 _FUTURE_ZH = re.compile(r"明天|后天|下周|下星期|下个?月|将要|打算|准备|计划|要用|会用|要拿|要领|待会|等会|一会儿")
 _STOCK_VERB_ZH = re.compile(r"用|拿|领|取|收|入库|出库|消耗|补")
@@ -227,6 +254,9 @@ def zh_leftover(norm: str, joined: bool) -> tuple[str, str] | None:
     m = _BACK_ZH.search(norm)
     if m:
         return "direction_back", m.group(0)
+    m = _NOT_PLAIN_ZH.search(norm)
+    if m:
+        return ("total" if m.group(0) in _TOTAL_ZH else "not_plain"), m.group(0)
     m = _ORDINAL_ZH.search(norm)
     if m:
         return "not_count", m.group(0)
