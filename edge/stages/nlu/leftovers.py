@@ -77,7 +77,7 @@ _HEDGE = re.compile(r"\b(?:(?:i|we) (?:think|thought|guess|believe|reckon|suppos
 
 #: said as a habit, a wish, a doubt, a request to be told or a plan, not as a change that happened
 _NOT_DONE = re.compile(r"\b(?:we|i|they|you) (?:usually |normally |always |often |typically |generally |mostly )?"
-                       r"(?:use|take|need|go through|get|receive)\b|\bused to (?:use|take|need|get|receive|have)\b|"
+                       r"(?:use|take|go through|receive)\b|\bused to (?:use|take|need|get|receive|have)\b|"
                        r"\b(?:i|we) wish\b|\bif only\b|\bi doubt\b|\bwhether\b|\btell me if\b|\blets\b|\blet us\b|"
                        r"\b(?:delivery|shipment|order|parcel|package|consignment)\b.*\b(?:late|delayed|overdue|missing|"
                        r"expected|due|pending|on (?:its|the) way|not (?:here|arrived|come|in)|hasnt|has not|didnt|did not|"
