@@ -83,8 +83,8 @@ def _fourth_round(c: Cases) -> None:
         c.add("trailing", t, "must", [r], before=[before])
     for t in ["we received 2 drill bits, scratch that", "we used 4 washers, only joking"]:
         c.add("trailing", t, "never")
-    for t in ["we used three fuses three fuses", "we used 3 fuses, 3 fuses", "we used 3 fuses and 3 fuses",
-              "we received 2 drill bits 2 drill bits"]:
+    c.add("same_item", "we used 3 fuses and 3 fuses", "may", [rec("FUS-5A", -6, "bin 30")])
+    for t in ["we used three fuses three fuses", "we used 3 fuses, 3 fuses", "we received 2 drill bits 2 drill bits"]:
         c.add("same_item", t, "never", asks=True)
     c.add("same_item", "we used 3 fuses and 3 more fuses", "must", [rec("FUS-5A", -6, "bin 30")])
     for t in ["we returned 3 fuses to the supplier", "we sent back 2 drill bits to the manufacturer",
@@ -243,7 +243,8 @@ def _second_round(c: Cases) -> None:
             ("must", "we received 5 dozen washers", [rec(wsh[0], 60, wsh[1])]),
             ("must", "we used 3 fuses, actually no, 4", [rec(fus[0], -4, fus[1])]),
             ("must", "we used 2 fuses and another 2 fuses", [rec(fus[0], -4, fus[1])]),
-            ("must", "we used two fuses and two fuses", [rec(fus[0], -4, fus[1])]),
+            # one count said twice with "and": two lots or the same said again; asked (or -4)
+            ("may", "we used two fuses and two fuses", [rec(fus[0], -4, fus[1])]),
             ("may", "we used 3 fuses yesterday and 2 fuses today", [rec(fus[0], -5, fus[1])]),
             ("may", "log 3 fuses used and 3 fuses used", [rec(fus[0], -6, fus[1])]),
             ("may", "we took 3 fuses from bin 30 and 3 fuses from bin 30", [rec(fus[0], -6, fus[1])]),
