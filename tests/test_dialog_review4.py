@@ -269,3 +269,25 @@ def test_a_mandarin_number_that_is_no_plain_count_writes_nothing(tmp_path, text)
     with csv_store(tmp_path, ZH_CSV) as store:
         said = turns(store, "zh", text)
         assert store.records() == [] and said[0].startswith("没有记录"), said
+
+
+THREAD_CSV = """sku,item,location,quantity,unit,aliases,reorder_level
+BLT-M8-30,M8 bolt,bin 12,140,pcs,m8 bolts;M8螺栓;螺栓,10
+WSH-M8,washer,bin 2023,500,pcs,washers;垫圈,10
+"""
+
+
+@pytest.mark.parametrize("text, language", [("用了三个M10螺栓", "zh"), ("用了三个m10螺栓", "zh"), ("收到两个M6垫圈", "zh"),
+                                            ("we used 2 M6 washers", "en"), ("we received 4 M10 washers", "en")])
+def test_a_thread_the_one_item_does_not_have_is_asked(tmp_path, text, language):
+    with csv_store(tmp_path, THREAD_CSV) as store:
+        said = turns(store, language, text)
+        assert store.records() == [] and said[0].startswith(("没有记录", "Nothing logged", "I don't have")), said
+
+
+@pytest.mark.parametrize("text, language, sku", [("用了三个M8螺栓", "zh", "BLT-M8-30"), ("用了三个垫圈", "zh", "WSH-M8"),
+                                                 ("we used 3 M8 washers", "en", "WSH-M8"), ("we used 3 washers", "en", "WSH-M8")])
+def test_the_thread_the_item_has_still_logs(tmp_path, text, language, sku):
+    with csv_store(tmp_path, THREAD_CSV) as store:
+        turns(store, language, text)
+        assert [(r.sku, r.delta) for r in store.records()] == [(sku, -3)]

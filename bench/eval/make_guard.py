@@ -105,6 +105,9 @@ def _fourth_round(c: Cases) -> None:
                    ("qualifier", "we used at least 3 fuses"), ("not_count", "we used the last 3 fuses"),
                    ("time", "we used 3 fuses today in total"), ("time", "we used 3 fuses so far")]:
         c.add(cls, t, "never")
+    for t in ["we used 2 M6 washers", "we received 4 M10 washers"]:
+        c.add("size", t, "never")
+    c.add("size", "we used 2 M8 washers", "must", [rec("WSH-M8", -2, "bin 2023")])
 
 
 def _questions_and_directions(c: Cases, items: list[str], pairs: list[tuple[str, str]]) -> None:
@@ -476,6 +479,9 @@ def _zh_fourth_round(c: Cases) -> None:
                    ("hedge", "用了二十来个保险丝"), ("time", "今天总共用了三个保险丝"), ("other_item", "保险丝和钻头各用了三个"),
                    ("hedge", "用了十几个保险丝")]:
         c.add(cls, t, "never")
+    for t in ["用了三个M10螺栓", "收到两个M6螺丝"]:
+        c.add("size", t, "never")
+    c.add("neighbour", "用了三个M8螺栓", "must", [rec("BLT-M8-30", -3, "bin 12")])
 
 
 def zh_inventory() -> str:

@@ -41,6 +41,7 @@ from edge.stages.nlu.leftovers import (
     past_time,
     size_not_had,
     someone_else,
+    thread_not_had,
     zh_leftover,
 )
 from edge.stages.nlu.lexicon import IN_WORDS, LOCATION_WORDS, LOG_WORDS, OUT_WORDS, normalize_text
@@ -136,7 +137,7 @@ def unexplained(intent: Intent, utt: Utterance, names=None) -> Unexplained | Non
     if intent.intent not in ("log_record", "transfer", "stock_count"):
         return None
     if has_cjk(utt.raw):
-        return _unexplained_zh(intent, utt)
+        return _thread(intent, utt, names) or _unexplained_zh(intent, utt)
     norm = utt.norm
     m = _QUESTION.search(norm)
     if m or (_QUESTION_RAW.search(utt.raw) and not _REQUEST.match(utt.raw)):
@@ -171,9 +172,20 @@ def unexplained(intent: Intent, utt: Utterance, names=None) -> Unexplained | Non
     return _beside(intent, utt, names)
 
 
+def _thread(intent: Intent, utt: Utterance, names) -> Unexplained | None:
+    """A thread said that the one item understood does not have (:func:`thread_not_had`)."""
+    if intent.parts or not intent.sku or names is None:
+        return None
+    words = thread_not_had(utt.raw, [" ".join(t) for t in names(intent.sku)], intent.sku)
+    return Unexplained("size", words) if words else None
+
+
 def _beside(intent: Intent, utt: Utterance, names) -> Unexplained | None:
     """A past time, another person's change, a number that is no count, or a size the item does not
     have (:mod:`edge.stages.nlu.leftovers`)."""
+    thread = _thread(intent, utt, names)
+    if thread is not None:
+        return thread
     words = someone_else(utt.raw, utt.norm)
     if words:
         return Unexplained("someone", words)

@@ -215,6 +215,21 @@ def size_not_had(tokens: tuple[str, ...], names_tokens: list[tuple[str, ...]], c
     return None
 
 
+_THREAD = re.compile(r"(?<![A-Za-z\d])[Mm]\s?(\d+(?:\.\d+)?)(?![\d.])")
+
+
+def thread_not_had(raw: str, names: list[str], sku: str | None) -> str | None:
+    """A metric thread said ("M10", "m6") that the item's names and SKU do not carry when they carry
+    another ("M8 bolt", "WSH-M8"): the words, or None. English or Mandarin (``用了三个M10螺栓``)."""
+    had = {float(m.group(1)) for n in [*names, sku or ""] for m in _THREAD.finditer(n)}
+    if not had:
+        return None
+    for m in _THREAD.finditer(raw or ""):
+        if float(m.group(1)) not in had:
+            return m.group(0)
+    return None
+
+
 # -- Mandarin ------------------------------------------------------------------------------------
 
 _SIZE_ZH = re.compile(r"(\d+(?:\.\d+)?)\s*(毫米|厘米|公分|mm|cm|安培?|伏|瓦|寸|英寸)")
