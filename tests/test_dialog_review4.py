@@ -291,3 +291,27 @@ def test_the_thread_the_item_has_still_logs(tmp_path, text, language, sku):
     with csv_store(tmp_path, THREAD_CSV) as store:
         turns(store, language, text)
         assert [(r.sku, r.delta) for r in store.records()] == [(sku, -3)]
+
+
+VARIANT_CSV = """sku,item,location,quantity,unit,aliases,reorder_level
+BLT-M8-30,M8 bolt,bin 12,140,pcs,m8 bolts,10
+GLV-NIT-L,nitrile gloves,shelf A,12,box,gloves,5
+GLV-XL,nitrile gloves extra large,shelf B,12,box,,5
+"""
+
+
+@pytest.mark.parametrize("text", ["we used 3 M8 x 40 bolts", "we used 3 M8x40 bolts", "we used small gloves, 2 boxes",
+                                  "we used 2 boxes of medium gloves"])
+def test_a_length_or_garment_size_the_item_does_not_have_writes_nothing(tmp_path, text):
+    with csv_store(tmp_path, VARIANT_CSV) as store:
+        said = turns(store, "en", text)
+        assert store.records() == [] and not said[0].startswith("Logged"), said
+
+
+@pytest.mark.parametrize("text, sku", [("we used 3 M8 x 30 bolts", "BLT-M8-30"), ("we used 3 M8 bolts", "BLT-M8-30"),
+                                       ("we used 3 boxes of large gloves", "GLV-NIT-L"),
+                                       ("we used 3 boxes of extra large gloves", "GLV-XL")])
+def test_the_length_or_garment_size_the_item_has_still_logs(tmp_path, text, sku):
+    with csv_store(tmp_path, VARIANT_CSV) as store:
+        turns(store, "en", text)
+        assert [(r.sku, r.delta) for r in store.records()] == [(sku, -3)]

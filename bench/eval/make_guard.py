@@ -108,6 +108,9 @@ def _fourth_round(c: Cases) -> None:
     for t in ["we used 2 M6 washers", "we received 4 M10 washers"]:
         c.add("size", t, "never")
     c.add("size", "we used 2 M8 washers", "must", [rec("WSH-M8", -2, "bin 2023")])
+    for t in ["we used 3 M8 x 40 bolts", "we used small gloves, 2 boxes", "we used 2 boxes of medium gloves"]:
+        c.add("size", t, "never")
+    c.add("size", "we used 3 M8 x 30 bolts", "must", [rec("BLT-M8-30", -3, "bin 12")])
 
 
 def _questions_and_directions(c: Cases, items: list[str], pairs: list[tuple[str, str]]) -> None:

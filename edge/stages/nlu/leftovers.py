@@ -215,6 +215,9 @@ def size_not_had(tokens: tuple[str, ...], names_tokens: list[tuple[str, ...]], c
     return None
 
 
+_THREAD_LENGTH = re.compile(r"(?<![A-Za-z\d])[Mm]\s?(\d+)\s*(?:[xX×*-]|by)\s*(\d+)(?![\d.])")
+_GARMENT = {"small": "s", "medium": "m", "large": "l", "x-large": "xl", "xlarge": "xl"}
+_GARMENT_CODES = frozenset({"s", "m", "l", "xl"})
 _THREAD = re.compile(r"(?<![A-Za-z\d])[Mm]\s?(\d+(?:\.\d+)?)(?![\d.])")
 
 
@@ -222,11 +225,30 @@ def thread_not_had(raw: str, names: list[str], sku: str | None) -> str | None:
     """A metric thread said ("M10", "m6") that the item's names and SKU do not carry when they carry
     another ("M8 bolt", "WSH-M8"): the words, or None. English or Mandarin (``用了三个M10螺栓``)."""
     had = {float(m.group(1)) for n in [*names, sku or ""] for m in _THREAD.finditer(n)}
-    if not had:
-        return None
-    for m in _THREAD.finditer(raw or ""):
+    for m in _THREAD.finditer(raw or "") if had else ():
         if float(m.group(1)) not in had:
             return m.group(0)
+    # "M8 x 40" of "BLT-M8-30": the length said is not the item's
+    lengths = {float(m.group(2)) for n in [*names, sku or ""] for m in _THREAD_LENGTH.finditer(n)}
+    for m in _THREAD_LENGTH.finditer(raw or "") if lengths else ():
+        if float(m.group(2)) not in lengths:
+            return m.group(0)
+    return _garment_not_had(raw, names, sku)
+
+
+def _garment_not_had(raw: str, names: list[str], sku: str | None) -> str | None:
+    """A garment size said ("small gloves") that the item's names or SKU ending ("GLV-NIT-L") contradict."""
+    had = {_GARMENT[w] for n in names for w in re.findall(r"[a-z-]+", re.sub(r"\b(?:extra|x)[\s-]+large\b", "x-large", n.lower()))
+           if w in _GARMENT}
+    end = (sku or "").rsplit("-", 1)[-1].lower() if sku and "-" in sku else ""
+    if end in _GARMENT_CODES:
+        had.add(end)
+    if not had:
+        return None
+    said = re.sub(r"\b(?:extra|x)[\s-]+large\b", "x-large", (raw or "").lower())
+    for w in re.findall(r"[a-z-]+", said):
+        if w in _GARMENT and _GARMENT[w] not in had:
+            return w
     return None
 
 
