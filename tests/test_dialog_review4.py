@@ -141,7 +141,7 @@ def test_stock_returned_to_a_supplier_is_never_a_receipt(tmp_path, text, words):
 
 
 @pytest.mark.parametrize("text", ["the delivery of 10 fuses is late", "the shipment of 10 fuses hasn't arrived",
-                                  "we used to use 3 fuses", "we use 3 fuses", "I use 3 fuses", "they use 2 drill bits",
+                                  "we used to use 3 fuses", "we used to take 2 drill bits",
                                   "we received 10 fuses, the delivery is late"])
 def test_a_change_not_said_as_done_writes_nothing_and_says_why(tmp_path, text):
     with csv_store(tmp_path, CSV) as store:
@@ -150,8 +150,10 @@ def test_a_change_not_said_as_done_writes_nothing_and_says_why(tmp_path, text):
 
 
 @pytest.mark.parametrize("text, delta", [("we used 3 fuses", -3), ("use 3 fuses", -3), ("we returned 3 fuses", 3),
+                                         ("We use 3 fuses", -3),
                                          ("the delivery of 10 fuses arrived", 10), ("we received 10 fuses", 10)])
 def test_neighbours_of_the_not_done_phrases_still_log(tmp_path, text, delta):
+    # "we use 3 fuses" logs: recognition drops the "d" of "we used" (tests/data/sessions_site)
     with csv_store(tmp_path, CSV) as store:
         turns(store, "en", text)
         assert [r.delta for r in store.records()] == [delta]
@@ -166,7 +168,8 @@ def test_mandarin_returned_or_taken_from_a_person_is_asked_not_written(tmp_path,
 
 @pytest.mark.parametrize("text, language", [
     ("we sent back 2 drill bits to the manufacturer", "en"), ("the order of 10 fuses is delayed", "en"),
-    ("we normally use 3 fuses", "en"), ("I wish we had used 3 fuses", "en"), ("I doubt we used 3 fuses", "en"),
+    ("we normally use 3 fuses", "en"), ("we often take 3 fuses", "en"), ("we usually use 3 fuses", "en"),
+    ("I always use 3 fuses", "en"), ("they often use 2 drill bits", "en"), ("I wish we had used 3 fuses", "en"), ("I doubt we used 3 fuses", "en"),
     ("tell me whether we used 3 fuses", "en"), ("let's use 3 fuses", "en"), ("退还两个钻头给厂家", "zh"),
     ("把三个保险丝退给供应商", "zh")])
 def test_other_wordings_of_those_write_nothing(tmp_path, text, language):

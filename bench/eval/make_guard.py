@@ -90,7 +90,7 @@ def _fourth_round(c: Cases) -> None:
     for t in ["we returned 3 fuses to the supplier", "we sent back 2 drill bits to the manufacturer",
               "the delivery of 10 fuses is late", "the shipment of 10 washers hasn't arrived"]:
         c.add("direction", t, "never")
-    for t in ["we used to use 3 fuses", "we use 3 fuses", "we normally use 2 washers", "I use 3 fuses",
+    for t in ["we used to use 3 fuses", "we usually use 3 fuses", "we normally use 2 washers", "I always use 3 fuses",
               "I wish we had used 3 fuses", "I doubt we used 3 fuses", "tell me whether we used 3 fuses", "let's use 3 fuses"]:
         c.add("modal", t, "never")
     c.add("neighbour", "the delivery of 10 fuses arrived", "must", [rec("FUS-5A", 10, "bin 30")])
