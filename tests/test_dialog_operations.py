@@ -164,7 +164,7 @@ def test_parts_are_written_together_or_asked_about(store):
 
 
 def test_cancel_and_documents(store):
-    assert dialog.act(Intent("cancel"), store, "never mind", "t1").text == "OK, cancelled. Nothing was logged."
+    assert dialog.act(Intent("cancel"), store, "never mind", "t1").text == "OK, nothing was logged just now."
     assert dialog.act(Intent("ask_docs", text="how do I reset the lathe"), store, "", "t2").text == \
         "No documents are indexed on this box."
     answer = dialog.act(Intent("ask_docs", text="how do I reset the lathe"), store, "", "t3",

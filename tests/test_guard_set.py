@@ -22,7 +22,8 @@ SETS = {"guard.jsonl": EVAL / "guard_inventory.csv", "guard_big.jsonl": EVAL / "
         "guard_zh.jsonl": EVAL / "guard_inventory_zh.csv"}
 CLASSES = {"question", "direction", "size", "frequency", "unit", "other_item", "same_item", "negation", "but",
            "correction", "neighbour", "time", "modal", "qualifier", "trailing", "not_count", "someone", "hedge"}
-ZH_CLASSES = {"neighbour", "correction", "other_item", "hedge", "not_count", "unit", "frequency", "future", "time", "size"}
+ZH_CLASSES = {"neighbour", "correction", "other_item", "hedge", "not_count", "unit", "frequency", "future", "time", "size",
+              "trailing"}
 
 
 def rows(name: str) -> list[dict]:

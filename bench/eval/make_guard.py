@@ -71,7 +71,46 @@ def small() -> list[dict]:
     _neighbours(c, ITEMS)
     _second_round(c)
     _third_round(c)
+    _fourth_round(c)
     return c.rows
+
+
+def _fourth_round(c: Cases) -> None:
+    """A fourth reviewer's wrong records (cancel words after a completed log keep it, and say so)."""
+    for before, t in [("we used 3 fuses", "forget it"), ("we used 3 fuses", "never mind"), ("we used 3 fuses", "cancel"),
+                      ("we received 2 drill bits", "forget about it")]:
+        r = rec("FUS-5A", -3, "bin 30") if "fuses" in before else rec("DRL-BIT-6", 2, "drawer 4")
+        c.add("trailing", t, "must", [r], before=[before])
+    for t in ["we received 2 drill bits, scratch that", "we used 4 washers, only joking"]:
+        c.add("trailing", t, "never")
+    c.add("same_item", "we used 3 fuses and 3 fuses", "may", [rec("FUS-5A", -6, "bin 30")])
+    for t in ["we used three fuses three fuses", "we used 3 fuses, 3 fuses", "we received 2 drill bits 2 drill bits"]:
+        c.add("same_item", t, "never", asks=True)
+    c.add("same_item", "we used 3 fuses and 3 more fuses", "must", [rec("FUS-5A", -6, "bin 30")])
+    for t in ["we returned 3 fuses to the supplier", "we sent back 2 drill bits to the manufacturer",
+              "the delivery of 10 fuses is late", "the shipment of 10 washers hasn't arrived"]:
+        c.add("direction", t, "never")
+    for t in ["we used to use 3 fuses", "we usually use 3 fuses", "we normally use 2 washers", "I always use 3 fuses",
+              "I wish we had used 3 fuses", "I doubt we used 3 fuses", "tell me whether we used 3 fuses", "let's use 3 fuses"]:
+        c.add("modal", t, "never")
+    c.add("neighbour", "the delivery of 10 fuses arrived", "must", [rec("FUS-5A", 10, "bin 30")])
+    for t, a in [("we used 3 fuses from bin 12", "yes from bin 12"), ("we used 2 fuses from bin 12", "yeah, bin 12")]:
+        c.add("correction", t, "never", answers=[a])
+    c.add("neighbour", "we used 4 fuses from bin 12", "may", [rec("FUS-5A", -4, "bin 30")], answers=["yes, from bin 30"])
+    for t in ["we moved 3 fuses and 2 drill bits to shelf A", "moved 5 fuses from bin 30 to drawer 4 and used 2"]:
+        c.add("other_item", t, "never", answers=["yes"])
+    for cls, t in [("other_item", "we used 3 fuses instead of drill bits"), ("other_item", "we used fuses and drill bits, 3 each"),
+                   ("not_count", "we used a third of the washers"), ("not_count", "we used two thirds of the fuses"),
+                   ("qualifier", "we used almost 3 fuses"), ("qualifier", "we used nearly 3 fuses"),
+                   ("qualifier", "we used at least 3 fuses"), ("not_count", "we used the last 3 fuses"),
+                   ("time", "we used 3 fuses today in total"), ("time", "we used 3 fuses so far")]:
+        c.add(cls, t, "never")
+    for t in ["we used 2 M6 washers", "we received 4 M10 washers"]:
+        c.add("size", t, "never")
+    c.add("size", "we used 2 M8 washers", "must", [rec("WSH-M8", -2, "bin 2023")])
+    for t in ["we used 3 M8 x 40 bolts", "we used small gloves, 2 boxes", "we used 2 boxes of medium gloves"]:
+        c.add("size", t, "never")
+    c.add("size", "we used 3 M8 x 30 bolts", "must", [rec("BLT-M8-30", -3, "bin 12")])
 
 
 def _questions_and_directions(c: Cases, items: list[str], pairs: list[tuple[str, str]]) -> None:
@@ -210,7 +249,8 @@ def _second_round(c: Cases) -> None:
             ("must", "we received 5 dozen washers", [rec(wsh[0], 60, wsh[1])]),
             ("must", "we used 3 fuses, actually no, 4", [rec(fus[0], -4, fus[1])]),
             ("must", "we used 2 fuses and another 2 fuses", [rec(fus[0], -4, fus[1])]),
-            ("must", "we used two fuses and two fuses", [rec(fus[0], -4, fus[1])]),
+            # one count said twice with "and": two lots or the same said again; asked (or -4)
+            ("may", "we used two fuses and two fuses", [rec(fus[0], -4, fus[1])]),
             ("may", "we used 3 fuses yesterday and 2 fuses today", [rec(fus[0], -5, fus[1])]),
             ("may", "log 3 fuses used and 3 fuses used", [rec(fus[0], -6, fus[1])]),
             ("may", "we took 3 fuses from bin 30 and 3 fuses from bin 30", [rec(fus[0], -6, fus[1])]),
@@ -416,11 +456,35 @@ def zh() -> list[dict]:
                    ("not_count", "用了百分之三十的保险丝"), ("not_count", "用了三号保险丝"), ("unit", "用了三卷扎带")]:
         c.add(cls, t, "never", asks=True if cls == "unit" else None)
     c.add("neighbour", "刚才用了三个保险丝", "must", [rec("FUS-5A", -3, "bin 30")])
+    _zh_fourth_round(c)
     for t, r in [("收到两盒手套", [rec("GLV-NIT-L", 2, "shelf A")]), ("用了一盒手套", [rec("GLV-NIT-L", -1, "shelf A")])]:
         c.add("neighbour", t, "must", r)
     for row in c.rows:
         row["language"] = "zh"
     return c.rows
+
+
+def _zh_fourth_round(c: Cases) -> None:
+    """A fourth reviewer's wrong records in Mandarin (words taking the change back; cancel after a log)."""
+    for t in ["用了三个保险丝，算了", "用了三个保险丝，开玩笑的", "收到五个钻头，当我没说", "拿了两个垫圈 算了吧", "用了三个保险丝。骗你的"]:
+        c.add("trailing", t, "never")
+    c.add("trailing", "算了", "must", [rec("FUS-5A", -3, "bin 30")], before=["用了三个保险丝"])
+    for t in ["用了三三个保险丝", "用了两两个钻头", "用了三个保险丝和三个保险丝", "收到五五个垫圈"]:
+        c.add("correction", t, "never", asks=True)
+    c.add("neighbour", "用了三十三个保险丝", "must", [rec("FUS-5A", -33, "bin 30")])
+    for t in ["退回三个保险丝给供应商", "退还两个钻头给厂家", "从小王那拿了三个保险丝", "从老李那里领了两个垫圈"]:
+        c.add("other_item", t, "never")
+    for t, a in [("用了三四个保险丝", "三个钻头"), ("用了四五个保险丝", "大概四个"), ("用了两三个保险丝", "十几个"),
+                 ("用了五六个保险丝", "四盒"), ("从十二号箱拿了三个保险丝", "是，四个"), ("用了三双手套", "一盒半")]:
+        c.add("correction", t, "never", answers=[a])
+    c.add("correction", "用了三四个钻头", "may", [rec("DRL-BIT-6", -4, "drawer 4")], answers=["四个"])
+    for cls, t in [("not_count", "用了三分之一的垫圈"), ("not_count", "我们三个人用了三个保险丝"), ("not_count", "每人用了三个保险丝"),
+                   ("hedge", "用了二十来个保险丝"), ("time", "今天总共用了三个保险丝"), ("other_item", "保险丝和钻头各用了三个"),
+                   ("hedge", "用了十几个保险丝")]:
+        c.add(cls, t, "never")
+    for t in ["用了三个M10螺栓", "收到两个M6螺丝"]:
+        c.add("size", t, "never")
+    c.add("neighbour", "用了三个M8螺栓", "must", [rec("BLT-M8-30", -3, "bin 12")])
 
 
 def zh_inventory() -> str:

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from edge.stages import records_reply, reply
+from edge.stages import cancel_reply, records_reply, reply
 from edge.stages.nlu.followup import (
     answer_overreaches,
     ask_back_text,
@@ -100,7 +100,7 @@ def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed
     """
     kind = intent.intent
     if kind == "cancel":
-        return Outcome(reply.text("cancelled", language))
+        return Outcome(cancel_reply.reply_to_cancel(store, language, intent))
     if intent.refusal == "unexplained":  # a word the parse left over would change the record: nothing written
         why = intent.extra.get("unexplained") or {}
         return Outcome(unexplained_reply(why.get("kind", ""), why.get("words", ""), language))

@@ -19,7 +19,10 @@ def unexplained_reply(kind: str, words: str, language: str = "en") -> str:
                 "correction": f"没有记录：你改了口（“{words}”）。请把要记的那一项完整地再说一次。",
                 "other_item": f"没有记录：“{words}”里有两样东西但只有一个数量。请每样东西各说数量。",
                 "time": f"没有记录：你说的是“{words}”，记录只能记在现在的时间。请在控制台按日期补记，或不带时间再说一次。",
-                "future": f"没有记录：“{words}”说的是还没发生的事。用了以后再告诉我。"}.get(
+                "future": f"没有记录：“{words}”说的是还没发生的事。用了以后再告诉我。",
+                "not_plain": f"没有记录：“{words}”让这个数不是这次变动的数量。请说一共用了或收到多少。",
+                "total": f"没有记录：“{words}”可能包括已经记录过的变动。请只说新的变动。",
+                "direction_back": f"没有记录：“{words}”说不清是出库还是入库、是谁的库存。请直接说，例如“用了3个保险丝”或“收到3个保险丝”。"}.get(
                     kind, f"没有记录：我不明白“{words}”在这句话里的意思。请一次说一项变动。")
     return {"question": f"Nothing logged: that sounded like a question (\u201c{words}\u201d). To log a change, "
                         "say it plainly, like 'log 3 fuses used'.",
@@ -40,6 +43,15 @@ def unexplained_reply(kind: str, words: str, language: str = "en") -> str:
             "size": f"Nothing logged: you said \u201c{words}\u201d, and the item I found is not that size. "
                     "Please say which one, with its size.",
             "hedge": f"Nothing logged: you said \u201c{words}\u201d. Say it again when you are sure.",
+            "last": f"Nothing logged: \u201c{words}\u201d would leave none, and I won't guess against the stock. "
+                    "Please say how many you used, or count what is left.",
+            "total": f"Nothing logged: \u201c{words}\u201d may include changes already logged. Please say only "
+                     "what is new since the last record.",
+            "counts": f"Nothing logged: I heard {words} in one change. Please say each change on its own.",
+            "not_done": f"Nothing logged: \u201c{words}\u201d does not say a change that happened. When it has, "
+                        "say it plainly, like 'we used 3 fuses'.",
+            "direction_back": f"Nothing logged: \u201c{words}\u201d takes stock out, not in, and I won't guess. "
+                              "Say it as a use, like 'log 3 fuses used', to take them off the stock.",
             "reason": f"Nothing logged: \u201c{words}\u201d may change the count. Please say the change on its "
                       "own, with the number to log.",
             "correction": f"Nothing logged: you corrected yourself (\u201c{words}\u201d). Please say the whole "

@@ -33,15 +33,25 @@ import re
 from dataclasses import dataclass
 
 from edge.stages.nlu.filler import has_cjk, strip_leading_fillers
-from edge.stages.nlu.leftovers import hedge, not_count, past_time, size_not_had, someone_else, zh_leftover
+from edge.stages.nlu.leftovers import (
+    hedge,
+    not_count,
+    not_done,
+    not_plain,
+    past_time,
+    size_not_had,
+    someone_else,
+    thread_not_had,
+    zh_leftover,
+)
 from edge.stages.nlu.lexicon import IN_WORDS, LOCATION_WORDS, LOG_WORDS, OUT_WORDS, normalize_text
 from edge.stages.nlu.numbers_zh import MEASURE_WORDS, normalize_numbers_zh
 from edge.stages.nlu.types import Intent
 from edge.stages.nlu.zh import OUT_VERBS
 
 #: the kinds :func:`unexplained` reports, in the order it checks them
-KINDS = ("question", "someone", "time", "direction", "counts", "frequency", "but", "other_item", "negation", "size",
-         "not_count", "hedge", "correction")
+KINDS = ("question", "someone", "time", "not_done", "direction_back", "last", "total", "not_plain", "direction", "counts", "frequency", "but",
+         "other_item", "negation", "size", "not_count", "hedge", "correction")
 
 _QUESTION = re.compile(r"(?:^|\b(?:and|so|but|ok|okay|hey|then)\s+)(?:why|how come|who|whom|whose|since when|what for|"
                        r"when (?:did|do|does|were|was|have|has|had|will|is|are))\b"
@@ -127,7 +137,7 @@ def unexplained(intent: Intent, utt: Utterance, names=None) -> Unexplained | Non
     if intent.intent not in ("log_record", "transfer", "stock_count"):
         return None
     if has_cjk(utt.raw):
-        return _unexplained_zh(intent, utt)
+        return _thread(intent, utt, names) or _unexplained_zh(intent, utt)
     norm = utt.norm
     m = _QUESTION.search(norm)
     if m or (_QUESTION_RAW.search(utt.raw) and not _REQUEST.match(utt.raw)):
@@ -139,6 +149,9 @@ def unexplained(intent: Intent, utt: Utterance, names=None) -> Unexplained | Non
     words = hedge(norm)
     if words:
         return Unexplained("hedge", words)
+    got = not_done(norm) or not_plain(norm)
+    if got is not None:
+        return Unexplained(*got)
     if intent.intent == "log_record":
         got = _second_direction(intent, utt)
         if got is not None:
@@ -159,9 +172,20 @@ def unexplained(intent: Intent, utt: Utterance, names=None) -> Unexplained | Non
     return _beside(intent, utt, names)
 
 
+def _thread(intent: Intent, utt: Utterance, names) -> Unexplained | None:
+    """A thread said that the one item understood does not have (:func:`thread_not_had`)."""
+    if intent.parts or not intent.sku or names is None:
+        return None
+    words = thread_not_had(utt.raw, [" ".join(t) for t in names(intent.sku)], intent.sku)
+    return Unexplained("size", words) if words else None
+
+
 def _beside(intent: Intent, utt: Utterance, names) -> Unexplained | None:
     """A past time, another person's change, a number that is no count, or a size the item does not
     have (:mod:`edge.stages.nlu.leftovers`)."""
+    thread = _thread(intent, utt, names)
+    if thread is not None:
+        return thread
     words = someone_else(utt.raw, utt.norm)
     if words:
         return Unexplained("someone", words)
@@ -348,6 +372,10 @@ def set_aside(utt: Utterance) -> tuple[str, tuple[str, ...]] | None:
 _TAKEN_BACK = re.compile(r"[\s,.;!-]+(?:(?:oh |no )?(?:scratch|strike|cancel|ignore|disregard) (?:that|it|this)|"
                          r"forget (?:it|that|about it)|never ?mind|(?:i(?:'| a)?m |just |only )?(?:kidding|joking)|"
                          r"not really|april fools?)[\s.!]*$", re.IGNORECASE)
+#: the same in Mandarin: "……，算了" (forget it), "……，开玩笑的" (just kidding), "……，当我没说" (I didn't say it)
+_TAKEN_BACK_ZH = re.compile(r"[\s，,。；;！!、]*(?:那就?|哦|啊|呃)?(?:算了|开玩笑(?:的|呢|啦)?|开个玩笑|骗你的|逗你(?:的|呢)|"
+                            r"当我没说|不算|不作数|别当真|没有的事)[吧啊的呢啦。！!\s]*$")
+_INTERJECTION = re.compile(r"\b(?:oh|no|nah|nope|ah|uh|um|er|well|ok|okay|actually|wait|hmm|哦|啊|呃|嗯|那)\b|[哦啊呃嗯那]")
 #: courtesy and tags at the end that change nothing ("… right", "… ok", "… please", "… thanks")
 _COURTESY = re.compile(r"[\s,.;!-]+(?:right|ok|okay|please|thanks|thank you|cheers|mate|yeah|alright|all right|"
                        r"thx|ta|done|cheers mate|thanks mate)[\s.!]*$", re.IGNORECASE)
@@ -360,11 +388,10 @@ _REASON = re.compile(r"[\s,;-]+(?:because|cause|cos|coz|since(?!\s+" + _SINCE_TI
 
 def taken_back(utt: Utterance) -> str | None:
     """The words that take the whole utterance back when they end it after a change ("we used 3
-    fuses, scratch that", "… just kidding"), or None. English. Raises nothing."""
-    if has_cjk(utt.raw):
-        return None
-    m = _TAKEN_BACK.search(utt.raw)
-    if m is None or not re.search(r"\w", utt.raw[:m.start()]):
+    fuses, scratch that", "… just kidding", "用了三个保险丝，算了"), or None. Raises nothing."""
+    m = (_TAKEN_BACK_ZH if has_cjk(utt.raw) else _TAKEN_BACK).search(utt.raw)
+    before = _INTERJECTION.sub(" ", utt.raw[:m.start()].lower()) if m is not None else ""
+    if m is None or not re.search(r"\w", before):  # "oh never mind" on its own: cancel words, no change said
         return None
     return m.group(0).strip(" ,.;!-")
 

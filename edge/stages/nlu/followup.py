@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from edge.stages.names import name_key
 from edge.stages.nlu.filler import has_cjk
+from edge.stages.nlu.followup_zh import overreaches_zh
 from edge.stages.nlu.grammar import Grammar
 from edge.stages.nlu.lexicon import LETTER_NAMES, LOCATION_WORDS, singular
 from edge.stages.nlu.numbers import normalize_numbers
@@ -541,6 +542,19 @@ def _unit_words(unit: str | None) -> set[str]:
     return set(_UNIT_SAID.get(u, f"{u} {u}s").split()) | {u}
 
 
+def _other_place(pending, spoken: str) -> bool:
+    """Whether the answer names a place that is not the one the question settled on: "yes from bin
+    12" to "no fuses in bin 12 … Bin 30, then?" (bin 12 is in the command's words, but not its place)."""
+    if pending.kind == "choose_place":
+        return False
+    toks = spoken.lower().split()
+    named = {f"{w} {toks[i + 1]}" for i, w in enumerate(toks[:-1]) if w in LOCATION_WORDS}
+    offered = [p for c in pending.candidates for p, _q in c.places()]
+    held = {" ".join(_spoken(p).lower().split()) for p in (pending.intent.location, pending.intent.to_location,
+                                                           *pending.places, *offered) if p}
+    return any(n not in held for n in named)
+
+
 def _allowed_words(pending, item) -> set[str]:
     """Every word an answer to ``pending`` (about ``item``, or None) may say without saying more
     than its answer."""
@@ -587,8 +601,10 @@ def answer_overreaches(pending, text: str, store=None) -> bool:
       ("eight, no ten", "M10 30" for M8 bolts), an ordinal where a count is asked ("the third").
 
     ``pending``: the question (:class:`edge.stages.dialog.Pending`); ``store``: where the item is
-    looked up (``get``). English only (False for Chinese). Raises nothing."""
-    if has_cjk(text or "") or not text:
+    looked up (``get``). Mandarin: :func:`edge.stages.nlu.followup_zh.overreaches_zh`. Raises nothing."""
+    if has_cjk(text or ""):
+        return overreaches_zh(pending, text, store)
+    if not text:
         return False
     intent = pending.intent
     # "Log 2?" to "a couple of" answered "three" or "no, three": a count, as to "how many?"
@@ -597,6 +613,8 @@ def answer_overreaches(pending, text: str, store=None) -> bool:
     if pending.kind == "choose_item" and not pending.candidates:
         return False  # "which item?": any name of the inventory is the answer
     spoken = _spoken(text)
+    if _other_place(pending, spoken):
+        return True
     toks = spoken.split()
     # "the second one", "that one": a pronoun, not a count ("one eighteen" stays a number)
     bare = " ".join(t for i, t in enumerate(toks) if not (

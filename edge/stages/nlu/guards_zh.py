@@ -5,6 +5,7 @@ Mandarin:
 
 * **range** — ``三四个`` / ``两三个`` (two neighbouring numerals before a measure word: "three or
   four", never 34 or 23), ``三到四个``, ``三个或四个``;
+* **repeated** — ``三三个``: a numeral said twice is asked as a range is (never 33);
 * **correction** — ``三个，不对，四个`` → 4 (the later number replaces the earlier one); a marker left
   unresolved (``说错了`` without a number after it) is refused;
 * **fraction** — ``两个半`` → 2.5, ``半个`` → 0.5, ``二点五`` → 2.5 (the item's unit decides);
@@ -28,6 +29,7 @@ from edge.stages.nlu.numbers_zh import normalize_numbers_zh
 _DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _MEASURE = "个只支把盒箱包卷罐桶张件根条片套对双副瓶袋台块颗粒枚捆托米升斤克十百千"
 _NEIGHBOURS = re.compile(rf"(?<![零〇一二两三四五六七八九十百千万\d])([一二两三四五六七八九])([二三四五六七八九])(?=[{_MEASURE}])")
+_REPEATED = re.compile(rf"(?<![零〇一二两三四五六七八九十百千万\d])([一二两三四五六七八九])\1+(?=[{_MEASURE}])")
 _RANGE = re.compile(rf"(\d+)[{_MEASURE}]?(?:到|至|或者?|还是)(\d+)(?=[{_MEASURE}])")
 #: "3个，不对，4个" and "3个保险丝，不对，4个" (the item's name between the count and the marker is kept)
 _CORRECTION = re.compile(rf"(?<![a-zA-Z\d.])(\d+)(?P<m>[{_MEASURE}]?)(?P<name>(?:[^\d，,。]|(?<=[a-zA-Z])\d)+?)?\W*"
@@ -81,6 +83,11 @@ def guard_zh(raw: str) -> GuardedZh:
         g.text = g.text[:m.start()] + m.group(1) + g.text[m.end():]  # parse as one number, then refuse
         g.refusal = "range"
         g.notes.append(f"range {m.group(1)}{m.group(2)}")
+    m = _REPEATED.search(g.text)
+    if m and g.refusal is None:  # "三三个": a numeral said twice, never 33 (三十三): one number is asked
+        g.text = g.text[:m.start()] + m.group(1) + g.text[m.end():]
+        g.refusal = "range"
+        g.notes.append(f"repeated {m.group(0)}")
     g.text = normalize_numbers_zh(g.text)
     if _NOT_VERB.search(g.text) or _DONT_LOG.search(g.text) or _DONT.search(g.text):
         g.told = bool(_TOLD.search(g.text))

@@ -75,6 +75,57 @@ _HEDGE = re.compile(r"\b(?:(?:i|we) (?:think|thought|guess|believe|reckon|suppos
                     r"if i remember(?: right(?:ly)?)?|iirc|may have|might have|must have)\b")
 
 
+#: said as a habit, a wish, a doubt, a request to be told or a plan, not as a change that happened
+#: a bare "we use 6 M8 bolts" is left to log: speech recognition drops the "d" of "we used" (the
+#: site sessions' recordings are transcribed so), so only a habit word makes it a habit
+_NOT_DONE = re.compile(r"\b(?:we|i|they|you) (?:usually|normally|always|often|typically|generally|mostly) "
+                       r"(?:use|take|go through|receive)\b|\bused to (?:use|take|need|get|receive|have)\b|"
+                       r"\b(?:i|we) wish\b|\bif only\b|\bi doubt\b|\bwhether\b|\btell me if\b|\blets\b|\blet us\b|"
+                       r"\b(?:delivery|shipment|order|parcel|package|consignment)\b.*\b(?:late|delayed|overdue|missing|"
+                       r"expected|due|pending|on (?:its|the) way|not (?:here|arrived|come|in)|hasnt|has not|didnt|did not|"
+                       r"never)\b")
+#: stock sent back to whoever supplied it leaves the store: "returned" alone reads as stock coming back
+_BACK_TO_SUPPLIER = re.compile(r"\b(?:returned|return|returning|sent back|send back|shipped back|took back)\b.*"
+                               r"\b(?:to|for) (?:the |our |a )?(?:supplier|vendor|manufacturer|seller|wholesaler|"
+                               r"distributor|shop|store|dealer|factory)s?\b")
+
+
+#: words that make the number no plain count of this change: a share ("a third of"), people ("3 of us"),
+#: per person ("each"), an approximation ("almost 3"), "instead of", the stock's end ("the last 3") or
+#: a total that may hold changes already logged ("in total", "so far")
+_NOT_PLAIN = (("not_count", re.compile(r"\b(?:a|one|two|three|\d+) (?:third|quarter|fifth|tenth)s? of\b(?! an?\b)|"
+                                       r"\bhalf of\b|"  # "three quarters of a litre" is an amount
+                                       r"\ba \d+ of\b(?! an?\b)|"  # "a third of" as normalized ("a 3 of")
+                                       r"\b(?:\d+|all|each|both|some|two|three|four|five) of us\b|\b(?:each|apiece)\b|"
+                                       r"\bper (?:person|head)\b")),
+              ("hedge", re.compile(r"\b(?:almost|nearly|roughly|approximately|about|around|close to|just under|just over|"
+                                   r"or so|give or take|at least|at most|more or less|or more|or less)\b")),
+              ("correction", re.compile(r"\binstead of\b|\brather than\b")),
+              ("last", re.compile(r"\bthe (?:last|final|remaining) \d+\b")),
+              ("total", re.compile(r"\b(?:in total|total|altogether|all together|in all|so far|all day|all week)\b")))
+
+
+def not_plain(norm: str) -> tuple[str, str] | None:
+    """``(kind, words)`` when a word makes the number no plain count of one change (see
+    :data:`_NOT_PLAIN`), else None. English, normalized text (numbers as digits)."""
+    for kind, pattern in _NOT_PLAIN:
+        m = pattern.search(norm)
+        if m:
+            return kind, m.group(0)
+    return None
+
+
+def not_done(norm: str) -> tuple[str, str] | None:
+    """A change said as a habit, wish, doubt or one still to come ("we use 3 fuses", "we used to
+    use", "I wish we had used", "the delivery of 10 fuses is late"): ``("not_done", words)``; stock
+    returned to a supplier (the parse reads "returned" as in): ``("direction_back", words)``; else None."""
+    m = _BACK_TO_SUPPLIER.search(norm)
+    if m:
+        return "direction_back", m.group(0)
+    m = _NOT_DONE.search(norm)
+    return ("not_done", m.group(0)) if m else None
+
+
 def hedge(norm: str) -> str | None:
     """The words of a hedge on the change itself, or None."""
     m = _HEDGE.search(norm)
@@ -167,21 +218,70 @@ def size_not_had(tokens: tuple[str, ...], names_tokens: list[tuple[str, ...]], c
     return None
 
 
+_THREAD_LENGTH = re.compile(r"(?<![A-Za-z\d])[Mm]\s?(\d+)\s*(?:[xX×*-]|by)\s*(\d+)(?![\d.])")
+_GARMENT = {"small": "s", "medium": "m", "large": "l", "x-large": "xl", "xlarge": "xl"}
+_GARMENT_CODES = frozenset({"s", "m", "l", "xl"})
+_THREAD = re.compile(r"(?<![A-Za-z\d])[Mm]\s?(\d+(?:\.\d+)?)(?![\d.])")
+
+
+def thread_not_had(raw: str, names: list[str], sku: str | None) -> str | None:
+    """A metric thread said ("M10", "m6") that the item's names and SKU do not carry when they carry
+    another ("M8 bolt", "WSH-M8"): the words, or None. English or Mandarin (``用了三个M10螺栓``)."""
+    had = {float(m.group(1)) for n in [*names, sku or ""] for m in _THREAD.finditer(n)}
+    for m in _THREAD.finditer(raw or "") if had else ():
+        if float(m.group(1)) not in had:
+            return m.group(0)
+    # "M8 x 40" of "BLT-M8-30": the length said is not the item's
+    lengths = {float(m.group(2)) for n in [*names, sku or ""] for m in _THREAD_LENGTH.finditer(n)}
+    for m in _THREAD_LENGTH.finditer(raw or "") if lengths else ():
+        if float(m.group(2)) not in lengths:
+            return m.group(0)
+    return _garment_not_had(raw, names, sku)
+
+
+def _garment_not_had(raw: str, names: list[str], sku: str | None) -> str | None:
+    """A garment size said ("small gloves") that the item's names or SKU ending ("GLV-NIT-L") contradict."""
+    had = {_GARMENT[w] for n in names for w in re.findall(r"[a-z-]+", re.sub(r"\b(?:extra|x)[\s-]+large\b", "x-large", n.lower()))
+           if w in _GARMENT}
+    end = (sku or "").rsplit("-", 1)[-1].lower() if sku and "-" in sku else ""
+    if end in _GARMENT_CODES:
+        had.add(end)
+    if not had:
+        return None
+    said = re.sub(r"\b(?:extra|x)[\s-]+large\b", "x-large", (raw or "").lower())
+    for w in re.findall(r"[a-z-]+", said):
+        if w in _GARMENT and _GARMENT[w] not in had:
+            return w
+    return None
+
+
 # -- Mandarin ------------------------------------------------------------------------------------
 
 _SIZE_ZH = re.compile(r"(\d+(?:\.\d+)?)\s*(毫米|厘米|公分|mm|cm|安培?|伏|瓦|寸|英寸)")
 #: an ordinal, a share or a label (第三个, 百分之三十, 三号保险丝; 三号箱 is a place)
 _ORDINAL_ZH = re.compile(r"第\s*\d+|百分之\s*\d+|\d+\s*%|\d+\s*成|\d+号(?!\s*(?:料箱|箱子|箱|抽屉|货架|架子|架))")
-_HEDGE_ZH = re.compile(r"可能|大概|也许|或许|好像|似乎|估计|差不多|大约|左右|应该是|说不定")
+_HEDGE_ZH = re.compile(r"可能|大概|也许|或许|好像|似乎|估计|差不多|大约|左右|应该是|说不定|\d+来[个盒箱包只]|\d+多[个盒箱包只]|几")
 #: a correction marker the guards did not resolve (no number after it: the item was corrected)
 _CORRECTION_ZH = re.compile(rf"(?:不是|不对|说错了|我是说|哦不|更正)(?![，,。\s]*(?:是|应该是)?\d+\s*[{MEASURE_WORDS}]?\s*[。！!]?\s*$)")
 _PAST_ZH = re.compile(r"昨天|前天|上周|上星期|上礼拜|上个?月|去年|几天前|\d+天前|上次")
 #: a second item after "and" without its own count: "三个保险丝和垫圈"
 _JOIN_ZH = re.compile(rf"\d+\s*[{MEASURE_WORDS}]?[^\d，,。和跟及]+(?:和|跟|以及|还有|及)(?!\s*\d+\s*[{MEASURE_WORDS}])"
                       rf"(?!\s*\d+\s*$)([^，,。]{{2,}})")
+#: sent back to the supplier (退回, 退给, 退还): out of the store, never a receipt; taken from a person
+#: (从小王那拿了): whose stock is not said
+_BACK_ZH = re.compile(r"退回|退给|退还|退货|还给(?:供应商|厂家|厂商|商家)|从[^\d，,。]{1,4}那(?:里|儿|边)?(?:拿|领|取)")
+_TOTAL_ZH = ("总共", "一共", "总计", "合计", "累计", "加起来")
+#: a share (三分之一), people (我们三个人, 每人), or a total that may hold changes already logged (总共)
+_NOT_PLAIN_ZH = re.compile(r"分之|\d+个人|每人|每个人|人均|各|" + "|".join(_TOTAL_ZH))
 _HABIT_ZH = re.compile(r"每天|每周|每星期|每个?月|每次|每班|经常|平时|总是|一般|天天|通常")
 _FUTURE_ZH = re.compile(r"明天|后天|下周|下星期|下个?月|将要|打算|准备|计划|要用|会用|要拿|要领|待会|等会|一会儿")
 _STOCK_VERB_ZH = re.compile(r"用|拿|领|取|收|入库|出库|消耗|补")
+
+
+def hedge_zh(norm: str) -> str | None:
+    """The words of a Mandarin hedge (大概, 可能, 差不多 …) in ``norm``, or None."""
+    m = _HEDGE_ZH.search(norm)
+    return m.group(0) if m else None
 
 
 def zh_leftover(norm: str, joined: bool) -> tuple[str, str] | None:
@@ -191,6 +291,12 @@ def zh_leftover(norm: str, joined: bool) -> tuple[str, str] | None:
     m = _SIZE_ZH.search(norm)
     if m:
         return "size", m.group(0)
+    m = _BACK_ZH.search(norm)
+    if m:
+        return "direction_back", m.group(0)
+    m = _NOT_PLAIN_ZH.search(norm)
+    if m:
+        return ("total" if m.group(0) in _TOTAL_ZH else "not_plain"), m.group(0)
     m = _ORDINAL_ZH.search(norm)
     if m:
         return "not_count", m.group(0)

@@ -96,6 +96,31 @@ HOW_MANY = re.compile(r"\bhow (?:many|much)\b|\bwhat would\b|\bremain")
 WHEN_LAST = re.compile(r"^\W*when\b|\blast (?:taken|used|came|received|delivered|logged|moved|counted|ordered)\b")
 
 
+#: words that make a second equal count another lot, not the first said again ("3 and 3 more", "再用了三个")
+_ANOTHER_LOT = re.compile(r"\b(?:more|another|again|other|extra|second|also|too|each|both|plus)\b|再|又|另|还")
+
+
+def restated(intent: Intent, text: str) -> bool:
+    """Whether a log of several parts says one item's same count and direction twice with nothing
+    making it another lot ("we used 3 fuses, 3 fuses", "three fuses three fuses", "用了三个保险丝和三个保险丝"):
+    a restatement (3) or two lots (6) is not guessed."""
+    seen = set()
+    for p in intent.parts:
+        key = (p.sku or p.unknown, p.quantity, p.direction)
+        if key[0] and p.quantity is not None and key in seen:
+            return _ANOTHER_LOT.search(text.lower()) is None
+        seen.add(key)
+    return False
+
+
+def _once_or_twice(intent: Intent, text: str) -> Intent:
+    """A log that says one count twice (:func:`restated`) as one part with its count asked (``range``)."""
+    if intent.intent != "log_record" or not restated(intent, text):
+        return intent
+    return dataclasses.replace(intent.parts[0], quantity=None, refusal="range", text=text,
+                               explain={**intent.explain, "restated": f"{intent.parts[0].quantity} twice"})
+
+
 def _unanswered(intent: Intent) -> bool:
     """A template's reading that answers nothing: a records question with no fields it could read
     ("I can't answer that one from the records"), an item nobody stocks, or an order refused as a log
@@ -331,6 +356,8 @@ class Understanding:
             intent = self.grammar.records.cannot(text, None)
         if intent.intent == "log_record" and self.language == "en" and not has_cjk(text):
             intent = self._counts_checked(intent, text)  # more counts said than held: one number is asked
+        intent = self._moved_counts(intent, text)  # "moved 3 fuses and 2 drill bits": one move holds one count
+        intent = _once_or_twice(intent, text)  # "3 fuses, 3 fuses": one lot said again, or two? asked
         intent = self._accounted_zh(intent, utt) if has_cjk(text) else accounted(intent, utt, self.name_tokens)
         if intent.intent == "log_record" and intent.quantity == 2 and LOOSE_COUNT.search(text.lower()):
             intent = dataclasses.replace(intent, extra={**intent.extra, "loose_count": True})
@@ -390,6 +417,15 @@ class Understanding:
             return dataclasses.replace(intent, quantity=None,
                                        explain={**intent.explain, "pairs_said": f"counted in {item.unit}"})
         return intent
+
+    def _moved_counts(self, intent: Intent, text: str) -> Intent:
+        """A move whose words say more counts than its one count ("we moved 3 fuses and 2 drill bits
+        to shelf A", "moved 5 fuses to drawer 4 and used 2"): nothing is written, the counts said back. English."""
+        if intent.intent != "transfer" or self.language != "en" or has_cjk(text) or intent.refusal is not None:
+            return intent
+        item = self._by_sku.get(intent.sku) if intent.sku else None
+        said = counts_said(text, [item.item, *item.aliases] if item is not None else [])
+        return refused_unexplained(intent, "counts", f"{said} counts") if said > 1 else intent
 
     def _paraphrase(self, text: str) -> Intent | None:
         if self.language != "en" or self._paraphraser is None or len(text.split()) < MIN_WORDS_PARAPHRASE:
