@@ -60,7 +60,7 @@ def test_cleaning_gives_one_spelling_and_words_for_symbols():
     assert for_speech("\u200fThere are \u202e8 goggles\u202c.") == "There are 8 goggles."
     assert for_speech("said \udce9t\ud800 here") == "said t here"
     assert for_speech("👍🏽") == ""
-    assert for_speech("18°C", "zh") == "18摄氏度"
+    assert for_speech("18°C", "zh") == "十八摄氏度"  # numbers are spoken as Chinese words
     cleaned = [for_speech(t) for t in TEXTS]
     assert all(unicodedata.is_normalized("NFC", c) for c in cleaned)
     assert not any(unicodedata.category(ch) in ("So", "Sk", "Cs", "Cf", "Cc") for c in cleaned for ch in c)

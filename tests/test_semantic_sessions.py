@@ -44,7 +44,9 @@ def test_semantic_endpointing_gives_the_fixed_tails_intents(run, name):
     wav = SESSIONS / f"{name}.wav"
     fixed, semantic = run(wav, "fixed"), run(wav, "semantic")
     assert intents(semantic) == intents(fixed), (heard(fixed), heard(semantic))
-    assert [t.text for t in of_type(semantic, "transcript")] == [t.text for t in of_type(fixed, "transcript")]
+    # the same words (whisper may capitalise "M8" differently on a window cut elsewhere)
+    assert [t.text.casefold() for t in of_type(semantic, "transcript")] == \
+        [t.text.casefold() for t in of_type(fixed, "transcript")]
     if of_type(fixed, "transcript"):
         assert {e.reason for e in of_type(fixed, "endpoint")} == {"vad_tail"}
     for e in of_type(semantic, "endpoint"):
