@@ -13,6 +13,7 @@ request on its next step (the CPU). The next call starts a new worker (the chain
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import multiprocessing as mp
 import queue
@@ -224,9 +225,11 @@ class RkllmWorkerEngine(LlmEngine):
                 kind, arg = got
                 finished = kind != "piece"
                 if kind == "piece":
-                    yield arg
+                    if not cancelled:  # pieces the worker sent before it read the cancel are dropped
+                        yield arg
                 elif kind == "done":
-                    self.last_stats = arg
+                    self.last_stats = dataclasses.replace(arg, cancelled=True, finish_reason="cancelled") \
+                        if cancelled and not arg.cancelled else arg
                     return
                 elif kind == "overflow":
                     raise ContextOverflow(*arg)
