@@ -173,7 +173,7 @@ def test_a_box_offline_for_10000_records_catches_up(server: PgServer, dsn: str, 
         server.start()  # the boxes reconnect by themselves
         assert wait_for(lambda: converged(dsn, [a, b]), HANG_S)
         check_site(dsn, [a, b], written)
-        assert site_status(a.store())["state"] == "online" and waiting(a.store()) == 0
+        assert wait_for(lambda: site_status(a.store())["state"] == "online", HANG_S) and waiting(a.store()) == 0
     finally:
         for x in (a, b):
             x.stop()
@@ -218,7 +218,7 @@ def test_a_network_cut_mid_push_is_survived(server: PgServer, dsn: str, tmp_path
         proxy.set("pass")
         assert wait_for(lambda: converged(dsn, [a, b]), HANG_S)
         check_site(dsn, [a, b], written)
-        assert site_status(a.store())["state"] == "online"
+        assert wait_for(lambda: site_status(a.store())["state"] == "online", HANG_S)
     finally:
         for x in (a, b):
             x.stop()
@@ -388,8 +388,9 @@ def test_a_sku_one_box_lacks_is_kept_aside_and_the_rest_of_that_box_arrives(dsn:
     a.start()
     try:
         # the crib's other records arrive; the widget's is kept, and the status says so and how to fix it
-        assert wait_for(lambda: len(a.store().movements("line")) == 4 and len(a.store().movements("crib")) == 3,
-                        HANG_S)
+        # the state is written after the round that moved the records: wait for both
+        assert wait_for(lambda: len(a.store().movements("line")) == 4 and len(a.store().movements("crib")) == 3
+                        and site_status(a.store())["state"] == "online", HANG_S)
         st = site_status(a.store())
         assert st["state"] == "online" and st["kept_aside"] == [{"sku": "WDG-1", "box": "crib", "records": 1}]
         assert any(kept in line and "fix: add the item" in line for line in format_site(st))
