@@ -4,4 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 .venv/bin/ruff check .
-exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
+# Two worker processes (EDGE_TEST_WORKERS), a test file's tests on one of them (its module fixtures
+# are built once): most tests wait on servers, subprocesses and audio, so two share two cores well.
+exec .venv/bin/python -m pytest -q -p no:cacheprovider -n "${EDGE_TEST_WORKERS:-2}" --dist loadfile "$@"
