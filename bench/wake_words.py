@@ -301,15 +301,16 @@ def table(result: dict) -> str:
                     f"{a['fa_per_hour_workshop']:g} | {pct(a['recall_clean'])} % | {rec} % | {a['fires_on_confusables']} | "
                     f"{ms.get(r['engine'], '')} |")
     rows += ["", "| configuration | false/h TV | false/h workshop | recall clean (espeak-ng / piper) | recall 20 / 10 / 5 / 0 dB | "
-             "confusables fired | \"okay now\" fired | checks/h TV / workshop | ms per check | check ms/frame in the hours |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "held-out clips 20 / 10 / 5 / 0 dB | confusables fired | \"okay now\" fired | checks/h TV / workshop | "
+             "ms per check | check ms/frame in the hours |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for label, r in result.get("cascade", {}).items():
         rec = " / ".join(pct(r.get(f"recall_{d}db")) for d in result["snr_db"])
+        held = " / ".join(pct(r.get(f"recall_{d}db_test")) for d in result["snr_db"])
         checks = (f"{r['checks_per_hour_tv']:g} / {r['checks_per_hour_workshop']:g} | {r['ms_per_check']:g} | "
                   f"{r['check_ms_per_frame_in_the_noise_hours']:g}") if r["check"] else "– | – | –"
         rows.append(f"| {label} | {r['fa_per_hour_tv']:g} | {r['fa_per_hour_workshop']:g} | {pct(r['recall_clean'])} % "
                     f"({pct(r.get('recall_clean_espeak-ng'))} / {pct(r.get('recall_clean_piper'))}) | "
-                    f"{rec} % | {r['fires_on_confusables']} | {r['fires_on_okay_now']} | {checks} |")
+                    f"{rec} % | {held} % ({r.get('test_clips_in_noise', 0)}) | {r['fires_on_confusables']} | {r['fires_on_okay_now']} | {checks} |")
     return "\n".join(rows)
 
 
