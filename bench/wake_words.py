@@ -13,7 +13,9 @@ Inputs, 16 kHz mono:
   real "hey mycroft"; no_wake_command has none), and our own clips (bench/make_wake_clips.py:
   espeak-ng's four English accents at two speeds, made here at every run, and piper's joe voice at
   four settings when its clips are in bench/cache/wake_clips/) of each wake word and of confusable
-  phrases ("okay, no boo", "okay now", "hey mike", "my craft", "a lexus", ...);
+  phrases ("okay, no boo", "okay now", "hey mike", "my craft", "a lexus", ...), and 80 more of
+  okay_nabu (piper at random length, noise and pitch; espeak-ng voice variants) split into ``tune``
+  and ``test`` halves: the cascade's ``recall_<snr>db_test`` is the held-out figure;
 - ``--minutes`` of TV (tests/tvmix.tv: three voice tracks and music, -10 dBFS) and of a workshop
   (tests/tvmix.workshop: a grinder, hammer blows, a compressor's hum and people talking, -20 dBFS)
   without wake words: false accepts per hour, the product's own decision (Trigger, 2 s refractory);
