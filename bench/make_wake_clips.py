@@ -35,6 +35,14 @@ PHRASES = {  # text -> the model it should wake (None: a confusable phrase)
 }
 PIPER = [(0.85, 0.667), (1.0, 0.667), (1.2, 0.667), (1.0, 0.9)]  # (length_scale, noise_scale)
 ESPEAK = [(v, s) for v in ("en-us", "en-gb", "en-gb-scotland", "en-029") for s in (150, 185)]
+#: more ways of saying the default wake word, so its recall is not a figure over 16 clips: piper's
+#: joe voice with random phoneme length, noise and duration noise, its pitch moved by a resampling
+#: factor (a higher or lower voice, a little faster or slower), and espeak-ng voice variants
+MORE_TEXTS = ("okay nabu", "ok nabu", "okay, nabu", "okay nabu!")
+MORE_PIPER = 64
+MORE_ESPEAK = [(v, var, s) for v, var in (("en-us", "m1"), ("en-us", "f2"), ("en-gb", "m3"), ("en-gb", "f4"),
+                                         ("en-029", "m7"), ("en-gb-scotland", "f1"), ("en-us-nyc", "m2"),
+                                         ("en-gb-x-rp", "f5")) for s in (140, 175)]
 
 
 def to16k(x: np.ndarray, rate: int) -> np.ndarray:
@@ -44,6 +52,44 @@ def to16k(x: np.ndarray, rate: int) -> np.ndarray:
 
 def padded(x: np.ndarray) -> np.ndarray:
     return np.concatenate([np.zeros(4800, np.int16), x.astype(np.int16), np.zeros(16000, np.int16)])
+
+
+def pitched(x: np.ndarray, factor: float) -> np.ndarray:
+    """``x`` played ``factor`` times faster (pitch up by the same factor), by linear interpolation."""
+    n = int(len(x) / factor)
+    return np.interp(np.arange(n) * factor, np.arange(len(x)), x.astype(np.float64)).astype(np.int16)
+
+
+def more_nabu(voice) -> list[dict]:
+    """The extra okay_nabu clips (:data:`MORE_TEXTS`); each ``split`` is ``tune`` (choices are made on
+    these) or ``test`` (the held-out figure), alternating over a seeded shuffle."""
+    from piper import SynthesisConfig
+
+    rng = np.random.default_rng(26)
+    out = []
+    for k in range(MORE_PIPER):
+        text = MORE_TEXTS[k % len(MORE_TEXTS)]
+        ls, ns, nw = float(rng.uniform(0.75, 1.35)), float(rng.uniform(0.3, 1.0)), float(rng.uniform(0.4, 1.2))
+        factor = float(rng.choice([0.86, 0.92, 1.0, 1.07, 1.14]))
+        audio = np.concatenate([c.audio_int16_array for c in voice.synthesize(
+            text, syn_config=SynthesisConfig(length_scale=ls, noise_scale=ns, noise_w_scale=nw))])
+        audio = pitched(to16k(audio, voice.config.sample_rate), factor)
+        f = f"nabu_more_piper{k:02d}.wav"
+        write_wav(OUT / f, padded(audio), 16000)
+        out.append({"file": f, "text": text, "word": "okay_nabu",
+                    "voice": f"piper joe length {ls:.2f} noise {ns:.2f} noise_w {nw:.2f} pitch x{factor:g}"})
+    for k, (v, var, speed) in enumerate(MORE_ESPEAK):
+        text = MORE_TEXTS[k % len(MORE_TEXTS)]
+        with tempfile.NamedTemporaryFile(suffix=".wav") as tmp:
+            subprocess.run(["espeak-ng", "-v", f"{v}+{var}", "-s", str(speed), "-w", tmp.name, text], check=True)
+            data, rate = read_wav(tmp.name)
+        f = f"nabu_more_espeak{k:02d}.wav"
+        write_wav(OUT / f, padded(to16k(data[:, 0], rate)), 16000)
+        out.append({"file": f, "text": text, "word": "okay_nabu", "voice": f"espeak-ng {v}+{var} {speed} wpm"})
+    order = rng.permutation(len(out))
+    for rank, i in enumerate(order):
+        out[i]["split"] = "tune" if rank % 2 == 0 else "test"
+    return out
 
 
 def main() -> int:
@@ -68,6 +114,7 @@ def main() -> int:
             f = f"{stem}_espeak{j}.wav"
             write_wav(OUT / f, padded(to16k(data[:, 0], rate)), 16000)
             index.append({"file": f, "text": text, "word": word, "voice": f"espeak-ng {v} {speed} wpm"})
+    index += more_nabu(voice)
     (OUT / "index.json").write_text(json.dumps(index, indent=1) + "\n")
     print(len(index), "clips in", OUT)
     return 0

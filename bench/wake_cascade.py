@@ -31,12 +31,14 @@ class Config:
     threshold: float
     check: bool
     alone: bool = True
+    check_model: str = "whisper-tiny-en"
 
     @property
     def label(self) -> str:
         if not self.check:
             return f"{self.model} @{self.threshold:g}"
-        return f"{self.model} @{self.threshold:g} + whisper check" + ("" if self.alone else " (whisper alone)")
+        by = "" if self.check_model == "whisper-tiny-en" else f" ({self.check_model})"
+        return f"{self.model} @{self.threshold:g} + whisper check{by}" + ("" if self.alone else " (whisper alone)")
 
 
 class Counting:
@@ -55,7 +57,7 @@ class Counting:
         self.accepted = 0
 
     def check(self, name, audio, score):
-        key = (name, hashlib.blake2b(np.ascontiguousarray(audio).tobytes(), digest_size=16).digest())
+        key = (id(self.checker), name, hashlib.blake2b(np.ascontiguousarray(audio).tobytes(), digest_size=16).digest())
         v = self.memo.get(key)
         if v is None:
             v = self.memo[key] = self.checker.hear(name, audio)
@@ -97,22 +99,23 @@ def detected(hits: list[int], start: int, end: int, rate: int = 16000) -> bool:
 
 
 class Cascade:
-    """Collects every :class:`Config` over the benchmark's inputs; one Whisper model (tiny.en int8,
-    one thread) for all checks, loaded only when a configuration checks."""
+    """Collects every :class:`Config` over the benchmark's inputs; one checker per Whisper model
+    (int8, one thread), loaded only when a configuration checks with it."""
 
     def __init__(self, configs: list[Config]):
         self.configs = list(configs)
-        self.checker = None
-        if any(c.check for c in self.configs):
+        self.checkers: dict[str, object] = {}
+        for name in dict.fromkeys(c.check_model for c in self.configs if c.check):
             from faster_whisper import WhisperModel
 
             from edge.stages.asr.base import model_dir
             from edge.stages.wake_check import WhisperCheck
 
-            model = WhisperModel(str(model_dir("whisper-tiny-en")), device="cpu", compute_type="int8", cpu_threads=1)
-            self.checker = WhisperCheck(model, {"okay_nabu": "okay nabu", "hey_mycroft": "hey mycroft"})
+            model = WhisperModel(str(model_dir(name)), device="cpu", compute_type="int8", cpu_threads=1)
+            self.checkers[name] = WhisperCheck(model, {"okay_nabu": "okay nabu", "hey_mycroft": "hey mycroft"})
         memo: dict = {}
-        self.counters = {c: Counting(self.checker, memo, c.alone) if c.check else None for c in self.configs}
+        self.counters = {c: Counting(self.checkers[c.check_model], memo, c.alone) if c.check else None
+                         for c in self.configs}
         self.hours: dict[str, dict[Config, dict]] = {}
         self.snr: dict[int, dict[Config, list[bool]]] = {}
 
@@ -127,13 +130,16 @@ class Cascade:
                       "checks_per_hour": round(((k.n - n0) if k else 0) / hours, 1),
                       "check_cpu_s": (k.cpu_s - cpu0) if k else 0.0, "frames": len(scores[c.model])}
 
-    def noisy(self, snr: int, scores: dict[str, np.ndarray], audio: np.ndarray, where: list[tuple]) -> None:
-        """Recall on the positive clips mixed into a noise at ``snr`` dB."""
+    def noisy(self, snr: int, scores: dict[str, np.ndarray], audio: np.ndarray, where: list[tuple],
+              splits: list[str | None]) -> None:
+        """Recall on the positive clips mixed into a noise at ``snr`` dB; ``splits``: each clip's
+        ``tune`` / ``test`` (the held-out half) / None."""
         for c in self.configs:
             hits = replay(c, scores[c.model], audio, self.counters[c])
             word = c.model.split("/", 1)[1]
-            self.snr.setdefault(snr, {}).setdefault(c, []).extend(
-                detected(hits, st, en) for w, st, en in where if w == word)
+            for (w, st, en), split in zip(where, splits, strict=True):
+                if w == word:
+                    self.snr.setdefault(snr, {}).setdefault(c, []).append((detected(hits, st, en), split))
 
     def result(self, clips: list[dict], clean_scores: list[dict]) -> dict:
         """``{label: row}`` for the JSON."""
@@ -148,11 +154,16 @@ class Cascade:
             okay_now = [i for i in confus if clips[i]["name"].endswith("okay now")]
             neg_real = [i for i, cl in enumerate(clips) if cl["word"] is None and cl["kind"].startswith("shared")]
             row = {"model": c.model, "threshold": c.threshold, "check": c.check,
-                   "alone_above": self.checker.alone_above if c.check and c.alone else None,
+                   "alone_above": k.checker.alone_above if k is not None and c.alone else None,
+                   "check_model": c.check_model if c.check else None,
                    "recall_clean": round(float(np.mean([fired[i] for i in mine])), 3),
                    **{f"recall_clean_{kind.split()[-1]}": round(float(np.mean(v)), 3) for kind in ("own espeak-ng", "own piper")
                       if (v := [fired[i] for i in mine if clips[i]["kind"] == kind])},
-                   **{f"recall_{snr}db": round(float(np.mean(v[c])), 3) for snr, v in sorted(self.snr.items(), reverse=True)},
+                   **{f"recall_{snr}db": round(float(np.mean([d for d, _ in v[c]])), 3)
+                      for snr, v in sorted(self.snr.items(), reverse=True)},
+                   **{f"recall_{snr}db_test": round(float(np.mean(t)), 3) for snr, v in sorted(self.snr.items(), reverse=True)
+                      if (t := [d for d, split in v[c] if split == "test"])},
+                   "test_clips_in_noise": sum(split == "test" for _, split in next(iter(self.snr.values()), {}).get(c, [])),
                    **{f"fa_per_hour_{key}": v[c]["fa_per_hour"] for key, v in self.hours.items()},
                    "fires_on_confusables": f"{sum(fired[i] for i in confus)}/{len(confus)}",
                    "fires_on_okay_now": f"{sum(fired[i] for i in okay_now)}/{len(okay_now)}",

@@ -95,6 +95,8 @@ class WakeCheckSettings(_Frozen):
                          "(the end of the phrase) before the check")
     quiet_db: float = Field(40.0, ge=0.0, le=60.0, description="a window at least this quiet (loudest over quietest "
                             "20 ms, dB) is decided by Whisper alone; in a noisier one a score >= alone_above wakes")
+    threshold: float | None = Field(0.1, gt=0.0, le=1.0, description="first-stage threshold of a checked word "
+                                    "(below its wake.models threshold: Whisper guards it); null = the model's own")
     alone_above: float | None = Field(0.7, gt=0.0, le=1.0, description="first-stage score that wakes in a noisy "
                                       "window whatever Whisper heard; null = Whisper decides everywhere")
     model: str | None = Field(None, description="Whisper model of the check; null = asr.whisper.model (shared "

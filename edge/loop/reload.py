@@ -3,7 +3,8 @@ thresholds are read again from the same files and applied from the next frame (C
 
 :func:`configure` records the files the running loop was started from; :func:`request` (the SIGHUP
 handler) marks a reload; the pipeline calls :func:`apply_if_requested` once per frame, which reads the
-settings again and hands the wake models' thresholds to :meth:`edge.stages.wake.WakeWord.set_thresholds`.
+settings again and hands the wake models' thresholds to :meth:`edge.stages.wake.WakeWord.set_thresholds`
+(and ``wake.check.threshold``, the checked words' first stage, to ``set_check_threshold``).
 A file that no longer validates, or names a wake model that is not loaded, is logged and changes
 nothing (the running thresholds stay). Other settings still need a restart.
 """
@@ -42,9 +43,11 @@ def apply_if_requested(stages) -> bool:
         settings = load_settings(_source.get("path"), _source.get("board"))
         models = list(settings.wake.models)
         stages.wake.set_thresholds(models)
+        stages.wake.set_check_threshold(settings.wake.check.threshold)
     except (ConfigError, ValueError) as e:
         log.warning("reload refused, nothing changed: %s", e)
         return False
-    log.warning("reloaded: wake thresholds %s", ", ".join(
-        f"{m.name} {'its own' if m.threshold is None else format(m.threshold, 'g')}" for m in models))
+    log.warning("reloaded: wake thresholds %s (checked words' first stage %s)", ", ".join(
+        f"{m.name} {'its own' if m.threshold is None else format(m.threshold, 'g')}" for m in models),
+        settings.wake.check.threshold)
     return True

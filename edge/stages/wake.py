@@ -204,6 +204,7 @@ class WakeWord:
                 thresholds[key] = s.threshold if s.threshold is not None else OWW_DEFAULT_THRESHOLD
         self.engines: dict[str, str] = {k: "micro" for k, _ in micro} | {model_key(n): "openwakeword" for n in oww}
         self._engines = ([MicroEngine(micro)] if micro else []) + ([OwwEngine(oww)] if oww else [])
+        self.thresholds = dict(thresholds)  # as configured; the trigger's are lower for checked words
         self.trigger = Trigger(thresholds, int(np.ceil(refractory_ms / 80)))
         self.confirm: Confirm | None = None
         self._ring: deque[np.ndarray] = deque(maxlen=1)
@@ -211,12 +212,20 @@ class WakeWord:
     def confirm_with(self, checker, hold_ms: int = 480) -> None:
         """Put a second stage after the models (:class:`Confirm`; ``checker``: e.g.
         :class:`edge.stages.wake_check.WhisperCheck`); None removes it. The last
-        ``checker.window_samples`` of audio are kept for it."""
-        if checker is None:
-            self.confirm = None
-            return
-        self.confirm = Confirm(self.trigger, checker, int(np.ceil(hold_ms / 80)))
-        self._ring = deque(maxlen=int(np.ceil(checker.window_samples / FRAME_SAMPLES)) + 1)
+        ``checker.window_samples`` of audio are kept for it. A checked word's first stage runs at
+        ``checker.threshold`` when that is lower than its configured threshold (Whisper guards
+        the lower one: :attr:`trigger` holds the thresholds in force)."""
+        self.confirm = None
+        if checker is not None:
+            self.confirm = Confirm(self.trigger, checker, int(np.ceil(hold_ms / 80)))
+            self._ring = deque(maxlen=int(np.ceil(checker.window_samples / FRAME_SAMPLES)) + 1)
+        self._apply_thresholds()
+
+    def _apply_thresholds(self) -> None:
+        checker = self.confirm.checker if self.confirm is not None else None
+        low = getattr(checker, "threshold", None)
+        self.trigger.thresholds = {k: min(t, low) if low is not None and k in checker.phrases else t
+                                   for k, t in self.thresholds.items()}
 
     @classmethod
     def from_settings(cls, settings, recognizer=None, check: bool = True) -> WakeWord:
@@ -267,7 +276,7 @@ class WakeWord:
             ValueError: a name that is not one of the loaded models, or another engine for one
                 (either needs a restart).
         """
-        new = dict(self.trigger.thresholds)
+        new = dict(self.thresholds)
         for m in models:
             s = _spec(m)
             key = model_key(s.name)
@@ -279,7 +288,15 @@ class WakeWord:
                                  "another engine needs a restart")
             if s.threshold is not None:
                 new[key] = float(s.threshold)
-        self.trigger.thresholds = new
+        self.thresholds = new
+        self._apply_thresholds()
+
+    def set_check_threshold(self, threshold: float | None) -> None:
+        """A new first-stage threshold for the checked words (``wake.check.threshold`` of a config
+        reload; None: their configured ones); nothing without a second stage."""
+        if self.confirm is not None:
+            self.confirm.checker.threshold = threshold
+            self._apply_thresholds()
 
     def flush(self) -> None:
         """Forget all audio and the last detection (a new stream; see the module doc)."""

@@ -9,11 +9,13 @@ previous text (Whisper's prompt: it writes "OK, Nabu." for the word and still "O
 "okay now"), and compares the transcript's first sentence with the phrase, letters only.
 
 Whisper tiny.en does not hear the phrase well in noise (at 10 dB it wrote the phrase for fewer
-than half of the wake words the first stage caught; bench/results/wake_words.json), so its "no"
-only counts where the window is quiet: :func:`window_snr_db` (the loudest 20 ms pieces of the
-window over the quietest) at least :attr:`WhisperCheck.quiet_db`. In a noisier window a
+than half of the wake words the first stage caught; bench/results/wake_recall_where.json), so
+its "no" only counts where the window is quiet: :func:`window_snr_db` (the loudest 20 ms pieces
+of the window over the quietest) at least :attr:`WhisperCheck.quiet_db`. In a noisier window a
 first-stage score of at least ``alone_above`` is a detection by itself, as without the check;
-Whisper's "yes" counts everywhere, so a lower first-stage threshold adds the words it recognises.
+Whisper's "yes" counts everywhere, so the first stage of a checked word runs at a lower
+:attr:`WhisperCheck.threshold` (:meth:`edge.stages.wake.WakeWord.confirm_with`) and Whisper adds
+the words it recognises below ``alone_above``.
 """
 from __future__ import annotations
 
@@ -97,18 +99,21 @@ class WhisperCheck:
         quiet_db: a window at least this quiet (:func:`window_snr_db`) is decided by Whisper alone.
         alone_above: in a noisier window, a first-stage score at least this is a detection whatever
             Whisper heard; None: Whisper decides everywhere.
+        threshold: the first-stage threshold of the words it checks when it is lower than the
+            model's (:meth:`edge.stages.wake.WakeWord.confirm_with`); None: the model's.
     Raises:
         ValueError: an empty phrase.
     """
 
     def __init__(self, model, phrases: dict[str, str], window_ms: int = 2000, quiet_db: float = 40.0,
-                 alone_above: float | None = 0.7):
+                 alone_above: float | None = 0.7, threshold: float | None = None):
         from faster_whisper.tokenizer import Tokenizer
 
         self.model = model
         self.window_ms = int(window_ms)
         self.quiet_db = float(quiet_db)
         self.alone_above = alone_above
+        self.threshold = threshold
         self.tokenizer = Tokenizer(model.hf_tokenizer, model.model.is_multilingual, task="transcribe",
                                    language="en")
         self.phrases = dict(phrases)
@@ -205,4 +210,4 @@ def build_check(settings, phrases: dict[str, str], recognizer=None) -> WhisperCh
 
             _OWN_MODELS[path] = WhisperModel(path, device="cpu", compute_type="int8", cpu_threads=1, num_workers=1)
         model = _OWN_MODELS[path]
-    return WhisperCheck(model, checked, c.window_ms, c.quiet_db, c.alone_above)
+    return WhisperCheck(model, checked, c.window_ms, c.quiet_db, c.alone_above, c.threshold)
