@@ -15,9 +15,9 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-$PWD/.venv/bin/python}
 OUT=${1:-bench/results/arm64-check.json}
 T0=$(date +%s.%N)
-CACHE=${EDGE_ARM64_CACHE:-$HOME/.cache/edge-arm64}
-if ls "$CACHE"/rootfs-*/.edge-rootfs-ok >/dev/null 2>&1; then export EDGE_ARM64_ROOTFS_CACHED=1; fi
 ROOTFS=$(PYTHON=$PY bash scripts/arm64-rootfs.sh)
+# cached when the root was finished before this run started
+if [ "$(stat -c %Y "$ROOTFS/.edge-rootfs-ok")" -lt "${T0%.*}" ]; then export EDGE_ARM64_ROOTFS_CACHED=1; fi
 EDGE_ARM64_ROOTFS_SECONDS=$(echo "$(date +%s.%N) - $T0" | bc)
 export EDGE_ARM64_ROOTFS_SECONDS
 exec "$PY" scripts/arm64_check.py "$ROOTFS" "$OUT"

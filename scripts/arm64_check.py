@@ -345,6 +345,18 @@ def verdict(res: dict) -> list[str]:
     return bad
 
 
+def previous_run(out: Path) -> dict | None:
+    """When, how long and from which caches the last result in ``out`` ran (a first run beside a
+    cached one), or None."""
+    try:
+        last = json.loads(out.read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(last.get("seconds"), dict):
+        return None
+    return {k: last.get(k) for k in ("date", "seconds", "cached", "host_load_average", "failures")}
+
+
 def main(rootfs: str, out: str) -> int:
     cache = Path(os.environ.get("EDGE_ARM64_CACHE", Path.home() / ".cache/edge-arm64"))
     root = Path(rootfs)
@@ -377,6 +389,7 @@ def main(rootfs: str, out: str) -> int:
     res["cached"] = {"dependencies": res["dependencies"]["cached"], "install": res["install_cached"],
                      "rootfs": os.environ.get("EDGE_ARM64_ROOTFS_CACHED") == "1"}
     res["failures"] = verdict(res)
+    res["previous_run"] = previous_run(Path(out))
     Path(out).write_text(json.dumps(res, indent=1, ensure_ascii=False) + "\n")
     for img, v in res["dependencies"]["images"].items():
         for p in v["problems"]:
