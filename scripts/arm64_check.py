@@ -2,7 +2,8 @@
 the package registry for each board image of board-configs/ (aarch64 wheels for the image's Python
 and glibc), installed into the emulated Debian 12 root of scripts/arm64-rootfs.sh, and the product run
 there under qemu-aarch64-static: ``edge run --input examples/two_turns_log_then_undo.wav`` with a
-grammar-only configuration (no LLM), the store read back, and ``edge doctor --board rk3588-rock5b --json``.
+grammar-only configuration (no LLM), the store read back, and ``edge doctor --board rk3588-rock5b --json``;
+the same demo on this machine is the reference the emulated one must match (:func:`verdict`).
 
     python scripts/arm64_check.py ROOTFS OUT.json
 
