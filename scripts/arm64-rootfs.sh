@@ -20,14 +20,15 @@ CACHE=${EDGE_ARM64_CACHE:-$HOME/.cache/edge-arm64}
 PY=${PYTHON:-$ROOT/.venv/bin/python}
 SUITE=bookworm
 # Debian packages: the interpreter and the shared libraries the product's aarch64 wheels link against
-# (libgomp1: onnxruntime/ctranslate2; libstdc++6; libsndfile1: soundfile; espeak-ng: the replies' voice).
-DEBS=python3.11,libpython3.11,libstdc++6,libgomp1,libsndfile1,espeak-ng,libespeak-ng1,ca-certificates
+# (libgomp1: onnxruntime/ctranslate2; libstdc++6; libsndfile1: soundfile; espeak-ng: the replies' voice;
+# libportaudio2: live audio), the Debian packages `edge doctor` (check packages) looks for.
+DEBS=python3.11,libpython3.11,libstdc++6,libgomp1,libsndfile1,espeak-ng,libespeak-ng1,libportaudio2,ca-certificates
 # The RKNN side (pyproject.toml extra "rk"), onnxruntime and numpy at the venv's versions (the CPU path).
 RKNN_WHEELS=("rknn-toolkit-lite2==2.5.0" "rknpu==1.5.2" "onnxruntime==1.32.0" "numpy==2.4.6")
 # manylinux tags up to the board image's glibc (bookworm: 2.36); pip picks the newest wheel that fits
 PLATFORMS=(--platform manylinux2014_aarch64)
 for v in $(seq 17 36); do PLATFORMS+=(--platform "manylinux_2_${v}_aarch64"); done
-KEY="$SUITE-$(printf '%s\n' "$DEBS" "${RKNN_WHEELS[@]}" | sha256sum | cut -c1-12)"
+KEY="$SUITE-$( { printf '%s\n' "$DEBS" "${RKNN_WHEELS[@]}"; cat "$0"; } | sha256sum | cut -c1-12)"  # this script too
 ROOTFS=$CACHE/rootfs-$KEY
 say() { printf '[arm64-rootfs] %s\n' "$*" >&2; }
 
@@ -45,7 +46,13 @@ say "debootstrap --foreign arm64 $SUITE from $MIRROR into $TMP"
 debootstrap --foreign --arch=arm64 --variant=minbase --include="$DEBS" "$SUITE" "$TMP" "$MIRROR" >"$CACHE/debootstrap.log" 2>&1 \
   || { tail -20 "$CACHE/debootstrap.log" >&2; exit 1; }
 say "unpacking $(ls "$TMP"/var/cache/apt/archives/*.deb | wc -l) packages with dpkg-deb -x"
-for deb in "$TMP"/var/cache/apt/archives/*.deb; do dpkg-deb -x "$deb" "$TMP"; done
+# each unpacked package is also recorded in dpkg's database as installed (what the second stage's
+# dpkg --install would leave), so `edge doctor`'s package check reads the image as on a board
+mkdir -p "$TMP/var/lib/dpkg"
+for deb in "$TMP"/var/cache/apt/archives/*.deb; do
+  dpkg-deb -x "$deb" "$TMP"
+  { dpkg-deb -f "$deb" | sed '/^Package:/a Status: install ok installed'; echo; } >>"$TMP/var/lib/dpkg/status"
+done
 rm -rf "$TMP/var/cache/apt/archives/"*.deb "$TMP/debootstrap"
 # What qemu-user does not emulate, laid under the root (qemu -L serves a path from there when it exists):
 # - /proc/cpuinfo: qemu 7.2 passes the host's x86 one through, and onnxruntime's cpuinfo crashes on it

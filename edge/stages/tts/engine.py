@@ -263,15 +263,18 @@ def engine_for(settings, language: str = "en") -> str:
 #: the watchdog's least budget for Kokoro (s, s per character): a neural voice on two cores takes
 #: 0.5–3 s of CPU per s of speech (bench/zh_tts.py; 3 at load average 9), Mandarin ~4 characters/s
 KOKORO_TIMEOUT_BASE_S, KOKORO_TIMEOUT_PER_CHAR_S = 20.0, 1.0
+#: the least start budget for Kokoro's worker (s): it loads an 80 MB model before it says ready
+KOKORO_START_TIMEOUT_S = 60.0
 
 
 def create(settings, language: str = "en"):
     """The TTS stage for :class:`edge.config.TtsSettings`: the engine (:func:`engine_for`) under its
-    watchdog (for Kokoro at least :data:`KOKORO_TIMEOUT_BASE_S` + :data:`KOKORO_TIMEOUT_PER_CHAR_S` per character)."""
+    watchdog (for Kokoro at least :data:`KOKORO_TIMEOUT_BASE_S` + :data:`KOKORO_TIMEOUT_PER_CHAR_S` per character,
+    and :data:`KOKORO_START_TIMEOUT_S` to start)."""
     engine = engine_for(settings, language)
-    base, per_char = settings.timeout_base_s, settings.timeout_per_char_s
+    base, per_char, start = settings.timeout_base_s, settings.timeout_per_char_s, settings.start_timeout_s
     if engine == "kokoro":
         base, per_char = max(base, KOKORO_TIMEOUT_BASE_S), max(per_char, KOKORO_TIMEOUT_PER_CHAR_S)
+        start = max(start, KOKORO_START_TIMEOUT_S)
     return WatchdogTts(language=language, voice=settings.voice, rate_wpm=settings.rate_wpm,
-                       base_timeout_s=base, per_char_s=per_char, start_timeout_s=60.0 if engine == "kokoro" else 30.0,
-                       engine=engine)
+                       base_timeout_s=base, per_char_s=per_char, start_timeout_s=start, engine=engine)
