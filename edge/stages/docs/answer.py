@@ -5,13 +5,17 @@ more, by the size its model name states (:func:`generates`), else extractive):
 
 - extractive: the sentences of the best passage that hold most of the question's words (IDF
   weighted), in document order, at most two and :data:`MAX_SPOKEN_WORDS` words;
-- generated: the LLM writes the answer from the top passages only (as many as fit the engine's
-  ``n_ctx`` as loaded, with the answer budget ``max_tokens`` as the governor sets it for the turn);
-  a prompt that still would not fit falls back to the extractive answer.
+- generated: the LLM reads the top passages, numbered (as many as fit the engine's ``n_ctx`` as
+  loaded, with the answer budget ``max_tokens`` as the governor sets it for the turn), and replies
+  with JSON naming the one passage it answers from and the answer (:func:`answer_schema`). The
+  answer is said with that passage's source; passage 0 (none answers) declines; an option name or
+  number the cited passage does not hold (:func:`unsupported`) makes the box say that passage's own
+  sentences instead. A prompt that would not fit, or a reply without a usable citation, leaves the
+  extractive answer.
 
 Below ``docs.threshold`` (the best hit's :func:`edge.stages.docs.retrieve.confidence`) the box
-declines. The answer starts with its source: "From the mosquitto.conf manual page, section
-General Options: …" (Mandarin: "根据《mosquitto.conf》手册，第General Options节：…").
+declines before any LLM runs. The answer starts with its source: "From the mosquitto.conf manual
+page, section General Options: …" (Mandarin: "根据《mosquitto.conf》手册，第General Options节：…").
 """
 from __future__ import annotations
 
