@@ -224,7 +224,8 @@ class Retriever:
     def search(self, question: str, k: int = 5, judged: int = RERANK, qvec: np.ndarray | None = None) -> list[Hit]:
         """The ``k`` best chunks for ``question``: the fused ranking's first ``judged`` (with the
         chunks holding the question's literals) reranked by :func:`confidence` plus
-        :data:`TERM_BONUS` where an entry's term holds a literal; ties keep the fused order.
+        :data:`TERM_BONUS` where an entry's term defines a literal; ties keep the fused order. The
+        candidate closest by cosine takes the last of the ``k`` seats when the rerank left it out.
         ``qvec``: the question's vector when already embedded."""
         lits = literals(question)
         lowered = {x.lower() for x in lits}
@@ -246,7 +247,7 @@ class Retriever:
                 fused[cid] = fused.get(cid, 0.0) + 1.0 / (RRF_K + r)
         order = sorted(fused, key=lambda c: -fused[c])
         pool = order[:max(judged, k)]
-        pool += [c for c in exact[:5] if c not in pool]  # an option's own entry is always judged
+        pool += [c for c in exact[:5] + semantic[:3] if c not in pool]  # an option's own entry, the closest by meaning
         stored = self.index.chunks(pool)
         cover = self.coverage(words, pool, {lit: ids for lit, ids in held.items() if ids})
         cos = self.cosines(qvec, pool)
@@ -257,6 +258,11 @@ class Retriever:
             conf = confidence(cover[cid], cos.get(cid))
             hits.append(Hit(stored[cid], fused[cid], lrank.get(cid), vrank.get(cid), cos.get(cid), conf))
         hits.sort(key=lambda h: -(rank_score(cover[h.stored.id], h.cosine) + TERM_BONUS * defines(h.stored.chunk.text, lits, h.stored.chunk.title)))
+        closest = max((h for h in hits if h.cosine is not None), key=lambda h: h.cosine, default=None)
+        if k > 1 and closest is not None and closest not in hits[:k]:
+            # the words can miss what the meaning finds ("how fast" → "Speed in words per minute"):
+            # the closest passage by meaning keeps the last seat, for the model to choose from
+            return hits[:k - 1] + [closest]
         return hits[:k]
 
 
