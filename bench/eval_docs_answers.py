@@ -133,7 +133,7 @@ def plot(out: Path) -> None:
     import numpy as np
 
     runs = [json.loads(p.read_text()) for p in sorted(RESULTS.glob("docs_answers_*.json"))]
-    runs.sort(key=lambda r: r["label"] != "before")
+    runs.sort(key=lambda r: (r["label"] != "before", r["label"] == "after"))
     if not runs:
         return
     names = ["right answers", "answerable\ndeclined", "wrong answers", "unanswerable\ndeclined", "invented facts"]
@@ -143,7 +143,7 @@ def plot(out: Path) -> None:
         s = r["summary"]
         vals = [s["right"], s["answerable_declined"], s["wrong"], s["declined_correctly"], s["invented_facts"]]
         w = 0.8 / len(runs)
-        bars = ax.bar(xs + (j - (len(runs) - 1) / 2) * w, vals, w, label=f"{r['label']} ({r['commit']})")
+        bars = ax.bar(xs + (j - (len(runs) - 1) / 2) * w, vals, w, label=f"{r['label']}: {r.get('answer_mode', '?')} answers ({r['commit']})")
         for b, v in zip(bars, vals, strict=True):
             ax.text(b.get_x() + b.get_width() / 2, v + 0.3, str(v), ha="center", fontsize=8)
     s0 = runs[0]["summary"]

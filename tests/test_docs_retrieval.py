@@ -150,3 +150,21 @@ def test_a_generated_answer_states_only_what_its_passage_holds(index, small_engi
             read = " ".join(f"{p.source.title} {p.source.section} {p.text}" for p in ans.passages)
             assert ans.text.startswith(source_phrase(ans.sources[0], "man"))
             assert unsupported(body, read, q) == []
+
+
+def test_the_passage_closest_in_meaning_is_among_those_the_model_reads(tmp_path):
+    from edge.models.embed import EmbedError, Encoder
+
+    try:
+        enc = Encoder.load()
+    except EmbedError as e:
+        pytest.skip(str(e))
+    with DocsIndex(tmp_path / "docs.db", enc) as ix:
+        ix.add([MAN_ESPEAK, MAN_PGCTL])
+        r = Retriever(ix)
+        # no word of "how fast" is in "-s <integer>: Speed in words per minute": only the meaning finds it
+        hits = r.search("How fast does espeak speak?", k=3)
+        assert any(h.stored.chunk.text.startswith("-s <integer>") for h in hits)
+        prep = prepare("How fast does espeak speak?", r, DocsSettings(top_k=3))
+        assert any(h.stored.chunk.text.startswith("-s <integer>") for h in prep.hits)
+        r.close()

@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from edge.llm.base import ContextOverflow
 from edge.service.api.deps import ApiContext, api_context
-from edge.stages.docs.answer import generates, generation_request, prepare, with_generated
+from edge.stages.docs.answer import generates, generation_request, prepare, shown_in, with_generated
 from edge.stages.docs.index import DocsIndex, open_index
 from edge.stages.docs.retrieve import Retriever
 from edge.stages.utterance import too_long
@@ -68,6 +68,7 @@ async def ask(body: DocsQuestion, request: Request, ctx: Annotated[ApiContext, D
         budget = settings.llm.max_tokens  # the answer budget edge ask and the voice loop give
         try:
             req = await run_in_threadpool(generation_request, body.question, prep.hits, ctx.engine, budget)
+            prep.shown = shown_in(req)
         except ContextOverflow:
             req = None
         if req is not None:

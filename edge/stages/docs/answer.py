@@ -43,8 +43,9 @@ ANSWER_TOKENS = 96
 TEMPLATE_MARGIN = 32
 NOT_FOUND = {"en": "I don't find that in the documents.", "zh": "我在文档里没有找到这个。"}
 SYSTEM_PROMPT = ("You answer questions about the site's documents from the numbered passages given. "
-                 "Pick the one passage that answers the question and answer from that passage only, in at most "
-                 "two short spoken sentences, keeping option names, numbers and units exactly as written there. "
+                 "Pick the one passage that answers the question and answer from that passage only, in one or "
+                 "two short, complete spoken sentences that say what the number or option is for, keeping option "
+                 "names, numbers and units exactly as written there. "
                  "If no passage answers the question, give passage 0. "
                  'Reply with JSON: {"passage": <number>, "answer": "<answer>"}.')
 _CUT_REPLY = re.compile(r'\{\s*"passage"\s*:\s*(\d+)\s*,\s*"answer"\s*:\s*"(.*)', re.S)
@@ -256,6 +257,11 @@ def generation_request(question: str, hits: list[Hit], engine: Engine, max_token
     return GenerationRequest(messages, max_tokens=max_tokens, temperature=0.0, json_schema=answer_schema(shown))
 
 
+def shown_in(request: GenerationRequest) -> int:
+    """The passages a :func:`generation_request` shows (its schema's largest passage number)."""
+    return max(request.json_schema["properties"]["passage"]["enum"])
+
+
 def unsupported(answer: str, passage: str, question: str) -> list[str]:
     """The option names, setting names and numbers of ``answer`` that neither ``passage`` nor
     ``question`` holds as a whole token."""
@@ -314,6 +320,7 @@ class Prepared:
     kind: str = ""
     language: str = "en"
     question: str = ""
+    shown: int = 0  # passages in the generation prompt (0: not generated yet)
 
 
 def prepare(text: str, retriever: Retriever, settings: DocsSettings | None = None, language: str = "en") -> Prepared:
@@ -353,15 +360,31 @@ def with_generated(prep: Prepared, llm_text: str | None) -> DocsAnswer:
     n, text = got
     if n == 0:
         return declined(prep)
-    hit = prep.hits[n - 1]
-    src, chunk = source_of(hit), hit.stored.chunk
     question = prep.question
     body = llm_body(text)
-    if body is None or unsupported(body, f"{chunk.title} {chunk.section} {chunk.text}", question):
-        body, mode = best_sentences(question, chunk), "cited"
+    hit = prep.hits[n - 1]
+    if body is not None and unsupported(body, passage_text(hit), question):
+        # a small model may number its passage wrong: the passage that holds every fact it states
+        # is the one it answered from; with none, its answer rests on nothing shown
+        holding = [h for h in prep.hits[:shown_passages(prep)] if not unsupported(body, passage_text(h), question)]
+        hit, body = (holding[0], body) if holding else (hit, None)
+    if body is None:
+        body, mode = best_sentences(question, hit.stored.chunk), "cited"
     else:
         mode = "generated"
+    src = source_of(hit)
     return DocsAnswer(source_lead(src, hit.stored.kind, prep.language) + body, True, [src], prep.answer.passages, mode)
+
+
+def passage_text(hit: Hit) -> str:
+    """What a passage shows the model: its document title, section and text."""
+    c = hit.stored.chunk
+    return f"{c.title} {c.section} {c.text}"
+
+
+def shown_passages(prep: Prepared) -> int:
+    """How many of ``prep.hits`` the model was shown (set by :func:`answer_question`; all when unknown)."""
+    return prep.shown or len(prep.hits)
 
 
 def answer_question(text: str, retriever: Retriever, settings: DocsSettings | None = None,
@@ -382,7 +405,9 @@ def answer_question(text: str, retriever: Retriever, settings: DocsSettings | No
     if llm is None or not prep.answer.found or mode == "extractive" or (name and not generates(mode, name)):
         return prep.answer
     try:
-        out, _ = generate(llm, generation_request(text, prep.hits, llm, max_tokens))
+        request = generation_request(text, prep.hits, llm, max_tokens)
+        prep.shown = shown_in(request)
+        out, _ = generate(llm, request)
     except (ContextOverflow, EngineError):
         out = None
     return with_generated(prep, out)
