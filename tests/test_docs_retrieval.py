@@ -86,6 +86,11 @@ def test_a_generated_answer_rests_on_the_passage_it_cites(index):
     assert made_up.mode == "cited" and "64" not in made_up.text and "default is 50" in made_up.text
     kept = with_generated(prep, json.dumps({"passage": pitch, "answer": "The default pitch is 50, set with -p."}))
     assert kept.mode == "generated" and kept.text.endswith("The default pitch is 50, set with -p.")
+    # a wrong passage number: the passage holding every fact the answer states is its source
+    other = next(i for i in range(1, len(prep.hits) + 1) if i != pitch)
+    moved = with_generated(prep, json.dumps({"passage": other, "answer": "The default pitch is 50, set with -p."}))
+    assert moved.mode == "generated" and moved.sources[0] == kept.sources[0]
+    assert moved.text == kept.text
     # citing no passage declines; an unusable reply leaves the extractive answer
     none = with_generated(prep, json.dumps({"passage": 0, "answer": ""}))
     assert (none.found, none.text, none.mode) == (False, NOT_FOUND["en"], "declined")
