@@ -42,7 +42,7 @@ from eval_docs import EVAL, build_corpus, corpus_files  # noqa: E402
 
 from edge.config import load_settings  # noqa: E402
 from edge.llm.loader import build_llm  # noqa: E402
-from edge.stages.docs.answer import answer_question, generates  # noqa: E402
+from edge.stages.docs.answer import NOT_FOUND, answer_question, generates  # noqa: E402
 from edge.stages.docs.index import load_encoder  # noqa: E402
 from edge.stages.docs.retrieve import Retriever  # noqa: E402
 
@@ -113,6 +113,7 @@ def score(q: dict, ans, corpus: str) -> dict:
 
 
 def summary(rows: list[dict]) -> dict:
+    secs = [r["seconds"] for r in rows if r["seconds"] is not None]
     ans = [r for r in rows if r["id"].startswith("h")]
     una = [r for r in rows if not r["id"].startswith("h")]
     return {"answerable": len(ans), "right": sum(r["right"] for r in ans),
@@ -121,8 +122,8 @@ def summary(rows: list[dict]) -> dict:
             "unanswerable": len(una), "declined_correctly": sum(r["declined"] for r in una),
             "invented_facts": sum(bool(r["invented"]) for r in rows),
             "by_mode": {m: sum(r["mode"] == m for r in rows) for m in sorted({r["mode"] for r in rows})},
-            "seconds_p50": round(statistics.median(r["seconds"] for r in rows), 2),
-            "seconds_max": round(max(r["seconds"] for r in rows), 2)}
+            "seconds_p50": round(statistics.median(secs), 2) if secs else None,
+            "seconds_max": round(max(secs), 2) if secs else None}
 
 
 def plot(out: Path) -> None:
@@ -136,6 +137,11 @@ def plot(out: Path) -> None:
     runs.sort(key=lambda r: (r["label"] != "before", r["label"] == "after"))
     if not runs:
         return
+    for r in list(runs):
+        if "before_same_questions" in r:  # a cut-short run: the same questions before, beside it
+            n = r["before_same_questions"]["answerable"]
+            runs.insert(runs.index(r), {"label": f"before, the same {n} answerable", "answer_mode": "extractive",
+                                        "commit": "c73587e", "summary": r["before_same_questions"]})
     names = ["right answers", "answerable\ndeclined", "wrong answers", "unanswerable\ndeclined", "invented facts"]
     fig, ax = plt.subplots(figsize=(9, 4))
     xs = np.arange(len(names))
@@ -147,13 +153,42 @@ def plot(out: Path) -> None:
         for b, v in zip(bars, vals, strict=True):
             ax.text(b.get_x() + b.get_width() / 2, v + 0.3, str(v), ha="center", fontsize=8)
     s0 = runs[0]["summary"]
+    last = runs[-1]["summary"]
     ax.set_xticks(xs, names)
     ax.set_ylabel("questions")
-    ax.set_title(f"document answers, {s0['answerable']} answerable + {s0['unanswerable']} unanswerable held-back "
-                 f"questions ({runs[-1]['llm']})", fontsize=9)
+    ax.set_title(f"document answers, held-back questions: {s0['answerable']} answerable + {s0['unanswerable']} "
+                 f"unanswerable ({last['answerable']} + {last['unanswerable']} in the last run; {runs[-1]['llm']})",
+                 fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
+
+
+_LOGGED = re.compile(r"^(?:ok |BAD) (\w+) ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\") -> "
+                     r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")")
+
+
+def from_log(path: Path, questions: list[dict]) -> list[dict]:
+    """The answers a run printed (its stderr, one line a question), for a run cut short: each
+    scored again as :func:`score` does; the answer's mode is not printed (``logged``)."""
+    import ast
+    from types import SimpleNamespace
+
+    by_id = {q["id"]: q for q in questions}
+    rows = []
+    for line in path.read_text().splitlines():
+        m = _LOGGED.match(line)
+        if not m or m.group(1) not in by_id:
+            continue
+        text = ast.literal_eval(m.group(3))
+        found = text not in NOT_FOUND.values()
+        ans = SimpleNamespace(text=text, found=found, mode="logged" if found else "declined", sources=[])
+        rows.append({**score(by_id[m.group(1)], ans, CORPUS_TEXT[0]), "seconds": None})
+    return rows
+
+
+#: the corpus's raw text, read once by :func:`main` (for :func:`from_log`)
+CORPUS_TEXT = [""]
 
 
 def main(argv=None) -> int:
@@ -163,6 +198,7 @@ def main(argv=None) -> int:
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--answer-mode", choices=("auto", "extractive", "generated"), help="docs.answer (default: configured)")
     ap.add_argument("--questions", type=Path, default=EVAL / "answers.jsonl")
+    ap.add_argument("--from-log", type=Path, help="score the answers a cut-short run printed (its stderr); no model runs")
     ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "edge" / "docs-eval.db")
     args = ap.parse_args(argv)
     overrides = {"llm": {"model": args.model}} if args.model else {}
@@ -171,7 +207,20 @@ def main(argv=None) -> int:
     settings = load_settings(overrides=overrides or None)
     questions = [json.loads(ln) for ln in args.questions.read_text().splitlines() if ln.strip()][: args.limit or None]
     files = corpus_files(EVAL / "corpus.txt")
-    corpus = "\n".join(raw_text(f) for f in files)
+    corpus = CORPUS_TEXT[0] = "\n".join(raw_text(f) for f in files)
+    if args.from_log:
+        rows = from_log(args.from_log, questions)
+        done = {r["id"] for r in rows}
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+        result = {"label": args.label, "llm": settings.llm.model, "answer_mode": settings.docs.answer, "commit": commit,
+                  "date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "from_log": str(args.from_log),
+                  "questions_run": sorted(done), "summary": summary(rows), "rows": rows}
+        before = RESULTS / "docs_answers_before.json"
+        if before.exists():  # the same questions' answers before, for a side-by-side of a cut-short run
+            result["before_same_questions"] = summary([r for r in json.loads(before.read_text())["rows"] if r["id"] in done])
+        (RESULTS / f"docs_answers_{args.label}.json").write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+        print(json.dumps(result["summary"]))
+        return 0
     args.cache.parent.mkdir(parents=True, exist_ok=True)
     index, build = build_corpus(args.cache, files, load_encoder())
     retriever = Retriever(index)
