@@ -156,9 +156,8 @@ def plot(out: Path) -> None:
     last = runs[-1]["summary"]
     ax.set_xticks(xs, names)
     ax.set_ylabel("questions")
-    ax.set_title(f"document answers, held-back questions: {s0['answerable']} answerable + {s0['unanswerable']} "
-                 f"unanswerable ({last['answerable']} + {last['unanswerable']} in the last run; {runs[-1]['llm']})",
-                 fontsize=9)
+    ax.set_title(f"document answers, held-back: {s0['answerable']} + {s0['unanswerable']} unanswerable "
+                 f"({last['answerable']} + {last['unanswerable']} in the last run); {runs[-1]['llm']}", fontsize=8)
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
