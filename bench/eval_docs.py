@@ -12,7 +12,9 @@ all with real embeddings. The 10,000-chunk index adds man pages of the installed
 text, real BM25); their vectors are random unit vectors unless ``--embed-all`` (the numpy encoder
 needs ~0.1 s per chunk here: 10,000 chunks would take ~17 min), which costs the same to search.
 
-    python bench/eval_docs.py [--no-vectors] [--skip-10k] [--embed-all] [--out bench/results]
+    python bench/eval_docs.py [--no-vectors] [--skip-10k] [--corpus-latency] [--embed-all] [--out bench/results]
+
+``--corpus-latency`` measures the latency on the corpus index alone (no padding: quick).
 
 The embedded corpus index and the 1,000-chunk one are kept next to ``--cache`` (incremental by
 SHA-256: a second run re-reads and re-embeds nothing).
@@ -208,6 +210,27 @@ def plot(result: dict, path: Path) -> None:
     fig.savefig(path, dpi=110)
 
 
+def measure_padded(args, p1k: Path, pages: list[str], texts: list[str], settings: DocsSettings, encoder,
+                   result: dict, tmp: Path) -> None:
+    """Latency at ~1,000 chunks (the corpus padded with embedded man pages) and ~10,000 (BM25 padding,
+    random vectors unless ``--embed-all``)."""
+    with DocsIndex(p1k, encoder) as ix:
+        used = pad_to(ix, pages, 1000)
+        result["latency_1k"] = latency(Retriever(ix), texts, settings.top_k)
+    if not args.skip_10k:
+        p10k = tmp / "10k.db"
+        with DocsIndex(p1k) as src:
+            copy_index(src, p10k)
+        with DocsIndex(p10k, encoder if args.embed_all else None) as ix:
+            t0 = time.perf_counter()
+            pad_to(ix, pages[used:], 10000, step=100)
+            result["build"]["pad_to_10k_bm25_s"] = round(time.perf_counter() - t0, 2)
+            random_vectors = fill_random_vectors(ix, 384) if encoder is not None and not args.embed_all else 0
+        with DocsIndex(p10k, encoder) as ix:
+            result["latency_10k"] = latency(Retriever(ix), texts, settings.top_k)
+            result["latency_10k"]["random_vectors"] = random_vectors
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpus", type=Path, default=EVAL / "corpus.txt")
@@ -217,6 +240,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
     ap.add_argument("--no-vectors", action="store_true", help="BM25 only")
     ap.add_argument("--skip-10k", action="store_true")
+    ap.add_argument("--corpus-latency", action="store_true", help="latency on the corpus index alone (no padding)")
     ap.add_argument("--embed-all", action="store_true", help="real embeddings for the 10,000-chunk index too (slow)")
     ap.add_argument("--threshold", type=float, default=None, help="docs.threshold (default: the config default)")
     args = ap.parse_args(argv)
@@ -232,25 +256,15 @@ def main(argv=None) -> int:
               "eval": evaluate(retriever, questions, settings)}
     texts = [q["question"] for q in questions]
     pages = padding_pages(set(files))
+    if args.corpus_latency:  # the corpus index alone (~1,100 chunks with one chunk per option): no padding
+        result["latency_1k"] = latency(retriever, texts, settings.top_k)
+        result["latency_1k"]["index"] = "the corpus alone"
     p1k = cache.with_name(cache.stem + "-1k.db")  # kept too: its padding is embedded once
-    if not p1k.exists():
+    if not args.corpus_latency and not p1k.exists():
         copy_index(index, p1k)
-    with tempfile.TemporaryDirectory() as tmp:
-        with DocsIndex(p1k, encoder) as ix:
-            used = pad_to(ix, pages, 1000)
-            result["latency_1k"] = latency(Retriever(ix), texts, settings.top_k)
-        if not args.skip_10k:
-            p10k = Path(tmp) / "10k.db"
-            with DocsIndex(p1k) as src:
-                copy_index(src, p10k)
-            with DocsIndex(p10k, encoder if args.embed_all else None) as ix:
-                t0 = time.perf_counter()
-                pad_to(ix, pages[used:], 10000, step=100)
-                result["build"]["pad_to_10k_bm25_s"] = round(time.perf_counter() - t0, 2)
-                random_vectors = fill_random_vectors(ix, 384) if encoder is not None and not args.embed_all else 0
-            with DocsIndex(p10k, encoder) as ix:
-                result["latency_10k"] = latency(Retriever(ix), texts, settings.top_k)
-                result["latency_10k"]["random_vectors"] = random_vectors
+    if not args.corpus_latency:
+        with tempfile.TemporaryDirectory() as tmp:
+            measure_padded(args, p1k, pages, texts, settings, encoder, result, Path(tmp))
     ev = result["eval"]
     print(f"{result['retrieval']}: recall@1 {ev['recall_at_1']:.1%}, recall@3 {ev['recall_at_3']:.1%}, "
           f"unanswerable declined {ev['unanswerable_declined']:.1%}, answerable declined {ev['answerable_declined']:.1%}, "

@@ -18,9 +18,9 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from edge.llm.base import ContextOverflow, GenerationRequest
+from edge.llm.base import ContextOverflow
 from edge.service.api.deps import ApiContext, api_context
-from edge.stages.docs.answer import fit_passages, generates, prepare, with_generated
+from edge.stages.docs.answer import generates, generation_request, prepare, shown_in, with_generated
 from edge.stages.docs.index import DocsIndex, open_index
 from edge.stages.docs.retrieve import Retriever
 from edge.stages.utterance import too_long
@@ -67,11 +67,11 @@ async def ask(body: DocsQuestion, request: Request, ctx: Annotated[ApiContext, D
     if answer.found and generates(settings.docs.answer, settings.llm.model):
         budget = settings.llm.max_tokens  # the answer budget edge ask and the voice loop give
         try:
-            messages = await run_in_threadpool(fit_passages, body.question, prep.hits, ctx.engine, budget)
+            req = await run_in_threadpool(generation_request, body.question, prep.hits, ctx.engine, budget)
+            prep.shown = shown_in(req)
         except ContextOverflow:
-            messages = None
-        if messages is not None:
-            req = GenerationRequest(messages, max_tokens=budget, temperature=0.0)
+            req = None
+        if req is not None:
             job, first, err = await ctx.start(PATH, req, request)
             if err is not None and err.status_code == 499:  # the client left
                 return err

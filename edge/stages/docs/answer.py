@@ -5,16 +5,21 @@ more, by the size its model name states (:func:`generates`), else extractive):
 
 - extractive: the sentences of the best passage that hold most of the question's words (IDF
   weighted), in document order, at most two and :data:`MAX_SPOKEN_WORDS` words;
-- generated: the LLM writes the answer from the top passages only (as many as fit the engine's
-  ``n_ctx`` as loaded, with the answer budget ``max_tokens`` as the governor sets it for the turn);
-  a prompt that still would not fit falls back to the extractive answer.
+- generated: the LLM reads the top passages, numbered (as many as fit the engine's ``n_ctx`` as
+  loaded, with the answer budget ``max_tokens`` as the governor sets it for the turn), and replies
+  with JSON naming the one passage it answers from and the answer (:func:`answer_schema`). The
+  answer is said with that passage's source; passage 0 (none answers) declines; an option name or
+  number the cited passage does not hold (:func:`unsupported`) makes the box say that passage's own
+  sentences instead. A prompt that would not fit, or a reply without a usable citation, leaves the
+  extractive answer.
 
 Below ``docs.threshold`` (the best hit's :func:`edge.stages.docs.retrieve.confidence`) the box
-declines. The answer starts with its source: "From the mosquitto.conf manual page, section
-General Options: …" (Mandarin: "根据《mosquitto.conf》手册，第General Options节：…").
+declines before any LLM runs. The answer starts with its source: "From the mosquitto.conf manual
+page, section General Options: …" (Mandarin: "根据《mosquitto.conf》手册，第General Options节：…").
 """
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -37,9 +42,16 @@ ANSWER_TOKENS = 96
 #: itself to count it exactly (smollm2 and qwen2.5 templates: 5-7 per message).
 TEMPLATE_MARGIN = 32
 NOT_FOUND = {"en": "I don't find that in the documents.", "zh": "我在文档里没有找到这个。"}
-SYSTEM_PROMPT = ("You answer questions about the site's documents. Use only the passages given. "
-                 "Answer in at most two short sentences. If the passages do not answer the question, "
-                 "reply exactly: NOT FOUND.")
+SYSTEM_PROMPT = ("You answer questions about the site's documents from the numbered passages given. "
+                 "Pick the one passage that answers the question and answer from that passage only, in one or "
+                 "two short, complete spoken sentences that say what the number or option is for, keeping option "
+                 "names, numbers and units exactly as written there. "
+                 "If no passage answers the question, give passage 0. "
+                 'Reply with JSON: {"passage": <number>, "answer": "<answer>"}.')
+_CUT_REPLY = re.compile(r'\{\s*"passage"\s*:\s*(\d+)\s*,\s*"answer"\s*:\s*"(.*)', re.S)
+#: option names, setting names and numbers a generated answer states: each must be in the passage
+#: it cites (or the question), else the passage's own sentences are said instead
+_FACT = re.compile(r"(?<![\w-])--?[A-Za-z?][\w-]*|(?<![\w$])\$?[A-Za-z][\w$]*[_.$/][\w$./-]*\w|(?<![\w.])\d+(?:[.,]\d+)*")
 _DOCS_QUESTION = re.compile(
     r"\b(manual|manuals|man page|documentation|the docs?\b|handbook|guide|procedure|instructions?|datasheet|"
     r"spec(ification)?|readme)\b|\b(what|how) (does|do) (the )?\w+ (say|says|describe|explain)|according to|"
@@ -226,32 +238,89 @@ def fit_passages(question: str, hits: list[Hit], engine: Engine, max_tokens: int
     return passage_prompt(question, hits[:lo])
 
 
+def answer_schema(n: int) -> dict:
+    """The generated answer's JSON: the ``passage`` it rests on (1..``n``; 0: none answers) and
+    the ``answer``."""
+    return {"type": "object", "properties": {"passage": {"type": "integer", "enum": list(range(n + 1))},
+                                             "answer": {"type": "string"}},
+            "required": ["passage", "answer"], "additionalProperties": False}
+
+
+def generation_request(question: str, hits: list[Hit], engine: Engine, max_tokens: int) -> GenerationRequest:
+    """The request for a generated answer: the passages that fit (:func:`fit_passages`), greedy,
+    constrained to :func:`answer_schema`.
+
+    Raises:
+        ContextOverflow: not even the best passage fits."""
+    messages = fit_passages(question, hits, engine, max_tokens)
+    shown = next(n for n in range(len(hits), 0, -1) if passage_prompt(question, hits[:n]) == messages)
+    return GenerationRequest(messages, max_tokens=max_tokens, temperature=0.0, json_schema=answer_schema(shown))
+
+
+def shown_in(request: GenerationRequest) -> int:
+    """The passages a :func:`generation_request` shows (its schema's largest passage number)."""
+    return max(request.json_schema["properties"]["passage"]["enum"])
+
+
+def unsupported(answer: str, passage: str, question: str) -> list[str]:
+    """The option names, setting names and numbers of ``answer`` that neither ``passage`` nor
+    ``question`` holds as a whole token."""
+    out = []
+    for m in _FACT.finditer(answer):
+        fact = m.group(0).rstrip(".")
+        if fact.startswith("-"):
+            pat = r"(?<![\w-])" + re.escape(fact) + r"(?![\w-])"
+        else:
+            pat = r"(?<![\w$])" + re.escape(fact) + r"(?![\w])"
+        if not re.search(pat, passage) and not re.search(pat, question):
+            out.append(fact)
+    return out
+
+
+def cited(llm_text: str, n: int) -> tuple[int, str] | None:
+    """``(passage, answer)`` of a generated reply (:func:`answer_schema`; plain text from an
+    engine without JSON output: passage 1, or 0 for "NOT FOUND"); None when unusable."""
+    try:
+        obj = json.loads(llm_text)
+    except ValueError:
+        text = llm_text.strip()
+        if text.startswith("{"):  # cut at the token budget: the passage and the whole sentences written
+            m = _CUT_REPLY.match(text)
+            said = re.findall(r".*?[.!?](?=\s|$)", m.group(2).replace('\\"', '"')) if m else []
+            return (int(m.group(1)), "".join(said).strip()) if m and said and int(m.group(1)) <= n else None
+        if not text:
+            return None
+        return (0, "") if "NOT FOUND" in text.upper() else (1, text)
+    if not isinstance(obj, dict) or not isinstance(obj.get("passage"), int) or not 0 <= obj["passage"] <= n:
+        return None
+    return obj["passage"], str(obj.get("answer") or "")
+
+
 def llm_body(text: str) -> str | None:
-    """A generated answer cut to two sentences; None when the LLM said the passages do not answer."""
+    """A generated answer cut to two sentences; None when it is empty or says the passages do not answer."""
     text = two_sentences(text.strip())
     if not text or "NOT FOUND" in text.upper():
         return None
     return text
 
 
-def answer_order(hits: list[Hit], judged: int = 3) -> list[Hit]:
-    """``hits`` with the one an answer is taken from first: the most confident of the first
-    ``judged`` (ties: the better fused rank); the others keep their fused order."""
-    if not hits:
-        return []
-    best = max(hits[:judged], key=lambda h: (h.confidence, h.fused))
-    return [best] + [h for h in hits if h is not best]
+def answer_order(hits: list[Hit]) -> list[Hit]:
+    """``hits`` in the order an answer uses them: :meth:`Retriever.search` already reranks them
+    by confidence, so the first is the one an extractive answer quotes."""
+    return list(hits)
 
 
 @dataclass
 class Prepared:
-    """An answer before any LLM: the extractive (or declined) :class:`DocsAnswer` and the hits,
-    in :func:`answer_order`, that a generated answer may use (those at or above the threshold)."""
+    """An answer before any LLM: the extractive (or declined) :class:`DocsAnswer`, the hits a
+    generated answer may cite (best first; none when declined), and the ``question``."""
 
     answer: DocsAnswer
     hits: list[Hit]
     kind: str = ""
     language: str = "en"
+    question: str = ""
+    shown: int = 0  # passages in the generation prompt (0: not generated yet)
 
 
 def prepare(text: str, retriever: Retriever, settings: DocsSettings | None = None, language: str = "en") -> Prepared:
@@ -262,24 +331,60 @@ def prepare(text: str, retriever: Retriever, settings: DocsSettings | None = Non
     hits = answer_order(retriever.search(text, k=max(top_k, 1)))
     passages = [Passage(h.stored.chunk.text, source_of(h), h.confidence, h.fused) for h in hits]
     if not hits or hits[0].confidence < threshold:
-        return Prepared(DocsAnswer(NOT_FOUND.get(language, NOT_FOUND["en"]), False, [], passages, "declined"), [])
+        return Prepared(DocsAnswer(NOT_FOUND.get(language, NOT_FOUND["en"]), False, [], passages, "declined"), [],
+                        language=language, question=text)
     best = hits[0]
     src = source_of(best)
     body = best_sentences(text, best.stored.chunk)
     answer = DocsAnswer(source_lead(src, best.stored.kind, language) + body, True, [src], passages, "extractive")
-    return Prepared(answer, [h for h in hits if h.confidence >= threshold], best.stored.kind, language)
+    return Prepared(answer, hits, best.stored.kind, language, text)
+
+
+def declined(prep: Prepared) -> DocsAnswer:
+    """The decline, with the passages that were read."""
+    return DocsAnswer(NOT_FOUND.get(prep.language, NOT_FOUND["en"]), False, [], prep.answer.passages, "declined")
 
 
 def with_generated(prep: Prepared, llm_text: str | None) -> DocsAnswer:
-    """The generated answer from the LLM's text, with the best passage's source; the extractive
-    answer when there is no usable text (the LLM failed, the prompt did not fit, or it said the
-    passages do not answer: a quote of the documents is safer than a guess)."""
-    body = llm_body(llm_text) if llm_text else None
-    if body is None or not prep.answer.found:
+    """The generated answer from the LLM's reply (:func:`cited`), with the source of the passage it
+    cites. The model citing no passage (0) declines: none of the passages answers, and a quote of
+    the nearest one would be a wrong answer. An answer stating an option name or number that its
+    passage does not hold (:func:`unsupported`) is replaced by that passage's own sentences
+    (:func:`best_sentences`); no usable reply (the LLM failed, the prompt did not fit) leaves the
+    extractive answer."""
+    if not prep.answer.found or not llm_text:
         return prep.answer
-    src = prep.answer.sources[0]
-    return DocsAnswer(source_lead(src, prep.kind, prep.language) + body, True, [src], prep.answer.passages,
-                      "generated")
+    got = cited(llm_text, len(prep.hits))
+    if got is None:
+        return prep.answer
+    n, text = got
+    if n == 0:
+        return declined(prep)
+    question = prep.question
+    body = llm_body(text)
+    hit = prep.hits[n - 1]
+    if body is not None and unsupported(body, passage_text(hit), question):
+        # a small model may number its passage wrong: the passage that holds every fact it states
+        # is the one it answered from; with none, its answer rests on nothing shown
+        holding = [h for h in prep.hits[:shown_passages(prep)] if not unsupported(body, passage_text(h), question)]
+        hit, body = (holding[0], body) if holding else (hit, None)
+    if body is None:
+        body, mode = best_sentences(question, hit.stored.chunk), "cited"
+    else:
+        mode = "generated"
+    src = source_of(hit)
+    return DocsAnswer(source_lead(src, hit.stored.kind, prep.language) + body, True, [src], prep.answer.passages, mode)
+
+
+def passage_text(hit: Hit) -> str:
+    """What a passage shows the model: its document title, section and text."""
+    c = hit.stored.chunk
+    return f"{c.title} {c.section} {c.text}"
+
+
+def shown_passages(prep: Prepared) -> int:
+    """How many of ``prep.hits`` the model was shown (set by :func:`answer_question`; all when unknown)."""
+    return prep.shown or len(prep.hits)
 
 
 def answer_question(text: str, retriever: Retriever, settings: DocsSettings | None = None,
@@ -296,11 +401,13 @@ def answer_question(text: str, retriever: Retriever, settings: DocsSettings | No
     """
     prep = prepared if prepared is not None else prepare(text, retriever, settings, language)
     mode = settings.answer if settings else "auto"
-    if llm is None or not prep.answer.found or not generates(mode, str(getattr(llm, "model", "") or "")):
+    name = str(getattr(llm, "model", "") or "")  # a lazily loaded engine names none: the caller chose it
+    if llm is None or not prep.answer.found or mode == "extractive" or (name and not generates(mode, name)):
         return prep.answer
     try:
-        messages = fit_passages(text, prep.hits, llm, max_tokens)
-        out, _ = generate(llm, GenerationRequest(messages, max_tokens=max_tokens, temperature=0.0))
+        request = generation_request(text, prep.hits, llm, max_tokens)
+        prep.shown = shown_in(request)
+        out, _ = generate(llm, request)
     except (ContextOverflow, EngineError):
         out = None
     return with_generated(prep, out)

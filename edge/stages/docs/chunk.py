@@ -4,7 +4,10 @@ A chunk never crosses a section boundary; inside one it packs whole blocks (para
 items, table rows) up to :data:`MAX_WORDS`; a longer block is cut at sentence ends. A short label
 block (an option name, a step title: no full stop, a few words) is glued to the block after it
 ("acl_file file path: Set the path to an access control list file …"), so a term and its
-explanation stay in one passage. Every chunk keeps its document title, section path and page.
+explanation stay in one passage. A section that is a list of entries (a man page's options, a
+configuration file's settings: :data:`MIN_ENTRIES` or more "term: explanation" blocks) gets one
+chunk per entry, so a question about one option finds that option's passage, not the first one
+packed next to it. Every chunk keeps its document title, section path and page.
 """
 from __future__ import annotations
 
@@ -17,6 +20,12 @@ from edge.stages.docs.parse import Block, Document, Section
 MAX_WORDS = 110
 #: A block this short without a full stop is a label for the next block.
 LABEL_WORDS = 8
+#: "term: explanation" blocks that make a section a list of entries, each chunked on its own.
+MIN_ENTRIES = 3
+#: The term of an entry block: an option ("-s <integer>", "-h, --help", "-s | --server=SERVER") or a
+#: setting name with an underscore, dot or dollar ("max_queued_messages count", "$SYS/broker/uptime").
+_ENTRY = re.compile(r"^(?P<term>(?:-{1,2}[A-Za-z0-9?#][^\s:]*|[A-Za-z$][\w$]*[_.$/][\w$./<>-]*)"
+                    r"(?:[ ,|=][^:\n]{0,60})?):\s")
 
 
 @dataclass(frozen=True)
@@ -62,6 +71,15 @@ def glue_labels(blocks: list[Block]) -> list[tuple[str, Block]]:
     return out
 
 
+def entry_term(text: str) -> str | None:
+    """The term an entry block explains ("-s <integer>" of "-s <integer>: Speed in words per
+    minute …"), None for other text."""
+    m = _ENTRY.match(text)
+    if m is None or len(m.group("term").split()) > LABEL_WORDS:
+        return None
+    return m.group("term")
+
+
 def split_long(text: str, limit: int = MAX_WORDS) -> list[str]:
     """``text`` cut at sentence ends into pieces of at most ``limit`` words (a sentence longer
     than that is cut between words)."""
@@ -88,12 +106,19 @@ def split_long(text: str, limit: int = MAX_WORDS) -> list[str]:
 
 
 def chunk_section(title: str, section: Section, limit: int = MAX_WORDS) -> list[Chunk]:
-    """The chunks of one section: whole blocks packed up to ``limit`` words."""
+    """The chunks of one section: whole blocks packed up to ``limit`` words; in a list of entries
+    (:data:`MIN_ENTRIES` or more labelled or "term: explanation" blocks) each entry starts a chunk."""
     chunks: list[Chunk] = []
     cur: list[str] = []
     page: int | None = None
     n = 0
-    for label, block in glue_labels(section.blocks):
+    glued = glue_labels(section.blocks)
+    starts = [bool(label) or entry_term(b.text) is not None for label, b in glued]
+    per_entry = sum(starts) >= MIN_ENTRIES
+    for (label, block), start in zip(glued, starts, strict=True):
+        if per_entry and start and cur:
+            chunks.append(Chunk(title, section.path, page, "\n".join(cur)))
+            cur, n = [], 0
         for i, piece in enumerate(split_long(block.text, limit)):
             if i and label:  # the continuation of a long option text keeps the option's name
                 piece = f"{label} (continued): {piece}"

@@ -53,7 +53,7 @@ TOKENIZER = "porter unicode61 remove_diacritics 2"
 #: Chunks embedded per encoder call.
 EMBED_BATCH = 32
 #: The parsers' and chunker's version: a file indexed by another version is read again.
-FORMAT = "2"
+FORMAT = "3"
 
 
 class DocsIndexError(UserError):
