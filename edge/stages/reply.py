@@ -79,11 +79,11 @@ def unit_question(item: Item, language: str = "en") -> str:
     pallets?" (never converted: the inventory declares no pack size)."""
     if language == "zh":
         unit = ZH_MEASURE.get(item.unit.lower(), item.unit)
-        return f"没有记录：{zh_name(item)}按“{unit}”计数。用了多少{unit}？"
+        return f"没有记录：{zh_name(item)}按“{unit}”计数。是多少{unit}？"
     u = item.unit.lower()
     units = u if u in _COUNT_UNITS or len(u) <= 2 else _PLURAL_UNITS.get(u, plural(u))
     name = name_and_size(item)
-    verb = "are" if name.endswith("s") else "is"
+    verb = "are" if name.split(",")[0].endswith("s") else "is"  # "Leather gloves, small are …"
     return f"{name[0].upper()}{name[1:]} {verb} counted in {units}: how many {units}?"
 
 

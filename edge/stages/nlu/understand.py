@@ -377,11 +377,17 @@ class Understanding:
             if why is not None:
                 intent = refused_unexplained(Intent("log_record", source=intent.source, text=utt.raw), *why)
         intent = accounted(intent, utt, self.name_tokens)
-        if intent.intent == "log_record" and intent.sku in self._by_sku and not intent.parts:
-            said = other_unit_zh(utt.norm, intent.quantity, self._by_sku[intent.sku].unit)
-            if said is not None:
-                intent = dataclasses.replace(intent, extra={**intent.extra, "other_unit": said})
+        if intent.intent == "log_record" and intent.parts:  # "三个手套和两个保险丝": each part's own measure word
+            intent = dataclasses.replace(intent, parts=tuple(self._unit_zh(p, utt) for p in intent.parts))
+        elif intent.intent == "log_record":
+            intent = self._unit_zh(intent, utt)
         return intent
+
+    def _unit_zh(self, intent: Intent, utt: Utterance) -> Intent:
+        """``intent`` marked ``other_unit`` when its count was said in another measure than its item's."""
+        said = other_unit_zh(utt.norm, intent.quantity, self._by_sku[intent.sku].unit) \
+            if intent.sku in self._by_sku else None
+        return intent if said is None else dataclasses.replace(intent, extra={**intent.extra, "other_unit": said})
 
     def _beside_aside(self, aside: tuple, confidence, on_sentence, llm: bool) -> Intent | None:
         """The command of an utterance with sentences or a reason set aside (``aside``: from
