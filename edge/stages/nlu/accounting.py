@@ -16,6 +16,8 @@ slot explains and that would change the record:
   ("we used 3 nuts and washers 8 mm": whose is the 3?);
 - ``negation``: a negation in another clause than the change ("we used 3 drill bits, also we did
   not use the fuses": not one negated command);
+- ``state``: what is there, not a change ("there are 40 fuses", "we've got 40", "40 left"): a
+  count or a question, never a receipt;
 - ``size``: the only number said is a size ("we used 6 mm drill bits"): no count (the dialog asks
   how many).
 
@@ -41,6 +43,7 @@ from edge.stages.nlu.leftovers import (
     past_time,
     size_not_had,
     someone_else,
+    state_said,
     thread_not_had,
     zh_leftover,
 )
@@ -50,7 +53,7 @@ from edge.stages.nlu.types import Intent
 from edge.stages.nlu.zh import OUT_VERBS
 
 #: the kinds :func:`unexplained` reports, in the order it checks them
-KINDS = ("question", "someone", "time", "not_done", "direction_back", "last", "total", "not_plain", "direction", "counts", "frequency", "but",
+KINDS = ("question", "someone", "time", "not_done", "direction_back", "last", "total", "not_plain", "state", "direction", "counts", "frequency", "but",
          "other_item", "negation", "size", "not_count", "hedge", "correction")
 
 _QUESTION = re.compile(r"(?:^|\b(?:and|so|but|ok|okay|hey|then)\s+)(?:why|how come|who|whom|whose|since when|what for|"
@@ -153,7 +156,7 @@ def unexplained(intent: Intent, utt: Utterance, names=None) -> Unexplained | Non
     if got is not None:
         return Unexplained(*got)
     if intent.intent == "log_record":
-        got = _second_direction(intent, utt)
+        got = _state(norm) or _second_direction(intent, utt)
         if got is not None:
             return got
     m = _FREQUENCY.search(norm)
@@ -170,6 +173,12 @@ def unexplained(intent: Intent, utt: Utterance, names=None) -> Unexplained | Non
         if got is not None:
             return got
     return _beside(intent, utt, names)
+
+
+def _state(norm: str) -> Unexplained | None:
+    """"there are 40 fuses", "we've got 40": what is there, never a receipt (whichever path read it)."""
+    words = state_said(norm)
+    return Unexplained("state", words) if words else None
 
 
 def _thread(intent: Intent, utt: Utterance, names) -> Unexplained | None:

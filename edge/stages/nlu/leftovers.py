@@ -105,6 +105,38 @@ _NOT_PLAIN = (("not_count", re.compile(r"\b(?:a|one|two|three|\d+) (?:third|quar
               ("total", re.compile(r"\b(?:in total|total|altogether|all together|in all|so far|all day|all week)\b")))
 
 
+#: what is there, not what changed ("there are 40 fuses", "we've got 40 fuses", "40 fuses left"): a count
+#: or a question, never a receipt; "we got 40 fuses" (past) and "we have used 3" are changes
+_CHANGE_AFTER = r"(?!\s+(?:been |just |already |now |also )*(?:used|taken|took|received|had|got|gotten|given|brought|" \
+                r"moved|put|added|logged|returned|booked|signed|handed|grabbed|pulled)\b)"
+_STATE = re.compile(r"\b(?:there (?:are|is|were|re|s)|theres|therere|theyre|(?:we|i) (?:still |only )*(?:have|ve)(?: got)?|"
+                    r"weve(?: got)?|ive(?: got)?|(?:we|i) still got|"
+                    r"(?:we|i) (?:can )?(?:see|count))\b" + _CHANGE_AFTER +
+                    r"|\b\d+(?:\.\d+)? (?:\w+ ){0,4}?(?:left|remaining|in stock|on hand|still there)\b")
+#: a change verb said beside the words of a state ("we used 3 fuses, 40 left" is a change and a state)
+_CHANGE_VERB = re.compile(r"\b(?:used|took|taken|received|got in|came in|arrived|delivered|grabbed|gave out|handed out|"
+                          r"logged)\b")
+
+
+def state_said(norm: str) -> str | None:
+    """The words that say what is there rather than a change ("there are 40 fuses", "we've got 40
+    fuses", "40 fuses left"), when no change verb is said beside them, else None. English, normalized."""
+    m = _STATE.search(norm)
+    return m.group(0) if m and not _CHANGE_VERB.search(norm) else None
+
+
+#: a change said in the present tense ("we use 3 fuses"): a habit or what happened? Speech recognition
+#: drops the "d" of "we used" (the site recordings are transcribed so), so heard speech logs as before;
+#: typed, it is read back (:func:`present_tense`)
+_PRESENT = re.compile(r"\b(?:we|i|they) (?:just |also |then )?(?:use|take|receive|grab|get)\b(?! to\b)")
+
+
+def present_tense(norm: str) -> str | None:
+    """The words of a change said in the present tense ("we use", "I take"), or None. English, normalized."""
+    m = _PRESENT.search(norm)
+    return m.group(0) if m else None
+
+
 def not_plain(norm: str) -> tuple[str, str] | None:
     """``(kind, words)`` when a word makes the number no plain count of one change (see
     :data:`_NOT_PLAIN`), else None. English, normalized text (numbers as digits)."""
