@@ -68,7 +68,8 @@ def amount(item: Item, quantity: int | float, more: bool = False) -> str:
     so a size closes with a comma ("241 hex bolts, M12, 80 millimetre, in bin 12")."""
     name, size = sized(item)
     tail = f", {size}{',' if more else ''}" if size else ""
-    if item.unit.lower() in _COUNT_UNITS:
+    last = name.split()[-1].lower() if name.split() else ""
+    if item.unit.lower() in _COUNT_UNITS or item.unit.lower() in (last, last.rstrip("s")):  # "2 hex key sets"
         return f"{quantity} {name if quantity == 1 or name.endswith('s') else plural(name)}{tail}"
     unit = item.unit if quantity == 1 or len(item.unit) <= 2 else _PLURAL_UNITS.get(item.unit, plural(item.unit))
     return f"{quantity} {unit} of {name}{tail}"

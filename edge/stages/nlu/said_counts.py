@@ -118,10 +118,26 @@ def other_unit(text: str | None, q: int | float | None, names: Iterable[str], un
     mine = _UNIT_WORDS.get(unit.lower(), unit.lower())
     if mine in PAIR_UNITS:
         mine = "pair"
-    if said is None and mine in LOT_UNITS and re.search(rf"(?<![\w.]){re.escape(num)}\b", text) and not any(
-            _UNIT_WORDS.get(w, w.rstrip("s")) in (mine, unit.lower()) for w in re.findall(r"[a-z]+", raw.lower())):
+    if said is None and mine in LOT_UNITS and _pieces(text, raw, num, q, names, {mine, unit.lower()}):
         return "piece"  # "3 gloves" of gloves counted in boxes: 3 boxes, or 3 gloves? (no pack size is declared)
     return said if said is not None and said != mine else None
+
+
+def _pieces(text: str, raw: str, num: str, q: float, names: set[str], units: set[str]) -> bool:
+    """Whether the count ``num`` is said right before the item's name with no word of its unit
+    between ("3 gloves", "3 nitrile gloves M"; not "3 boxes of gloves", "gloves, 2 boxes")."""
+    if q == 1 and "pair" in units and re.search(r"\b(?:a|one) pair of\b", raw.lower()):
+        return False  # the normal form reads "a pair of gloves" as "1 gloves"
+    toks = re.findall(r"[a-z0-9.\-]+", text)
+    said_as = {num, "a", "an", "one"} if q == 1 else {num}
+    for i, t in enumerate(toks):
+        if t not in said_as:
+            continue
+        window = toks[i + 1:i + 5]
+        named = [j for j, w in enumerate(window) if w in names or w.rstrip("s") in names]
+        if named and not any(_UNIT_WORDS.get(w, w.rstrip("s")) in units for w in window[:named[0] + 1]):
+            return True
+    return False
 
 
 #: Mandarin measure words that name a unit (the general classifiers 个, 只, 支, 根 … fit any item)
