@@ -95,6 +95,8 @@ _COUNT_ZH = re.compile(rf"\d+(?:\.\d+)?\s*[{MEASURE_WORDS.replace('次', '').rep
 _IN_VERBS_ZH = re.compile(r"收到|到了|到货|进了|进货|入库|补了|补充|补货|加了|添加|增加|加上|放了|放入|放进|新到|归还|还回|"
                           r"退回|送来|送到|添了|买了|采购")
 _NEGATION_ZH = re.compile(r"没|不|别|未")
+#: what is there ("有40个", "还剩40个", "保险丝有40个"), not a change
+_STATE_ZH = re.compile(r"(?<!没)(?:还有|还剩|剩下|剩|现有|共有|有)\s*\d")
 _SIZE_ZH = re.compile(r"(\d+(?:\.\d+)?)\s*(?:毫米|厘米|公分|mm|cm|安培?|伏|瓦|寸|英寸)")
 _CLAUSES_ZH = re.compile(r"[，,。；;！!？?、]|\s+|又|还有|另外")
 
@@ -324,6 +326,8 @@ def _unexplained_zh(intent: Intent, utt: Utterance) -> Unexplained | None:
     m = _FREQUENCY_ZH.search(t)
     if m:
         return Unexplained("frequency", m.group(0))
+    if intent.intent == "log_record" and _STATE_ZH.search(t) and not (OUT_VERBS.search(t) or _IN_VERBS_ZH.search(t)):
+        return Unexplained("state", _STATE_ZH.search(t).group(0))  # "还有40个保险丝": what is there, no receipt
     if intent.intent == "log_record" and OUT_VERBS.search(t) and _IN_VERBS_ZH.search(t):
         given = {p.direction for p in intent.parts} if intent.parts else {intent.direction}
         if not {"in", "out"} <= given:

@@ -112,7 +112,9 @@ _CHANGE_AFTER = r"(?!\s+(?:been |just |already |now |also )*(?:used|taken|took|r
 _STATE = re.compile(r"\b(?:there (?:are|is|were|re|s)|theres|therere|theyre|(?:we|i) (?:still |only )*(?:have|ve)(?: got)?|"
                     r"weve(?: got)?|ive(?: got)?|(?:we|i) still got|"
                     r"(?:we|i) (?:can )?(?:see|count))\b" + _CHANGE_AFTER +
-                    r"|\b\d+(?:\.\d+)? (?:\w+ ){0,4}?(?:left|remaining|in stock|on hand|still there)\b")
+                    r"|\b\d+(?:\.\d+)? (?:\w+ ){0,4}?(?:left|remaining|in stock|on hand|still there)\b"
+                    r"|\b\d+(?:\.\d+)? (?:\w+ ){0,4}?(?:are|is|sit|sitting) (?:still |just )?(?:on|in|at|there|sitting|"
+                    r"lying|here)\b|\b(?:bin|shelf|drawer|rack|box|cupboard|it|that) (?:\w+ )?(?:has|holds|contains) \d")
 #: a change verb said beside the words of a state ("we used 3 fuses, 40 left" is a change and a state)
 _CHANGE_VERB = re.compile(r"\b(?:used|took|taken|received|got in|came in|arrived|delivered|grabbed|gave out|handed out|"
                           r"logged)\b")
