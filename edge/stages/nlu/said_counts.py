@@ -128,14 +128,14 @@ def _pieces(text: str, raw: str, num: str, q: float, names: set[str], units: set
     between ("3 gloves", "3 nitrile gloves M"; not "3 boxes of gloves", "gloves, 2 boxes")."""
     if q == 1 and "pair" in units and re.search(r"\b(?:a|one) pair of\b", raw.lower()):
         return False  # the normal form reads "a pair of gloves" as "1 gloves"
-    toks = re.findall(r"[a-z0-9.\-]+", text)
+    toks = re.findall(r"[a-z]+|\d+(?:\.\d+)?", text)  # "3 wd-40": the name's words apart
     said_as = {num, "a", "an", "one"} if q == 1 else {num}
     for i, t in enumerate(toks):
         if t not in said_as:
             continue
         window = toks[i + 1:i + 5]
         named = [j for j, w in enumerate(window) if w in names or w.rstrip("s") in names]
-        if named and not any(_UNIT_WORDS.get(w, w.rstrip("s")) in units for w in window[:named[0] + 1]):
+        if named and not any(_UNIT_WORDS.get(w, w.rstrip("s")) in units for w in window[:named[-1] + 1]):
             return True
     return False
 
