@@ -16,6 +16,8 @@ slot explains and that would change the record:
   ("we used 3 nuts and washers 8 mm": whose is the 3?);
 - ``negation``: a negation in another clause than the change ("we used 3 drill bits, also we did
   not use the fuses": not one negated command);
+- ``back``: a taking verb with "back" ("took 3 fuses back to bin 30", "took them back"): in, out
+  or both? asked, never the taking's "out";
 - ``state``: what is there, not a change ("there are 40 fuses", "we've got 40", "40 left"): a
   count or a question, never a receipt;
 - ``size``: the only number said is a size ("we used 6 mm drill bits"): no count (the dialog asks
@@ -53,7 +55,8 @@ from edge.stages.nlu.types import Intent
 from edge.stages.nlu.zh import OUT_VERBS
 
 #: the kinds :func:`unexplained` reports, in the order it checks them
-KINDS = ("question", "someone", "time", "not_done", "direction_back", "last", "total", "not_plain", "state", "direction", "counts", "frequency", "but",
+KINDS = ("question", "someone", "time", "not_done", "direction_back", "last", "total", "not_plain", "state", "back",
+         "direction", "counts", "frequency", "but",
          "other_item", "negation", "size", "not_count", "hedge", "correction")
 
 _QUESTION = re.compile(r"(?:^|\b(?:and|so|but|ok|okay|hey|then)\s+)(?:why|how come|who|whom|whose|since when|what for|"
@@ -158,7 +161,7 @@ def unexplained(intent: Intent, utt: Utterance, names=None) -> Unexplained | Non
     if got is not None:
         return Unexplained(*got)
     if intent.intent == "log_record":
-        got = _state(norm) or _second_direction(intent, utt)
+        got = _state(norm) or _took_back(norm) or _second_direction(intent, utt)
         if got is not None:
             return got
     m = _FREQUENCY.search(norm)
@@ -181,6 +184,16 @@ def _state(norm: str) -> Unexplained | None:
     """"there are 40 fuses", "we've got 40": what is there, never a receipt (whichever path read it)."""
     words = state_said(norm)
     return Unexplained("state", words) if words else None
+
+
+#: a taking verb with "back" ("took 3 fuses back to bin 30", "took back 3 fuses from the van", "… and took
+#: them back"): back into the stock, out to whoever had them, or both? Never the taking's "out"
+_TOOK_BACK = re.compile(r"\b(?:took|take|taken|taking|grabbed|carried|carry|brought|bring|got|get)\b(?: \w+){0,4}? back\b")
+
+
+def _took_back(norm: str) -> Unexplained | None:
+    m = _TOOK_BACK.search(norm)
+    return Unexplained("back", m.group(0)) if m else None
 
 
 def _thread(intent: Intent, utt: Utterance, names) -> Unexplained | None:
