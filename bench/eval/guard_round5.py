@@ -80,6 +80,20 @@ def small(c) -> None:
                        (["whatever", "yes"], [rec(FUS[0], 5, FUS[1])]), (["yes"], [rec(FUS[0], 5, FUS[1])])]:
         c.add("answer", "add 5 to bin 30", "may", r, answers=answers)
     c.add("answer", "we used 3 gloves", "may", [rec(GLV[0], -2, GLV[1])], answers=["wait", "2 boxes"])
+    _probes(c)
+
+
+def _probes(c) -> None:
+    """Found by trying the round-5 fixes as a hostile user, before they were added here: a taking
+    verb with "back" (in, out, or both?)."""
+    for t in ["took 3 fuses back", "we took 3 fuses back", "took 3 fuses back to bin 30", "we took back 3 fuses",
+              "grabbed 3 fuses and took them back", "we took 3 fuses back from the van", "we got 3 fuses back",
+              "we took 2 drill bits back to drawer 4", "carried 4 washers back to the bin", "we brought 2 goggles back"]:
+        c.add("back", t, "never")
+    for t, r in [("we took 3 fuses", [rec(FUS[0], -3, FUS[1])]), ("we put 3 fuses back in bin 30", [rec(FUS[0], 3, FUS[1])]),
+                 ("we took 3 fuses out of the back of the van", [rec(FUS[0], -3, FUS[1])]),
+                 ("we returned 3 fuses to bin 30", [rec(FUS[0], 3, FUS[1])])]:
+        c.add("neighbour", t, "must", r)
 
 
 #: the big inventory's items counted in lots, one place each
@@ -129,3 +143,11 @@ def zh(c) -> None:
     for answers, r in [(["等一下", "是"], [rec("GOG-SAF", -30, "shelf B")]), (["是的"], [rec("GOG-SAF", -30, "shelf B")]),
                        (["好吧", "是"], [rec("GOG-SAF", -30, "shelf B")]), (["等一下", "不是"], [])]:
         c.add("answer", "用了三十个护目镜", "may", r, answers=answers)
+    # found by trying: taken "back" (in or out?), borrowed, and hedges said with 吧, 应该, 三个多
+    for cls, t in [("back", "刚才拿了三个保险丝回来"), ("back", "拿了两盒手套回来"), ("back", "借了三个保险丝"),
+                   ("back", "领了三个保险丝回去"), ("hedge", "用了三个保险丝吧"), ("hedge", "应该用了三个保险丝"),
+                   ("hedge", "用了三个多保险丝"), ("hedge", "收到两盒多手套")]:
+        c.add(cls, t, "never")
+    for t, r in [("还回三个保险丝", [rec(FUS[0], 3, FUS[1])]), ("拿了三个保险丝", [rec(FUS[0], -3, FUS[1])]),
+                 ("又用了三个保险丝", [rec(FUS[0], -3, FUS[1])])]:
+        c.add("neighbour", t, "must", r)

@@ -294,7 +294,11 @@ def _garment_not_had(raw: str, names: list[str], sku: str | None) -> str | None:
 _SIZE_ZH = re.compile(r"(\d+(?:\.\d+)?)\s*(毫米|厘米|公分|mm|cm|安培?|伏|瓦|寸|英寸)")
 #: an ordinal, a share or a label (第三个, 百分之三十, 三号保险丝; 三号箱 is a place)
 _ORDINAL_ZH = re.compile(r"第\s*\d+|百分之\s*\d+|\d+\s*%|\d+\s*成|\d+号(?!\s*(?:料箱|箱子|箱|抽屉|货架|架子|架))")
-_HEDGE_ZH = re.compile(r"可能|大概|也许|或许|好像|似乎|估计|差不多|大约|左右|应该是|说不定|\d+来[个盒箱包只]|\d+多[个盒箱包只]|几")
+_HEDGE_ZH = re.compile(r"可能|大概|也许|或许|好像|似乎|估计|差不多|大约|左右|应该|说不定|\d+来[个盒箱包只]|\d+多[个盒箱包只]|"
+                       r"\d+[个盒箱包只]多|几|吧[。！!？?\s]*$")
+#: taken with "back" (拿了三个保险丝回来: fetched from the store, or brought back to it?) or borrowed/lent (借):
+#: in or out is not said
+_TOOK_BACK_ZH = re.compile(r"(?:拿|领|取|带|搬)[^，,。]{0,8}?回(?:来|去)?|借")
 #: a correction marker the guards did not resolve (no number after it: the item was corrected)
 _CORRECTION_ZH = re.compile(rf"(?:不是|不对|说错了|我是说|哦不|更正)(?![，,。\s]*(?:是|应该是)?\d+\s*[{MEASURE_WORDS}]?\s*[。！!]?\s*$)")
 _PAST_ZH = re.compile(r"昨天|前天|上周|上星期|上礼拜|上个?月|去年|几天前|\d+天前|上次")
@@ -328,6 +332,9 @@ def zh_leftover(norm: str, joined: bool) -> tuple[str, str] | None:
     m = _BACK_ZH.search(norm)
     if m:
         return "direction_back", m.group(0)
+    m = _TOOK_BACK_ZH.search(norm)
+    if m:
+        return "back", m.group(0)
     m = _NOT_PLAIN_ZH.search(norm)
     if m:
         return ("total" if m.group(0) in _TOTAL_ZH else "not_plain"), m.group(0)
