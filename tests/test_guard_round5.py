@@ -57,7 +57,7 @@ def run(store: Store, text: str, *answers: str, language: str = "en", confidence
     ("we used 3 gloves", "Nitrile gloves are counted in boxes: how many boxes?"),
     ("we received 12 nitrile gloves", "Nitrile gloves are counted in boxes: how many boxes?"),
     ("we used a glove", "Nitrile gloves are counted in boxes: how many boxes?"),
-    ("we used 5 leather gloves M", "Leather gloves M are counted in pairs: how many pairs?"),
+    ("we used 5 leather gloves M", "Leather gloves, medium are counted in pairs: how many pairs?"),
     ("we used 3 paints", "White paint is counted in cans: how many cans?"),
     ("we used 3 papers", "Copy paper is counted in pallets: how many pallets?"),
     ("we used 2 hex keys", "Hex key set is counted in sets: how many sets?"),

@@ -28,7 +28,7 @@ def small(c) -> None:
               "we used 20 nitrile gloves", "grabbed 2 gloves", "we used 2 gloves and received 3 fuses"]:
         c.add("lot_piece", t, "never", asks=True)
     for t, r in [("we used 2 boxes of gloves", [rec(*GLV[:1], -2, GLV[1])]),
-                 ("we received a box of gloves", [rec(GLV[0], 1, GLV[1])]),
+                 ("we received one box of gloves", [rec(GLV[0], 1, GLV[1])]),
                  ("we used one box of nitrile gloves", [rec(GLV[0], -1, GLV[1])]),
                  ("we used gloves, 2 boxes", [rec(GLV[0], -2, GLV[1])]),
                  ("we used 3 fuses and 2 boxes of gloves", [rec(FUS[0], -3, FUS[1]), rec(GLV[0], -2, GLV[1])]),
@@ -63,8 +63,9 @@ def small(c) -> None:
         c.add("present", t, "never", asks=True)
     for t, a, r in [("we use 3 fuses", "yes", [rec(FUS[0], -3, FUS[1])]),
                     ("we use 3 fuses and 2 washers", "yes", [rec(FUS[0], -3, FUS[1]), rec(WSH[0], -2, WSH[1])]),
-                    ("I take 2 washers", "no", [])]:
+                    ]:
         c.add("present", t, "may", r, answers=[a])
+    c.add("present", "I take 2 washers", "never", answers=["no"])
     for t, r in [("we use 3 fuses", [rec(FUS[0], -3, FUS[1])]), ("we use three drill bits from drawer four",
                                                                  [rec(DRL[0], -3, DRL[1])])]:
         c.add("present_heard", t, "must", r)
@@ -76,9 +77,10 @@ def small(c) -> None:
     for a in ["no wait", "wait", "hang on", "hold on", "wait a second", "one moment", "not yet", "fine", "whatever",
               "I guess so", "yes wait", "no wait yes", "alright", "if you say so", "hmm maybe"]:
         c.add("answer", "add 5 to bin 30", "never", answers=[a])
-    for answers, r in [(["no wait", "yes"], [rec(FUS[0], 5, FUS[1])]), (["hang on", "no"], []),
+    for answers, r in [(["no wait", "yes"], [rec(FUS[0], 5, FUS[1])]),
                        (["whatever", "yes"], [rec(FUS[0], 5, FUS[1])]), (["yes"], [rec(FUS[0], 5, FUS[1])])]:
         c.add("answer", "add 5 to bin 30", "may", r, answers=answers)
+    c.add("answer", "add 5 to bin 30", "never", answers=["hang on", "no"])
     c.add("answer", "we used 3 gloves", "may", [rec(GLV[0], -2, GLV[1])], answers=["wait", "2 boxes"])
     _probes(c)
 
@@ -141,8 +143,9 @@ def zh(c) -> None:
     for a in ["好吧", "行吧", "随便", "等一下", "等等", "不对", "不对，等一下", "稍等", "嗯好吧", "都行"]:
         c.add("answer", "用了三十个护目镜", "never", answers=[a])
     for answers, r in [(["等一下", "是"], [rec("GOG-SAF", -30, "shelf B")]), (["是的"], [rec("GOG-SAF", -30, "shelf B")]),
-                       (["好吧", "是"], [rec("GOG-SAF", -30, "shelf B")]), (["等一下", "不是"], [])]:
+                       (["好吧", "是"], [rec("GOG-SAF", -30, "shelf B")])]:
         c.add("answer", "用了三十个护目镜", "may", r, answers=answers)
+    c.add("answer", "用了三十个护目镜", "never", answers=["等一下", "不是"])
     # found by trying: taken "back" (in or out?), borrowed, and hedges said with 吧, 应该, 三个多
     for cls, t in [("back", "刚才拿了三个保险丝回来"), ("back", "拿了两盒手套回来"), ("back", "借了三个保险丝"),
                    ("back", "领了三个保险丝回去"), ("hedge", "用了三个保险丝吧"), ("hedge", "应该用了三个保险丝"),

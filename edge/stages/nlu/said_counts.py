@@ -126,8 +126,8 @@ def other_unit(text: str | None, q: int | float | None, names: Iterable[str], un
 def _pieces(text: str, raw: str, num: str, q: float, names: set[str], units: set[str]) -> bool:
     """Whether the count ``num`` is said right before the item's name with no word of its unit
     between ("3 gloves", "3 nitrile gloves M"; not "3 boxes of gloves", "gloves, 2 boxes")."""
-    if q == 1 and "pair" in units and re.search(r"\b(?:a|one) pair of\b", raw.lower()):
-        return False  # the normal form reads "a pair of gloves" as "1 gloves"
+    if q == 1 and re.search(r"\b(?:a|one) pair of\b", raw.lower()):
+        return False  # the normal form reads "a pair of gloves" as "1 gloves" (pairs of boxes: pairs_in_other_unit)
     toks = re.findall(r"[a-z]+|\d+(?:\.\d+)?", text)  # "3 wd-40": the name's words apart
     said_as = {num, "a", "an", "one"} if q == 1 else {num}
     for i, t in enumerate(toks):
