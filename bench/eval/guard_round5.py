@@ -89,12 +89,13 @@ def _probes(c) -> None:
     """Found by trying the round-5 fixes as a hostile user, before they were added here: a taking
     verb with "back" (in, out, or both?)."""
     for t in ["took 3 fuses back", "we took 3 fuses back", "took 3 fuses back to bin 30", "we took back 3 fuses",
-              "grabbed 3 fuses and took them back", "we took 3 fuses back from the van", "we got 3 fuses back",
+              "grabbed 3 fuses and took them back", "we took 3 fuses back from the van",
               "we took 2 drill bits back to drawer 4", "carried 4 washers back to the bin", "we brought 2 goggles back"]:
         c.add("back", t, "never")
     for t, r in [("we took 3 fuses", [rec(FUS[0], -3, FUS[1])]), ("we put 3 fuses back in bin 30", [rec(FUS[0], 3, FUS[1])]),
                  ("we took 3 fuses out of the back of the van", [rec(FUS[0], -3, FUS[1])]),
-                 ("we returned 3 fuses to bin 30", [rec(FUS[0], 3, FUS[1])])]:
+                 ("we returned 3 fuses to bin 30", [rec(FUS[0], 3, FUS[1])]),
+                 ("we got 3 fuses back", [rec(FUS[0], 3, FUS[1])])]:
         c.add("neighbour", t, "must", r)
 
 

@@ -187,8 +187,9 @@ def _state(norm: str) -> Unexplained | None:
 
 
 #: a taking verb with "back" ("took 3 fuses back to bin 30", "took back 3 fuses from the van", "… and took
-#: them back"): back into the stock, out to whoever had them, or both? Never the taking's "out"
-_TOOK_BACK = re.compile(r"\b(?:took|take|taken|taking|grabbed|carried|carry|brought|bring|got|get)\b(?: \w+){0,4}? back\b")
+#: them back"): back into the stock, out to whoever had them, or both? Never the taking's "out" ("got 2
+#: washers back" is stock coming back)
+_TOOK_BACK = re.compile(r"\b(?:took|take|taken|taking|grabbed|carried|carry|brought|bring)\b(?: \w+){0,4}? back\b")
 
 
 def _took_back(norm: str) -> Unexplained | None:
