@@ -123,6 +123,15 @@ def big(c) -> None:
         c.add("state", t, "never")
     for t in ["we use 3 m8 nuts", "I take 2 cutting discs 115 mm"]:
         c.add("present", t, "never", asks=True)
+    # found by trying: a unit the unit table does not know ("30 pounds of"), a month said as the time
+    for cls, t in [("unit", "we used 30 pounds of m8 nuts"), ("unit", "we received 3 lbs of m8 washers"),
+                   ("unit", "we used 2 ounces of m8 nuts"), ("time", "we used 3 m8 nuts in november"),
+                   ("time", "we used 3 m8 nuts on december 5"), ("time", "we used 3 m8 nuts in may"),
+                   ("time", "back in october we used 2 m8 nuts")]:
+        c.add(cls, t, "never")
+    for t, r in [("we used 3 of the m8 nuts", [rec("NUT-M8", -3, "bin 60")]),
+                 ("we used 3 m8 nuts this afternoon", [rec("NUT-M8", -3, "bin 60")])]:
+        c.add("neighbour", t, "must", r)
 
 
 ZH = {"保险丝": ("FUS-5A", "bin 30"), "手套": ("GLV-NIT-L", "shelf A")}

@@ -30,11 +30,15 @@ from edge.stages.nlu.numbers_zh import MEASURE_WORDS
 
 _NUM = r"\d+(?:\.\d+)?"
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+#: a month said ("in November", "on December 5"): which year's, and is it today? a record carries the time it is written
+_MONTHS = "january|february|march|april|june|july|august|september|october|november|december"
 #: a past time other than the time of writing
 _PAST = re.compile(
     rf"\b(?:yesterday|the day before|the other day|over the weekend|last (?:night|week|month|year|shift|weekend|time|"
     rf"{_WEEKDAYS})|(?:{_NUM}|a|an|a few|few|several|a couple of|couple of) (?:days?|weeks?|months?|years?|hours?|"
-    rf"nights?|shifts?) ago|on (?:{_WEEKDAYS})|earlier this (?:week|month|year)|this past (?:week|month|{_WEEKDAYS}))\b")
+    rf"nights?|shifts?) ago|on (?:{_WEEKDAYS})|earlier this (?:week|month|year)|this past (?:week|month|{_WEEKDAYS})|"
+    rf"(?:in|on|during|back in|early|late|last|since) (?:the )?(?:{_MONTHS})|(?:{_MONTHS}) {_NUM}(?:st|nd|rd|th)?|"
+    rf"(?:in|during|back in|early|late|last|since) may)\b")  # (not the "may" of "we may have used")
 #: a share of the stock said with its number ("30 percent of the fuses"); the raw "%" too
 _SHARE = re.compile(rf"\b{_NUM} (?:percent|per cent|pc of|pct)\b")
 _SHARE_RAW = re.compile(r"\d+(?:\.\d+)?\s*%")

@@ -116,6 +116,9 @@ def other_unit(text: str | None, q: int | float | None, names: Iterable[str], un
         found = [m for m in found if any(w in names for w in re.findall(r"[a-z]+", text[m.end():m.end() + 40])[:4])]
     said = _UNIT_WORDS.get(found[-1].group(1)) if found else None
     mine = _UNIT_WORDS.get(unit.lower(), unit.lower())
+    if said is None and found and found[-1].group(1) not in _NOT_A_UNIT and found[-1].group(1).rstrip("s") != mine \
+            and re.match(r"\s+of\b", text[found[-1].end():]):
+        return found[-1].group(1)  # "30 pounds of m8 nuts": a unit this table does not know is still no count of pcs
     if mine in PAIR_UNITS:
         mine = "pair"
     if said is None and mine in LOT_UNITS and _pieces(text, raw, num, q, names, {mine, unit.lower()}):
@@ -138,6 +141,10 @@ def _pieces(text: str, raw: str, num: str, q: float, names: set[str], units: set
         if named and not any(_UNIT_WORDS.get(w, w.rstrip("s")) in units for w in window[:named[-1] + 1]):
             return True
     return False
+
+
+#: words said between a count and "of" that are no unit ("3 of the fuses", "2 more of them")
+_NOT_A_UNIT = frozenset("of more other out each all both either neither".split())
 
 
 #: Mandarin measure words that name a unit (the general classifiers 个, 只, 支, 根 … fit any item)
