@@ -76,6 +76,21 @@ def test_the_answer_in_the_items_unit_is_logged(tmp_path):
         assert written == [("GLV-NIT-L", -3)] and said[1].startswith("Logged 3 boxes of nitrile gloves used.")
 
 
+@pytest.mark.parametrize("text, answer", [("we used 3 gloves", "3 gloves"), ("we used 3 gloves", "3 single gloves"),
+                                          ("用了三个手套", "三个"), ("用了三个手套", "三个手套")])
+def test_the_pieces_said_again_to_how_many_boxes_write_nothing(tmp_path, text, answer):
+    zh = text[0] > "~"
+    with csv_store(tmp_path, ZH_CSV if zh else CSV) as store:
+        said, written, _ = run(store, text, answer, language="zh" if zh else "en")
+        assert written == [], said
+
+
+def test_a_parts_unit_question_takes_that_parts_unit(tmp_path):
+    with csv_store(tmp_path, CSV) as store:
+        _, written, _ = run(store, "we used 3 fuses and 2 gloves", "2 boxes")
+        assert sorted(written) == [("FUS-5A", -3), ("GLV-NIT-L", -2)]
+
+
 @pytest.mark.parametrize("text, record", [
     ("we used 2 boxes of gloves", ("GLV-NIT-L", -2)), ("we received a box of gloves", ("GLV-NIT-L", 1)),
     ("we used gloves, 2 boxes", ("GLV-NIT-L", -2)), ("we used 3 pairs of leather gloves M", ("GLV-LTH-M", -3)),

@@ -38,6 +38,13 @@ def small(c) -> None:
         c.add("neighbour", t, "must", r)
     c.add("lot_piece", "we used 3 gloves", "may", [rec(GLV[0], -3, GLV[1])], answers=["3 boxes"])
     c.add("lot_piece", "we received 2 paints", "may", [rec(PNT[0], 2, PNT[1])], answers=["two cans"])
+    # the pieces said again to "how many boxes?" are no count of boxes (found by trying)
+    for a in ["3 gloves", "3 single gloves", "3 pairs"]:
+        c.add("lot_piece", "we used 3 gloves", "never", answers=[a])
+    for a, q in [("three", 3), ("one box", 1), ("3 boxes of gloves", 3)]:
+        c.add("lot_piece", "we used 3 gloves", "may", [rec(GLV[0], -q, GLV[1])], answers=[a])
+    c.add("lot_piece", "we used 3 fuses and 2 gloves", "may", [rec(FUS[0], -3, FUS[1]), rec(GLV[0], -2, GLV[1])],
+          answers=["2 boxes"])
     # 2. what is there is no change: never a receipt, whichever path read it
     for t in ["there are 40 fuses", "there's 40 fuses on the shelf", "we've got 40 fuses", "I've got 12 washers",
               "there are 300 cable ties", "there is 1 spanner", "there were 40 fuses", "we've got 100 washers in the bin",
@@ -147,6 +154,8 @@ def zh(c) -> None:
                  ("收到一盒手套", [rec(GLV[0], 1, GLV[1])])]:
         c.add("neighbour", t, "must", r)
     c.add("lot_piece", "用了三个手套", "may", [rec(GLV[0], -3, GLV[1])], answers=["三盒"])
+    for a in ["三个", "三个手套", "三只"]:
+        c.add("lot_piece", "用了三个手套", "never", answers=[a])
     for t in ["有四十个保险丝", "还有四十个保险丝", "三十号箱有四十个保险丝", "保险丝有四十个", "我们有四十个保险丝",
               "现在有四十个保险丝", "还剩四十个保险丝"]:
         c.add("state", t, "never")

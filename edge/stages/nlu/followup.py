@@ -17,6 +17,7 @@ from edge.stages.nlu.grammar import Grammar
 from edge.stages.nlu.lexicon import LETTER_NAMES, LOCATION_WORDS, singular
 from edge.stages.nlu.numbers import normalize_numbers
 from edge.stages.nlu.numbers_zh import normalize_numbers_zh
+from edge.stages.nlu.said_counts import other_unit
 from edge.stages.nlu.slots import CONTAINERS
 from edge.stages.sizes import GARMENT_WORDS, GARMENT_ZH, Size, split_size, spoken_size
 
@@ -652,7 +653,8 @@ def answer_overreaches(pending, text: str, store=None) -> bool:
     # "the second one", "that one": a pronoun, not a count ("one eighteen" stays a number)
     bare = " ".join(t for i, t in enumerate(toks) if not (
         t == "1" and i > 0 and toks[i - 1].isalpha() and (i + 1 == len(toks) or not toks[i + 1][:1].isdigit())))
-    item = store.get(intent.sku) if store is not None and intent.sku else None
+    asked = intent.parts[pending.part] if getattr(pending, "part", None) is not None and intent.parts else intent
+    item = store.get(asked.sku) if store is not None and asked.sku else None  # a part's question: that part's item
     unit = _unit_words(item.unit if item is not None else None)
     allowed = _allowed_words(pending, item)
     words = [w for w in _words(bare) if not w.replace(".", "").isdigit()]
@@ -663,9 +665,11 @@ def answer_overreaches(pending, text: str, store=None) -> bool:
     if strange and not lone:
         return True
     said = _numbers(bare)
-    if counting:  # one count, in the item's unit ("twenty boxes" to "how many pcs?" is not one)
+    if counting:  # one count, in the item's unit ("twenty boxes" to "how many pcs?" is not one; nor "3 gloves"
+        # to "how many boxes?": the pieces again)
         return (len(said) > 1 or any(w in _ORDINALS_EN for w in _words(text))
-                or any(singular(w) in CONTAINERS and w not in unit and singular(w) not in unit for w in words))
+                or any(singular(w) in CONTAINERS and w not in unit and singular(w) not in unit for w in words)
+                or (item is not None and any(other_unit(text, n, (item.item, *item.aliases), item.unit) for n in said)))
     if pending.kind in ("choose_item", "choose_place"):
         counted = re.findall(r"(\d+(?:\.\d+)?)\s+(?:of\b|[a-z]+s\b)", bare)
         counts = [float(n) for n, w in zip(counted, re.findall(r"\d+(?:\.\d+)?\s+(\S+)", bare), strict=False)
