@@ -124,7 +124,9 @@ def big(c) -> None:
                                ("we used a pair of leather gloves L", BIG["leather gloves L"], -1),
                                ("we used 2 rolls of duct tape", BIG["duct tape"], -2),
                                ("we used a can of WD-40 spray", BIG["WD-40 spray"], -1),
-                               ("we used 1 hex key set", BIG["hex key set"], -1)]:
+                               ("we used 1 hex key set", BIG["hex key set"], -1),
+                               ("received five silicone sealant tubes", ("SEAL-RU", "shelf G"), 5),
+                               ("we used 3 nitrile gloves M boxes", BIG["nitrile gloves M"], -3)]:
         c.add("neighbour", t, "must", [rec(sku, q, place)])
     for t in ["there are 40 m8 nuts", "we've got 20 fuses 10 amp", "12 o-rings 10 mm are in the bin"]:
         c.add("state", t, "never")

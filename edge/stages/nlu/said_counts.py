@@ -138,7 +138,8 @@ def _pieces(text: str, raw: str, num: str, q: float, names: set[str], units: set
             continue
         window = toks[i + 1:i + 5]
         named = [j for j, w in enumerate(window) if w in names or w.rstrip("s") in names]
-        if named and not any(_UNIT_WORDS.get(w, w.rstrip("s")) in units for w in window[:named[-1] + 1]):
+        # the unit may follow the name ("5 silicone sealant tubes")
+        if named and not any(_UNIT_WORDS.get(w, w.rstrip("s")) in units for w in window[:named[-1] + 2]):
             return True
     return False
 
