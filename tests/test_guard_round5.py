@@ -207,7 +207,9 @@ def test_heard_speech_in_the_present_tense_logs(tmp_path):
                                           ("wait a second", "hold"), ("not yet", "hold"), ("等一下", "hold"),
                                           ("不对，等一下", "hold"), ("稍等", "hold"), ("好吧", "grudging"),
                                           ("行吧", "grudging"), ("随便", "grudging"), ("whatever", "grudging"),
-                                          ("fine", "grudging"), ("I guess so", "grudging")])
+                                          ("fine", "grudging"), ("I guess so", "grudging"),
+                                          ("yes I think so", "grudging"), ("yeah probably", "grudging"),
+                                          ("应该吧", "grudging")])
 def test_holds_and_grudging_answers_are_neither_yes_nor_no(answer, kind):
     assert holds(answer) == kind and yes_no(answer, "zh" if ord(answer[0]) > 255 else "en") is None
 

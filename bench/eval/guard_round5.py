@@ -82,7 +82,8 @@ def small(c) -> None:
         c.rows[-1]["confidence"] = 0.9
     # 4. an answer to a read-back that is neither yes nor no: asked again, nothing written
     for a in ["no wait", "wait", "hang on", "hold on", "wait a second", "one moment", "not yet", "fine", "whatever",
-              "I guess so", "yes wait", "no wait yes", "alright", "if you say so", "hmm maybe"]:
+              "I guess so", "yes wait", "no wait yes", "alright", "if you say so", "hmm maybe", "yes I think so",
+              "yeah probably", "I think so, yes", "not sure"]:
         c.add("answer", "add 5 to bin 30", "never", answers=[a])
     for answers, r in [(["no wait", "yes"], [rec(FUS[0], 5, FUS[1])]),
                        (["whatever", "yes"], [rec(FUS[0], 5, FUS[1])]), (["yes"], [rec(FUS[0], 5, FUS[1])])]:
@@ -161,7 +162,7 @@ def zh(c) -> None:
     for t in ["有四十个保险丝", "还有四十个保险丝", "三十号箱有四十个保险丝", "保险丝有四十个", "我们有四十个保险丝",
               "现在有四十个保险丝", "还剩四十个保险丝"]:
         c.add("state", t, "never")
-    for a in ["好吧", "行吧", "随便", "等一下", "等等", "不对", "不对，等一下", "稍等", "嗯好吧", "都行"]:
+    for a in ["好吧", "行吧", "随便", "等一下", "等等", "不对", "不对，等一下", "稍等", "嗯好吧", "都行", "应该吧", "可能吧"]:
         c.add("answer", "用了三十个护目镜", "never", answers=[a])
     for answers, r in [(["等一下", "是"], [rec("GOG-SAF", -30, "shelf B")]), (["是的"], [rec("GOG-SAF", -30, "shelf B")]),
                        (["好吧", "是"], [rec("GOG-SAF", -30, "shelf B")])]:

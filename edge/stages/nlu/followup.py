@@ -33,7 +33,11 @@ _NO_ZH = re.compile(r"不|取消|算了|错了|别|否")
 _YES_ZH = re.compile(r"是|对|好|行|可以|确认|确定|ok|yes")  # not 嗯: a hesitation as often as an "mm-hm"
 #: a reluctant or indifferent "OK" (好吧 "well, fine", 随便 "whatever"): no yes to write on; asked again
 _GRUDGING_ZH = re.compile(r"好吧|行吧|也行|随便|都行|无所谓|凑合|算是吧|应该吧|可能吧|大概吧")
-_GRUDGING_EN = re.compile(r"\b(?:whatever|i guess|i suppose|if you say so|fine|alright|all right then|maybe|probably)\b")
+_GRUDGING_EN = re.compile(r"\b(?:whatever|if you say so|fine|alright|all right then)\b")
+#: a yes said unsure ("yes I think so", "yeah probably"): no yes to write on, even beside a "yes"
+_UNSURE_EN = re.compile(r"\b(?:i think so|think so|i guess|i suppose|probably|maybe|perhaps|i believe so|not sure|"
+                        r"possibly|might be|i reckon|i dunno|dont know)\b")
+_UNSURE_ZH = re.compile(r"应该吧|可能吧|大概吧|也许|估计|好像|不确定|不知道")
 #: the whole answer asks the box to wait ("no wait", "hang on", 等一下): the question stays open, nothing is written
 _HOLD_EN = re.compile(r"(?:(?:no|oh|um|uh|er|erm|sorry|just|ok|okay|hey|a|one|wait|hold|hang|on|moment|minute|sec|"
                       r"second|lemme|let|me|check|think|not|yet)\s*)+")
@@ -46,16 +50,21 @@ _HOLD_ZH_WORD = re.compile(r"等一下|等一等|等等|等会|稍等|慢着|先
 def holds(text: str, language: str = "en") -> str | None:
     """Whether an answer to the box's question neither answers nor cancels it: ``"hold"`` when the whole
     answer asks to wait ("no wait", "hang on", "wait a second", 等一下, "不对，等一下"), ``"grudging"``
-    for a reluctant or indifferent "OK" said alone or with a yes word (好吧, 随便, "whatever", "I
-    guess so", "fine"): the box asks again and writes nothing; else None. Raises nothing."""
+    for a reluctant or indifferent "OK" said alone (好吧, 随便, "whatever", "fine") or a yes said unsure
+    ("yes I think so", "yeah probably", 应该吧): the box asks again and writes nothing; else None.
+    Raises nothing."""
     if has_cjk(text or ""):
         t = re.sub(r"[\W_]+", "", unicodedata.normalize("NFKC", text).lower())
         if t and _HOLD_ZH_WORD.search(t) and _HOLD_ZH.fullmatch(t):
             return "hold"
+        if _UNSURE_ZH.search(t):
+            return "grudging"
         return "grudging" if _GRUDGING_ZH.search(t) and not _YES_ZH_SURE.search(t) else None
     s = " ".join(_words(text))
     if s and _HOLD_EN_WORD.search(s) and _HOLD_EN.fullmatch(s + " "):
         return "hold"
+    if _UNSURE_EN.search(s) and not re.search(r"\b(?:no|nope|not right|wrong|cancel)\b", s):
+        return "grudging"
     return "grudging" if s and _GRUDGING_EN.search(s) and not re.search(r"\b(?:yes|yeah|yep|correct|no|nope)\b", s) \
         else None
 
