@@ -243,6 +243,38 @@ def test_mandarin_a_read_back_stays_open_on_a_hold_or_a_grudging_ok(tmp_path, an
             assert out.pending is not None and "还没有记录" in said[-1]
 
 
+# -- found by trying the fixes as a hostile user --------------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["took 3 fuses back to bin 30", "we took back 3 fuses from the van",
+                                  "grabbed 3 fuses and took them back", "we took 2 goggles back"])
+def test_a_taking_verb_with_back_is_asked_never_a_use(tmp_path, text):
+    with csv_store(tmp_path, CSV) as store:
+        said, written, _ = run(store, text)
+        assert written == [] and "may be stock going back in or going out" in said[0], said
+
+
+@pytest.mark.parametrize("text, record", [("we got 3 fuses back", ("FUS-5A", 3)), ("we put 3 fuses back in bin 30", ("FUS-5A", 3)),
+                                          ("we took 3 fuses out of the back of the van", ("FUS-5A", -3))])
+def test_stock_said_to_come_back_still_logs(tmp_path, text, record):
+    with csv_store(tmp_path, CSV) as store:
+        assert run(store, text)[1] == [record]
+
+
+@pytest.mark.parametrize("text", ["刚才拿了三个保险丝回来", "借了三个保险丝", "用了三个保险丝吧", "应该用了三个保险丝", "用了三个多保险丝"])
+def test_mandarin_taken_back_borrowed_or_hedged_writes_nothing(tmp_path, text):
+    with csv_store(tmp_path, ZH_CSV) as store:
+        said, written, _ = run(store, text, language="zh")
+        assert written == [] and said[0].startswith("没有记录"), said
+
+
+@pytest.mark.parametrize("text", ["we used 30 pounds of fuses", "we received 3 lbs of washers", "we used 3 fuses in november",
+                                  "we used 3 fuses on december 5", "we used 3 fuses in may"])
+def test_an_unknown_unit_or_a_month_writes_nothing(tmp_path, text):
+    with csv_store(tmp_path, CSV) as store:
+        said, written, _ = run(store, text)
+        assert written == [], said
+
+
 # -- 5. replies that came out garbled ---------------------------------------------------------------------
 
 def test_replies_named_in_the_review_are_whole_sentences(tmp_path):
