@@ -5,7 +5,7 @@ Each check returns ``(kind, words)`` or None; :func:`edge.stages.nlu.accounting.
 hit into the refusal ``unexplained`` (the dialog writes nothing and says which words). English:
 
 - ``time``: a past time said with the change ("yesterday", "last week", "two days ago", "on
-  Monday"): a record carries the time it is written, so it would be written at the wrong time;
+  Monday", "in November"): a record carries the time it is written, so it would be written at the wrong time;
   "today", "this morning", "earlier", "just now" are the time of writing, well enough;
 - ``not_count``: the number is no count: a share ("30 percent of the fuses", "30% …"), an
   ordinal ("the 3rd fuse", "the third fuse": the normal form reads both as 3, so the raw words are
@@ -15,9 +15,15 @@ hit into the refusal ``unexplained`` (the dialog writes nothing and says which w
 - ``size``: a size said that the understood item does not have ("3 10A fuses" where the item is
   a plain "fuse", "3 10 amp fuses" where it is the 5 A one): which one is asked, never the size dropped.
 
+- :func:`state_said`: what is there, not a change ("there are 40 fuses", "we've got 40", "40 fuses
+  are on the shelf"): never a receipt;
+- :func:`present_tense`: a change said in the present tense ("we use 3 fuses"): typed, it is read
+  back (a habit, or done?); heard speech logs, as the recognizer drops the "d" of "we used".
+
 Mandarin (:func:`zh_leftover`): a size (``六毫米``, ``10安``), an ordinal (``第三个``), a hedge
-(``可能``, ``好像``, ``大概``), a correction marker without a number after it (``不是，是垫圈``), a
-second item with no count (``三个保险丝和垫圈``), and a past day (``昨天``, ``上周``).
+(``可能``, ``好像``, ``大概``, ``应该``, ``…吧``, ``三个多``), a correction marker without a number after it
+(``不是，是垫圈``), taken "back" or borrowed (``拿了三个保险丝回来``, ``借了``: in or out?), a second item
+with no count (``三个保险丝和垫圈``), and a past day (``昨天``, ``上周``).
 :func:`zh_not_a_change` gives the reason when a Mandarin sentence that names a stock verb is not a
 change that happened (``每天用三个`` how often, ``明天要用`` still to come): the box says it did not log.
 """
