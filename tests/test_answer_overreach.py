@@ -129,8 +129,9 @@ def test_an_answer_that_says_more_than_the_answer_writes_nothing(box, command, a
     ("we used 5 M8 bolts", "M8 by 40", [("BLT-M8-40", -5, "bin 13")]),
     ("we used 5 M8 bolts", "five centimetre", [("BLT-M8-50", -5, "bin 14")]),
     ("we used 5 drill bits", "the smallest", [("DRL-BIT-6", -5, "drawer 4")]),
-    ("we used 5 gloves", "size large", [("GLV-L", -5, "shelf C")]),
-    ("we used 5 gloves", "XL", [("GLV-XL", -5, "shelf D")]),
+    # "5 gloves" of gloves counted in pairs asks single gloves or pairs (tests/test_guard_round5.py): said in pairs
+    ("we used 5 pairs of gloves", "size large", [("GLV-L", -5, "shelf C")]),
+    ("we used 5 pairs of gloves", "XL", [("GLV-XL", -5, "shelf D")]),
     ("we used 5 M8 bolts", "Forty.", [("BLT-M8-40", -5, "bin 13")]),
     ("we used 5 M10 bolts", "Eddie", [("HB-80", -5, "bin 22")]),  # "eighty" as it was heard: sounds like it
     ("we used 2 boxes of washers", "we used sixteen M8 bolts", None),  # a command of its own: asks its size

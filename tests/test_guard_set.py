@@ -21,9 +21,15 @@ EVAL = REPO / "bench" / "eval"
 SETS = {"guard.jsonl": EVAL / "guard_inventory.csv", "guard_big.jsonl": EVAL / "inventory.csv",
         "guard_zh.jsonl": EVAL / "guard_inventory_zh.csv"}
 CLASSES = {"question", "direction", "size", "frequency", "unit", "other_item", "same_item", "negation", "but",
-           "correction", "neighbour", "time", "modal", "qualifier", "trailing", "not_count", "someone", "hedge"}
+           "correction", "neighbour", "time", "modal", "qualifier", "trailing", "not_count", "someone", "hedge",
+           "lot_piece", "state", "present", "present_heard", "answer", "back"}
 ZH_CLASSES = {"neighbour", "correction", "other_item", "hedge", "not_count", "unit", "frequency", "future", "time", "size",
-              "trailing"}
+              "trailing", "lot_piece", "state", "answer", "back"}
+
+
+def turns_of(r: dict) -> tuple:
+    """What makes a case: its turns, the answers to the box's questions, and whether it was heard."""
+    return tuple(r.get("before", ())), r["text"], tuple(r.get("answers", ())), r.get("confidence")
 
 
 def rows(name: str) -> list[dict]:
@@ -32,7 +38,7 @@ def rows(name: str) -> list[dict]:
 
 def test_the_sets_are_big_enough_and_cover_every_class():
     small, big = rows("guard.jsonl"), rows("guard_big.jsonl")
-    assert len(small) + len(big) >= 300 and len({r["text"] for r in small}) == len(small)
+    assert len(small) + len(big) >= 300 and len({turns_of(r) for r in small}) == len(small)
     assert {r["class"] for r in small} == CLASSES
     writes = Counter(r["expect"]["write"] for r in small + big)
     assert writes["must"] >= 100 and writes["never"] >= 150, writes

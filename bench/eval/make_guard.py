@@ -17,13 +17,16 @@ Each case is one utterance (``before`` turns first when given) with ``expect``:
   check it).
 
 ``class`` names the issue class (question, direction, size, frequency, unit, other_item, same_item,
-negation, but, correction) or ``neighbour`` for the correct commands beside them. Deterministic.
+negation, but, correction; round 5 in ``guard_round5.py``: lot_piece, state, present, present_heard,
+answer) or ``neighbour`` for the correct commands beside them. Deterministic.
 """
 from __future__ import annotations
 
 import itertools
 import json
 from pathlib import Path
+
+import guard_round5
 
 HERE = Path(__file__).resolve().parent
 
@@ -72,6 +75,7 @@ def small() -> list[dict]:
     _second_round(c)
     _third_round(c)
     _fourth_round(c)
+    guard_round5.small(c)
     return c.rows
 
 
@@ -408,6 +412,7 @@ def big() -> list[dict]:
         conv = " cm " in t or " mm of" in t
         c.add("conversion" if conv else "neighbour", t, "may" if conv else "must", r,
               answers=["yes"] if conv else ())
+    guard_round5.big(c)
     return c.rows
 
 
@@ -459,6 +464,7 @@ def zh() -> list[dict]:
     _zh_fourth_round(c)
     for t, r in [("收到两盒手套", [rec("GLV-NIT-L", 2, "shelf A")]), ("用了一盒手套", [rec("GLV-NIT-L", -1, "shelf A")])]:
         c.add("neighbour", t, "must", r)
+    guard_round5.zh(c)
     for row in c.rows:
         row["language"] = "zh"
     return c.rows

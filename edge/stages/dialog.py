@@ -35,6 +35,7 @@ from edge.stages.nlu.followup import (
     ask_back_text,
     by_size,
     direction_answer,
+    holds,
     is_cancel,
     number_answer,
     place_choice,
@@ -373,7 +374,7 @@ def _log(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str,
     needs_read_back = intent.extra.get("low_confidence_quantity") or intent.extra.get("loose_count") \
         or (have is not None and have + delta < 0) \
         or have is None or intent.extra.get("llm_guessed") or intent.refusal == "hearsay" \
-        or intent.extra.get("converted")  # LLM-only count, second-hand, converted from another unit
+        or intent.extra.get("converted") or intent.extra.get("read_back")  # LLM-only count, second-hand, converted
     if needs_read_back and not confirmed:
         if have is None:  # stock into a place the item is not stored at yet: a misheard place must not make one
             text = (f"{reply.plural(reply.sized(item)[0])} are not stored {reply.place(location)} yet. "
@@ -382,7 +383,7 @@ def _log(intent: Intent, item: Item, store: Store, utterance: str, turn_id: str,
                 text = f"{reply.zh_place(location)}还没有{reply.zh_name(item)}。要记录放入{reply.zh_amount(item, intent.quantity)}吗？请说是或不是。"
             return Outcome(text[0].upper() + text[1:], Pending("confirm", intent))
         if intent.refusal == "hearsay" and have + delta >= 0:
-            return Outcome(reply.hearsay_question(_log_said(item, intent.quantity, out, language), language),
+            return Outcome(reply.hearsay_question(reply.log_said(item, intent.quantity, out, language), language),
                            Pending("confirm", intent))
         return Outcome(reply.read_back(item, intent.quantity, intent.direction, language, location,
                                        intent.extra.get("loose_count"), intent.extra.get("converted")),
@@ -544,12 +545,14 @@ def _parts(intent: Intent, store: Store, utterance: str, turn_id: str, confirmed
             return _for_part(ask, intent, k)
         have = item.at(location) or 0
         delta = -part.quantity if part.direction == "out" else part.quantity
-        if (have + delta < 0 or part.extra.get("low_confidence_quantity")) and not confirmed:
+        if have + delta < 0 and not confirmed:
             return Outcome(reply.read_back(item, part.quantity, part.direction, language, location, part.extra.get("loose_count")), Pending("confirm", intent))
         changes.append((item.sku, delta, location))
-        said.append(_log_said(item, part.quantity, part.direction == "out", language))
-    if not confirmed and any(p.refusal == "hearsay" for p in intent.parts):
-        return Outcome(reply.hearsay_question(("、" if language == "zh" else " and ").join(said), language),
+        said.append(reply.log_said(item, part.quantity, part.direction == "out", language))
+    doubt = [p.refusal == "hearsay" or bool(p.extra.get("read_back") or p.extra.get("low_confidence_quantity"))
+             for p in intent.parts]  # second-hand, typed in the present tense, or not heard well: all read back
+    if not confirmed and any(doubt):
+        return Outcome(reply.parts_read_back(said, any(p.refusal == "hearsay" for p in intent.parts), language),
                        Pending("confirm", intent))
     merged, pieces = _merged(changes)
     if merged is None:  # one item both used and received in one sentence: which net change is not guessed
@@ -585,13 +588,6 @@ def _parts_refused(intent: Intent, store: Store, language: str) -> Outcome:
         said.append(reply.zh_amount(item, part.quantity) if language == "zh" else reply.amount(item, part.quantity))
     what = "和".join(said) if language == "zh" else reply.join_and(said)
     return Outcome(_refused(intent, None, language, what=what))
-
-
-def _log_said(item: Item, quantity: int | float, out: bool, language: str) -> str:
-    """A log as said back in a question: "log 4 cans of WD-40 spray used"; Mandarin "记录用了4罐…"."""
-    if language == "zh":
-        return f"记录{'用了' if out else '收到'}{reply.zh_amount(item, quantity)}"
-    return f"log {reply.amount(item, quantity, True)} {'used' if out else 'received'}"
 
 
 def _for_part(outcome: Outcome, whole: Intent, k: int) -> Outcome:
@@ -664,6 +660,9 @@ def offers(pending: Pending) -> bool:
 def follow_up(pending: Pending, text: str, store: Store, turn_id: str, language: str = "en") -> Outcome:
     """The answer ``text`` to ``pending``: complete, confirm or drop the command."""
     again = pending.intent.text
+    waits = holds(text, language)  # "no wait", 等一下; a grudging 好吧 to a read-back: asked again, nothing written
+    if waits == "hold" or (waits == "grudging" and pending.kind == "confirm"):
+        return Outcome(reply.text(waits, language), pending)
     if is_cancel(text, language) and pending.kind != "confirm":  # (a read-back takes "no" as its no)
         return Outcome(reply.text("cancelled", language))
     if pending.kind == "period":

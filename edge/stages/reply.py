@@ -68,7 +68,8 @@ def amount(item: Item, quantity: int | float, more: bool = False) -> str:
     so a size closes with a comma ("241 hex bolts, M12, 80 millimetre, in bin 12")."""
     name, size = sized(item)
     tail = f", {size}{',' if more else ''}" if size else ""
-    if item.unit.lower() in _COUNT_UNITS:
+    last = name.split()[-1].lower() if name.split() else ""
+    if item.unit.lower() in _COUNT_UNITS or item.unit.lower() in (last, last.rstrip("s")):  # "2 hex key sets"
         return f"{quantity} {name if quantity == 1 or name.endswith('s') else plural(name)}{tail}"
     unit = item.unit if quantity == 1 or len(item.unit) <= 2 else _PLURAL_UNITS.get(item.unit, plural(item.unit))
     return f"{quantity} {unit} of {name}{tail}"
@@ -79,11 +80,11 @@ def unit_question(item: Item, language: str = "en") -> str:
     pallets?" (never converted: the inventory declares no pack size)."""
     if language == "zh":
         unit = ZH_MEASURE.get(item.unit.lower(), item.unit)
-        return f"没有记录：{zh_name(item)}按“{unit}”计数。用了多少{unit}？"
+        return f"没有记录：{zh_name(item)}按“{unit}”计数。是多少{unit}？"
     u = item.unit.lower()
     units = u if u in _COUNT_UNITS or len(u) <= 2 else _PLURAL_UNITS.get(u, plural(u))
     name = name_and_size(item)
-    verb = "are" if name.endswith("s") else "is"
+    verb = "are" if name.split(",")[0].endswith("s") else "is"  # "Leather gloves, small are …"
     return f"{name[0].upper()}{name[1:]} {verb} counted in {units}: how many {units}?"
 
 
@@ -227,7 +228,9 @@ TEXTS = {
            "no_number": "I didn't hear one number, so nothing was logged.",
            "no_direction": "I didn't hear used or received, so nothing was logged.",
            "overreach": "That answer says more than my question asked, so nothing was logged. "
-                        "Please say the whole command again."},
+                        "Please say the whole command again.",
+           "hold": "OK, I'll wait. Nothing is logged yet: answer my question when you are ready, or say never mind.",
+           "grudging": "I need a clear yes to log it. Nothing is logged yet: say yes or no."},
     "zh": {"not_understood": "对不起，我没听懂。", "no_quantity": "多少？请把数量和物品一起说。",
            "unknown_item": "我不认识这个物品。请按货架标签上的名字说。",
            "declined": "好的，没有记录。", "no_yes": "没有听到“是”，所以没有记录。",
@@ -238,7 +241,9 @@ TEXTS = {
            "no_place_choice": "对不起，我还是不知道是哪个位置，所以什么也没做。",
            "no_number": "没有听到一个确定的数，所以没有记录。",
            "no_direction": "没有听到是用了还是收到，所以没有记录。",
-           "overreach": "这个回答超出了我的问题，所以没有记录。请把整条命令再说一遍。"},
+           "overreach": "这个回答超出了我的问题，所以没有记录。请把整条命令再说一遍。",
+           "hold": "好，我等你。还没有记录：准备好了再回答，或者说“算了”。",
+           "grudging": "要记录需要你明确说“是”。还没有记录：请说是或不是。"},
 }
 
 
@@ -568,6 +573,22 @@ def hearsay_question(what: str, language: str = "en") -> str:
     if language == "zh":
         return f"这是听别人说的：要{what}吗？请说是或不是。"
     return f"That is second-hand: {what}? Say yes or no."
+
+
+def log_said(item: Item, quantity: int | float, out: bool, language: str) -> str:
+    """A log as said back in a question: "log 4 cans of WD-40 spray used"; Mandarin "记录用了4罐…"."""
+    if language == "zh":
+        return f"记录{'用了' if out else '收到'}{zh_amount(item, quantity)}"
+    return f"log {amount(item, quantity, True)} {'used' if out else 'received'}"
+
+
+def parts_read_back(said: list[str], hearsay: bool, language: str = "en") -> str:
+    """Several logs of one sentence read back together (``said``: each as :func:`hearsay_question`'s
+    ``what``): "Log 3 fuses used and log 2 washers used? Say yes or no."; second-hand ones said so."""
+    what = ("、" if language == "zh" else " and ").join(said)
+    if hearsay:
+        return hearsay_question(what, language)
+    return f"要{what}吗？请说是或不是。" if language == "zh" else f"{what[0].upper()}{what[1:]}? Say yes or no."
 
 
 def what_if_note(item: Item, location: str | None, delta: int | float | None, language: str = "en") -> str:

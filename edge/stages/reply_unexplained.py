@@ -21,6 +21,8 @@ def unexplained_reply(kind: str, words: str, language: str = "en") -> str:
                 "time": f"没有记录：你说的是“{words}”，记录只能记在现在的时间。请在控制台按日期补记，或不带时间再说一次。",
                 "future": f"没有记录：“{words}”说的是还没发生的事。用了以后再告诉我。",
                 "not_plain": f"没有记录：“{words}”让这个数不是这次变动的数量。请说一共用了或收到多少。",
+                "back": f"没有记录：“{words}”说不清是放回库存还是拿出去。放回请说“退回”加数量和物品，用了请说“用了”加数量和物品。",
+                "state": f"没有记录：“{words}”说的是现在有多少，不是变动。要盘点请说“盘点”加数量；用了或收到请直接说。",
                 "total": f"没有记录：“{words}”可能包括已经记录过的变动。请只说新的变动。",
                 "direction_back": f"没有记录：“{words}”说不清是出库还是入库、是谁的库存。请直接说，例如“用了3个保险丝”或“收到3个保险丝”。"}.get(
                     kind, f"没有记录：我不明白“{words}”在这句话里的意思。请一次说一项变动。")
@@ -47,6 +49,11 @@ def unexplained_reply(kind: str, words: str, language: str = "en") -> str:
                     "Please say how many you used, or count what is left.",
             "total": f"Nothing logged: \u201c{words}\u201d may include changes already logged. Please say only "
                      "what is new since the last record.",
+            "back": f"Nothing logged: \u201c{words}\u201d may be stock going back in or going out, and I won't "
+                    "guess. Say 'we returned', the count and the item for stock coming back, or 'we used' for stock going "
+                    "out.",
+            "state": "Nothing logged: that says how many there are, not a change. To record a count, say"
+                     " 'count', the number and the item; to log a change, say 'we used …' or 'we received …'.",
             "counts": f"Nothing logged: I heard {words} in one change. Please say each change on its own.",
             "not_done": f"Nothing logged: \u201c{words}\u201d does not say a change that happened. When it has, "
                         "say it plainly, like 'we used 3 fuses'.",

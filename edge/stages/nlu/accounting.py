@@ -16,6 +16,10 @@ slot explains and that would change the record:
   ("we used 3 nuts and washers 8 mm": whose is the 3?);
 - ``negation``: a negation in another clause than the change ("we used 3 drill bits, also we did
   not use the fuses": not one negated command);
+- ``back``: a taking verb with "back" ("took 3 fuses back to bin 30", "took them back"): in, out
+  or both? asked, never the taking's "out";
+- ``state``: what is there, not a change ("there are 40 fuses", "we've got 40", "40 left"): a
+  count or a question, never a receipt;
 - ``size``: the only number said is a size ("we used 6 mm drill bits"): no count (the dialog asks
   how many).
 
@@ -41,6 +45,7 @@ from edge.stages.nlu.leftovers import (
     past_time,
     size_not_had,
     someone_else,
+    state_said,
     thread_not_had,
     zh_leftover,
 )
@@ -50,7 +55,8 @@ from edge.stages.nlu.types import Intent
 from edge.stages.nlu.zh import OUT_VERBS
 
 #: the kinds :func:`unexplained` reports, in the order it checks them
-KINDS = ("question", "someone", "time", "not_done", "direction_back", "last", "total", "not_plain", "direction", "counts", "frequency", "but",
+KINDS = ("question", "someone", "time", "not_done", "direction_back", "last", "total", "not_plain", "state", "back",
+         "direction", "counts", "frequency", "but",
          "other_item", "negation", "size", "not_count", "hedge", "correction")
 
 _QUESTION = re.compile(r"(?:^|\b(?:and|so|but|ok|okay|hey|then)\s+)(?:why|how come|who|whom|whose|since when|what for|"
@@ -92,6 +98,8 @@ _COUNT_ZH = re.compile(rf"\d+(?:\.\d+)?\s*[{MEASURE_WORDS.replace('次', '').rep
 _IN_VERBS_ZH = re.compile(r"收到|到了|到货|进了|进货|入库|补了|补充|补货|加了|添加|增加|加上|放了|放入|放进|新到|归还|还回|"
                           r"退回|送来|送到|添了|买了|采购")
 _NEGATION_ZH = re.compile(r"没|不|别|未")
+#: what is there ("有40个", "还剩40个", "保险丝有40个"), not a change
+_STATE_ZH = re.compile(r"(?<!没)(?:还有|还剩|剩下|剩|现有|共有|有)\s*\d")
 _SIZE_ZH = re.compile(r"(\d+(?:\.\d+)?)\s*(?:毫米|厘米|公分|mm|cm|安培?|伏|瓦|寸|英寸)")
 _CLAUSES_ZH = re.compile(r"[，,。；;！!？?、]|\s+|又|还有|另外")
 
@@ -153,7 +161,7 @@ def unexplained(intent: Intent, utt: Utterance, names=None) -> Unexplained | Non
     if got is not None:
         return Unexplained(*got)
     if intent.intent == "log_record":
-        got = _second_direction(intent, utt)
+        got = _state(norm) or _took_back(norm) or _second_direction(intent, utt)
         if got is not None:
             return got
     m = _FREQUENCY.search(norm)
@@ -170,6 +178,23 @@ def unexplained(intent: Intent, utt: Utterance, names=None) -> Unexplained | Non
         if got is not None:
             return got
     return _beside(intent, utt, names)
+
+
+def _state(norm: str) -> Unexplained | None:
+    """"there are 40 fuses", "we've got 40": what is there, never a receipt (whichever path read it)."""
+    words = state_said(norm)
+    return Unexplained("state", words) if words else None
+
+
+#: a taking verb with "back" ("took 3 fuses back to bin 30", "took back 3 fuses from the van", "… and took
+#: them back"): back into the stock, out to whoever had them, or both? Never the taking's "out" ("got 2
+#: washers back" is stock coming back)
+_TOOK_BACK = re.compile(r"\b(?:took|take|taken|taking|grabbed|carried|carry|brought|bring)\b(?: \w+){0,4}? back\b")
+
+
+def _took_back(norm: str) -> Unexplained | None:
+    m = _TOOK_BACK.search(norm)
+    return Unexplained("back", m.group(0)) if m else None
 
 
 def _thread(intent: Intent, utt: Utterance, names) -> Unexplained | None:
@@ -315,6 +340,8 @@ def _unexplained_zh(intent: Intent, utt: Utterance) -> Unexplained | None:
     m = _FREQUENCY_ZH.search(t)
     if m:
         return Unexplained("frequency", m.group(0))
+    if intent.intent == "log_record" and _STATE_ZH.search(t) and not (OUT_VERBS.search(t) or _IN_VERBS_ZH.search(t)):
+        return Unexplained("state", _STATE_ZH.search(t).group(0))  # "还有40个保险丝": what is there, no receipt
     if intent.intent == "log_record" and OUT_VERBS.search(t) and _IN_VERBS_ZH.search(t):
         given = {p.direction for p in intent.parts} if intent.parts else {intent.direction}
         if not {"in", "out"} <= given:

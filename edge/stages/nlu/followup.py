@@ -17,6 +17,7 @@ from edge.stages.nlu.grammar import Grammar
 from edge.stages.nlu.lexicon import LETTER_NAMES, LOCATION_WORDS, singular
 from edge.stages.nlu.numbers import normalize_numbers
 from edge.stages.nlu.numbers_zh import normalize_numbers_zh
+from edge.stages.nlu.said_counts import other_unit
 from edge.stages.nlu.slots import CONTAINERS
 from edge.stages.sizes import GARMENT_WORDS, GARMENT_ZH, Size, split_size, spoken_size
 
@@ -30,6 +31,42 @@ _NEGATED_YES_EN = re.compile(r"\b(?:not|isnt|dont|no)\s+(?:right|correct|it|that
 _YES_ZH_SURE = re.compile(r"没错|没问题|对对|是的|好的")
 _NO_ZH = re.compile(r"不|取消|算了|错了|别|否")
 _YES_ZH = re.compile(r"是|对|好|行|可以|确认|确定|ok|yes")  # not 嗯: a hesitation as often as an "mm-hm"
+#: a reluctant or indifferent "OK" (好吧 "well, fine", 随便 "whatever"): no yes to write on; asked again
+_GRUDGING_ZH = re.compile(r"好吧|行吧|也行|随便|都行|无所谓|凑合|算是吧|应该吧|可能吧|大概吧")
+_GRUDGING_EN = re.compile(r"\b(?:whatever|if you say so|fine|alright|all right then)\b")
+#: a yes said unsure ("yes I think so", "yeah probably"): no yes to write on, even beside a "yes"
+_UNSURE_EN = re.compile(r"\b(?:i think so|think so|i guess|i suppose|probably|maybe|perhaps|i believe so|not sure|"
+                        r"possibly|might be|i reckon|i dunno|dont know)\b")
+_UNSURE_ZH = re.compile(r"应该吧|可能吧|大概吧|也许|估计|好像|不确定|不知道")
+#: the whole answer asks the box to wait ("no wait", "hang on", 等一下): the question stays open, nothing is written
+_HOLD_EN = re.compile(r"(?:(?:no|oh|um|uh|er|erm|sorry|just|ok|okay|hey|a|one|wait|hold|hang|on|moment|minute|sec|"
+                      r"second|lemme|let|me|check|think|not|yet)\s*)+")
+_HOLD_EN_WORD = re.compile(r"\b(?:wait|hold on|hang on|one moment|a moment|one sec|a sec|one second|a second|"
+                           r"a minute|let me check|lemme check|let me think|not yet)\b")
+_HOLD_ZH = re.compile(r"(?:不对|不|等一下|等一等|等等|等会儿?|稍等|慢着|先别|先等等?|让我想想|我想想|我看看|让我看看|嗯|呃|那个|哎|啊|一下)+")
+_HOLD_ZH_WORD = re.compile(r"等一下|等一等|等等|等会|稍等|慢着|先别|想想|看看")
+
+
+def holds(text: str, language: str = "en") -> str | None:
+    """Whether an answer to the box's question neither answers nor cancels it: ``"hold"`` when the whole
+    answer asks to wait ("no wait", "hang on", "wait a second", 等一下, "不对，等一下"), ``"grudging"``
+    for a reluctant or indifferent "OK" said alone (好吧, 随便, "whatever", "fine") or a yes said unsure
+    ("yes I think so", "yeah probably", 应该吧): the box asks again and writes nothing; else None.
+    Raises nothing."""
+    if has_cjk(text or ""):
+        t = re.sub(r"[\W_]+", "", unicodedata.normalize("NFKC", text).lower())
+        if t and _HOLD_ZH_WORD.search(t) and _HOLD_ZH.fullmatch(t):
+            return "hold"
+        if _UNSURE_ZH.search(t):
+            return "grudging"
+        return "grudging" if _GRUDGING_ZH.search(t) and not _YES_ZH_SURE.search(t) else None
+    s = " ".join(_words(text))
+    if s and _HOLD_EN_WORD.search(s) and _HOLD_EN.fullmatch(s + " "):
+        return "hold"
+    if _UNSURE_EN.search(s) and not re.search(r"\b(?:no|nope|not right|wrong|cancel)\b", s):
+        return "grudging"
+    return "grudging" if s and _GRUDGING_EN.search(s) and not re.search(r"\b(?:yes|yeah|yep|correct|no|nope)\b", s) \
+        else None
 
 # ordinal answers: "the first one", "number two", "the last one"; index into the candidates
 _ORDINALS_EN = {"first": 0, "1st": 0, "former": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2,
@@ -54,12 +91,16 @@ def yes_no(text: str, language: str = "en") -> bool | None:
     no: "no", "nope", "cancel", "wrong", "stop", "not right" …. Chinese (``language="zh"``, or any
     text with ideographs) yes: 是 / 对 / 好的 / 行 / 可以 / 确认 / 没错; no: 不是 / 不 / 不对 /
     取消 / 算了 / 错了. A negation wins over the word it negates ("that's not right" → False,
-    "不对" → False). Raises ``ValueError`` for an unknown ``language``.
+    "不对" → False). A hold or a reluctant "OK" (:func:`holds`: "no wait", 等一下, 好吧) is None. Raises ``ValueError`` for an unknown ``language``.
     """
     if language not in LANGUAGES:
         raise ValueError(f"language {language!r} is not supported; use one of {', '.join(LANGUAGES)}")
+    if holds(text, language):  # "no wait", 等一下, 好吧: neither yes nor no (asked again)
+        return None
     if has_cjk(text or ""):
         t = re.sub(r"[\W_]+", "", unicodedata.normalize("NFKC", text).lower())
+        if _HOLD_ZH_WORD.search(t):  # "是，等一下": changed while said; asked again
+            return None
         if _YES_ZH_SURE.search(t) and not re.search(r"不是|不对|不好|不行", t):
             return True
         if _NO_ZH.search(t):
@@ -70,6 +111,8 @@ def yes_no(text: str, language: str = "en") -> bool | None:
         return None
     if _NEGATED_YES_EN.search(s):
         return False
+    if _HOLD_EN_WORD.search(s):  # "yes, wait", "no wait, yes": changed while said; asked again
+        return None
     yes, no = bool(_YES_EN.search(s)), bool(_NO_EN.search(s))
     if yes == no:
         return None
@@ -619,7 +662,8 @@ def answer_overreaches(pending, text: str, store=None) -> bool:
     # "the second one", "that one": a pronoun, not a count ("one eighteen" stays a number)
     bare = " ".join(t for i, t in enumerate(toks) if not (
         t == "1" and i > 0 and toks[i - 1].isalpha() and (i + 1 == len(toks) or not toks[i + 1][:1].isdigit())))
-    item = store.get(intent.sku) if store is not None and intent.sku else None
+    asked = intent.parts[pending.part] if getattr(pending, "part", None) is not None and intent.parts else intent
+    item = store.get(asked.sku) if store is not None and asked.sku else None  # a part's question: that part's item
     unit = _unit_words(item.unit if item is not None else None)
     allowed = _allowed_words(pending, item)
     words = [w for w in _words(bare) if not w.replace(".", "").isdigit()]
@@ -630,9 +674,11 @@ def answer_overreaches(pending, text: str, store=None) -> bool:
     if strange and not lone:
         return True
     said = _numbers(bare)
-    if counting:  # one count, in the item's unit ("twenty boxes" to "how many pcs?" is not one)
+    if counting:  # one count, in the item's unit ("twenty boxes" to "how many pcs?" is not one; nor "3 gloves"
+        # to "how many boxes?": the pieces again)
         return (len(said) > 1 or any(w in _ORDINALS_EN for w in _words(text))
-                or any(singular(w) in CONTAINERS and w not in unit and singular(w) not in unit for w in words))
+                or any(singular(w) in CONTAINERS and w not in unit and singular(w) not in unit for w in words)
+                or (item is not None and any(other_unit(text, n, (item.item, *item.aliases), item.unit) for n in said)))
     if pending.kind in ("choose_item", "choose_place"):
         counted = re.findall(r"(\d+(?:\.\d+)?)\s+(?:of\b|[a-z]+s\b)", bare)
         counts = [float(n) for n, w in zip(counted, re.findall(r"\d+(?:\.\d+)?\s+(\S+)", bare), strict=False)

@@ -5,7 +5,7 @@ Each check returns ``(kind, words)`` or None; :func:`edge.stages.nlu.accounting.
 hit into the refusal ``unexplained`` (the dialog writes nothing and says which words). English:
 
 - ``time``: a past time said with the change ("yesterday", "last week", "two days ago", "on
-  Monday"): a record carries the time it is written, so it would be written at the wrong time;
+  Monday", "in November"): a record carries the time it is written, so it would be written at the wrong time;
   "today", "this morning", "earlier", "just now" are the time of writing, well enough;
 - ``not_count``: the number is no count: a share ("30 percent of the fuses", "30% …"), an
   ordinal ("the 3rd fuse", "the third fuse": the normal form reads both as 3, so the raw words are
@@ -15,9 +15,15 @@ hit into the refusal ``unexplained`` (the dialog writes nothing and says which w
 - ``size``: a size said that the understood item does not have ("3 10A fuses" where the item is
   a plain "fuse", "3 10 amp fuses" where it is the 5 A one): which one is asked, never the size dropped.
 
+- :func:`state_said`: what is there, not a change ("there are 40 fuses", "we've got 40", "40 fuses
+  are on the shelf"): never a receipt;
+- :func:`present_tense`: a change said in the present tense ("we use 3 fuses"): typed, it is read
+  back (a habit, or done?); heard speech logs, as the recognizer drops the "d" of "we used".
+
 Mandarin (:func:`zh_leftover`): a size (``六毫米``, ``10安``), an ordinal (``第三个``), a hedge
-(``可能``, ``好像``, ``大概``), a correction marker without a number after it (``不是，是垫圈``), a
-second item with no count (``三个保险丝和垫圈``), and a past day (``昨天``, ``上周``).
+(``可能``, ``好像``, ``大概``, ``应该``, ``…吧``, ``三个多``), a correction marker without a number after it
+(``不是，是垫圈``), taken "back" or borrowed (``拿了三个保险丝回来``, ``借了``: in or out?), a second item
+with no count (``三个保险丝和垫圈``), and a past day (``昨天``, ``上周``).
 :func:`zh_not_a_change` gives the reason when a Mandarin sentence that names a stock verb is not a
 change that happened (``每天用三个`` how often, ``明天要用`` still to come): the box says it did not log.
 """
@@ -30,11 +36,15 @@ from edge.stages.nlu.numbers_zh import MEASURE_WORDS
 
 _NUM = r"\d+(?:\.\d+)?"
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+#: a month said ("in November", "on December 5"): which year's, and is it today? a record carries the time it is written
+_MONTHS = "january|february|march|april|june|july|august|september|october|november|december"
 #: a past time other than the time of writing
 _PAST = re.compile(
     rf"\b(?:yesterday|the day before|the other day|over the weekend|last (?:night|week|month|year|shift|weekend|time|"
     rf"{_WEEKDAYS})|(?:{_NUM}|a|an|a few|few|several|a couple of|couple of) (?:days?|weeks?|months?|years?|hours?|"
-    rf"nights?|shifts?) ago|on (?:{_WEEKDAYS})|earlier this (?:week|month|year)|this past (?:week|month|{_WEEKDAYS}))\b")
+    rf"nights?|shifts?) ago|on (?:{_WEEKDAYS})|earlier this (?:week|month|year)|this past (?:week|month|{_WEEKDAYS})|"
+    rf"(?:in|on|during|back in|early|late|last|since) (?:the )?(?:{_MONTHS})|(?:{_MONTHS}) {_NUM}(?:st|nd|rd|th)?|"
+    rf"(?:in|during|back in|early|late|last|since) may)\b")  # (not the "may" of "we may have used")
 #: a share of the stock said with its number ("30 percent of the fuses"); the raw "%" too
 _SHARE = re.compile(rf"\b{_NUM} (?:percent|per cent|pc of|pct)\b")
 _SHARE_RAW = re.compile(r"\d+(?:\.\d+)?\s*%")
@@ -103,6 +113,40 @@ _NOT_PLAIN = (("not_count", re.compile(r"\b(?:a|one|two|three|\d+) (?:third|quar
               ("correction", re.compile(r"\binstead of\b|\brather than\b")),
               ("last", re.compile(r"\bthe (?:last|final|remaining) \d+\b")),
               ("total", re.compile(r"\b(?:in total|total|altogether|all together|in all|so far|all day|all week)\b")))
+
+
+#: what is there, not what changed ("there are 40 fuses", "we've got 40 fuses", "40 fuses left"): a count
+#: or a question, never a receipt; "we got 40 fuses" (past) and "we have used 3" are changes
+_CHANGE_AFTER = r"(?!\s+(?:been |just |already |now |also )*(?:used|taken|took|received|had|got|gotten|given|brought|" \
+                r"moved|put|added|logged|returned|booked|signed|handed|grabbed|pulled)\b)"
+_STATE = re.compile(r"\b(?:there (?:are|is|were|re|s)|theres|therere|theyre|(?:we|i) (?:still |only )*(?:have|ve)(?: got)?|"
+                    r"weve(?: got)?|ive(?: got)?|(?:we|i) still got|"
+                    r"(?:we|i) (?:can )?(?:see|count))\b" + _CHANGE_AFTER +
+                    r"|\b\d+(?:\.\d+)? (?:\w+ ){0,4}?(?:left|remaining|in stock|on hand|still there)\b"
+                    r"|\b\d+(?:\.\d+)? (?:\w+ ){0,4}?(?:are|is|sit|sitting) (?:still |just )?(?:on|in|at|there|sitting|"
+                    r"lying|here)\b|\b(?:bin|shelf|drawer|rack|box|cupboard|it|that) (?:\w+ )?(?:has|holds|contains) \d")
+#: a change verb said beside the words of a state ("we used 3 fuses, 40 left" is a change and a state)
+_CHANGE_VERB = re.compile(r"\b(?:used|took|taken|received|got in|came in|arrived|delivered|grabbed|gave out|handed out|"
+                          r"logged)\b")
+
+
+def state_said(norm: str) -> str | None:
+    """The words that say what is there rather than a change ("there are 40 fuses", "we've got 40
+    fuses", "40 fuses left"), when no change verb is said beside them, else None. English, normalized."""
+    m = _STATE.search(norm)
+    return m.group(0) if m and not _CHANGE_VERB.search(norm) else None
+
+
+#: a change said in the present tense ("we use 3 fuses"): a habit or what happened? Speech recognition
+#: drops the "d" of "we used" (the site recordings are transcribed so), so heard speech logs as before;
+#: typed, it is read back (:func:`present_tense`)
+_PRESENT = re.compile(r"\b(?:we|i|they) (?:just |also |then )?(?:use|take|receive|grab|get)\b(?! to\b)")
+
+
+def present_tense(norm: str) -> str | None:
+    """The words of a change said in the present tense ("we use", "I take"), or None. English, normalized."""
+    m = _PRESENT.search(norm)
+    return m.group(0) if m else None
 
 
 def not_plain(norm: str) -> tuple[str, str] | None:
@@ -260,7 +304,11 @@ def _garment_not_had(raw: str, names: list[str], sku: str | None) -> str | None:
 _SIZE_ZH = re.compile(r"(\d+(?:\.\d+)?)\s*(毫米|厘米|公分|mm|cm|安培?|伏|瓦|寸|英寸)")
 #: an ordinal, a share or a label (第三个, 百分之三十, 三号保险丝; 三号箱 is a place)
 _ORDINAL_ZH = re.compile(r"第\s*\d+|百分之\s*\d+|\d+\s*%|\d+\s*成|\d+号(?!\s*(?:料箱|箱子|箱|抽屉|货架|架子|架))")
-_HEDGE_ZH = re.compile(r"可能|大概|也许|或许|好像|似乎|估计|差不多|大约|左右|应该是|说不定|\d+来[个盒箱包只]|\d+多[个盒箱包只]|几")
+_HEDGE_ZH = re.compile(r"可能|大概|也许|或许|好像|似乎|估计|差不多|大约|左右|应该|说不定|\d+来[个盒箱包只]|\d+多[个盒箱包只]|"
+                       r"\d+[个盒箱包只]多|几|吧[。！!？?\s]*$")
+#: taken with "back" (拿了三个保险丝回来: fetched from the store, or brought back to it?) or borrowed/lent (借):
+#: in or out is not said
+_TOOK_BACK_ZH = re.compile(r"(?:拿|领|取|带|搬)[^，,。]{0,8}?回(?:来|去)?|借")
 #: a correction marker the guards did not resolve (no number after it: the item was corrected)
 _CORRECTION_ZH = re.compile(rf"(?:不是|不对|说错了|我是说|哦不|更正)(?![，,。\s]*(?:是|应该是)?\d+\s*[{MEASURE_WORDS}]?\s*[。！!]?\s*$)")
 _PAST_ZH = re.compile(r"昨天|前天|上周|上星期|上礼拜|上个?月|去年|几天前|\d+天前|上次")
@@ -294,6 +342,9 @@ def zh_leftover(norm: str, joined: bool) -> tuple[str, str] | None:
     m = _BACK_ZH.search(norm)
     if m:
         return "direction_back", m.group(0)
+    m = _TOOK_BACK_ZH.search(norm)
+    if m:
+        return "back", m.group(0)
     m = _NOT_PLAIN_ZH.search(norm)
     if m:
         return ("total" if m.group(0) in _TOTAL_ZH else "not_plain"), m.group(0)

@@ -8,7 +8,8 @@ apart from the guards and the lexicon; nothing here looks at the store).
 * :func:`pairs_in_other_unit` — "a pair of gloves", "2 pairs of goggles" said of an item counted in
   another unit (boxes): the pairs are no count of it.
 * :func:`other_unit` — a count said in another unit than the item's ("3 sheets of paper" counted in
-  pallets, "50 ml of grease" in pcs): asked, never converted; :func:`other_unit_zh` the same for a
+  pallets, "50 ml of grease" in pcs), or a bare count of an item counted in lots ("3 gloves" of boxes,
+  "5 gloves" of pairs: the pieces, or the lots?): asked, never converted; :func:`other_unit_zh` the same for a
   Mandarin measure word (``三盒保险丝`` of fuses counted in pcs).
 """
 from __future__ import annotations
@@ -34,6 +35,11 @@ _NOT_COUNT_BEFORE = frozenset("x by size number no m part code ref model type".s
 PAIR_UNITS = frozenset({"pair", "pairs", "pr", "prs"})
 #: units of items counted one by one: "a pair of fuses" is 2 of them
 PIECE_UNITS = frozenset({"pcs", "pc", "piece", "pieces", "ea", "each", "unit", "units", "no", "nos"})
+#: units that hold several of the thing: a count said with the item's name alone ("3 gloves" of gloves
+#: counted in boxes) may be of the pieces inside, so it is asked; "5 gloves" of gloves in pairs too
+#: (single gloves or pairs?)
+LOT_UNITS = frozenset("box pack roll pallet can case carton bag tin bottle tub crate drum reel spool coil bucket pail "
+                      "sachet tube jar cartridge ream set pair dozen kit".split())
 _PAIR = re.compile(r"\bpairs?\b")
 _ONE_PAIR = re.compile(r"\b(?:a|one) pair of\b")
 
@@ -102,7 +108,7 @@ def other_unit(text: str | None, q: int | float | None, names: Iterable[str], un
     said_as = rf"(?:{re.escape(num)}|an?(?=\s+[a-z]+\s+of\b))" if q == 1 else re.escape(num)  # "a box of" is 1 box
     # "2 M twelve bolts": an "m" before a number is a thread, no metres; the last one said is kept
     # ("3 cans of degreaser, sorry, 3 litres")
-    text = normalize_numbers(text or "").lower()
+    raw, text = text or "", normalize_numbers(text or "").lower()  # the normal form reads "a pair of" as 1
     names = {w for n in names for w in re.findall(r"[a-z]+", n.lower())}
     found = [m for m in re.finditer(rf"(?<![\w.]){said_as}\s+([a-z]+)\b(?!\s*\d)", text)
              if m.group(1) not in names and m.group(1).rstrip("s") not in names]
@@ -110,7 +116,36 @@ def other_unit(text: str | None, q: int | float | None, names: Iterable[str], un
         found = [m for m in found if any(w in names for w in re.findall(r"[a-z]+", text[m.end():m.end() + 40])[:4])]
     said = _UNIT_WORDS.get(found[-1].group(1)) if found else None
     mine = _UNIT_WORDS.get(unit.lower(), unit.lower())
+    if said is None and found and found[-1].group(1) not in _NOT_A_UNIT and found[-1].group(1).rstrip("s") != mine \
+            and re.match(r"\s+of\b", text[found[-1].end():]):
+        return found[-1].group(1)  # "30 pounds of m8 nuts": a unit this table does not know is still no count of pcs
+    if mine in PAIR_UNITS:
+        mine = "pair"
+    if said is None and mine in LOT_UNITS and _pieces(text, raw, num, q, names, {mine, unit.lower()}):
+        return "piece"  # "3 gloves" of gloves counted in boxes: 3 boxes, or 3 gloves? (no pack size is declared)
     return said if said is not None and said != mine else None
+
+
+def _pieces(text: str, raw: str, num: str, q: float, names: set[str], units: set[str]) -> bool:
+    """Whether the count ``num`` is said right before the item's name with no word of its unit
+    between ("3 gloves", "3 nitrile gloves M"; not "3 boxes of gloves", "gloves, 2 boxes")."""
+    if q == 1 and re.search(r"\b(?:a|one) pair of\b", raw.lower()):
+        return False  # the normal form reads "a pair of gloves" as "1 gloves" (pairs of boxes: pairs_in_other_unit)
+    toks = re.findall(r"[a-z]+|\d+(?:\.\d+)?", text)  # "3 wd-40": the name's words apart
+    said_as = {num, "a", "an", "one"} if q == 1 else {num}
+    for i, t in enumerate(toks):
+        if t not in said_as:
+            continue
+        window = toks[i + 1:i + 5]
+        named = [j for j, w in enumerate(window) if w in names or w.rstrip("s") in names]
+        # the unit may follow the name ("5 silicone sealant tubes")
+        if named and not any(_UNIT_WORDS.get(w, w.rstrip("s")) in units for w in window[:named[-1] + 2]):
+            return True
+    return False
+
+
+#: words said between a count and "of" that are no unit ("3 of the fuses", "2 more of them")
+_NOT_A_UNIT = frozenset("of more other out each all both either neither".split())
 
 
 #: Mandarin measure words that name a unit (the general classifiers 个, 只, 支, 根 … fit any item)
@@ -118,6 +153,8 @@ _MEASURE_UNITS_ZH = {"盒": "box", "箱": "box", "包": "pack", "卷": "roll", "
                      "袋": "bag", "套": "set", "对": "pair", "双": "pair", "副": "pair", "米": "m", "升": "l",
                      "斤": "jin", "公斤": "kg", "千克": "kg", "克": "g", "托": "pallet", "张": "sheet", "打": "dozen"}
 _COUNT_MEASURE_ZH = re.compile(r"(\d+(?:\.\d+)?)\s*(公斤|千克|[盒箱包卷罐桶瓶袋套对双副米升斤克托张])")
+#: a count said with a piece classifier or none ("三个手套", "三手套")
+_COUNT_PIECES_ZH = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*([个只支根片条件颗枚]?)(?=[^\d\s号])")
 
 
 def other_unit_zh(norm: str, q: int | float | None, unit: str) -> str | None:
@@ -127,8 +164,13 @@ def other_unit_zh(norm: str, q: int | float | None, unit: str) -> str | None:
     if q is None:
         return None
     mine = _UNIT_WORDS.get((unit or "").lower(), (unit or "").lower())
+    mine = "pair" if mine in PAIR_UNITS else mine
     for m in _COUNT_MEASURE_ZH.finditer(norm or ""):
         if float(m.group(1)) == float(q):
             said = _MEASURE_UNITS_ZH[m.group(2)]
             return m.group(2) if said != mine else None
+    if mine in LOT_UNITS:  # "三个手套" of gloves counted in boxes: the pieces, or the boxes? asked
+        for m in _COUNT_PIECES_ZH.finditer(norm or ""):
+            if float(m.group(1)) == float(q):
+                return m.group(2) or "个"
     return None

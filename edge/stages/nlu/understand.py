@@ -33,7 +33,7 @@ from edge.stages.nlu.accounting import Utterance, set_aside, size_not_count, tak
 from edge.stages.nlu.filler import has_cjk, is_filler
 from edge.stages.nlu.grammar import Grammar, text_direction
 from edge.stages.nlu.guards import asks_yes_no
-from edge.stages.nlu.leftovers import zh_not_a_change
+from edge.stages.nlu.leftovers import present_tense, zh_not_a_change
 from edge.stages.nlu.lexicon import normalize_text
 from edge.stages.nlu.llm_intent import SHORTLIST_MAX, LlmIntentParser
 from edge.stages.nlu.paraphrase import Paraphraser, understand_paraphrase
@@ -156,6 +156,24 @@ def accounted(intent: Intent, utt: Utterance, names=None) -> Intent:
         return dataclasses.replace(intent, quantity=None, extra={**intent.extra, "size_not_count": True},
                                    explain={**intent.explain, "size_not_count": intent.quantity})
     return intent
+
+
+def _doubtful(intent: Intent, utt: Utterance, confidence: float | None) -> Intent:
+    """A log to be read back before it is written: "a couple of" (``loose_count``: the 2 it was taken
+    as is said back), or a change typed in the present tense ("we use 3 fuses": a habit, or done?);
+    heard speech in the present tense logs (recognition drops the "d" of "we used")."""
+    if intent.intent != "log_record":
+        return intent
+    if intent.quantity == 2 and LOOSE_COUNT.search(utt.raw.lower()):
+        intent = dataclasses.replace(intent, extra={**intent.extra, "loose_count": True})
+    said = present_tense(utt.norm) if confidence is None and intent.refusal is None and not has_cjk(utt.raw) else None
+    return _read_back(intent, said) if said else intent
+
+
+def _read_back(intent: Intent, why: str) -> Intent:
+    """``intent`` (and its parts) marked to be read back before it is written (``extra["read_back"]``)."""
+    parts = tuple(dataclasses.replace(p, extra={**p.extra, "read_back": why}) for p in intent.parts)
+    return dataclasses.replace(intent, parts=parts, extra={**intent.extra, "read_back": why})
 
 
 def refused_unexplained(intent: Intent, kind: str, words: str) -> Intent:
@@ -359,8 +377,7 @@ class Understanding:
         intent = self._moved_counts(intent, text)  # "moved 3 fuses and 2 drill bits": one move holds one count
         intent = _once_or_twice(intent, text)  # "3 fuses, 3 fuses": one lot said again, or two? asked
         intent = self._accounted_zh(intent, utt) if has_cjk(text) else accounted(intent, utt, self.name_tokens)
-        if intent.intent == "log_record" and intent.quantity == 2 and LOOSE_COUNT.search(text.lower()):
-            intent = dataclasses.replace(intent, extra={**intent.extra, "loose_count": True})
+        intent = _doubtful(intent, utt, confidence)
         if confidence is not None:
             extra = {**intent.extra, "confidence": confidence}
             if intent.quantity is not None and confidence < LOW_CONFIDENCE:
@@ -377,11 +394,17 @@ class Understanding:
             if why is not None:
                 intent = refused_unexplained(Intent("log_record", source=intent.source, text=utt.raw), *why)
         intent = accounted(intent, utt, self.name_tokens)
-        if intent.intent == "log_record" and intent.sku in self._by_sku and not intent.parts:
-            said = other_unit_zh(utt.norm, intent.quantity, self._by_sku[intent.sku].unit)
-            if said is not None:
-                intent = dataclasses.replace(intent, extra={**intent.extra, "other_unit": said})
+        if intent.intent == "log_record" and intent.parts:  # "三个手套和两个保险丝": each part's own measure word
+            intent = dataclasses.replace(intent, parts=tuple(self._unit_zh(p, utt) for p in intent.parts))
+        elif intent.intent == "log_record":
+            intent = self._unit_zh(intent, utt)
         return intent
+
+    def _unit_zh(self, intent: Intent, utt: Utterance) -> Intent:
+        """``intent`` marked ``other_unit`` when its count was said in another measure than its item's."""
+        said = other_unit_zh(utt.norm, intent.quantity, self._by_sku[intent.sku].unit) \
+            if intent.sku in self._by_sku else None
+        return intent if said is None else dataclasses.replace(intent, extra={**intent.extra, "other_unit": said})
 
     def _beside_aside(self, aside: tuple, confidence, on_sentence, llm: bool) -> Intent | None:
         """The command of an utterance with sentences or a reason set aside (``aside``: from
