@@ -515,10 +515,11 @@ class Understanding:
     def _grounded(self, text: str, on_sentence=None) -> Intent:
         """``other`` with the grounded answer (:mod:`edge.stages.grounded`); ``source`` ``llm`` when the
         model ran, ``grammar`` for a fixed sentence; ``explain`` the tools called and the guard's findings.
-        The answer is checked whole before ``on_sentence`` gets its first sentences (never text the guard
-        may still replace)."""
-        g = self.grounded.answer(text)
-        if on_sentence is not None and g.text:
+        A composed answer or small talk reaches ``on_sentence`` sentence by sentence as the guard passes
+        each one while the model generates; any other answer whole once it is known (never text the
+        guard may still replace)."""
+        g = self.grounded.answer(text, on_sentence)
+        if on_sentence is not None and g.text and not g.streamed:
             SentenceGate(on_sentence).whole(g.text)
         if g.rounds:
             self.last_generation = self.grounded.last_stats
