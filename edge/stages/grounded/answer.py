@@ -35,7 +35,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from edge.llm.base import ContextOverflow, EngineError, GenerationRequest, generate
+from edge.llm.base import CancelToken, ContextOverflow, EngineError, GenerationRequest, generate
 from edge.stages import reply
 from edge.stages.grounded import scope
 from edge.stages.grounded.check import claims_action, grounded_or_plain, plain, said_numbers
@@ -218,35 +218,31 @@ class GroundedAnswerer:
         kept: list[str] = []
         refused = False
         splitter = SentenceSplitter()
-        stream = self.engine.stream(request)
+        stop = CancelToken()  # a refused or second sentence: the rest is not generated
 
-        def take(raw: str) -> bool:
+        def take(raw: str) -> None:
             nonlocal refused
             sentence = clean_answer(raw)
-            if not sentence:
-                return True
+            if stop.cancelled or not sentence:
+                return
             if not fits(sentence):
                 refused = True
-                return False
+                stop.cancel()
+                return
             kept.append(sentence)
             if on_sentence is not None:
                 on_sentence(sentence)
-            return len(kept) < MAX_SENTENCES
+            if len(kept) >= MAX_SENTENCES:
+                stop.cancel()
 
-        try:
-            going = True
-            for piece in stream:
-                if not all(take(raw) for raw in splitter.feed(piece)):
-                    going = False
-                    break
-            if going:
-                rest = splitter.flush()
-                if rest and (not kept or rest[0].rstrip()[-1:] in ".!?"):
-                    take(rest[0])
-        finally:
-            stream.close()  # a refused or second sentence: the rest is not generated
+        for piece in self.engine.stream(request, stop):  # read to its end: the engine's figures come last
+            for raw in splitter.feed(piece):
+                take(raw)
+        rest = splitter.flush()
+        if rest and (not kept or rest[0].rstrip()[-1:] in ".!?"):
+            take(rest[0])
         self.last_stats = self.engine.last_stats
-        self._cache.append(str(getattr(self.last_stats, "extra", {}).get("prefix_cache", "none")))
+        self._cache.append(str(self.last_stats.extra.get("prefix_cache", "none")))
         return kept, refused
 
     def _small_talk(self, text: str, kind: str, on_sentence=None) -> Grounded:
