@@ -25,6 +25,10 @@ turn's ``first_audio_ms`` (the first sentence's WAV written, from the endpoint; 
 reply was synthesized whole). ``edge run --input`` reads the file faster than real time, so the
 part before the endpoint is counted in audio time (the silence the endpointer waits for) and the
 part after in wall-clock time (recognition, understanding, the model, the first sentence's speech).
+Also ``edge ask`` on a template hit ("how many M8 bolts are in bin 12") with the default settings:
+the whole command's wall time (start-up, store, templates, reply; the model must not load: its
+chain is never started), ``--ask-runs`` times, in the same run.
+
 A turn counts for its group only when it took that group's path (``llm`` for the model path,
 ``grammar``/``paraphrase`` for the template path); the others are listed. The machine is shared: the
 load average is recorded before and after each configuration, and ratios are taken within this run.
@@ -78,6 +82,7 @@ TEMPLATE_QUESTIONS = [
     "are there still some cable ties around",
 ]
 SMOLLM2 = "smollm2-135m-instruct-q4_1"
+ASK_SENTENCE = "how many M8 bolts are in bin 12"
 CONFIGS = {"default": ("model", {}), "smollm2": ("model", {"llm": {"model": SMOLLM2}}),
            "template": ("template", {})}
 PATHS = {"model": {"llm"}, "template": {"grammar", "paraphrase"}}
@@ -131,6 +136,31 @@ def run_config(name: str, session: Path, turns: list[dict], work: Path) -> dict:
             "loadavg_after": [round(x, 2) for x in os.getloadavg()],
             "n": len(kept), "median_ms": _q(kept, 0.5), "p90_ms": _q(kept, 0.9),
             "parts_median_ms": _parts(rows), "turns": rows}
+
+
+def measure_ask(work: Path, runs: int) -> dict:
+    """``edge ask`` on a template hit with the default settings: wall seconds per run, and whether
+    the model was loaded (the chain's start is logged on stderr)."""
+    d = work / "ask"
+    d.mkdir()
+    cfg = d / "config.yaml"
+    cfg.write_text(json.dumps({"store": {"path": str(d / "edge.db")}}))
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env.pop("EDGE_SETTINGS_LAYER", None)
+    subprocess.run([sys.executable, "-m", "edge.cli", "inventory", "import", str(INVENTORY), "--config", str(cfg)],
+                   check=True, capture_output=True, env=env, cwd=d)
+    rows = []
+    for _ in range(runs):
+        load = os.getloadavg()
+        t0 = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-m", "edge.cli", "ask", ASK_SENTENCE, "--config", str(cfg), "--json"],
+                              capture_output=True, text=True, env=env, cwd=d, timeout=600)
+        rows.append({"wall_s": round(time.perf_counter() - t0, 2), "loadavg": [round(x, 2) for x in load],
+                     "model_loaded": "llm chain" in proc.stderr or "llm_reload_ms" in proc.stdout,
+                     "reply": next((json.loads(ln)["text"] for ln in proc.stdout.splitlines()
+                                    if ln.startswith("{") and json.loads(ln).get("type") == "reply"), None)})
+    return {"sentence": ASK_SENTENCE, "median_wall_s": round(statistics.median(r["wall_s"] for r in rows), 2),
+            "model_loaded_in": sum(r["model_loaded"] for r in rows), "runs": rows}
 
 
 def _turns(events: list[dict], turns: list[dict]) -> list[dict]:
@@ -214,6 +244,7 @@ def main(argv=None) -> int:
     ap.add_argument("--configs", default="default,smollm2,template")
     ap.add_argument("--model-questions", type=int, default=len(MODEL_QUESTIONS))
     ap.add_argument("--template-questions", type=int, default=len(TEMPLATE_QUESTIONS))
+    ap.add_argument("--ask-runs", type=int, default=3, help="edge ask runs on a template hit (0: none)")
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "llm_path_latency.json"))
     args = ap.parse_args(argv)
     names = args.configs.split(",")
@@ -238,6 +269,9 @@ def main(argv=None) -> int:
             result["configs"][name] = c
             print(f"{name}: n={c['n']} median {c['median_ms']} ms, p90 {c['p90_ms']} ms "
                   f"(load {c['loadavg_before'][0]:.2f}; parts {c['parts_median_ms']})", flush=True)
+        if args.ask_runs:
+            result["edge_ask_template_hit"] = measure_ask(work, args.ask_runs)
+            print(f"edge ask: {result['edge_ask_template_hit']['median_wall_s']} s", flush=True)
     tmpl = result["configs"].get("template", {}).get("median_ms")
     result["ratio_median_vs_template"] = {n: round(c["median_ms"] / tmpl, 2) for n, c in result["configs"].items()
                                           if tmpl and c["median_ms"]}

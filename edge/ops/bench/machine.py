@@ -181,12 +181,8 @@ def memory_bandwidth(size_mib: int = BANDWIDTH_MIB, repeats: int = BANDWIDTH_REP
     runs = []
     for _ in range(repeats):
         start = threading.Barrier(threads + 1)
-
-        def copy(a: int, b: int) -> None:
-            start.wait()
-            np.copyto(dst[a:b], src[a:b])
-
-        workers = [threading.Thread(target=copy, args=(int(cuts[i]), int(cuts[i + 1]))) for i in range(threads)]
+        workers = [threading.Thread(target=_copy_slice, args=(start, dst[cuts[i]:cuts[i + 1]], src[cuts[i]:cuts[i + 1]]))
+                   for i in range(threads)]
         for w in workers:
             w.start()
         start.wait()
@@ -199,6 +195,11 @@ def memory_bandwidth(size_mib: int = BANDWIDTH_MIB, repeats: int = BANDWIDTH_REP
             "single_thread_gb_per_s": rounded(max(single), 3), "array_mib": size_mib, "repeats": repeats,
             "convention": f"numpy.copyto, {threads} threads on slices started together (all cores), best of "
                           f"repeats; bytes moved = 2 x array size (read + write)"}
+
+
+def _copy_slice(start: threading.Barrier, dst: np.ndarray, src: np.ndarray) -> None:
+    start.wait()
+    np.copyto(dst, src)
 
 
 def bandwidth_ceiling(bw: dict, model_bytes: int, ours_tokens_per_s: float | None,

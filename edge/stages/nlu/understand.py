@@ -495,7 +495,9 @@ class Understanding:
 
     def _several_items(self, t: str) -> bool:
         """Whether ``t`` names two items or more on the two sides of "and", "or", "than", "with"."""
-        sides = [p for p in re.split(r"\b(?:and|or|than|with|versus|vs)\b", t) if p.strip()]
+        # the sum's own words are no part of a name ("drill bits combined" is drill bits)
+        bare = re.sub(r"\b(?:combined|together|altogether|in total|total|both|each)\b", " ", t)
+        sides = [p for p in re.split(r"\b(?:and|or|than|with|versus|vs)\b", bare) if p.strip()]
         if len(sides) < 2:
             return False
         named = [m for m in (self.grammar.resolve_item(p) for p in sides) if m.sku or m.candidates]
