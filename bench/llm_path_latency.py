@@ -6,7 +6,8 @@ model against SmolLM2 and against the template path, medians and p90 side by sid
 Quick look: ``--model-questions 3 --template-questions 2 --out /tmp/l.json``.
 
 Sessions (generated here, as bench/endpointing.py makes its own): per question 0.5 s silence, the
-real "hey mycroft" clip (../shared/audio/real), 0.4 s, the question spoken by espeak-ng (gmw/en,
+real "hey mycroft" clip (../shared/audio/real; the box is set to listen for it as ``edge bench`` does),
+0.4 s, the question spoken by espeak-ng (gmw/en,
 150 wpm, its own silence trimmed, so its true end of speech is known to the sample), then 6 s of
 silence (longer than ``dialog.follow_up_window_ms``, so every question opens a turn of its own).
 One session holds every question of a group, after a warm-up question that is not counted (the
@@ -30,7 +31,7 @@ the whole command's wall time (start-up, store, templates, reply; the model must
 chain is never started), ``--ask-runs`` times, in the same run.
 
 A turn counts for its group only when it took that group's path (``llm`` for the model path,
-``grammar``/``paraphrase`` for the template path); the others are listed. The machine is shared: the
+``template``/``grammar``/``paraphrase`` for the template path); the others are listed. The machine is shared: the
 load average is recorded before and after each configuration, and ratios are taken within this run.
 """
 from __future__ import annotations
@@ -53,6 +54,7 @@ sys.path.insert(0, str(REPO))
 
 from bench.endpointing import WAKE_CLIP, speak, to16k  # noqa: E402
 from drivers.audio import SAMPLE_RATE, read_wav, write_wav  # noqa: E402
+from edge.ops.bench.defaults import SHARED_SESSIONS_WAKE  # noqa: E402
 
 INVENTORY = REPO / "bench" / "eval" / "grounding_inventory.csv"
 WARM_UP = "tell me about the M8 bolt situation"
@@ -85,7 +87,7 @@ SMOLLM2 = "smollm2-135m-instruct-q4_1"
 ASK_SENTENCE = "how many M8 bolts are in bin 12"
 CONFIGS = {"default": ("model", {}), "smollm2": ("model", {"llm": {"model": SMOLLM2}}),
            "template": ("template", {})}
-PATHS = {"model": {"llm"}, "template": {"grammar", "paraphrase"}}
+PATHS = {"model": {"llm"}, "template": {"template", "grammar", "paraphrase"}}
 
 
 def build_session(out: Path, questions: list[str]) -> tuple[Path, list[dict]]:
@@ -113,7 +115,8 @@ def run_config(name: str, session: Path, turns: list[dict], work: Path) -> dict:
     group, layer = CONFIGS[name]
     d = work / name
     d.mkdir()
-    cfg = {"store": {"path": str(d / "edge.db")}, **layer}
+    # the sessions say "hey mycroft" (the real clip), so the box listens for it at its own cutoff
+    cfg = {"store": {"path": str(d / "edge.db")}, "wake": {"models": [SHARED_SESSIONS_WAKE]}, **layer}
     (d / "config.yaml").write_text(json.dumps(cfg))
     env = dict(os.environ, PYTHONPATH=str(REPO))
     env.pop("EDGE_SETTINGS_LAYER", None)  # the defaults this benchmark is about, not the tests' small model
@@ -127,6 +130,8 @@ def run_config(name: str, session: Path, turns: list[dict], work: Path) -> dict:
     if proc.returncode != 0:
         raise SystemExit(f"{name}: edge run failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
     events = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    if not any(e["type"] == "wake" for e in events):
+        raise SystemExit(f"{name}: no wake word heard in {session}:\n{proc.stderr[-2000:]}")
     rows = _turns(events, turns)
     for r in rows:
         r["counted"] = r["source"] in PATHS[group] and not r["warm_up"]
