@@ -205,3 +205,18 @@ def test_one_items_total_stays_the_templates_and_two_items_go_to_the_tools(inven
     assert one.source == "template" and not engine.requests
     two = und.understand("are there more fuses than drill bits")
     assert two.explain["path"] == "grounded:compared" and two.answer.endswith("So there are more fuses than drill bits.")
+
+
+def test_a_records_call_takes_the_kind_of_record_the_question_names(inventory_store):
+    inventory_store.log("FUS-5A", -3, "we used 3 fuses", "seed")
+    a, _engine = answerer(inventory_store, [calls({"tool": "records", "item": "FUS-5A", "kind": "last", "what": "moved"})])
+    got = a.answer("when were fuses last taken out")
+    assert got.results[0].args["what"] == "used" and "moved" not in got.text and "3" in got.text
+
+
+def test_a_sums_own_words_are_no_part_of_an_items_name(inventory_store):
+    from edge.stages.nlu.understand import Understanding
+
+    und = Understanding(inventory_store.items())
+    assert und._several_items("what's the fuses and drill bits combined")
+    assert not und._several_items("how many fuses do we have in total")
