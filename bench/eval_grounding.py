@@ -126,6 +126,17 @@ def path_of(intent) -> str:
     return f"{intent.source}:{intent.intent}"
 
 
+#: the paths grouped as the report gives them: the templates and paraphrase matcher, the tools (the model
+#: picks calls; the box says what they returned), the refusals (fixed sentences, no model) and small talk
+GROUPS = {"templates": ("template:", "paraphrase:", "docs:", "grammar:"), "small talk": ("grounded:small_talk", "filler"),
+          "refusal": ("grounded:cannot",), "tools": ("grounded:",)}
+
+
+def group_of(path: str) -> str:
+    return next(g for g, prefixes in GROUPS.items() if path.startswith(prefixes)) if any(
+        path.startswith(p) for ps in GROUPS.values() for p in ps) else "other"
+
+
 def summary(rows: list[dict]) -> dict:
     n = len(rows)
     ms = [r["ms"] for r in rows]
@@ -167,11 +178,16 @@ def main() -> int:
     ap.add_argument("--model", help="llm.model (default: the configured default)")
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--only-wrong", metavar="FILE", help="run only the questions a previous result FILE got wrong "
+                    "(a quick check of a fix; the full set is the figure to report)")
     ap.add_argument("--rescore", action="store_true", help="judge the replies kept in --out again against the "
                     "current set (no model runs; for a corrected expectation)")
     args = ap.parse_args()
     cases = [json.loads(ln) for ln in EVAL.read_text().splitlines() if ln.strip()][: args.limit or None]
     allowed = true_numbers()
+    if args.only_wrong:
+        wrong = {w["text"] for w in json.loads(Path(args.only_wrong).read_text())["wrong"]}
+        cases = [c for c in cases if c["text"] in wrong]
     if args.rescore:
         return rescore(Path(args.out), cases, allowed)
     results = []
@@ -196,8 +212,9 @@ def main() -> int:
             reply = "" if intent is None else act(intent, store, row["text"], f"eval-{k}").text
             ms = (time.perf_counter() - t) * 1000
             got = score_one(row, reply, allowed)
+            explain = (intent.explain or {}) if intent else {}
             results.append({**row, "reply": reply, "path": path_of(intent), "ms": round(ms), **got,
-                            "tools": ((intent.explain or {}).get("tools") if intent else None)})
+                            "tools": explain.get("tools"), "rounds": explain.get("rounds"), "cache": explain.get("cache")})
             print(f"{k + 1:3d} {'ok ' if got['right'] else 'BAD'} {results[-1]['path']:24s} {row['text']!r} -> {reply!r}",
                   file=sys.stderr, flush=True)
         written = len(store.records(last=10_000)) - before
@@ -206,19 +223,25 @@ def main() -> int:
     if written:  # a record written by a question is a claimed (and taken) action
         for r in results:
             r["claimed_action"] = True
-    by_kind, by_path = defaultdict(list), defaultdict(list)
+    by_kind, by_path, by_group = defaultdict(list), defaultdict(list), defaultdict(list)
     for r in results:
         by_kind[r["kind"]].append(r)
         by_path[r["path"]].append(r)
+        by_group[group_of(r["path"])].append(r)
+    caches = [c for r in results for c in (r["cache"] or [])]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
     out = {"eval_set": str(EVAL.relative_to(REPO)), "inventory": str(INVENTORY.relative_to(REPO)),
            "llm": settings.llm.model, "date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "commit": commit,
            "load_average": os.getloadavg(), "total_s": round(total_s, 1), "records_written": written,
            "overall": summary(results), "by_kind": {k: summary(v) for k, v in sorted(by_kind.items())},
            "by_path": {k: summary(v) for k, v in sorted(by_path.items())},
+           "by_group": {k: summary(v) for k, v in sorted(by_group.items())},
+           "model_rounds": {"max": max((r["rounds"] or 0 for r in results), default=0),
+                            "prefix_cache": {k: caches.count(k) for k in sorted(set(caches))}},
            "wrong": [{k: r[k] for k in ("text", "kind", "topic", "expect", "words", "reply", "path", "invented",
                                          "claimed_action", "stray_numbers", "tools")} for r in results if not r["right"]],
-           "cases": [{k: r[k] for k in ("text", "kind", "path", "reply", "right", "invented", "claimed_action", "ms")}
+           "cases": [{k: r[k] for k in ("text", "kind", "path", "reply", "right", "invented", "claimed_action", "ms",
+                                        "rounds", "cache")}
                      for r in results]}
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(out, indent=1, ensure_ascii=False, default=str) + "\n")

@@ -114,6 +114,7 @@ def test_bandwidth_ceiling_and_throttle_flag(bench_run):
     _, res, _, _ = bench_run
     bw = res["memory_bandwidth"]
     assert _positive(bw["gb_per_s"]) and len(bw["runs_gb_per_s"]) == bw["repeats"]
+    assert bw["threads"] == os.cpu_count() and _positive(bw["single_thread_gb_per_s"])  # all cores copy at once
     assert bw["model_bytes"] == res["model"]["bytes"]
     assert bw["ceiling_tokens_per_s"] == pytest.approx(bw["gb_per_s"] * 1e9 / bw["model_bytes"], rel=0.01)
     assert _positive(bw["decode_fraction_of_ceiling"])

