@@ -164,6 +164,7 @@ def _text_turns(stages: Stages, inventory: Path, tmp: Path, llm_turns: int,
     """The first ``llm_turns`` of :data:`LLM_TURN_TEXTS` from text: understand, act, synthesize."""
     und = stages.understanding
     store = _fresh_store(tmp / "text-turns.db", inventory)
+    stages.store = store  # what understanding reads (the grounded tools, the guards) is this store too
     turns = []
     for i, text in enumerate(LLM_TURN_TEXTS[:llm_turns]):
         t1 = time.perf_counter()
