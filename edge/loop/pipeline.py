@@ -35,7 +35,7 @@ from edge import events as ev
 from edge.errors import EdgeError
 from edge.loop import reload
 from edge.loop.inventory import InventoryWatch, same_items
-from edge.loop.speculation import PreviewInventory, Speculation, answer_verdict, is_new_command
+from edge.loop.speculation import PreviewInventory, Speculation, answer_verdict, is_new_command, windowed_stands
 from edge.loop.stages import Speaker, Stages
 from edge.loop.state import TRANSITIONS, TurnState
 from edge.loop.stopword import StopListener, is_stop
@@ -342,7 +342,7 @@ class Pipeline:
         with stage("asr"):
             rec = self.s.asr.speculate()
         verdict, intent = self._verdict(rec.text)
-        if verdict != COMPLETE and rec.window_s is not None and not dangles(rec.text):  # misheard? (a pause is not)
+        if rec.window_s is not None and not windowed_stands(verdict, intent) and not dangles(rec.text):  # misheard?
             with stage("asr"):
                 rec = self.s.asr.recheck() or rec
             verdict, intent = self._verdict(rec.text)
@@ -598,7 +598,7 @@ class Pipeline:
         """
         with stage("asr"):
             rec = self.s.asr.finish()
-        if rec.window_s is not None and self._verdict(rec.text)[0] != COMPLETE:
+        if rec.window_s is not None and not windowed_stands(*self._verdict(rec.text)):
             with stage("asr"):
                 rec = self.s.asr.recheck() or rec
         t1 = time.perf_counter()
