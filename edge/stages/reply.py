@@ -227,7 +227,8 @@ TEXTS = {
            "no_number": "I didn't hear one number, so nothing was logged.",
            "no_direction": "I didn't hear used or received, so nothing was logged.",
            "overreach": "That answer says more than my question asked, so nothing was logged. "
-                        "Please say the whole command again."},
+                        "Please say the whole command again.",
+           "missed_audio": "Sorry, I missed part of that, so nothing was done. Please say it again."},
     "zh": {"not_understood": "对不起，我没听懂。", "no_quantity": "多少？请把数量和物品一起说。",
            "unknown_item": "我不认识这个物品。请按货架标签上的名字说。",
            "declined": "好的，没有记录。", "no_yes": "没有听到“是”，所以没有记录。",
@@ -238,7 +239,8 @@ TEXTS = {
            "no_place_choice": "对不起，我还是不知道是哪个位置，所以什么也没做。",
            "no_number": "没有听到一个确定的数，所以没有记录。",
            "no_direction": "没有听到是用了还是收到，所以没有记录。",
-           "overreach": "这个回答超出了我的问题，所以没有记录。请把整条命令再说一遍。"},
+           "overreach": "这个回答超出了我的问题，所以没有记录。请把整条命令再说一遍。",
+           "missed_audio": "对不起，我漏听了一部分，所以什么也没做。请再说一遍。"},
 }
 
 
