@@ -5,10 +5,13 @@ There is no sound card here, so a private PulseAudio server with a null sink sta
 plays a shared session into the sink, ``edge run`` captures from its monitor (the default source),
 and its reply is played back into the same sink.
 
-While it runs, ``edge status`` (another process) shows the service's capture counters. The capture
-ring buffer is set to 100 ms, so the turn's own processing (recognition alone takes ~0.4 s on this
-machine kind) outlasts it and the oldest audio is dropped and counted: the overflow count must be
-above zero, and the same on ``/metrics``.
+While it runs, ``edge status`` (another process) shows the service's capture counters, and the
+same on ``/metrics``. The capture ring buffer is the default (256 chunks, ~5.9 s at 44.1 kHz): a
+100 ms ring, as this test once set, drops audio in the middle of the command whenever a partial
+decode outlasts it (on two busy cores it heard "how many M8 bolts are in bin twelve" as "How many,
+m eight?" after 138 dropped chunks, and once answered about the drill bits); the box now asks again
+when its capture dropped audio during a turn (tests/test_lost_audio.py), and dropping and counting
+is case C04's test (tests/test_c04_slow_consumer.py).
 """
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ from tests.live import lines_until, start_edge_run, stop
 
 def test_edge_run_captures_from_the_microphone_and_answers(pulse_null_sink, tmp_path):
     cfg = tmp_path / "live.yaml"
-    cfg.write_text(f"board: x86-dev\n{SESSION_WAKE}store: {{path: {tmp_path / 'edge.db'}}}\naudio: {{ring_ms: 100}}\n")
+    cfg.write_text(f"board: x86-dev\n{SESSION_WAKE}store: {{path: {tmp_path / 'edge.db'}}}\n")
     env = dict(pulse_null_sink, PYTHONUNBUFFERED="1")
     proc, out_q, err_q = start_edge_run(cfg, env, tmp_path / "out")
     try:
@@ -53,7 +56,7 @@ def test_edge_run_captures_from_the_microphone_and_answers(pulse_null_sink, tmp_
     cap = svc["capture"]
     assert svc["running"] is True and svc["turns"] == 1 and svc["path"] == str(tmp_path / "service-state.json")
     assert cap["state"] == "ok" and cap["device"] == "default" and cap["lost_events"] == 0
-    assert cap["overflows"] >= 1  # chunks the ring buffer dropped while the turn was processed
+    assert cap["overflows"] == 0  # nothing of the command was dropped (else the box would have asked again)
     reg = CollectorRegistry()
     reg.register(ServiceStateCollector(tmp_path / "service-state.json"))
     metrics = {x.name: x.value for f in text_string_to_metric_families(generate_latest(reg).decode()) for x in f.samples}

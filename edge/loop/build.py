@@ -173,14 +173,18 @@ def close_stages(stages: Stages) -> None:
 
 
 def run_frames(frames, stages: Stages, settings: Settings, output_dir: Path,
-               emit: Callable[[ev.Event], None], speaker=None) -> Pipeline:
+               emit: Callable[[ev.Event], None], speaker=None, lost_audio: Callable[[], int] | None = None) -> Pipeline:
     """Drive a pipeline over an iterable of 16 kHz frames until it ends; returns the pipeline.
+    ``lost_audio``: the chunks the frame source dropped so far (a live capture's ring overflows); a
+    turn during which it grew is not acted on, the box asks for the command again.
 
     On a big.LITTLE board the loop runs pinned to the audio core and each turn to the big cores."""
     p = Pipeline(stages, settings.endpoint, output_dir, emit, speaker=speaker,
                  guard_ms=settings.wake.guard_ms, echo_cancellation=settings.audio.echo_cancellation)
     p.follow_up_ms = settings.dialog.follow_up_window_ms
     p.language = settings.language
+    if lost_audio is not None:
+        p.lost_audio = lost_audio
     audio_cpus, p.turn_cpus = cpu_sets(stages.governor)
     with pinned(audio_cpus):  # the audio loop (wake word, VAD) on the little core of a big.LITTLE board
         for frame in frames:

@@ -35,7 +35,7 @@ from edge import events as ev
 from edge.errors import EdgeError
 from edge.loop import reload
 from edge.loop.inventory import InventoryWatch, same_items
-from edge.loop.speculation import PreviewInventory, Speculation, answer_verdict, is_new_command
+from edge.loop.speculation import PreviewInventory, Speculation, answer_verdict, is_new_command, windowed_stands
 from edge.loop.stages import Speaker, Stages
 from edge.loop.state import TRANSITIONS, TurnState
 from edge.loop.stopword import StopListener, is_stop
@@ -134,24 +134,21 @@ class Pipeline:
         self.speaker = speaker
         self.guard_ms = guard_ms
         self.echo_cancellation = echo_cancellation
-        self._guard_until = -1
-        self._was_speaking = False
+        self._guard_until, self._was_speaking = -1, False
         self._failing: str | None = None  # the stage failing on every frame, reported once
         self.suppressed = 0  # wake detections ignored while the box spoke (C03)
         self._stop = StopListener()  # "stop" said during a reply (C21)
-        self._was_listening_for_stop = False
-        self.stops = 0  # replies ended by "stop"
-        self.t_ms = 0
+        self._was_listening_for_stop, self.stops = False, 0  # stops: replies ended by "stop"
+        self.t_ms, self.turn_id, self._fed = 0, "", 0
         self.state = TurnState.LISTENING
-        self.turn_id = ""
         self._ep: Endpointer | None = None
-        self._fed = 0
         self._spec: Speculation | None = None  # prepared when silence started (semantic endpointing)
         self._decided = False  # the short-silence decision of this pause was taken
         self._partial_cpu_fraction = endpoint.partial_cpu_fraction  # the governor's budget, set per turn
-        self._wake_t = 0
-        self.turns = 0
-        self.vocabulary_rebuilds = 0
+        self._wake_t = self._lost = 0  # _lost: chunks the capture dropped by the wake word, then during the turn
+        self.turns, self.vocabulary_rebuilds = 0, 0
+        #: audio chunks the frame source dropped so far (the capture ring's overflows; run_frames sets it)
+        self.lost_audio: Callable[[], int] = lambda: 0
         self._watch = InventoryWatch(stages.store)
         self._bias = True  # the recognizer's phrases follow the inventory and this box's most used items
         self._phrases: list[str] | None = None  # the recognizer's phrases as last set from the inventory
@@ -160,8 +157,7 @@ class Pipeline:
         self._answer_bias = True
         self._tail: tuple[int, list] = (-1, [])  # when the last utterance ended, and its last frames
         self.pending: dialog.Pending | None = None
-        self.follow_up_ms = 5000
-        self.language = "en"
+        self.follow_up_ms, self.language = 5000, "en"
         #: CPUs for a turn's recognition, understanding and reply (the big cores on big.LITTLE boards,
         #: see edge.governor.governor.Governor.cpu_sets); None: not pinned
         self.turn_cpus: tuple[int, ...] | None = None
@@ -342,7 +338,7 @@ class Pipeline:
         with stage("asr"):
             rec = self.s.asr.speculate()
         verdict, intent = self._verdict(rec.text)
-        if verdict != COMPLETE and rec.window_s is not None and not dangles(rec.text):  # misheard? (a pause is not)
+        if rec.window_s is not None and not windowed_stands(verdict, intent) and not dangles(rec.text):  # misheard?
             with stage("asr"):
                 rec = self.s.asr.recheck() or rec
             verdict, intent = self._verdict(rec.text)
@@ -420,7 +416,7 @@ class Pipeline:
         self.pending = None
         self.emit(ev.Wake(self.t_ms, self.turn_id, detection.wake_word, round(detection.score, 4)))
         self._to(TurnState.AWAKE)
-        self._wake_t = self.t_ms
+        self._wake_t, self._lost = self.t_ms, self.lost_audio()
         self._refresh_vocabulary()
         self._apply_limits()
         self._open_endpointer()
@@ -560,6 +556,7 @@ class Pipeline:
     def _turn(self) -> None:
         """The endpointed turn, on ``turn_cpus`` when set (the audio loop's own mask comes back after)."""
         self._to(TurnState.TRANSCRIBING)
+        self._lost = self.lost_audio() - self._lost  # > 0: what the recognizer has is not all that was said
         with pinned(self.turn_cpus):
             self._finish_turn()
 
@@ -598,7 +595,7 @@ class Pipeline:
         """
         with stage("asr"):
             rec = self.s.asr.finish()
-        if rec.window_s is not None and self._verdict(rec.text)[0] != COMPLETE:
+        if rec.window_s is not None and not windowed_stands(*self._verdict(rec.text)):
             with stage("asr"):
                 rec = self.s.asr.recheck() or rec
         t1 = time.perf_counter()
@@ -611,7 +608,10 @@ class Pipeline:
         if self.pending is not None and is_new_command(rec.text, self.s.understanding, self.language):
             log.info("%r is a command of its own, not the answer: the question is dropped", rec.text)
             self.pending = None
-        if self.pending is not None:
+        if self._lost > 0:  # the capture ring dropped part of the utterance: nothing acted on, asked again
+            log.warning("the capture dropped %d chunks of turn %s; it is asked again", self._lost, self.turn_id)
+            outcome = dialog.Outcome(reply.text("missed_audio", self.language), self.pending)
+        elif self.pending is not None:
             outcome = self._answer(rec.text)
         else:
             capped = self._ep is not None and self._ep.reason == "max_length"

@@ -151,6 +151,20 @@ def is_new_command(text: str, understanding: Understander, language: str = "en")
     return understanding.completeness(text)[1] is not None
 
 
+#: how the grammar found the item when the words named it only in part (one word of its name, a
+#: near spelling, the only item at the place said): a short window's mishearing looks like that
+#: ("How many Quorvex brackets" as "How many one m8 sprockets": M8 by one word)
+LOOSE_ITEM = frozenset({"word", "fuzzy", "location"})
+
+
+def windowed_stands(verdict: str, intent: Intent | None) -> bool:
+    """Whether a transcript decoded in Whisper's short window is kept without the full-window
+    recheck (:meth:`edge.stages.asr.whisper.WhisperRecognizer.recheck`): the grammar's ``verdict``
+    on it is complete, and its ``intent`` (None for an answer to the box's question) did not find
+    its item only loosely (:data:`LOOSE_ITEM`)."""
+    return verdict == COMPLETE and (intent is None or intent.explain.get("item_via") not in LOOSE_ITEM)
+
+
 def answer_verdict(pending: Pending, text: str, items: list[Item], language: str = "en") -> str:
     """An answer to the box's question is complete when it already answers it (a yes/no to a
     read-back, an item that picks one of the choices); else unclear (the plain tail decides). A

@@ -345,7 +345,7 @@ class LiveService:
         speaker = DeviceSpeaker(player) if player is not None else None
         try:
             run_frames(watched(cap.device_frames(), self.notifier, self.run_state), self.stages, self.settings,
-                       self.output_dir, emit_and_log, speaker=speaker)
+                       self.output_dir, emit_and_log, speaker=speaker, lost_audio=lambda: cap.overflows)
         finally:
             self.locks.end_turn()  # a turn cut off by the device loss holds no stage any more
             if speaker is not None:

@@ -230,7 +230,8 @@ TEXTS = {
            "overreach": "That answer says more than my question asked, so nothing was logged. "
                         "Please say the whole command again.",
            "hold": "OK, I'll wait. Nothing is logged yet: answer my question when you are ready, or say never mind.",
-           "grudging": "I need a clear yes to log it. Nothing is logged yet: say yes or no."},
+           "grudging": "I need a clear yes to log it. Nothing is logged yet: say yes or no.",
+           "missed_audio": "Sorry, I missed part of that, so nothing was done. Please say it again."},
     "zh": {"not_understood": "对不起，我没听懂。", "no_quantity": "多少？请把数量和物品一起说。",
            "unknown_item": "我不认识这个物品。请按货架标签上的名字说。",
            "declined": "好的，没有记录。", "no_yes": "没有听到“是”，所以没有记录。",
@@ -243,7 +244,8 @@ TEXTS = {
            "no_direction": "没有听到是用了还是收到，所以没有记录。",
            "overreach": "这个回答超出了我的问题，所以没有记录。请把整条命令再说一遍。",
            "hold": "好，我等你。还没有记录：准备好了再回答，或者说“算了”。",
-           "grudging": "要记录需要你明确说“是”。还没有记录：请说是或不是。"},
+           "grudging": "要记录需要你明确说“是”。还没有记录：请说是或不是。",
+           "missed_audio": "对不起，我漏听了一部分，所以什么也没做。请再说一遍。"},
 }
 
 

@@ -52,7 +52,7 @@ from edge import __version__
 from edge import events as ev
 from edge.loop.inventory import InventoryWatch, same_items
 from edge.loop.pipeline import apply_limits
-from edge.loop.speculation import answer_verdict, is_new_command
+from edge.loop.speculation import answer_verdict, is_new_command, windowed_stands
 from edge.loop.stages import cpu_sets
 from edge.service.wyoming.locks import StageLocks
 from edge.stages import dialog, reply
@@ -366,10 +366,11 @@ class Box:
         return HandleResult(handled, outcome.text, turn)
 
     def _unusable(self, text: str) -> bool:
-        """Whether ``text`` is neither a whole command nor an answer to a question the box has
-        asked (then a windowed transcript is decoded again in the full window)."""
+        """Whether ``text`` is neither a whole command that names its item (:func:`windowed_stands`)
+        nor an answer to a question the box has asked (then a windowed transcript is decoded again
+        in the full window)."""
         u = self.stages.understanding
-        if u.completeness(text)[0] == COMPLETE:
+        if windowed_stands(*u.completeness(text)):
             return False
         asked = [p for p, _until in list(self._pending.values())]
         return not any(answer_verdict(p, text, u.items, self.settings.language) == COMPLETE for p in asked)
