@@ -76,9 +76,14 @@ def test_session_does_what_expected_says(name, fresh, settings, tmp_path):
     ends = of_type(events, "turn_end")
     lat = ends[-1].latency_ms
     spec = {"speculation_decode_ms", "speculation_nlu_ms", "speculation_tts_ms"}  # prepared during the silence
-    assert set(lat) - {"first_audio_ms"} - spec == {"endpoint_to_transcript_ms", "transcript_to_intent_ms",
-                                                    "intent_to_reply_audio_ms", "total_ms"}
-    assert all(lat[k] >= 0 for k in spec & set(lat))
+    # llm_reload_ms: the session rig's LLM was unused for governor.idle_unload_s (a long, busy test
+    # run) and was loaded again for this turn, which the turn's figures say
+    optional = {"first_audio_ms", "llm_reload_ms"} | spec
+    assert set(lat) - optional == {"endpoint_to_transcript_ms", "transcript_to_intent_ms",
+                                   "intent_to_reply_audio_ms", "total_ms"}
+    assert all(lat[k] >= 0 for k in optional & set(lat))
+    if "llm_reload_ms" in lat:
+        assert exp["intent"] == "other"  # only a turn that needs the LLM loads it
     if "first_audio_ms" in lat:  # an LLM answer of two sentences is spoken sentence by sentence
         assert exp["intent"] == "other" and lat["first_audio_ms"] <= lat["total_ms"]
 
