@@ -253,7 +253,7 @@ class TtsSettings(_Frozen):
     timeout_base_s: float = Field(5.0, gt=0, le=120, description="s allowed per reply before the speech engine is restarted")
     timeout_per_char_s: float = Field(0.05, ge=0, le=5, description="extra s allowed per character of the reply")
     start_timeout_s: float = Field(30.0, gt=0, le=900, description="s for the speech engine's worker process to start "
-                                   "(Kokoro: at least 60)")
+                                   "(Kokoro: at least 180)")
 
 
 class CpuCluster(_Frozen):

@@ -263,8 +263,10 @@ def engine_for(settings, language: str = "en") -> str:
 #: the watchdog's least budget for Kokoro (s, s per character): a neural voice on two cores takes
 #: 0.5–3 s of CPU per s of speech (bench/zh_tts.py; 3 at load average 9), Mandarin ~4 characters/s
 KOKORO_TIMEOUT_BASE_S, KOKORO_TIMEOUT_PER_CHAR_S = 20.0, 1.0
-#: the least start budget for Kokoro's worker (s): it loads an 80 MB model before it says ready
-KOKORO_START_TIMEOUT_S = 60.0
+#: the least start budget for Kokoro's worker (s): it loads an 80 MB model and misaki's dictionaries
+#: before it says ready; 60 s was missed on a busy 2-core machine (load average ~12), so it gets the
+#: recognizer worker's model-load budget (asr.worker.start_timeout_s)
+KOKORO_START_TIMEOUT_S = 180.0
 
 
 def create(settings, language: str = "en"):
