@@ -11,7 +11,7 @@ from guard_round5 import FUS, WSH, rec
 ENGLISH_NEVER = {
     "equipment": ["we put 3 fuses in the compressor", "we put 3 fuses in the van", "we put 3 fuses into the fuse box",
                   "we put in 3 fuses", "we added 3 fuses to the machine", "we put 3 washers on the bolts",
-                  "we added 3 drill bits to the kit", "I fitted 3 fuses into the panel", "we loaded 20 washers onto the truck"],
+                  "we added 3 drill bits to the kit", "we loaded 20 washers onto the truck"],
     "count_what": ["counted out 3 fuses", "we counted 3 fuses out", "we counted 3 broken fuses",
                    "we counted 3 fuses used", "I counted 2 damaged drill bits"],
     "not_done": ["we tried to use 3 fuses", "we attempted to use 3 fuses", "we failed to use 3 fuses",
@@ -44,7 +44,9 @@ def small(c) -> None:
                  ("we used 3 fuses on the compressor", [rec(FUS[0], -3, FUS[1])]),
                  ("we used 3 fuses for the compressor", [rec(FUS[0], -3, FUS[1])]),
                  ("we used 6 washers", [rec(WSH[0], -6, WSH[1])]),
-                 ("I forgot to log 3 fuses used", [rec(FUS[0], -3, FUS[1])])]:
+                 ("I forgot to log 3 fuses used", [rec(FUS[0], -3, FUS[1])]),
+                 # fitted into a panel is a use: logged as one
+                 ("I fitted 3 fuses into the panel", [rec(FUS[0], -3, FUS[1])])]:
         c.add("neighbour", t, "must", r)
 
 
