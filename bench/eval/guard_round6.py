@@ -38,7 +38,6 @@ def small(c) -> None:
         for t in texts:
             c.add(cls, t, "never")
     for t, r in [("we put 3 fuses in bin 30", [rec(FUS[0], 3, FUS[1])]),
-                 ("we put 3 fuses back in bin 30", [rec(FUS[0], 3, FUS[1])]),
                  ("add 30 fuses", [rec(FUS[0], 30, FUS[1])]), ("we received 3 fuses", [rec(FUS[0], 3, FUS[1])]),
                  ("we counted 3 fuses", [rec(FUS[0], -57, FUS[1], "count")]),
                  ("we used 3 fuses on the compressor", [rec(FUS[0], -3, FUS[1])]),
