@@ -22,9 +22,10 @@ SETS = {"guard.jsonl": EVAL / "guard_inventory.csv", "guard_big.jsonl": EVAL / "
         "guard_zh.jsonl": EVAL / "guard_inventory_zh.csv"}
 CLASSES = {"question", "direction", "size", "frequency", "unit", "other_item", "same_item", "negation", "but",
            "correction", "neighbour", "time", "modal", "qualifier", "trailing", "not_count", "someone", "hedge",
-           "lot_piece", "state", "present", "present_heard", "answer", "back"}
+           "lot_piece", "state", "present", "present_heard", "answer", "back", "equipment", "count_what", "not_done",
+           "undo"}
 ZH_CLASSES = {"neighbour", "correction", "other_item", "hedge", "not_count", "unit", "frequency", "future", "time", "size",
-              "trailing", "lot_piece", "state", "answer", "back"}
+              "trailing", "lot_piece", "state", "answer", "back", "equipment", "count_what", "not_done", "question"}
 
 
 def turns_of(r: dict) -> tuple:

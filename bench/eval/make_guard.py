@@ -18,7 +18,8 @@ Each case is one utterance (``before`` turns first when given) with ``expect``:
 
 ``class`` names the issue class (question, direction, size, frequency, unit, other_item, same_item,
 negation, but, correction; round 5 in ``guard_round5.py``: lot_piece, state, present, present_heard,
-answer) or ``neighbour`` for the correct commands beside them. Deterministic.
+answer; round 6 in ``guard_round6.py``: equipment, count_what, not_done, undo, not_count, question) or
+``neighbour`` for the correct commands beside them. Deterministic.
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ import json
 from pathlib import Path
 
 import guard_round5
+import guard_round6
 
 HERE = Path(__file__).resolve().parent
 
@@ -76,6 +78,7 @@ def small() -> list[dict]:
     _third_round(c)
     _fourth_round(c)
     guard_round5.small(c)
+    guard_round6.small(c)
     return c.rows
 
 
@@ -465,6 +468,7 @@ def zh() -> list[dict]:
     for t, r in [("收到两盒手套", [rec("GLV-NIT-L", 2, "shelf A")]), ("用了一盒手套", [rec("GLV-NIT-L", -1, "shelf A")])]:
         c.add("neighbour", t, "must", r)
     guard_round5.zh(c)
+    guard_round6.zh(c)
     for row in c.rows:
         row["language"] = "zh"
     return c.rows

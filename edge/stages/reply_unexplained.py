@@ -14,7 +14,7 @@ def unexplained_reply(kind: str, words: str, language: str = "en") -> str:
                 "direction": f"没有记录：一句话里既有{words}。请一次说一项变动。",
                 "negation": f"没有记录：你在变动旁边说了“{words}”。请一次说一项变动。",
                 "size": f"没有记录：“{words}”是规格，不是数量。请说是哪一种、用了几个。",
-                "not_count": f"没有记录：“{words}”是序号，不是数量。请说一共多少。",
+                "not_count": f"没有记录：“{words}”不是这次的数量（是序号或别的东西的数目）。请说一共多少。",
                 "hedge": f"没有记录：你说的是“{words}”，不确定。确定以后请再说一次。",
                 "correction": f"没有记录：你改了口（“{words}”）。请把要记的那一项完整地再说一次。",
                 "other_item": f"没有记录：“{words}”里有两样东西但只有一个数量。请每样东西各说数量。",
@@ -24,6 +24,9 @@ def unexplained_reply(kind: str, words: str, language: str = "en") -> str:
                 "back": f"没有记录：“{words}”说不清是放回库存还是拿出去。放回请说“退回”加数量和物品，用了请说“用了”加数量和物品。",
                 "state": f"没有记录：“{words}”说的是现在有多少，不是变动。要盘点请说“盘点”加数量；用了或收到请直接说。",
                 "total": f"没有记录：“{words}”可能包括已经记录过的变动。请只说新的变动。",
+                "not_done": f"没有记录：“{words}”说的不是真的发生的变动。真的发生了再直接告诉我，例如“用了3个保险丝”。",
+                "equipment": f"没有记录：“{words}”是装进设备或车里，不是入库。用掉了请说“用了”加数量和物品；放进库位请说是哪个料箱或货架。",
+                "count_what": f"没有记录：“{words}”说不清数的是库存还是用掉的。盘点请说“盘点”加数量和物品；用了请说“用了”加数量和物品。",
                 "direction_back": f"没有记录：“{words}”说不清是出库还是入库、是谁的库存。请直接说，例如“用了3个保险丝”或“收到3个保险丝”。"}.get(
                     kind, f"没有记录：我不明白“{words}”在这句话里的意思。请一次说一项变动。")
     return {"question": f"Nothing logged: that sounded like a question (\u201c{words}\u201d). To log a change, "
@@ -57,6 +60,13 @@ def unexplained_reply(kind: str, words: str, language: str = "en") -> str:
             "counts": f"Nothing logged: I heard {words} in one change. Please say each change on its own.",
             "not_done": f"Nothing logged: \u201c{words}\u201d does not say a change that happened. When it has, "
                         "say it plainly, like 'we used 3 fuses'.",
+            "equipment": f"Nothing logged: \u201c{words}\u201d puts stock into a machine, a vehicle or a kit, which "
+                         "is no receipt. If it was used, say 'we used', the count and the item; if it went into "
+                         "stock, say which bin, shelf or drawer.",
+            "count_what": f"Nothing counted: \u201c{words}\u201d does not say how many are in stock. To record a count, "
+                          "say 'counted', the number and the item; for a use, say 'we used …'.",
+            "undo": f"Nothing logged or undone: you said \u201c{words}\u201d beside a change. Please say 'undo' on its "
+                    "own first, then the change.",
             "direction_back": f"Nothing logged: \u201c{words}\u201d takes stock out, not in, and I won't guess. "
                               "Say it as a use, like 'log 3 fuses used', to take them off the stock.",
             "reason": f"Nothing logged: \u201c{words}\u201d may change the count. Please say the change on its "

@@ -50,13 +50,14 @@ from edge.stages.nlu.leftovers import (
     zh_leftover,
 )
 from edge.stages.nlu.lexicon import IN_WORDS, LOCATION_WORDS, LOG_WORDS, OUT_WORDS, normalize_text
+from edge.stages.nlu.not_stock import not_stock, not_stock_zh
 from edge.stages.nlu.numbers_zh import MEASURE_WORDS, normalize_numbers_zh
 from edge.stages.nlu.types import Intent
 from edge.stages.nlu.zh import OUT_VERBS
 
 #: the kinds :func:`unexplained` reports, in the order it checks them
-KINDS = ("question", "someone", "time", "not_done", "direction_back", "last", "total", "not_plain", "state", "back",
-         "direction", "counts", "frequency", "but",
+KINDS = ("question", "someone", "time", "not_done", "undo", "equipment", "count_what", "direction_back", "last",
+         "total", "not_plain", "state", "back", "direction", "counts", "frequency", "but",
          "other_item", "negation", "size", "not_count", "hedge", "correction")
 
 _QUESTION = re.compile(r"(?:^|\b(?:and|so|but|ok|okay|hey|then)\s+)(?:why|how come|who|whom|whose|since when|what for|"
@@ -90,7 +91,7 @@ _SIZE_UNITS = ("mm", "cm", "inch", "inches", "amp", "amps", "volt", "volts", "wa
 _JOIN = re.compile(r"\b(?:and|plus|as well as|along with|together with)\b")
 _COUNT = r"\d+(?:\.\d+)?"
 #: Mandarin: a question word; how often (次, 遍)
-_QUESTION_ZH = re.compile(r"为什么|为啥|怎么会|谁|什么时候|有没有人|有人.*吗|吗[？?]?\s*$|[？?]\s*$")
+_QUESTION_ZH = re.compile(r"为什么|为啥|怎么会|谁|什么时候|有没有人|有人.*吗|吗[？?]?\s*$|[？?]\s*$|没有?[？?]?\s*$")
 _FREQUENCY_ZH = re.compile(r"[0-9一二两三四五六七八九十几]+\s*[次遍回]|每[天周月次]")
 #: a count with its measure word ("3个", "2盒"); 次 and 号 are how often and a place
 _COUNT_ZH = re.compile(rf"\d+(?:\.\d+)?\s*[{MEASURE_WORDS.replace('次', '').replace('号', '')}]")
@@ -157,7 +158,7 @@ def unexplained(intent: Intent, utt: Utterance, names=None) -> Unexplained | Non
     words = hedge(norm)
     if words:
         return Unexplained("hedge", words)
-    got = not_done(norm) or not_plain(norm)
+    got = not_done(norm) or not_plain(norm) or _not_stock(intent, norm)
     if got is not None:
         return Unexplained(*got)
     if intent.intent == "log_record":
@@ -178,6 +179,14 @@ def unexplained(intent: Intent, utt: Utterance, names=None) -> Unexplained | Non
         if got is not None:
             return got
     return _beside(intent, utt, names)
+
+
+def _not_stock(intent: Intent, norm: str) -> tuple[str, str] | None:
+    """Put into a machine, a count of something else, a try or a test, an undo beside the write
+    (:func:`edge.stages.nlu.not_stock.not_stock`); a place understood is a place of the inventory."""
+    parts = intent.parts or (intent,)
+    place = any(p.location or p.to_location for p in parts) or bool(intent.location)
+    return not_stock(norm, place, intent.direction, intent.intent)
 
 
 def _state(norm: str) -> Unexplained | None:
@@ -337,6 +346,9 @@ def _unexplained_zh(intent: Intent, utt: Utterance) -> Unexplained | None:
     if m and not re.search(r"(?:能|可以|可不可以|请)(?:帮我|帮忙)?(?:记|登记)", utt.raw):
         return Unexplained("question", m.group(0).strip(" ？?"))
     t = utt.norm
+    got = not_stock_zh(t, intent.direction, intent.intent)
+    if got is not None:
+        return Unexplained(*got)
     m = _FREQUENCY_ZH.search(t)
     if m:
         return Unexplained("frequency", m.group(0))

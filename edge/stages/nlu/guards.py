@@ -177,6 +177,12 @@ _HEARSAY_LEAD = re.compile(r"^(?:.*?\b)?(?:reckons?|reckoned|says|said|think|thi
 _LOG_QUESTION = re.compile(r"^(?:(?:so|and|hey|ok|okay|quick question)\s+)*(?:did|have|has|had|was|were|is|are)\s+"
                            r"(?:\S+\s+){1,6}?(?:already\s+)?(?:been\s+)?(?:log|logged|record|recorded|enter|entered|"
                            r"book|booked|note|noted|put in|put down)\b")
+#: "we tried to use 3 fuses", "failed to receive …": said as the change so the parse finds it; the try is
+#: what the accounting refuses (:mod:`edge.stages.nlu.not_stock`), never a write
+_ATTEMPT = re.compile(r"\b(?:tried|attempted|failed|forgot|forgotten|neglected)(?: not)? to (use|take|receive|grab|get|"
+                      r"move|count|add|put|return)\b")
+_PAST = {"use": "used", "take": "took", "receive": "received", "grab": "grabbed", "get": "got", "move": "moved",
+         "count": "counted", "add": "added", "put": "put", "return": "returned"}
 _LEADING = re.compile(r"^(?:(?:sorry|actually|oops|wait|no(?! need\b| one\b| 1\b)|ok|okay|right)\s+)+")
 
 
@@ -236,6 +242,9 @@ def guard(norm: str, raw: str = "") -> Guarded:
     """Apply every guard to the normalized text ``norm`` (``raw``: the transcript as heard, for the
     minus sign the normal form drops). Raises nothing."""
     g = Guarded(" ".join(_HESITATION.sub("", _LEADING.sub("", norm)).split()))
+    if _ATTEMPT.search(g.text):
+        g.text = _ATTEMPT.sub(lambda m: _PAST[m.group(1)], g.text)
+        g.notes.append("attempt")
     if has_negative(raw) or _NEGATIVE_WORD.search(g.text):
         g.negative = True
         g.text = _NEGATIVE_WORD.sub("", g.text)
