@@ -26,6 +26,17 @@ def skip_without_documents(paths=REAL) -> None:
         pytest.skip(f"Debian documents missing ({', '.join(missing)}): run scripts/setup.sh")
 
 
+def encoder_or_skip():
+    """The real sentence encoder (:class:`edge.models.embed.Encoder`); skips with its own reason when
+    its model package is not installed."""
+    from edge.models.embed import EmbedError, Encoder
+
+    try:
+        return Encoder.load()
+    except EmbedError as e:
+        pytest.skip(str(e))
+
+
 def docs_recording(text: str = VOICE_TEXT) -> Path:
     """``text`` spoken by piper's en_US joe voice (22,050 Hz mono WAV), kept in tests/recordings
     under a name keyed by the text: piper is not bit-identical run to run, so the kept file is what

@@ -32,7 +32,17 @@ from edge.stages.docs.chunk import MAX_WORDS, chunk_document
 from edge.stages.docs.index import DocsIndex
 from edge.stages.docs.parse import DocParseError, parse_file
 from edge.stages.docs.retrieve import Retriever
-from tests.docs_helpers import HTML, MAN_CONF, MAN_PGCTL, MD, PDF, TEXT, docs_recording, skip_without_documents
+from tests.docs_helpers import (
+    HTML,
+    MAN_CONF,
+    MAN_PGCTL,
+    MD,
+    PDF,
+    TEXT,
+    docs_recording,
+    encoder_or_skip,
+    skip_without_documents,
+)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -235,12 +245,7 @@ def test_docs_settings_errors_name_the_key(tmp_path):
 def test_vectors_are_stored_and_fused(tmp_path):
     import numpy as np
 
-    from edge.models.embed import EmbedError, Encoder
-
-    try:
-        enc = Encoder.load()
-    except EmbedError as e:
-        pytest.skip(str(e))
+    enc = encoder_or_skip()
     with DocsIndex(tmp_path / "docs.db", enc) as ix:
         ix.add(["/usr/share/man/man7/mosquitto-tls.7.gz", "/usr/share/man/man7/mqtt.7.gz"])
         ids, mat = ix.vectors()

@@ -23,7 +23,7 @@ from edge.stages.docs.chunk import chunk_document, entry_term
 from edge.stages.docs.index import DocsIndex
 from edge.stages.docs.parse import parse_file
 from edge.stages.docs.retrieve import Retriever, literals
-from tests.docs_helpers import MAN_CONF, MAN_PGCTL, skip_without_documents
+from tests.docs_helpers import MAN_CONF, MAN_PGCTL, encoder_or_skip, skip_without_documents
 
 MAN_ESPEAK = Path("/usr/share/man/man1/espeak-ng.1.gz")
 
@@ -158,12 +158,7 @@ def test_a_generated_answer_states_only_what_its_passage_holds(index, small_engi
 
 
 def test_the_passage_closest_in_meaning_is_among_those_the_model_reads(tmp_path):
-    from edge.models.embed import EmbedError, Encoder
-
-    try:
-        enc = Encoder.load()
-    except EmbedError as e:
-        pytest.skip(str(e))
+    enc = encoder_or_skip()
     with DocsIndex(tmp_path / "docs.db", enc) as ix:
         ix.add([MAN_ESPEAK, MAN_PGCTL])
         r = Retriever(ix)
