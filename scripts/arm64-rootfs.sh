@@ -37,6 +37,11 @@ for tool in debootstrap dpkg-deb qemu-aarch64-static; do
   command -v "$tool" >/dev/null || { say "$tool is missing: run scripts/setup.sh (apt-get install debootstrap qemu-user-static)"; exit 3; }
 done
 mkdir -p "$CACHE"
+# one builder at a time (a test run and the arm64 check started together would share $TMP): the second
+# waits for the first, then finds the root finished
+exec 9>"$CACHE/rootfs.lock"
+flock 9
+if [ -f "$ROOTFS/.edge-rootfs-ok" ]; then echo "$ROOTFS"; exit 0; fi
 MIRROR=${EDGE_DEBIAN_MIRROR:-$( { cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null || true; } |
                                 awk '/^URIs:/ || /^deb / {print $2}' | grep -v security | head -1)}
 [ -n "$MIRROR" ] || MIRROR=http://deb.debian.org/debian
