@@ -4,7 +4,7 @@ from __future__ import annotations
 import logging
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from drivers.cpu import pinned
 from edge import events as ev
@@ -14,14 +14,12 @@ from edge.llm.loader import build_governor, build_llm
 from edge.loop.inventory import with_units
 from edge.loop.pipeline import Pipeline
 from edge.loop.stages import Stages, cpu_sets
-from edge.models.embed import Encoder
 from edge.models.manifest import ModelError
 from edge.models.startup import check_configured
 from edge.stages import asr as asr_mod
 from edge.stages import reply
 from edge.stages.asr.base import Recognizer
 from edge.stages.asr.worker import AsrWorker
-from edge.stages.docs.desk import DocsDesk
 from edge.stages.grounded.answer import GroundedAnswerer
 from edge.stages.grounded.tools import Toolbox
 from edge.stages.nlu.paraphrase import Paraphraser
@@ -31,6 +29,9 @@ from edge.stages.vad import SileroVad
 from edge.stages.wake import WakeWord
 from edge.stages.wake_check import build_check
 from edge.stock.store import Store
+
+if TYPE_CHECKING:
+    from edge.stages.docs.desk import DocsDesk
 
 log = logging.getLogger("edge.service")
 
@@ -84,6 +85,9 @@ def build_understanding(settings: Settings, store: Store, llm=None) -> Understan
     factory = None
     if n.paraphrase and settings.language == "en":
         def factory():
+            # the sentence encoder (tokenizers, scipy: ~0.6 s of imports) only when a template missed
+            from edge.models.embed import Encoder
+
             return Paraphraser(Encoder.shared(), language=settings.language, threshold=n.paraphrase_threshold,
                                margin=n.paraphrase_margin)
     return Understanding(store.items(), llm, max_tokens=settings.llm.max_tokens,
@@ -94,6 +98,10 @@ def build_understanding(settings: Settings, store: Store, llm=None) -> Understan
 def open_docs(settings: Settings, llm=None) -> DocsDesk | None:
     """The site's documents when an index with documents exists (``edge docs add``), else None; an
     index that cannot be opened is logged and left out (the stock dialog works without it)."""
+    if not Path(settings.docs.index_path(settings.store.path)).exists():
+        return None  # no documents: their retrieval and encoder modules are not even imported
+    from edge.stages.docs.desk import DocsDesk
+
     try:
         return DocsDesk.open(settings, llm)
     except EdgeError as e:

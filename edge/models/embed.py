@@ -21,7 +21,6 @@ from pathlib import Path
 
 import numpy as np
 from safetensors.numpy import load as load_safetensors
-from scipy.special import erf
 from threadpoolctl import ThreadpoolController
 from tokenizers import Tokenizer
 
@@ -69,6 +68,9 @@ def _layer_norm(x: np.ndarray, g: np.ndarray, b: np.ndarray, eps: float) -> np.n
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:
+    # imported at the first encoding: scipy.special takes ~0.5 s to import, and a template hit encodes nothing
+    from scipy.special import erf
+
     return (0.5 * x * (1.0 + erf(x / np.sqrt(2.0)))).astype(np.float32)
 
 

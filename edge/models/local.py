@@ -37,7 +37,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 import yaml
-from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
 
 from edge.models.manifest import (
     HEAD_BYTES,
@@ -288,6 +287,9 @@ class _GgufReader:
 
     def tensor_ends(self, n_tensors: int) -> list[int]:
         """Read the tensor table: each tensor's data end, relative to the data section (bytes)."""
+        # imported here: gguf's constants take ~0.4 s to import, and only a structure check reads them
+        from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
+
         ends = []
         for _ in range(n_tensors):
             name = self.string()

@@ -11,13 +11,15 @@ import json
 import signal
 import sys
 import threading
+from typing import TYPE_CHECKING
 
 from edge.config import ConfigError, Settings, load_settings
-from edge.site.mqtt import MqttEvents
-from edge.site.server import SiteError, connect, init_schema, require_schema
-from edge.site.status import format_site, site_status
-from edge.site.sync import SiteSync
-from edge.stock.store import Store
+
+if TYPE_CHECKING:
+    from edge.stock.store import Store
+
+# The commands import the server, MQTT and sync modules (psycopg, paho: ~0.5 s of imports on a board)
+# themselves: every `edge` command registers these subcommands, and `edge ask` must not pay for them.
 
 __all__ = ["register", "site_settings", "server_status"]
 
@@ -39,6 +41,8 @@ def _print(args, data: dict, lines: list[str]) -> None:
 
 
 def cmd_init(args) -> int:
+    from edge.site.server import connect, init_schema
+
     site = site_settings(_settings(args))
     with connect(site) as conn:
         before, after = init_schema(conn)
@@ -48,6 +52,12 @@ def cmd_init(args) -> int:
 
 
 def cmd_sync(args) -> int:
+    from edge.site.mqtt import MqttEvents
+    from edge.site.server import SiteError
+    from edge.site.status import format_site, site_status
+    from edge.site.sync import SiteSync
+    from edge.stock.store import Store
+
     settings = _settings(args)
     site = site_settings(settings)
     def tell(e: SiteError) -> None:
@@ -76,6 +86,9 @@ def cmd_sync(args) -> int:
 
 
 def cmd_resync(args) -> int:
+    from edge.site.sync import SiteSync
+    from edge.stock.store import Store
+
     settings = _settings(args)
     site = site_settings(settings)
     with Store(settings.store.path, box=site.box) as store:
@@ -92,6 +105,8 @@ def cmd_resync(args) -> int:
 def server_status(conn, store: Store) -> dict:
     """Per box on the server: ``{box: {"seq": highest seq, "last_received": ISO time, "lag": records
     the store lacks}}``; raises :class:`SiteError` when the schema is not this program's."""
+    from edge.site.server import require_schema
+
     require_schema(conn)
     held = store.cursors()
     rows = conn.execute("SELECT box, MAX(seq), MAX(received) FROM edge_movements GROUP BY box ORDER BY box").fetchall()
@@ -100,6 +115,10 @@ def server_status(conn, store: Store) -> dict:
 
 
 def cmd_status(args) -> int:
+    from edge.site.server import SiteError, connect
+    from edge.site.status import format_site, site_status
+    from edge.stock.store import Store
+
     settings = _settings(args)
     site = site_settings(settings)
     with Store(settings.store.path, box=site.box) as store:

@@ -17,8 +17,7 @@ import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
-
-import pypdf
+from typing import TYPE_CHECKING
 
 # pypdf logs repairs of broken files ("EOF marker not found") on its own; a file that cannot be
 # read is reported once, by name, with the reason, so its own lines are kept quiet
@@ -26,6 +25,9 @@ logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 from edge.errors import UserError
 from edge.stages.docs.roff import read_roff
+
+if TYPE_CHECKING:
+    import pypdf
 
 #: The largest file read, bytes (after gunzip): a manual is far smaller.
 MAX_FILE_BYTES = 64 * 2**20
@@ -533,6 +535,8 @@ def pdf_paragraphs(lines: list[str]) -> list[str]:
 def open_pdf(path: Path, data: bytes) -> pypdf.PdfReader:
     """A pypdf reader over ``data``, decrypted when an empty user password opens it.
     Raises DocParseError (not a PDF, truncated, encrypted with a password)."""
+    import pypdf  # ~0.3 s to import: only when a PDF is read, not on every `edge` command
+
     if not data.lstrip()[:5].startswith(b"%PDF"):
         raise DocParseError(path, "not a PDF (no %PDF header)")
     try:

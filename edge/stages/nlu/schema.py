@@ -20,8 +20,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from jsonschema import Draft202012Validator
-
 from edge.errors import EdgeError
 
 INTENT_VALUES = ("query_stock", "log_record", "undo", "other")
@@ -118,6 +116,9 @@ def validate_intent(obj: dict, skus: Iterable[str]) -> dict:
             ``"sku: 'BLT-M9' is not one of [...]"``, ``"quantity: 'three' is not of type 'integer', 'null'"``,
             ``"(object): 'intent' is a required property"``.
     """
+    # jsonschema takes ~0.3 s to import: only the model path checks its output, a template hit never does
+    from jsonschema import Draft202012Validator
+
     v = Draft202012Validator(validation_schema(skus))
     errors = sorted(v.iter_errors(obj), key=lambda e: (list(e.absolute_path), e.message))
     if errors:
