@@ -34,7 +34,8 @@ TARGET_S = 2.0  # the issue's bound for a template hit of `edge ask` on this mac
 def _commit(checkout: Path) -> str:
     """The checkout's short commit, with ``+changes`` when its files differ from it."""
     r = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    dirty = subprocess.run(["git", "-C", str(checkout), "status", "--porcelain", "--untracked-files=no"],
+    dirty = subprocess.run(["git", "-C", str(checkout), "status", "--porcelain", "--untracked-files=no", "--", ".",
+                            ":!bench/results"],
                            capture_output=True, text=True).stdout.strip()
     return (r.stdout.strip() or "?") + ("+changes" if dirty else "")
 
