@@ -75,11 +75,12 @@ def stages_for(script: Script, store, texts, *, fail_asr=(), tts=None, llm=None,
                   understanding=Understanding(store.items(), llm), store=inventory or store, tts=tts or SilentTts())
 
 
-def run(stages: Stages, script: Script, out, *, speaker=None, echo_cancellation=False, follow_up_ms=5000):
+def run(stages: Stages, script: Script, out, *, speaker=None, echo_cancellation=False, follow_up_ms=5000, bias=True):
     events: list = []
     p = Pipeline(stages, EndpointSettings(), out, events.append, speaker=speaker, guard_ms=1500,
                  echo_cancellation=echo_cancellation)
     p.follow_up_ms = follow_up_ms
+    p.vocabulary.bias = bias
     for frame in script.frames():
         p.feed(frame)
     p.finish()
@@ -679,3 +680,13 @@ def test_a_windowed_transcript_that_dangles_is_a_pause_and_is_not_decoded_again(
     events, _ = run_mode(stages, script, tmp_path)
     assert stages.asr.rechecked == []  # "... from": the speaker goes on, no second decode for it
     assert [e.reason for e in of(events, "endpoint")] == ["complete"] and [r.delta for r in store.records()] == [-3]
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_the_recognizer_is_biased_toward_the_inventory_only_when_asr_bias_is_on(store, tmp_path, bias):
+    script = command(Script())
+    stages = stages_for(script, store, ["how many M8 bolts are in bin 12"])
+    events, p = run(stages, script, tmp_path, bias=bias)
+    assert of(events, "reply")
+    said = stages.asr.vocabulary
+    assert (any("M8 bolt" in ph for ph in said) if bias else said == []), said

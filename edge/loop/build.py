@@ -190,6 +190,7 @@ def run_frames(frames, stages: Stages, settings: Settings, output_dir: Path,
     p = Pipeline(stages, settings.endpoint, output_dir, emit, speaker=speaker,
                  guard_ms=settings.wake.guard_ms, echo_cancellation=settings.audio.echo_cancellation)
     p.follow_up_ms = settings.dialog.follow_up_window_ms
+    p.vocabulary.bias = settings.asr.bias
     p.language = settings.language
     if lost_audio is not None:
         p.lost_audio = lost_audio

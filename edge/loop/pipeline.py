@@ -21,24 +21,23 @@ the ``turn_end`` event's latencies include what the speculation took (``speculat
 """
 from __future__ import annotations
 
-import contextlib
 import logging
 import time
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
 from drivers.cpu import pinned
 from edge import events as ev
-from edge.errors import EdgeError
 from edge.loop import reload
-from edge.loop.inventory import InventoryWatch, same_items
 from edge.loop.speculation import PreviewInventory, Speculation, answer_verdict, is_new_command, windowed_stands
 from edge.loop.stages import Speaker, Stages
 from edge.loop.state import TRANSITIONS, TurnState
+from edge.loop.steps import StageFailed, stage
 from edge.loop.stopword import StopListener, is_stop
+from edge.loop.vocabulary import Vocabulary
 from edge.stages import dialog, reply
 from edge.stages.asr.base import Recognition
 from edge.stages.nlu.grammar import COMPLETE, INCOMPLETE, dangles
@@ -53,27 +52,6 @@ if TYPE_CHECKING:
 
 FRAME_MS = 80
 log = logging.getLogger("edge.loop.pipeline")
-
-
-class StageFailed(EdgeError):
-    """A step of a turn raised: ``stage`` names the step (``asr``, ``nlu``, ``store``, ``tts``, or
-    ``pipeline`` for the loop's own code), ``error`` is what it raised."""
-
-    def __init__(self, stage: str, error: Exception):
-        super().__init__(f"{type(error).__name__}: {error}")
-        self.stage = stage
-        self.error = error
-
-
-@contextlib.contextmanager
-def stage(name: str) -> Iterator[None]:
-    """Run the block as the step ``name``: an exception from it comes out as :class:`StageFailed`."""
-    try:
-        yield
-    except StageFailed:
-        raise
-    except Exception as e:
-        raise StageFailed(name, e) from e
 
 
 def apply_limits(stages: Stages) -> Limits | None:
@@ -146,15 +124,10 @@ class Pipeline:
         self._decided = False  # the short-silence decision of this pause was taken
         self._partial_cpu_fraction = endpoint.partial_cpu_fraction  # the governor's budget, set per turn
         self._wake_t = self._lost = 0  # _lost: chunks the capture dropped by the wake word, then during the turn
-        self.turns, self.vocabulary_rebuilds = 0, 0
+        self.turns = 0
         #: audio chunks the frame source dropped so far (the capture ring's overflows; run_frames sets it)
         self.lost_audio: Callable[[], int] = lambda: 0
-        self._watch = InventoryWatch(stages.store)
-        self._bias = True  # the recognizer's phrases follow the inventory and this box's most used items
-        self._phrases: list[str] | None = None  # the recognizer's phrases as last set from the inventory
-        # the recognizer is biased toward the pending question's answers; True at first, so the
-        # first turn clears answers another loop over the same recognizer left behind
-        self._answer_bias = True
+        self.vocabulary = Vocabulary(stages, self._report)
         self._tail: tuple[int, list] = (-1, [])  # when the last utterance ended, and its last frames
         self.pending: dialog.Pending | None = None
         self.follow_up_ms, self.language = 5000, "en"
@@ -187,6 +160,10 @@ class Pipeline:
             self._frame_failed(e)
         else:
             self._failing = None
+
+    def _report(self, e: StageFailed) -> None:
+        """A stage that failed outside a turn's steps: an ``error`` event naming it; the turn goes on."""
+        self.emit(ev.Error(self.t_ms, self.turn_id, e.stage, str(e)))
 
     def _frame_failed(self, e: StageFailed) -> None:
         if self.state not in (TurnState.LISTENING, TurnState.SPEAKING):
@@ -417,59 +394,9 @@ class Pipeline:
         self.emit(ev.Wake(self.t_ms, self.turn_id, detection.wake_word, round(detection.score, 4)))
         self._to(TurnState.AWAKE)
         self._wake_t, self._lost = self.t_ms, self.lost_audio()
-        self._refresh_vocabulary()
+        self.vocabulary.refresh()
         self._apply_limits()
         self._open_endpointer()
-
-    def _refresh_vocabulary(self) -> None:
-        """When the inventory's items changed (an import by another process), rebuild the grammar
-        and the LLM shortlist; when they or this box's most used items changed, the recognizer's
-        biasing. One read of the store's item version per turn, not the item list. A stage failing
-        here is reported; the turn goes on with what it had."""
-        try:
-            with stage("store"):
-                items = self._watch.changed_items()
-                if items is not None and same_items(items, self.s.understanding.items):
-                    items = None  # the version moved but the names did not (e.g. a first look)
-                phrases = self._watch.vocabulary_if_changed(items is not None) if self._bias else None
-            if phrases is not None:
-                self._phrases = phrases
-            elif self._answer_bias:  # a question's answers are not the next command's words
-                phrases = self._phrases
-            if self._answer_bias:
-                with stage("asr"):
-                    self.s.asr.expect(None)
-            self._answer_bias = False
-            if items is not None:
-                with stage("nlu"):
-                    self.s.understanding.rebuild(items)
-            if phrases is not None:
-                with stage("asr"):
-                    self.s.asr.set_vocabulary(phrases)
-        except StageFailed as e:
-            self.emit(ev.Error(self.t_ms, self.turn_id, e.stage, str(e)))
-            return
-        if items is not None:
-            self.vocabulary_rebuilds += 1
-            log.info("inventory changed: grammar, LLM prompt and recognition vocabulary rebuilt (%d items)", len(items))
-
-    def _bias_answer(self, outcome: dialog.Outcome) -> None:
-        """While the box waits for the answer to its question, the recognizer is biased toward
-        what answers it (the options it read out, "80" for "eighty"), then back to the inventory's
-        phrases. A recognizer failing here is reported; the answer is still heard."""
-        if not self._bias or self._phrases is None or (outcome.pending is None and not self._answer_bias):
-            return
-        phrases, answers = self._phrases, None
-        if outcome.pending is not None:
-            answers = dialog.answer_phrases(outcome.pending)
-            phrases = answers + phrases
-        try:
-            with stage("asr"):
-                self.s.asr.set_vocabulary(phrases)
-                self.s.asr.expect(answers if outcome.pending is not None and dialog.offers(outcome.pending) else None)
-        except StageFailed as e:
-            self.emit(ev.Error(self.t_ms, self.turn_id, e.stage, str(e)))
-        self._answer_bias = outcome.pending is not None
 
     def _apply_limits(self) -> None:
         """At each wake word: read the board's signals and let the thermal level decide what the
@@ -581,7 +508,7 @@ class Pipeline:
         if outcome is None:  # nothing to say: the turn ended as no speech
             return
         self.pending = outcome.pending
-        self._bias_answer(outcome)
+        self.vocabulary.bias_answer(outcome.pending)
         if self.pending is None:
             self.emit(ev.TurnEnd(self.t_ms, self.turn_id, lat))
         self._follow_speaker()  # nothing playing (any more): on to listening, or the answer
