@@ -278,23 +278,59 @@ def read_compatible(root: str | Path = "/") -> list[str]:
     return []
 
 
+def _compatible(name: str) -> list[str]:
+    """``board.compatible`` of the board config ``name``, read without the schema (detection only).
+    Raises BoardError naming the file when it is not readable YAML."""
+    path = board_path(name)
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        raise BoardError(f"{path}: not a readable board config ({str(e).splitlines()[0]}); fix the file or "
+                         f"move it out of the board-configs folder") from None
+    board = raw.get("board") if isinstance(raw, dict) else None
+    strings = board.get("compatible") if isinstance(board, dict) else None
+    return [str(c) for c in strings] if isinstance(strings, list) else []
+
+
+#: ELF ``e_machine`` values (System V ABI, elf.h ``EM_*``) of the architectures with a generic config
+_ELF_MACHINES = {0x3E: "x86_64", 0xB7: "aarch64"}
+
+
+def elf_machine(path: Path) -> str | None:
+    """The architecture of the ELF executable ``path`` (``x86_64``, ``aarch64``; ``e_machine`` at byte
+    18, little endian), or None when it is unreadable, not ELF or another one: a root file system
+    given to the doctor is checked as a machine of its own architecture, not this one's."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(20)
+    except OSError:
+        return None
+    if len(head) < 20 or head[:4] != b"\x7fELF":
+        return None
+    return _ELF_MACHINES.get(int.from_bytes(head[18:20], "little"))
+
+
 def detect_board(root: str | Path = "/", machine: str | None = None) -> BoardChoice:
-    """The board config for this machine: the first whose ``board.compatible`` holds one of the device
-    tree's root compatible strings (read under ``root``), else the generic config of the CPU
-    architecture (:data:`GENERIC_BOARDS`; ``machine`` defaults to ``platform.machine()``).
+    """The board config for this machine: the one whose ``board.compatible`` holds the most specific
+    of the device tree's root compatible strings (read under ``root``; the tree lists them most
+    specific first, e.g. ``radxa,rock-5b`` before ``rockchip,rk3588``), else the generic config of the
+    CPU architecture (:data:`GENERIC_BOARDS`; ``machine`` defaults to the architecture of ``root``'s
+    ``/bin/sh``, or this machine's for ``/`` and for a tree without one, e.g. a copy of /sys and /proc).
 
     Raises:
-        BoardError: neither the device tree nor the architecture names a board config (the message
-            lists the known ones and says to pass ``--board``).
+        BoardError: a board config is not YAML (named, with the fix), or neither the device tree nor
+            the architecture names a board config (the message lists the known ones and says to pass
+            ``--board``).
     """
     compat = read_compatible(root)
     if compat:
-        for name in board_names():
-            raw = yaml.safe_load(board_path(name).read_text(encoding="utf-8")) or {}
-            wanted = (raw.get("board") or {}).get("compatible") or []
-            hit = next((c for c in compat if c in wanted), None)
-            if hit:
-                return BoardChoice(name, f"device tree compatible {hit!r} names board {name}", False)
+        wanted = {name: _compatible(name) for name in board_names()}
+        for c in compat:
+            name = next((n for n, strings in wanted.items() if c in strings), None)
+            if name is not None:
+                return BoardChoice(name, f"device tree compatible {c!r} names board {name}", False)
+    if machine is None:
+        machine = platform.machine() if Path(root).resolve() == Path("/") else elf_machine(Path(root) / "bin/sh")
     arch = machine or platform.machine()
     seen = f"device tree compatible {', '.join(compat[:3])}" if compat else "no device tree"
     generic = GENERIC_BOARDS.get(arch)

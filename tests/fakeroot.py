@@ -114,7 +114,7 @@ def npu_node(root: Path, mode: int = 0o660, gid: int = RENDER_GID, path: str = "
     char_node(root / path, DRM_MAJOR, 129, mode, gid)
 
 
-def runtimes(root: Path, lib_dir: Path, rknn: str = "2.3.2", rkllm: str = "1.2.1") -> None:
+def runtimes(root: Path, lib_dir: Path, rknn: str = "2.3.2", rkllm: str = "1.3.0") -> None:
     """Copy stand-in libraries (built once into ``lib_dir``) with these versions into ``usr/lib``."""
     for name, line in (("librknnrt", f"librknnrt version: {rknn} (429f97ae6b@2025-04-09T09:09:27)"),
                        ("librkllmrt", f"rkllm-runtime version: {rkllm}")):

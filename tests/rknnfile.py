@@ -11,9 +11,12 @@ from pathlib import Path
 FILE_FORMAT = 6  # rknn-toolkit2 2.x
 
 
-def rknn_bytes(targets=("rk3588",), toolkit: str | None = "2.3.2", graph: bytes = b"graph", extra: dict | None = None) -> bytes:
+def rknn_bytes(targets=("rk3588",), toolkit: str | None = "2.3.2", graph: bytes = b"graph", extra: dict | None = None,
+               info: bytes | None = None) -> bytes:
+    """``info``: the model-information bytes as they are (a damaged or hostile file), instead of the
+    JSON built from ``targets``, ``toolkit`` and ``extra``."""
     meta = {"target_platform": list(targets), **({"version": toolkit} if toolkit else {}), **(extra or {})}
-    info = json.dumps(meta).encode()
+    info = json.dumps(meta).encode() if info is None else info
     header = b"RKNN" + b"\0" * 4 + struct.pack("<QQ", FILE_FORMAT, len(graph))
     return header.ljust(64, b"\0") + graph + struct.pack("<Q", len(info)) + info
 

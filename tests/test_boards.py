@@ -111,3 +111,15 @@ def test_an_unknown_board_lists_the_known_ones():
 def test_npu_none_means_cpu_only():
     spec = BoardSpec.model_validate({**_raw("x86-dev")["board"]})
     assert spec.npu is None and spec.cpu_only
+
+
+@pytest.mark.parametrize("name", boards.board_names())
+def test_a_board_names_the_rkllm_runtime_series_the_binding_accepts(name):
+    """The doctor wants the board config's librkllmrt version; the engine wants the series its ctypes
+    mirror of rkllm.h binds: one runtime must satisfy both."""
+    from drivers.npu.rkllm import check_runtime_version
+
+    spec = load_board(name)
+    wanted = [rt.model_version for rt in (spec.npu.runtimes if spec.npu else []) if rt.name == "librkllmrt"]
+    for version in wanted:
+        check_runtime_version(version)  # raises RkllmVersionError for another series

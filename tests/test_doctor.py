@@ -47,7 +47,7 @@ def test_healthy_tree_passes_every_check(tree):
     failed = {n: r.line() for n, r in res.items() if r.status == "fail"}
     assert not failed, failed
     assert res["runtimes"].status == "ok" and "librknnrt 2.3.2" in res["runtimes"].message
-    assert "librkllmrt 1.2.1" in res["runtimes"].message
+    assert "librkllmrt 1.3.0" in res["runtimes"].message
     assert "0.9.8" in res["npu-driver"].message
     assert "soc-thermal 45.0 °C" in res["thermal"].message
     assert res["permissions"].status == "ok" and "4 device node(s)" in res["permissions"].message
@@ -117,8 +117,8 @@ def _break(kind, root, fs, tmp_path, lib_dir):
 CASES = [
     # kind, check, words in the message, words in the fix
     ("npu node missing", "devices", "NPU node /dev/dri/renderD129 missing", "rknpu"),
-    ("runtime mismatch", "runtimes", "librkllmrt 1.1.4 at /usr/lib/librkllmrt.so, but the models were converted with 1.2.1",
-     "install librkllmrt.so 1.2.1"),
+    ("runtime mismatch", "runtimes", "librkllmrt 1.1.4 at /usr/lib/librkllmrt.so, but the models were converted with 1.3.0",
+     "install librkllmrt.so 1.3.0"),
     ("driver too old", "npu-driver", "0.9.6", ">= 0.9.8"),
     ("thermal unreadable", "thermal", "soc-thermal (thermal_zone0/temp) unreadable", "thermal_zone"),
     ("corrupted model", "models", "sha256", "pip install --force-reinstall --no-deps openwakeword==0.5.1"),
@@ -200,6 +200,53 @@ def test_the_device_tree_names_the_board(tmp_path):
     assert load_board("generic-aarch64").cpu_only
     with pytest.raises(BoardError, match=r"riscv64 has no generic one; pass --board NAME \(one of .*x86-dev"):
         detect_board(root, machine="riscv64")
+
+
+@pytest.fixture
+def board_dir(tmp_path, monkeypatch):
+    """A copy of the board configs that a test may add files to (an integrator's drafts)."""
+    import shutil
+
+    from edge import boards, config
+
+    d = tmp_path / "board-configs"
+    shutil.copytree(config.BOARD_DIR, d)
+    monkeypatch.setattr(config, "BOARD_DIR", d)
+    monkeypatch.setattr(boards, "BOARD_DIR", d)
+    return d
+
+
+def test_the_most_specific_compatible_string_names_the_board(tmp_path, board_dir):
+    (board_dir / "a-rk3588-any.yaml").write_text("board:\n  name: a-rk3588-any\n  compatible: ['rockchip,rk3588']\n")
+    root = tmp_path / "root"
+    (root / "proc/device-tree").mkdir(parents=True)
+    (root / "proc/device-tree/compatible").write_bytes(b"radxa,rock-5b\0rockchip,rk3588\0")
+    assert detect_board(root, machine="aarch64").name == "rk3588-rock5b"  # not the first file with the SoC's string
+    (root / "proc/device-tree/compatible").write_bytes(b"radxa,rock-5a\0rockchip,rk3588\0")
+    assert detect_board(root, machine="aarch64").name == "a-rk3588-any"  # the SoC's string when no board names it
+
+
+def test_a_board_config_that_is_not_yaml_is_named_with_the_fix(tmp_path, board_dir):
+    (board_dir / "draft.yaml").write_text("board: [name: draft\n")
+    root = tmp_path / "root"
+    (root / "proc/device-tree").mkdir(parents=True)
+    (root / "proc/device-tree/compatible").write_bytes(b"pine64,rockpro64\0")
+    with pytest.raises(BoardError, match=r"draft\.yaml: not a readable board config .*fix the file or move it out"):
+        detect_board(root, machine="aarch64")
+
+
+def test_a_root_file_system_is_checked_as_a_machine_of_its_own_architecture(tmp_path):
+    root = tmp_path / "root"
+    (root / "usr/bin").mkdir(parents=True)
+    (root / "bin").symlink_to("usr/bin")
+    elf = bytearray(64)
+    elf[:4], elf[18:20] = b"\x7fELF", (0xB7).to_bytes(2, "little")  # EM_AARCH64
+    (root / "usr/bin/dash").write_bytes(bytes(elf))
+    (root / "usr/bin/sh").symlink_to("dash")
+    assert detect_board(root).name == "generic-aarch64"
+    elf[18:20] = (0x3E).to_bytes(2, "little")  # EM_X86_64
+    (root / "usr/bin/dash").write_bytes(bytes(elf))
+    assert detect_board(root).name == "x86-dev"
 
 
 def test_json_refusals_are_json(tmp_path):

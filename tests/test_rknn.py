@@ -17,7 +17,7 @@ from drivers.npu.rknn import CORE_MASKS, NpuRunner, normalized_error
 from drivers.npu.rknn_file import RknnFileError, check_rknn_file, check_runtime
 from edge.stages.wake import openwakeword_models_dir
 from tests import fakeroot
-from tests.rknnfile import write_rknn
+from tests.rknnfile import rknn_bytes, write_rknn
 
 # rknnlite/api: RKNNLite with the lite2 constants; behaviour from $FAKE_RKNNLITE_MODE. Its NPU answer
 # is the ONNX model named inside the dummy .rknn file, run with onnxruntime (the "good" NPU).
@@ -241,6 +241,31 @@ def test_a_wrong_file_or_runtime_never_reaches_load_rknn(rknnlite, monkeypatch, 
     assert str(p if case != "runtime" else runtimes["1.5.2"]) in r.fallback_reason  # names the file
     assert rknnlite.CALLS == []  # RKNNLite never saw it
     np.testing.assert_allclose(r.run(audio)[0], reference(onnx_model, audio)[0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("info, reason", [
+    (b'["rk3588"]', 'the model information is ["rk3588"], not a JSON object'),
+    (b"null", "the model information is null, not a JSON object"),
+    (b'"rk3588"', "not a JSON object"),
+    (b'{"target_platform": 5, "version": "2.3.2"}', "target_platform in the model information is 5"),
+    (b'{"target_platform": [3588], "version": "2.3.2"}', "not a list of chip names"),
+    (b'{"target_platform": ["rk3588"], "version": 2.3}', "version in the model information is 2.3"),
+])
+def test_hostile_model_information_is_a_clear_refusal_and_the_cpu_path(rknnlite, monkeypatch, tmp_path, onnx_model,
+                                                                       audio, info, reason):
+    monkeypatch.setenv("FAKE_RKNNLITE_MODE", "good")
+    p = tmp_path / "model.rknn"
+    p.write_bytes(rknn_bytes(graph=f"ONNX:{onnx_model}\n".encode(), info=info))
+    r = NpuRunner(onnx_model, p, check_inputs=audio, soc="rk3588", model_version="2.3.2")
+    assert r.backend == "cpu" and reason in r.fallback_reason and str(p) in r.fallback_reason, r.fallback_reason
+    assert rknnlite.CALLS == []
+
+
+def test_an_unreadable_file_with_a_manifest_hash_is_a_clear_refusal(tmp_path):
+    d = tmp_path / "model.rknn"
+    d.mkdir()  # open() fails on it as on a file the service user may not read
+    with pytest.raises(RknnFileError, match="cannot read the .rknn file"):
+        check_rknn_file(d, soc="rk3588", sha256="0" * 64)
 
 
 def test_the_right_file_and_runtime_pass_and_sibling_socs_share_models(rknnlite, monkeypatch, tmp_path, onnx_model,

@@ -97,10 +97,18 @@ def read_rknn_info(path: str | Path) -> RknnInfo:
         meta = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise RknnFileError(f"{p}: the model information is not JSON ({e}); {fix}") from None
+    if not isinstance(meta, dict):
+        raise RknnFileError(f"{p}: the model information is {json.dumps(meta)[:40]}, not a JSON object; {fix}")
     targets = meta.get("target_platform") or []
-    targets = [targets] if isinstance(targets, str) else [str(t) for t in targets]
+    if isinstance(targets, str):
+        targets = [targets]
+    if not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
+        raise RknnFileError(f"{p}: target_platform in the model information is {targets!r}, not a list of chip "
+                            f"names; {fix}")
     version = meta.get("version")
-    return RknnInfo(p, size, fmt, [t.lower() for t in targets], str(version) if version else None)
+    if version is not None and not isinstance(version, str):
+        raise RknnFileError(f"{p}: version in the model information is {version!r}, not a toolkit version; {fix}")
+    return RknnInfo(p, size, fmt, [t.lower() for t in targets], version or None)
 
 
 def _same_series(a: str, b: str) -> bool:
@@ -127,9 +135,13 @@ def check_rknn_file(path: str | Path, soc: str | None = None, size: int | None =
                             f"reinstall it (edge models install BUNDLE.tar)")
     if sha256 is not None:
         h = hashlib.sha256()
-        with open(p, "rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                h.update(chunk)
+        try:
+            with open(p, "rb") as fh:
+                for chunk in iter(lambda: fh.read(1 << 20), b""):
+                    h.update(chunk)
+        except OSError as e:
+            raise RknnFileError(f"{p}: cannot read the .rknn file ({e.strerror or e}); make it readable by the "
+                                f"service user (edge install sets the models' owner)") from e
         if h.hexdigest() != sha256.lower():
             raise RknnFileError(f"{p}: SHA-256 {h.hexdigest()[:12]}…, the manifest says {sha256[:12]}… (damaged or "
                                 f"another model); reinstall it (edge models install BUNDLE.tar)")
