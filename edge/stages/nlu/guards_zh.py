@@ -3,8 +3,12 @@
 The same refusals as the English guards (:mod:`edge.stages.nlu.guards`), for how they are said in
 Mandarin:
 
-* **range** — ``三四个`` / ``两三个`` (two neighbouring numerals before a measure word: "three or
-  four", never 34 or 23), ``三到四个``, ``三个或四个``;
+* **range** — ``三四个`` / ``两三个`` / ``一两个`` / ``三五个`` (two numerals side by side before a
+  measure word: "three or four", "one or two", "three to five", never 34, 12 or 35), ``三到四个``,
+  ``三个或四个``;
+* **bound** — a count said as a bound or an approximation (``将近三个``, ``不到三个``, ``三个以上``,
+  ``至少三个``, ``最多三个``, ``超过三个``, ``大概三个``, ``三个左右``): no number is taken, one is asked
+  for (as the English guards ask for "about 3", "at least 3", "more than 3");
 * **repeated** — ``三三个``: a numeral said twice is asked as a range is (never 33);
 * **correction** — ``三个，不对，四个`` → 4 (the later number replaces the earlier one); a marker left
   unresolved (``说错了`` without a number after it) is refused;
@@ -28,8 +32,16 @@ from edge.stages.nlu.numbers_zh import normalize_numbers_zh
 
 _DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _MEASURE = "个只支把盒箱包卷罐桶张件根条片套对双副瓶袋台块颗粒枚捆托米升斤克十百千"
-_NEIGHBOURS = re.compile(rf"(?<![零〇一二两三四五六七八九十百千万\d])([一二两三四五六七八九])([二三四五六七八九])(?=[{_MEASURE}])")
+_NEIGHBOURS = re.compile(rf"(?<![零〇一二两三四五六七八九十百千万\d])([一二两三四五六七八九])([一二两三四五六七八九])(?=[{_MEASURE}])")
 _REPEATED = re.compile(rf"(?<![零〇一二两三四五六七八九十百千万\d])([一二两三四五六七八九])\1+(?=[{_MEASURE}])")
+#: a bound or an approximation of the count: before it (the bounding words may come before the verb:
+#: 至少用了三个, 将近收到十个), or after it (三个以上, 三个保险丝左右)
+_STOP = r"[^\d，,。；;！!？?]"
+_AFTER = ("以上", "以下", "以内", "之内", "开外", "出头", "上下", "左右", "朝上", "往上")
+BOUND = re.compile(
+    rf"(?:将近|接近|几乎|至少|最少|起码|最多|顶多|至多|不止|不到|不足|不超过|不少于|不低于|不多于|少于|多于|低于|高于|超过)"
+    rf"(?={_STOP}{{0,4}}?\d)|(?:大概|大约|大致|约莫|差不多|(?<![最附将接])近|(?<![预大])约|快)(?=\d)|"
+    rf"(?<=\d)(?:[{_MEASURE}]{_STOP}{{0,6}}?)?(?:{'|'.join(_AFTER)})")
 _RANGE = re.compile(rf"(\d+)[{_MEASURE}]?(?:到|至|或者?|还是)(\d+)(?=[{_MEASURE}])")
 #: "3个，不对，4个" and "3个保险丝，不对，4个" (the item's name between the count and the marker is kept)
 _CORRECTION = re.compile(rf"(?<![a-zA-Z\d.])(\d+)(?P<m>[{_MEASURE}]?)(?P<name>(?:[^\d，,。]|(?<=[a-zA-Z])\d)+?)?\W*"
@@ -69,6 +81,7 @@ class GuardedZh:
     quantity: float | None = None
     negative: bool = False
     range: tuple[float, float] | None = None
+    vague: bool = False
     told: bool = False
     parts: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -78,8 +91,8 @@ def guard_zh(raw: str) -> GuardedZh:
     """Apply every Mandarin guard to the transcript ``raw``. Raises nothing."""
     g = GuardedZh(raw or "")
     m = _NEIGHBOURS.search(g.text)
-    if m and _DIGITS[m.group(2)] == _DIGITS[m.group(1)] + 1:
-        g.range = (float(_DIGITS[m.group(1)]), float(_DIGITS[m.group(2)]))
+    if m and _DIGITS[m.group(2)] != _DIGITS[m.group(1)]:
+        g.range = tuple(sorted((float(_DIGITS[m.group(1)]), float(_DIGITS[m.group(2)]))))
         g.text = g.text[:m.start()] + m.group(1) + g.text[m.end():]  # parse as one number, then refuse
         g.refusal = "range"
         g.notes.append(f"range {m.group(1)}{m.group(2)}")
@@ -110,6 +123,7 @@ def guard_zh(raw: str) -> GuardedZh:
         g.text = g.text[:m.start()] + m.group(1) + g.text[m.end():]
         g.refusal = g.refusal or "range"
         g.notes.append(f"range {m.group(1)}–{m.group(2)}")
+    _bound(g)
     m = _CORRECTION.search(g.text)
     if m:
         g.text = g.text[:m.start()] + m.group(4) + m.group("m") + (m.group("name") or "") + g.text[m.end():]
@@ -128,6 +142,30 @@ def guard_zh(raw: str) -> GuardedZh:
             g.parts = [pieces[0]] + [verb.group(1) + p for p in pieces[1:]]
             g.notes.append(f"{len(g.parts)} parts")
     return g
+
+
+def _bound(g: GuardedZh) -> None:
+    """A count said as a bound or an approximation (:data:`BOUND`): ``vague``, refused as a range
+    (the dialog asks for one number), the bounding words dropped from the text to parse."""
+    words = [_bound_word(m.group(0)) for m in BOUND.finditer(g.text)]
+    if not words or g.range is not None:
+        return
+    g.text = BOUND.sub(lambda m: m.group(0)[:-len(_bound_word(m.group(0)))], g.text)  # "3个保险丝以上": the name stays
+    g.vague = True
+    g.refusal = g.refusal or "range"
+    g.notes.append(f"bound {'、'.join(words)}")
+
+
+def _bound_word(match: str) -> str:
+    """The bounding word of a :data:`BOUND` match ("3个保险丝以上" → "以上")."""
+    return match[-2:] if match.endswith(_AFTER) else match
+
+
+def bound_zh(text: str) -> str | None:
+    """The words of a bound or an approximation of a count in a Mandarin ``text`` (numerals as
+    digits or characters), or None."""
+    m = BOUND.search(normalize_numbers_zh(text or ""))
+    return _bound_word(m.group(0)) if m else None
 
 
 def _not_said_as_done(g: GuardedZh) -> None:
