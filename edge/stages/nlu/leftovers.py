@@ -313,11 +313,12 @@ _HEDGE_ZH = re.compile(r"可能|大概|也许|或许|好像|似乎|估计|差不
 _TOOK_BACK_ZH = re.compile(r"(?:拿|领|取|带|搬)[^，,。]{0,8}?回(?:来|去)?")
 #: a noun glued after an item's name that makes it another thing (保险丝盒 a fuse box, 钻头套 a drill bit case)
 _OTHER_THING_ZH = re.compile(r"子?[盒箱座架套夹枪钳器机孔管袋壳柜板罩盖扣钉线槽](?![\u4e00-\u9fff]*号)")
+_COUNT_BEFORE_ZH = re.compile(rf"\d+\s*[{MEASURE_WORDS}]?$")
 #: borrowed or lent (借了, 借给, 借用, 借来, 外借): the stock will come back or was never ours
-_LOAN_ZH = re.compile(r"借(?:了|给|用|来|到|走|出|入|进)?")
+_LOAN_ZH = re.compile(r"(?<!凭)借(?!口|助|鉴)(?:了|给|用|来|到|走|出|入|进)?")
 #: someone else's stock: a person's (老李的, 小王的, 他的, 别人的) or another site's (二号站的, 隔壁车间的)
 _OWNER_ZH = re.compile(r"(?:[老小](?![旧的式款型号])[\u4e00-\u9fff]|[\u4e00-\u9fff]师傅|他|她|他们|她们|别人|人家|其他人|别的人|"
-                       r"同事|客户|供应商|厂家|班长|组长|主任|经理|领导|隔壁[\u4e00-\u9fff]{0,3}|"
+                       r"同事|班长|组长|主任|经理|领导|隔壁[\u4e00-\u9fff]{0,3}|"
                        r"(?:\d+号|[^\W\d_了的用拿领取收借给从在把向跟和]{1,3})(?:车间|站|工位|班组|部门|公司))的")
 #: all but the count (除了三个都用了, 三个以外全用了), or what is left said as the count (用了保险丝，只剩三个)
 _EXCEPT_ZH = re.compile(r"(?<!删)除(?:了|去|开)?|以外|之外|其余|其他的?都|别的都|剩下的都")
@@ -382,27 +383,43 @@ def zh_leftover(norm: str, joined: bool) -> tuple[str, str] | None:
     return None
 
 
+def _chinese(names: Iterable[str]) -> list[str]:
+    """The Chinese ones of an item's ``names``, lowercased, longest first."""
+    return sorted((n.lower() for n in names if n and re.search(r"[\u4e00-\u9fff]", n)), key=len, reverse=True)
+
+
 def other_thing_zh(norm: str, names: Iterable[str]) -> str | None:
     """The words when one of the item's Chinese ``names`` is said glued to a noun that makes it
-    another thing (``用了三个保险丝盒``: fuse boxes, not fuses), else None. ``norm``: the Mandarin text."""
-    for name in sorted((n for n in names if n and re.search(r"[\u4e00-\u9fff]", n)), key=len, reverse=True):
-        for m in re.finditer(re.escape(name.lower()), norm.lower()):
-            after = _OTHER_THING_ZH.match(norm, m.end())
-            if after:
+    another thing (``用了三个保险丝盒``: fuse boxes, not fuses) right after the count or with the name
+    said nowhere on its own, else None (``用了保险丝盒里的三个保险丝`` is the fuses). ``norm``: the
+    Mandarin text, numerals as digits."""
+    glued, alone = None, False
+    text = norm.lower()
+    for name in _chinese(names):
+        for m in re.finditer(re.escape(name), text):
+            after = _OTHER_THING_ZH.match(text, m.end())
+            if after is None:
+                alone = True
+            elif _COUNT_BEFORE_ZH.search(text, 0, m.start()):  # "3个保险丝盒里的保险丝": 3 boxes
                 return norm[m.start():after.end()]
-    return None
+            else:
+                glued = glued or norm[m.start():after.end()]
+    return None if alone else glued
 
 
-def not_ours_zh(norm: str) -> tuple[str, str] | None:
+def not_ours_zh(norm: str, names: Iterable[str] = ()) -> tuple[str, str] | None:
     """``(kind, words)`` when a Mandarin change (``norm``: numerals as digits) is borrowed or lent
-    (``loan``), someone else's stock (``someone``), all but the count (``not_plain``) or what is left
-    (``state``): never a change of this stock as counted; else None."""
+    (``loan``), someone else's stock (``someone``: ``老李的`` before the count or one of the item's
+    ``names``; ``给老李的车用了`` is whom it was for), all but the count (``not_plain``) or what is
+    left (``state``): never a change of this stock as counted; else None."""
     m = _LOAN_ZH.search(norm)
     if m:
         return "loan", m.group(0)
-    m = _OWNER_ZH.search(norm)
-    if m:
-        return "someone", m.group(0)
+    said = _chinese(names)
+    for m in _OWNER_ZH.finditer(norm):
+        after = norm[m.end():].lower()
+        if re.match(r"\d", after) or any(after.startswith(n) for n in said):
+            return "someone", m.group(0)
     m = _EXCEPT_ZH.search(norm)
     if m:
         return "not_plain", m.group(0)

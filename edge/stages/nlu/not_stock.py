@@ -13,8 +13,8 @@ and Mandarin with numerals as digits), for :func:`edge.stages.nlu.accounting.une
   said first and set off (等等，用了三个保险丝) is a hesitation before the command, and one between two
   counts (三个，等等，四个) a correction (``correction``);
 - ``etc``: a list left open (保险丝、垫圈等等, 用了三个保险丝等等): more was said than the count covers;
-- ``moved``: stock taken from one place and put into another (从30号箱拿了三个保险丝放到31号箱) that no
-  move was understood of: a move, never a use;
+- ``moved``: stock taken and put into a place (从30号拿了三个保险丝放到31号, 拿了三个保险丝，从30号箱放到31号箱)
+  that no move was understood of: a move, never a use;
 - ``not_count``: the only count said counts something else ("we used fuses on 3 machines", "drill bits
   for 4 holes", 在三台机器上用了保险丝);
 - ``undo``: an undo or cancel beside a write ("undo that and log 3 fuses used"): the undo would be
@@ -60,15 +60,15 @@ _STOCK_PLACE_ZH = re.compile(r"料箱|箱|抽屉|货架|架子|架|仓库|库房
 #: 点了 is counted (or ordered); 八点了 is a time of day
 _COUNT_WHAT_ZH = re.compile(r"数了|数出|(?<![\d零一二两三四五六七八九十])点了|清点了?|盘点了?")
 _NOT_DONE_ZH = re.compile(r"试着|试图|尝试|试了试|想用|没能|忘了用|忘记用|测试|做梦|梦里|梦见|模拟|演示|假的|就当|当作|开玩笑|"
-                          r"错的|不对吧|是不是|差一?点儿?(?=[\u4e00-\u9fff])|险些|差些")
+                          r"错的|不对吧|是不是|差一?点儿?(?=[\u4e00-\u9fff])(?!儿?忘)|险些|差些")
 #: "wait": said first and set off by a pause (等等，…) a hesitation; said later, a doubt or a correction;
 #: glued to a word (垫圈等等) "and so on"
 _WAIT_FIRST_ZH = re.compile(r"^\s*(?:等等|等一下|等一等|稍等)(?:[，,。！!\s]+)(?!再)")
 _WAIT_ZH = re.compile(r"等等|等一下|等一等|稍等")
 _ETC_ZH = re.compile(r"[^\d，,。！!？?\s]{0,12}(?<=[\u4e00-\u9fffa-z0-9])等等|等等(?=\d*[^\d，,。！!\s]*(?:东西|物品|材料|零件|配件))")
 #: taken from one place and put into another: a place word or a place number after the putting verb
-_MOVED_ZH = re.compile(r"从[^，,。]{1,10}?(?:拿|取|领|搬|挪)[^，,。]*?(?:放到|放进|放回|放入|放在|移到|搬到|挪到|转到|送到|搬进|挪进)"
-                       r"(?:了)?[^，,。]{0,4}?(?:\d+号|料箱|箱|抽屉|货架|架|柜|仓库|库房)")
+_MOVED_ZH = re.compile(r"(?:放到|放进|放入|放在|移到|搬到|挪到|转到|送到|搬进|挪进)(?:了)?[^，,。]{0,4}?"
+                       r"(?:\d+号|料箱|箱|抽屉|货架|架|柜|仓库|库房)")
 
 
 def not_stock(norm: str, stock_place: bool, direction: str | None, intent: str) -> tuple[str, str] | None:
@@ -107,7 +107,7 @@ def not_stock_zh(text: str, direction: str | None, intent: str) -> tuple[str, st
     if m and intent == "log_record":
         return "not_count", m.group(0)
     m = _MOVED_ZH.search(text)
-    if m and intent == "log_record":
+    if m and intent == "log_record" and direction == "out":  # taken, then put into a place
         return "moved", m.group(0)
     m = _NOT_DONE_ZH.search(text)
     if m:

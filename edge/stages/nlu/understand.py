@@ -411,12 +411,14 @@ class Understanding:
         but the count, what is left (:func:`not_ours_zh`). ``(kind, words)`` or None."""
         if intent.intent not in WRITES or intent.refusal in ("unexplained", "negated", "already_done"):
             return None
+        names = []
         for part in intent.parts or (intent,):
             item = self._by_sku.get(part.sku or "")
+            names += [item.item, *item.aliases] if item is not None else []
             words = other_thing_zh(utt.norm, (item.item, *item.aliases)) if item is not None else None
             if words:
                 return "other_thing", words
-        return not_ours_zh(utt.norm)
+        return not_ours_zh(utt.norm, names)
 
     def _unit_zh(self, intent: Intent, utt: Utterance) -> Intent:
         """``intent`` marked ``other_unit`` when its count was said in another measure than its item's."""
