@@ -182,3 +182,32 @@ def test_a_take_and_put_not_understood_as_a_move_writes_nothing_and_says_it_is_a
 def test_a_take_from_its_place_or_a_put_into_it_still_logs(tmp_path, text, record):
     said, written, out = _said(tmp_path, text)
     assert written == [record] and out.pending is None, said
+
+
+# -- found by trying the fixes as a hostile user ---------------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["用了三个不到的保险丝", "用了保险丝，三个不到", "用了不够三个保险丝", "撑死用了三个保险丝",
+                                  "充其量用了三个保险丝", "少说用了三个保险丝", "用了不下三个保险丝", "用了十个出头的垫圈"])
+def test_bounds_said_after_the_count_or_in_other_words_are_asked(tmp_path, text):
+    said, written, out = _said(tmp_path, text)
+    assert written == [] and out.pending is not None, said
+
+
+@pytest.mark.parametrize("text, words", [("保险丝用了，留下三个", "留下3个"), ("用了三个护目镜带", "护目镜带"),
+                                         ("用了师傅的三个保险丝", "师傅的"), ("用了一号线的三个保险丝", "1号线的"),
+                                         ("用了三个保险丝什么的", "保险丝什么的"), ("用了三个保险丝之类的", "保险丝之类的")])
+def test_what_is_kept_a_strap_a_masters_stock_and_and_such_write_nothing(tmp_path, text, words):
+    said, written, out = _said(tmp_path, text)
+    assert written == [] and out.pending is None and f"“{words}”" in said[0], said
+
+
+@pytest.mark.parametrize("text", ["把三个保险丝从30号箱拿到31号箱", "从30号箱拿了三个保险丝带到4号抽屉"])
+def test_a_take_to_another_place_is_read_back_as_a_move(tmp_path, text):
+    said, written, out = _said(tmp_path, text)
+    assert written == [] and out.pending is not None and "要移动到那里吗" in said[0], said
+
+
+@pytest.mark.parametrize("text", ["等等啊，用了三个保险丝", "稍等一下，用了三个保险丝", "呃，等等，用了三个保险丝"])
+def test_a_wait_said_first_after_a_hesitation_still_logs(tmp_path, text):
+    said, written, out = _said(tmp_path, text)
+    assert written == [("FUS-5A", -3)] and out.pending is None, said

@@ -73,3 +73,21 @@ def zh(c) -> None:
         c.add("qualifier", t, "never", answers=[a])
     # a move read back: "no" writes nothing
     c.add("moved", "从30号箱拿了三个保险丝放到4号抽屉", "never", answers=["不是"])
+    _probes(c)
+
+
+def _probes(c) -> None:
+    """Found by trying the round-7 fixes as a hostile user, before they were added here: bounds said
+    after the count or in other words, what is kept, a strap, a master's or a line's stock, "and
+    such", a take to another place with 拿到/带到, and fillers before 等等."""
+    for t in ["用了三个不到的保险丝", "用了保险丝，三个不到", "用了不够三个保险丝", "撑死用了三个保险丝", "充其量用了三个保险丝",
+              "少说用了三个保险丝", "用了不下三个保险丝", "用了大于三个保险丝", "用了十个出头的垫圈"]:
+        c.add("qualifier", t, "never", asks=True)
+    for cls, t in [("except", "保险丝用了，留下三个"), ("other_thing", "用了三个护目镜带"), ("someone", "用了师傅的三个保险丝"),
+                   ("someone", "用了王师傅的三个保险丝"), ("someone", "用了一号线的三个保险丝"), ("etc", "用了三个保险丝什么的"),
+                   ("etc", "用了三个保险丝之类的")]:
+        c.add(cls, t, "never", asks=False)
+    for t in ["把三个保险丝从30号箱拿到31号箱", "从30号箱拿了三个保险丝带到4号抽屉"]:
+        c.add("moved", t, "never")
+    for t in ["等等啊，用了三个保险丝", "稍等一下，用了三个保险丝", "呃，等等，用了三个保险丝"]:
+        c.add("neighbour", t, "must", [rec(FUS[0], -3, FUS[1])])

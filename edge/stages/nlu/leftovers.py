@@ -312,17 +312,19 @@ _HEDGE_ZH = re.compile(r"可能|大概|也许|或许|好像|似乎|估计|差不
 #: in or out is not said
 _TOOK_BACK_ZH = re.compile(r"(?:拿|领|取|带|搬)[^，,。]{0,8}?回(?:来|去)?")
 #: a noun glued after an item's name that makes it another thing (保险丝盒 a fuse box, 钻头套 a drill bit case)
-_OTHER_THING_ZH = re.compile(r"子?[盒箱座架套夹枪钳器机孔管袋壳柜板罩盖扣钉线槽](?![\u4e00-\u9fff]*号)")
+_OTHER_THING_ZH = re.compile(r"子?(?:[盒箱座架套夹枪钳器机孔管袋壳柜板罩盖扣钉线槽]|带(?![走回来去上过到着]))(?![\u4e00-\u9fff]*号)")
 _COUNT_BEFORE_ZH = re.compile(rf"\d+\s*[{MEASURE_WORDS}]?$")
 #: borrowed or lent (借了, 借给, 借用, 借来, 外借): the stock will come back or was never ours
 _LOAN_ZH = re.compile(r"(?<!凭)借(?!口|助|鉴)(?:了|给|用|来|到|走|出|入|进)?")
 #: someone else's stock: a person's (老李的, 小王的, 他的, 别人的) or another site's (二号站的, 隔壁车间的)
-_OWNER_ZH = re.compile(r"(?:[老小](?![旧的式款型号])[\u4e00-\u9fff]|[\u4e00-\u9fff]师傅|他|她|他们|她们|别人|人家|其他人|别的人|"
+_OWNER_ZH = re.compile(r"(?:[老小](?![旧的式款型号])[\u4e00-\u9fff]|(?:[^\W\d_了的用拿领取收借给从在把向跟和])?师傅|他|她|他们|"
+                       r"她们|别人|人家|其他人|别的人|"
                        r"同事|班长|组长|主任|经理|领导|隔壁[\u4e00-\u9fff]{0,3}|"
-                       r"(?:\d+号|[^\W\d_了的用拿领取收借给从在把向跟和]{1,3})(?:车间|站|工位|班组|部门|公司))的")
-#: all but the count (除了三个都用了, 三个以外全用了), or what is left said as the count (用了保险丝，只剩三个)
+                       r"(?:\d+号|[^\W\d_了的用拿领取收借给从在把向跟和]{1,3})(?:车间|站|工位|班组|部门|公司|产线|线))的")
+#: all but the count (除了三个都用了, 三个以外全用了), or what is left or kept said as the count (用了保险丝，只剩三个;
+#: 留下三个)
 _EXCEPT_ZH = re.compile(r"(?<!删)除(?:了|去|开)?|以外|之外|其余|其他的?都|别的都|剩下的都")
-_LEFT_ZH = re.compile(rf"(?:还|只|就)?剩(?:下|了)*\d+[{MEASURE_WORDS}]?")
+_LEFT_ZH = re.compile(rf"(?:还|只|就)?[剩留](?:下|了)*\d+[{MEASURE_WORDS}]?")
 #: a correction marker the guards did not resolve (no number after it: the item was corrected)
 _CORRECTION_ZH = re.compile(rf"(?:不是|不对|说错了|我是说|哦不|更正)(?![，,。\s]*(?:是|应该是)?\d+\s*[{MEASURE_WORDS}]?\s*[。！!]?\s*$)")
 _PAST_ZH = re.compile(r"昨天|前天|上周|上星期|上礼拜|上个?月|去年|几天前|\d+天前|上次")

@@ -12,7 +12,8 @@ and Mandarin with numerals as digits), for :func:`edge.stages.nlu.accounting.une
   change (用了三个保险丝，等一下), or what almost happened (差点用了三个: nothing was used); a "wait"
   said first and set off (等等，用了三个保险丝) is a hesitation before the command, and one between two
   counts (三个，等等，四个) a correction (``correction``);
-- ``etc``: a list left open (保险丝、垫圈等等, 用了三个保险丝等等): more was said than the count covers;
+- ``etc``: a list left open (保险丝、垫圈等等, 用了三个保险丝等等, …什么的, …之类的): more was said than the
+  count covers;
 - ``moved``: stock taken and put into a place (从30号拿了三个保险丝放到31号, 拿了三个保险丝，从30号箱放到31号箱)
   that no move was understood of: a move, never a use;
 - ``not_count``: the only count said counts something else ("we used fuses on 3 machines", "drill bits
@@ -63,11 +64,13 @@ _NOT_DONE_ZH = re.compile(r"试着|试图|尝试|试了试|想用|没能|忘了�
                           r"错的|不对吧|是不是|差一?点儿?(?=[\u4e00-\u9fff])(?!儿?忘)|险些|差些")
 #: "wait": said first and set off by a pause (等等，…) a hesitation; said later, a doubt or a correction;
 #: glued to a word (垫圈等等) "and so on"
-_WAIT_FIRST_ZH = re.compile(r"^\s*(?:等等|等一下|等一等|稍等)(?:[，,。！!\s]+)(?!再)")
+_WAIT_FIRST_ZH = re.compile(r"^\s*(?:(?:嗯|呃|额|啊|哦|那个|这个|就是)[，,。\s]*)*(?:等等|等一下|等一等|稍等(?:一下)?)[啊呀哈]?"
+                            r"[，,。！!\s]+(?!再)")
 _WAIT_ZH = re.compile(r"等等|等一下|等一等|稍等")
-_ETC_ZH = re.compile(r"[^\d，,。！!？?\s]{0,12}(?<=[\u4e00-\u9fffa-z0-9])等等|等等(?=\d*[^\d，,。！!\s]*(?:东西|物品|材料|零件|配件))")
+_ETC_ZH = re.compile(r"[^\d，,。！!？?\s]{0,12}(?:(?<=[\u4e00-\u9fffa-z0-9])等等|什么的|之类的?|啥的)|"
+                     r"等等(?=\d*[^\d，,。！!\s]*(?:东西|物品|材料|零件|配件))")
 #: taken from one place and put into another: a place word or a place number after the putting verb
-_MOVED_ZH = re.compile(r"(?:放到|放进|放入|放在|移到|搬到|挪到|转到|送到|搬进|挪进)(?:了)?[^，,。]{0,4}?"
+_MOVED_ZH = re.compile(r"(?:放到|放进|放入|放在|移到|搬到|挪到|转到|送到|送去|搬进|挪进|拿到|拿去|带到|带去)(?:了)?[^，,。]{0,4}?"
                        r"(?:\d+号|料箱|箱|抽屉|货架|架|柜|仓库|库房)")
 
 
