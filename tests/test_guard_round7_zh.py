@@ -126,9 +126,9 @@ def test_whom_it_was_for_or_from_still_logs(tmp_path, text, record):
 
 
 def test_an_owner_counts_only_before_the_count_or_the_name():
-    assert not_ours_zh("用了老李的3个保险丝") == ("someone", "老李的")
+    assert not_ours_zh("用了老李的3个保险丝") == ("someones", "老李的")
     assert not_ours_zh("给老李的车用了3个保险丝", ["保险丝"]) is None
-    assert not_ours_zh("用了3个老李的保险丝", ["保险丝"]) == ("someone", "老李的")
+    assert not_ours_zh("用了3个老李的保险丝", ["保险丝"]) == ("someones", "老李的")
 
 
 # -- 5. fillers: a hesitation logs, an open list or a "wait" between counts does not ------------------------

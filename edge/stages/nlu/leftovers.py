@@ -411,7 +411,7 @@ def other_thing_zh(norm: str, names: Iterable[str]) -> str | None:
 
 def not_ours_zh(norm: str, names: Iterable[str] = ()) -> tuple[str, str] | None:
     """``(kind, words)`` when a Mandarin change (``norm``: numerals as digits) is borrowed or lent
-    (``loan``), someone else's stock (``someone``: ``老李的`` before the count or one of the item's
+    (``loan``), someone else's stock (``someones``: ``老李的`` before the count or one of the item's
     ``names``; ``给老李的车用了`` is whom it was for), all but the count (``not_plain``) or what is
     left (``state``): never a change of this stock as counted; else None."""
     m = _LOAN_ZH.search(norm)
@@ -421,7 +421,7 @@ def not_ours_zh(norm: str, names: Iterable[str] = ()) -> tuple[str, str] | None:
     for m in _OWNER_ZH.finditer(norm):
         after = norm[m.end():].lower()
         if re.match(r"\d", after) or any(after.startswith(n) for n in said):
-            return "someone", m.group(0)
+            return "someones", m.group(0)
     m = _EXCEPT_ZH.search(norm)
     if m:
         return "not_plain", m.group(0)

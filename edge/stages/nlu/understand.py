@@ -404,6 +404,12 @@ class Understanding:
             intent = self._unit_zh(intent, utt)
         return intent
 
+    def _unit_zh(self, intent: Intent, utt: Utterance) -> Intent:
+        """``intent`` marked ``other_unit`` when its count was said in another measure than its item's."""
+        said = other_unit_zh(utt.norm, intent.quantity, self._by_sku[intent.sku].unit) \
+            if intent.sku in self._by_sku else None
+        return intent if said is None else dataclasses.replace(intent, extra={**intent.extra, "other_unit": said})
+
     def _not_this_stock_zh(self, intent: Intent, utt: Utterance) -> tuple[str, str] | None:
         """A Mandarin write that is no change of this stock as parsed, whatever the guards asked
         (a count asked for after "三四个" would still be written to the wrong thing): the item's name
@@ -411,20 +417,16 @@ class Understanding:
         but the count, what is left (:func:`not_ours_zh`). ``(kind, words)`` or None."""
         if intent.intent not in WRITES or intent.refusal in ("unexplained", "negated", "already_done"):
             return None
-        names = []
+        names: list[str] = []
         for part in intent.parts or (intent,):
             item = self._by_sku.get(part.sku or "")
-            names += [item.item, *item.aliases] if item is not None else []
-            words = other_thing_zh(utt.norm, (item.item, *item.aliases)) if item is not None else None
+            if item is None:
+                continue
+            names += [item.item, *item.aliases]
+            words = other_thing_zh(utt.norm, (item.item, *item.aliases))
             if words:
                 return "other_thing", words
         return not_ours_zh(utt.norm, names)
-
-    def _unit_zh(self, intent: Intent, utt: Utterance) -> Intent:
-        """``intent`` marked ``other_unit`` when its count was said in another measure than its item's."""
-        said = other_unit_zh(utt.norm, intent.quantity, self._by_sku[intent.sku].unit) \
-            if intent.sku in self._by_sku else None
-        return intent if said is None else dataclasses.replace(intent, extra={**intent.extra, "other_unit": said})
 
     def _beside_aside(self, aside: tuple, confidence, on_sentence, llm: bool) -> Intent | None:
         """The command of an utterance with sentences or a reason set aside (``aside``: from
