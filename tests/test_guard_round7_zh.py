@@ -211,3 +211,14 @@ def test_a_take_to_another_place_is_read_back_as_a_move(tmp_path, text):
 def test_a_wait_said_first_after_a_hesitation_still_logs(tmp_path, text):
     said, written, out = _said(tmp_path, text)
     assert written == [("FUS-5A", -3)] and out.pending is None, said
+
+
+def test_a_time_of_day_is_no_decimal_count(tmp_path):
+    # "twenty past three" said before a use of cable counted in metres: never 3.2 m; 二点五米 is 2.5 m
+    with csv_store(tmp_path, CSV + "CBL-FLX,flex cable,shelf E,100,m,电缆\n") as store:
+        said, written, out = run(store, "下午三点二十用了五米电缆", language="zh")
+        assert written == [] and out.pending is not None and "5米" in said[0], said
+        said, written, _ = run(store, "用了二点五米电缆", language="zh")
+        assert written == [("CBL-FLX", -2.5)], said
+        said, written, _ = run(store, "收到一点五米电缆", language="zh")  # never 5 m
+        assert written == [("CBL-FLX", -2.5), ("CBL-FLX", 1.5)], said

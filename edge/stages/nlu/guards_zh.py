@@ -12,7 +12,8 @@ Mandarin:
 * **repeated** — ``三三个``: a numeral said twice is asked as a range is (never 33);
 * **correction** — ``三个，不对，四个`` → 4 (the later number replaces the earlier one); a marker left
   unresolved (``说错了`` without a number after it) is refused;
-* **fraction** — ``两个半`` → 2.5, ``半个`` → 0.5, ``二点五`` → 2.5 (the item's unit decides);
+* **fraction** — ``两个半`` → 2.5, ``半个`` → 0.5, ``二点五`` → 2.5, ``一点五个`` → 1.5 (the item's unit
+  decides); a time of day (``三点二十用了``) is no decimal;
 * **negated** — ``没有用``, ``没用``, ``别记``, ``不要登记``, ``别把…移到…``; **already_done** — ``已经登记过了``;
 * **negative** — ``负三个``;
 * **future** — ``明天会收到五十个螺栓``, ``下周``, ``将要``, ``即将``, ``订了``; **hypothetical** —
@@ -54,7 +55,8 @@ _CORRECTION = re.compile(rf"(?<![a-zA-Z\d.])(\d+)(?P<m>[{_MEASURE}]?)(?P<name>(?
 _MARKER = re.compile(r"不对|说错了|我是说|应该是|更正")
 _HALF_AFTER = re.compile(rf"(\d+)([{_MEASURE}])半")
 _HALF = re.compile(rf"半([{_MEASURE}])")
-_POINT = re.compile(r"(\d+)点(\d+)")
+#: "2点5个", "1点5米": a decimal count; "3点20用了" (twenty past three) is a time of day, no count
+_POINT = re.compile(rf"(\d+)点(\d+)(?=\s*(?:[{_MEASURE}]|公斤|公升|毫升|千克|[，,。！!]|$))")
 _DECIMAL = re.compile(r"(?<![A-Za-z\d.])(\d+\.\d+)")
 _NOT_VERB = re.compile(r"(?:并)?没有?(用|拿|领|取|消耗|收到|入库)(?:了)?")
 _DONT_LOG = re.compile(r"(?:不要|别|不用)(?:记|登记|录|记录)(?:一下)?")
