@@ -22,12 +22,14 @@ hit into the refusal ``unexplained`` (the dialog writes nothing and says which w
 
 Mandarin (:func:`zh_leftover`): a size (``六毫米``, ``10安``), an ordinal (``第三个``), a hedge
 (``可能``, ``好像``, ``大概``, ``应该``, ``…吧``, ``三个多``), a correction marker without a number after it
-(``不是，是垫圈``), taken "back" (``拿了三个保险丝回来``: in or out?), borrowed or lent (``借了``,
-``借给二号站``: no use, no receipt), someone else's stock (``老李的``, ``隔壁车间的``), all but the count
-(``除了三个都用了``: the count is what was not used) or what is left (``只剩三个``), a second item
-with no count (``三个保险丝和垫圈``), and a past day (``昨天``, ``上周``).
-:func:`zh_not_a_change` gives the reason when a Mandarin sentence that names a stock verb is not a
-change that happened (``每天用三个`` how often, ``明天要用`` still to come): the box says it did not log.
+(``不是，是垫圈``), taken "back" (``拿了三个保险丝回来``: in or out?), a second item with no count
+(``三个保险丝和垫圈``), and a past day (``昨天``, ``上周``).
+:func:`zh_not_a_change` gives the reason when a Mandarin sentence with a count that no parse took is
+not a change that happened (``每天用三个`` how often, ``明天要用`` still to come, ``借给二号站三个`` a loan,
+``点了三个`` counted or ordered?): the box says it did not log. :func:`other_thing_zh` (``保险丝盒``: the
+item's name glued to another noun) and :func:`not_ours_zh` (borrowed or lent, ``借了``, ``借给二号站``: no
+use, no receipt; someone else's stock, ``老李的``, ``隔壁车间的``; all but the count, ``除了三个都用了``; what
+is left, ``只剩三个``) are checked on every Mandarin write, whatever the guards asked.
 """
 from __future__ import annotations
 
@@ -308,8 +310,7 @@ _SIZE_ZH = re.compile(r"(\d+(?:\.\d+)?)\s*(毫米|厘米|公分|mm|cm|安培?|�
 _ORDINAL_ZH = re.compile(r"第\s*\d+|百分之\s*\d+|\d+\s*%|\d+\s*成|\d+号(?!\s*(?:料箱|箱子|箱|抽屉|货架|架子|架))")
 _HEDGE_ZH = re.compile(r"可能|大概|也许|或许|好像|似乎|估计|差不多|大约|左右|应该|说不定|\d+来[个盒箱包只]|\d+多[个盒箱包只]|"
                        r"\d+[个盒箱包只]多|几|吧[。！!？?\s]*$")
-#: taken with "back" (拿了三个保险丝回来: fetched from the store, or brought back to it?) or borrowed/lent (借):
-#: in or out is not said
+#: taken with "back" (拿了三个保险丝回来: fetched from the store, or brought back to it?): in or out is not said
 _TOOK_BACK_ZH = re.compile(r"(?:拿|领|取|带|搬)[^，,。]{0,8}?回(?:来|去)?")
 #: a noun glued after an item's name that makes it another thing (保险丝盒 a fuse box, 钻头套 a drill bit case)
 _OTHER_THING_ZH = re.compile(r"子?(?:[盒箱座架套夹枪钳器机孔管袋壳柜板罩盖扣钉线槽]|带(?![走回来去上过到着]))(?![\u4e00-\u9fff]*号)")
