@@ -71,8 +71,10 @@ def zh(c) -> None:
     for t, a in [("用了将近三个保险丝", "至少三个"), ("用了三个保险丝左右", "一两个"), ("用了不到三个保险丝", "三个左右"),
                  ("用了三个以上保险丝", "不止三个")]:
         c.add("qualifier", t, "never", answers=[a])
-    # a move read back: "no" writes nothing
+    # a move read back: "no" writes nothing; a take and put no move was understood of is never read back as a use
     c.add("moved", "从30号箱拿了三个保险丝放到4号抽屉", "never", answers=["不是"])
+    for t in ["拿了三个保险丝，从30号箱放到31号箱", "拿了三个保险丝放到4号抽屉"]:
+        c.add("moved", t, "never", answers=["是"])
     _probes(c)
 
 
