@@ -25,7 +25,8 @@ CLASSES = {"question", "direction", "size", "frequency", "unit", "other_item", "
            "lot_piece", "state", "present", "present_heard", "answer", "back", "equipment", "count_what", "not_done",
            "undo"}
 ZH_CLASSES = {"neighbour", "correction", "other_item", "hedge", "not_count", "unit", "frequency", "future", "time", "size",
-              "trailing", "lot_piece", "state", "answer", "back", "equipment", "count_what", "not_done", "question"}
+              "trailing", "lot_piece", "state", "answer", "back", "equipment", "count_what", "not_done", "question",
+              "qualifier", "except", "other_thing", "someone", "etc", "moved"}
 
 
 def turns_of(r: dict) -> tuple:

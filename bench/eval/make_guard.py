@@ -18,7 +18,8 @@ Each case is one utterance (``before`` turns first when given) with ``expect``:
 
 ``class`` names the issue class (question, direction, size, frequency, unit, other_item, same_item,
 negation, but, correction; round 5 in ``guard_round5.py``: lot_piece, state, present, present_heard,
-answer; round 6 in ``guard_round6.py``: equipment, count_what, not_done, undo, not_count, question) or
+answer; round 6 in ``guard_round6.py``: equipment, count_what, not_done, undo, not_count, question;
+Mandarin round 7 in ``guard_round7_zh.py``: qualifier, except, other_thing, someone, etc, moved) or
 ``neighbour`` for the correct commands beside them. Deterministic.
 """
 from __future__ import annotations
@@ -29,6 +30,7 @@ from pathlib import Path
 
 import guard_round5
 import guard_round6
+import guard_round7_zh
 
 HERE = Path(__file__).resolve().parent
 
@@ -469,6 +471,7 @@ def zh() -> list[dict]:
         c.add("neighbour", t, "must", r)
     guard_round5.zh(c)
     guard_round6.zh(c)
+    guard_round7_zh.zh(c)
     for row in c.rows:
         row["language"] = "zh"
     return c.rows

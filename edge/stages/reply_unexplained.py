@@ -27,7 +27,13 @@ def unexplained_reply(kind: str, words: str, language: str = "en") -> str:
                 "not_done": f"没有记录：“{words}”说的不是真的发生的变动。真的发生了再直接告诉我，例如“用了3个保险丝”。",
                 "equipment": f"没有记录：“{words}”是装进设备或车里，不是入库。用掉了请说“用了”加数量和物品；放进库位请说是哪个料箱或货架。",
                 "count_what": f"没有记录：“{words}”说不清数的是库存还是用掉的。盘点请说“盘点”加数量和物品；用了请说“用了”加数量和物品。",
-                "direction_back": f"没有记录：“{words}”说不清是出库还是入库、是谁的库存。请直接说，例如“用了3个保险丝”或“收到3个保险丝”。"}.get(
+                "direction_back": f"没有记录：“{words}”说不清是出库还是入库、是谁的库存。请直接说，例如“用了3个保险丝”或“收到3个保险丝”。",
+                "etc": f"没有记录：“{words}”说还有别的东西没说出来。请每样东西各说数量。",
+                "moved": f"没有记录：“{words}”是从一个位置移到另一个位置，不是用掉。移动请说从哪里移多少到哪里，"
+                         "例如“从30号料箱移3个保险丝到4号抽屉”。",
+                "someones": f"没有记录：“{words}”是别人的库存，不是这里的。这里的库存用了或收到了，请直接说，例如“用了3个保险丝”。",
+                "loan": f"没有记录：“{words}”是借进或借出，不是用掉或收到，我不猜。用掉了请说“用了”，收到了请说“收到”，加数量和物品。",
+                "other_thing": f"没有记录：“{words}”不是库存里的这样东西，是另一种东西。请说清楚是哪一样。"}.get(
                     kind, f"没有记录：我不明白“{words}”在这句话里的意思。请一次说一项变动。")
     return {"question": f"Nothing logged: that sounded like a question (\u201c{words}\u201d). To log a change, "
                         "say it plainly, like 'log 3 fuses used'.",

@@ -1,7 +1,8 @@
 """Whether a Mandarin answer to the box's question says more than its answer (the Mandarin side of
 :func:`edge.stages.nlu.followup.answer_overreaches`): then nothing is written from it.
 
-* a hedge or a loose count: ``大概四个``, ``四个左右``, ``十几个``, ``几个``;
+* a hedge, a loose count or a bound: ``大概四个``, ``四个左右``, ``十几个``, ``几个``, ``至少四个``,
+  ``不到四个``, ``四个以上``, ``一两个``;
 * half a unit (``一盒半``, ``半盒``) where the answer is taken as a whole count;
 * a measure word the item is not counted in (``四盒`` to "how many fuses?", counted in pcs);
 * another item's name (``三个钻头`` to "how many fuses?");
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from edge.stages.nlu.guards_zh import bound_zh, guard_zh
 from edge.stages.nlu.leftovers import hedge_zh
 from edge.stages.nlu.numbers_zh import normalize_numbers_zh
 from edge.stages.nlu.said_counts import other_unit_zh
@@ -23,7 +25,7 @@ def overreaches_zh(pending, text: str, store=None) -> bool:
     """See the module doc. ``pending``: :class:`edge.stages.dialog.Pending`; ``store``: where items
     are looked up (``get``, ``items``), or None. Raises nothing."""
     norm = normalize_numbers_zh(re.sub(r"\s+", "", text or ""))
-    if hedge_zh(norm) or _LOOSE.search(norm):
+    if hedge_zh(norm) or _LOOSE.search(norm) or bound_zh(text) or guard_zh(text).range is not None:
         return True
     intent = pending.intent
     item = store.get(intent.sku) if store is not None and intent.sku else None

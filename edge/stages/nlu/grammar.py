@@ -215,7 +215,7 @@ class Grammar:
             if got is not None:
                 if got.intent in WRITES:  # a transfer or count said negated, as a range …: refused
                     zg = guard_zh(text)
-                    got = replace(got, refusal=zg.refusal, quantity=None if zg.range else got.quantity,
+                    got = replace(got, refusal=zg.refusal, quantity=None if zg.range or zg.vague else got.quantity,
                                   extra={**got.extra, "told_not_to": True} if zg.told and zg.refusal == "negated"
                                   else got.extra)
                 return replace(got, explain={**got.explain, "path": "template", "template": m.sentence,
@@ -244,7 +244,7 @@ class Grammar:
         if got is None or got.intent != "log_record":
             return got
         q = zg.quantity if zg.quantity is not None and len(zg.parts) < 2 else got.quantity
-        if zg.range is not None:
+        if zg.range is not None or zg.vague:
             q = None
         elif zg.negative and q is not None:
             q = -q

@@ -3,12 +3,17 @@
 The same refusals as the English guards (:mod:`edge.stages.nlu.guards`), for how they are said in
 Mandarin:
 
-* **range** — ``三四个`` / ``两三个`` (two neighbouring numerals before a measure word: "three or
-  four", never 34 or 23), ``三到四个``, ``三个或四个``;
+* **range** — ``三四个`` / ``两三个`` / ``一两个`` / ``三五个`` (two numerals side by side before a
+  measure word: "three or four", "one or two", "three to five", never 34, 12 or 35), ``三到四个``,
+  ``三个或四个``;
+* **bound** — a count said as a bound or an approximation (``将近三个``, ``不到三个``, ``三个以上``,
+  ``至少三个``, ``最多三个``, ``超过三个``, ``大概三个``, ``三个左右``): no number is taken, one is asked
+  for (as the English guards ask for "about 3", "at least 3", "more than 3");
 * **repeated** — ``三三个``: a numeral said twice is asked as a range is (never 33);
 * **correction** — ``三个，不对，四个`` → 4 (the later number replaces the earlier one); a marker left
   unresolved (``说错了`` without a number after it) is refused;
-* **fraction** — ``两个半`` → 2.5, ``半个`` → 0.5, ``二点五`` → 2.5 (the item's unit decides);
+* **fraction** — ``两个半`` → 2.5, ``半个`` → 0.5, ``二点五`` → 2.5, ``一点五个`` → 1.5 (the item's unit
+  decides); a time of day (``三点二十用了``) is no decimal;
 * **negated** — ``没有用``, ``没用``, ``别记``, ``不要登记``, ``别把…移到…``; **already_done** — ``已经登记过了``;
 * **negative** — ``负三个``;
 * **future** — ``明天会收到五十个螺栓``, ``下周``, ``将要``, ``即将``, ``订了``; **hypothetical** —
@@ -28,8 +33,18 @@ from edge.stages.nlu.numbers_zh import normalize_numbers_zh
 
 _DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _MEASURE = "个只支把盒箱包卷罐桶张件根条片套对双副瓶袋台块颗粒枚捆托米升斤克十百千"
-_NEIGHBOURS = re.compile(rf"(?<![零〇一二两三四五六七八九十百千万\d])([一二两三四五六七八九])([二三四五六七八九])(?=[{_MEASURE}])")
+_NEIGHBOURS = re.compile(rf"(?<![零〇一二两三四五六七八九十百千万\d])([一二两三四五六七八九])([一二两三四五六七八九])(?=[{_MEASURE}])")
 _REPEATED = re.compile(rf"(?<![零〇一二两三四五六七八九十百千万\d])([一二两三四五六七八九])\1+(?=[{_MEASURE}])")
+#: a bound or an approximation of the count: before it (the bounding words may come before the verb:
+#: 至少用了三个, 将近收到十个), or after it (三个以上, 三个保险丝左右)
+_STOP = r"[^\d，,。；;！!？?]"
+_AFTER = ("以上", "以下", "以内", "之内", "开外", "出头", "上下", "左右", "朝上", "往上", "不到", "不止", "不够", "不足",
+          "打底")
+BOUND = re.compile(
+    rf"(?:将近|接近|几乎|至少|最少|起码|最多|顶多|至多|撑死|充其量|少说|不止|不到|不足|不够|不下|不超过|不少于|不低于|不多于|少于|多于|"
+    rf"低于|高于|大于|小于|超过)"
+    rf"(?={_STOP}{{0,4}}?\d)|(?:大概|大约|大致|约莫|差不多|(?<![最附将接])近|(?<![预大])约|快)(?=\d)|"
+    rf"(?<=\d)(?:[{_MEASURE}]{_STOP}{{0,6}}?)?(?:{'|'.join(_AFTER)})")
 _RANGE = re.compile(rf"(\d+)[{_MEASURE}]?(?:到|至|或者?|还是)(\d+)(?=[{_MEASURE}])")
 #: "3个，不对，4个" and "3个保险丝，不对，4个" (the item's name between the count and the marker is kept)
 _CORRECTION = re.compile(rf"(?<![a-zA-Z\d.])(\d+)(?P<m>[{_MEASURE}]?)(?P<name>(?:[^\d，,。]|(?<=[a-zA-Z])\d)+?)?\W*"
@@ -40,7 +55,8 @@ _CORRECTION = re.compile(rf"(?<![a-zA-Z\d.])(\d+)(?P<m>[{_MEASURE}]?)(?P<name>(?
 _MARKER = re.compile(r"不对|说错了|我是说|应该是|更正")
 _HALF_AFTER = re.compile(rf"(\d+)([{_MEASURE}])半")
 _HALF = re.compile(rf"半([{_MEASURE}])")
-_POINT = re.compile(r"(\d+)点(\d+)")
+#: "2点5个", "1点5米": a decimal count; "3点20用了" (twenty past three) is a time of day, no count
+_POINT = re.compile(rf"(\d+)点(\d+)(?=\s*(?:[{_MEASURE}]|公斤|公升|毫升|千克|[，,。！!]|$))")
 _DECIMAL = re.compile(r"(?<![A-Za-z\d.])(\d+\.\d+)")
 _NOT_VERB = re.compile(r"(?:并)?没有?(用|拿|领|取|消耗|收到|入库)(?:了)?")
 _DONT_LOG = re.compile(r"(?:不要|别|不用)(?:记|登记|录|记录)(?:一下)?")
@@ -69,6 +85,7 @@ class GuardedZh:
     quantity: float | None = None
     negative: bool = False
     range: tuple[float, float] | None = None
+    vague: bool = False
     told: bool = False
     parts: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -78,8 +95,8 @@ def guard_zh(raw: str) -> GuardedZh:
     """Apply every Mandarin guard to the transcript ``raw``. Raises nothing."""
     g = GuardedZh(raw or "")
     m = _NEIGHBOURS.search(g.text)
-    if m and _DIGITS[m.group(2)] == _DIGITS[m.group(1)] + 1:
-        g.range = (float(_DIGITS[m.group(1)]), float(_DIGITS[m.group(2)]))
+    if m and _DIGITS[m.group(2)] != _DIGITS[m.group(1)]:
+        g.range = tuple(sorted((float(_DIGITS[m.group(1)]), float(_DIGITS[m.group(2)]))))
         g.text = g.text[:m.start()] + m.group(1) + g.text[m.end():]  # parse as one number, then refuse
         g.refusal = "range"
         g.notes.append(f"range {m.group(1)}{m.group(2)}")
@@ -110,6 +127,7 @@ def guard_zh(raw: str) -> GuardedZh:
         g.text = g.text[:m.start()] + m.group(1) + g.text[m.end():]
         g.refusal = g.refusal or "range"
         g.notes.append(f"range {m.group(1)}–{m.group(2)}")
+    _bound(g)
     m = _CORRECTION.search(g.text)
     if m:
         g.text = g.text[:m.start()] + m.group(4) + m.group("m") + (m.group("name") or "") + g.text[m.end():]
@@ -128,6 +146,30 @@ def guard_zh(raw: str) -> GuardedZh:
             g.parts = [pieces[0]] + [verb.group(1) + p for p in pieces[1:]]
             g.notes.append(f"{len(g.parts)} parts")
     return g
+
+
+def _bound(g: GuardedZh) -> None:
+    """A count said as a bound or an approximation (:data:`BOUND`): ``vague``, refused as a range
+    (the dialog asks for one number), the bounding words dropped from the text to parse."""
+    words = [_bound_word(m.group(0)) for m in BOUND.finditer(g.text)]
+    if not words or g.range is not None:
+        return
+    g.text = BOUND.sub(lambda m: m.group(0)[:-len(_bound_word(m.group(0)))], g.text)  # "3个保险丝以上": the name stays
+    g.vague = True
+    g.refusal = g.refusal or "range"
+    g.notes.append(f"bound {'、'.join(words)}")
+
+
+def _bound_word(match: str) -> str:
+    """The bounding word of a :data:`BOUND` match ("3个保险丝以上" → "以上")."""
+    return match[-2:] if match.endswith(_AFTER) else match
+
+
+def bound_zh(text: str) -> str | None:
+    """The words of a bound or an approximation of a count in a Mandarin ``text`` (numerals as
+    digits or characters), or None."""
+    m = BOUND.search(normalize_numbers_zh(text or ""))
+    return _bound_word(m.group(0)) if m else None
 
 
 def _not_said_as_done(g: GuardedZh) -> None:

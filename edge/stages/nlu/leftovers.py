@@ -22,10 +22,14 @@ hit into the refusal ``unexplained`` (the dialog writes nothing and says which w
 
 Mandarin (:func:`zh_leftover`): a size (``六毫米``, ``10安``), an ordinal (``第三个``), a hedge
 (``可能``, ``好像``, ``大概``, ``应该``, ``…吧``, ``三个多``), a correction marker without a number after it
-(``不是，是垫圈``), taken "back" or borrowed (``拿了三个保险丝回来``, ``借了``: in or out?), a second item
-with no count (``三个保险丝和垫圈``), and a past day (``昨天``, ``上周``).
-:func:`zh_not_a_change` gives the reason when a Mandarin sentence that names a stock verb is not a
-change that happened (``每天用三个`` how often, ``明天要用`` still to come): the box says it did not log.
+(``不是，是垫圈``), taken "back" (``拿了三个保险丝回来``: in or out?), a second item with no count
+(``三个保险丝和垫圈``), and a past day (``昨天``, ``上周``).
+:func:`zh_not_a_change` gives the reason when a Mandarin sentence with a count that no parse took is
+not a change that happened (``每天用三个`` how often, ``明天要用`` still to come, ``借给二号站三个`` a loan,
+``点了三个`` counted or ordered?): the box says it did not log. :func:`other_thing_zh` (``保险丝盒``: the
+item's name glued to another noun) and :func:`not_ours_zh` (borrowed or lent, ``借了``, ``借给二号站``: no
+use, no receipt; someone else's stock, ``老李的``, ``隔壁车间的``; all but the count, ``除了三个都用了``; what
+is left, ``只剩三个``) are checked on every Mandarin write, whatever the guards asked.
 """
 from __future__ import annotations
 
@@ -306,9 +310,22 @@ _SIZE_ZH = re.compile(r"(\d+(?:\.\d+)?)\s*(毫米|厘米|公分|mm|cm|安培?|�
 _ORDINAL_ZH = re.compile(r"第\s*\d+|百分之\s*\d+|\d+\s*%|\d+\s*成|\d+号(?!\s*(?:料箱|箱子|箱|抽屉|货架|架子|架))")
 _HEDGE_ZH = re.compile(r"可能|大概|也许|或许|好像|似乎|估计|差不多|大约|左右|应该|说不定|\d+来[个盒箱包只]|\d+多[个盒箱包只]|"
                        r"\d+[个盒箱包只]多|几|吧[。！!？?\s]*$")
-#: taken with "back" (拿了三个保险丝回来: fetched from the store, or brought back to it?) or borrowed/lent (借):
-#: in or out is not said
-_TOOK_BACK_ZH = re.compile(r"(?:拿|领|取|带|搬)[^，,。]{0,8}?回(?:来|去)?|借")
+#: taken with "back" (拿了三个保险丝回来: fetched from the store, or brought back to it?): in or out is not said
+_TOOK_BACK_ZH = re.compile(r"(?:拿|领|取|带|搬)[^，,。]{0,8}?回(?:来|去)?")
+#: a noun glued after an item's name that makes it another thing (保险丝盒 a fuse box, 钻头套 a drill bit case)
+_OTHER_THING_ZH = re.compile(r"子?(?:[盒箱座架套夹枪钳器机孔管袋壳柜板罩盖扣钉线槽]|带(?![走回来去上过到着]))(?![\u4e00-\u9fff]*号)")
+_COUNT_BEFORE_ZH = re.compile(rf"\d+\s*[{MEASURE_WORDS}]?$")
+#: borrowed or lent (借了, 借给, 借用, 借来, 外借): the stock will come back or was never ours
+_LOAN_ZH = re.compile(r"(?<!凭)借(?!口|助|鉴)(?:了|给|用|来|到|走|出|入|进)?")
+#: someone else's stock: a person's (老李的, 小王的, 他的, 别人的) or another site's (二号站的, 隔壁车间的)
+_OWNER_ZH = re.compile(r"(?:[老小](?![旧的式款型号])[\u4e00-\u9fff]|(?:[^\W\d_了的用拿领取收借给从在把向跟和])?师傅|他|她|他们|"
+                       r"她们|别人|人家|其他人|别的人|"
+                       r"同事|班长|组长|主任|经理|领导|隔壁[\u4e00-\u9fff]{0,3}|"
+                       r"(?:\d+号|[^\W\d_了的用拿领取收借给从在把向跟和]{1,3})(?:车间|站|工位|班组|部门|公司|产线|线))的")
+#: all but the count (除了三个都用了, 三个以外全用了), or what is left or kept said as the count (用了保险丝，只剩三个;
+#: 留下三个)
+_EXCEPT_ZH = re.compile(r"(?<!删)除(?:了|去|开)?|以外|之外|其余|其他的?都|别的都|剩下的都")
+_LEFT_ZH = re.compile(rf"(?:还|只|就)?[剩留](?:下|了)*\d+[{MEASURE_WORDS}]?")
 #: a correction marker the guards did not resolve (no number after it: the item was corrected)
 _CORRECTION_ZH = re.compile(rf"(?:不是|不对|说错了|我是说|哦不|更正)(?![，,。\s]*(?:是|应该是)?\d+\s*[{MEASURE_WORDS}]?\s*[。！!]?\s*$)")
 _PAST_ZH = re.compile(r"昨天|前天|上周|上星期|上礼拜|上个?月|去年|几天前|\d+天前|上次")
@@ -324,6 +341,8 @@ _NOT_PLAIN_ZH = re.compile(r"分之|\d+个人|每人|每个人|人均|各|" + "|
 _HABIT_ZH = re.compile(r"每天|每周|每星期|每个?月|每次|每班|经常|平时|总是|一般|天天|通常")
 _FUTURE_ZH = re.compile(r"明天|后天|下周|下星期|下个?月|将要|打算|准备|计划|要用|会用|要拿|要领|待会|等会|一会儿")
 _STOCK_VERB_ZH = re.compile(r"用|拿|领|取|收|入库|出库|消耗|补")
+#: 点了三个 said without a stock verb: counted, or ordered?
+_COUNTED_OR_ORDERED_ZH = re.compile(r"(?<![\d零一二两三四五六七八九十])点了(?=\d)")
 
 
 def hedge_zh(norm: str) -> str | None:
@@ -367,11 +386,66 @@ def zh_leftover(norm: str, joined: bool) -> tuple[str, str] | None:
     return None
 
 
+def _chinese(names: Iterable[str]) -> list[str]:
+    """The Chinese ones of an item's ``names``, lowercased, longest first."""
+    return sorted((n.lower() for n in names if n and re.search(r"[\u4e00-\u9fff]", n)), key=len, reverse=True)
+
+
+def other_thing_zh(norm: str, names: Iterable[str]) -> str | None:
+    """The words when one of the item's Chinese ``names`` is said glued to a noun that makes it
+    another thing (``用了三个保险丝盒``: fuse boxes, not fuses) right after the count or with the name
+    said nowhere on its own, else None (``用了保险丝盒里的三个保险丝`` is the fuses). ``norm``: the
+    Mandarin text, numerals as digits."""
+    glued, alone = None, False
+    text = norm.lower()
+    for name in _chinese(names):
+        for m in re.finditer(re.escape(name), text):
+            after = _OTHER_THING_ZH.match(text, m.end())
+            if after is None:
+                alone = True
+            elif _COUNT_BEFORE_ZH.search(text, 0, m.start()):  # "3个保险丝盒里的保险丝": 3 boxes
+                return norm[m.start():after.end()]
+            else:
+                glued = glued or norm[m.start():after.end()]
+    return None if alone else glued
+
+
+def not_ours_zh(norm: str, names: Iterable[str] = ()) -> tuple[str, str] | None:
+    """``(kind, words)`` when a Mandarin change (``norm``: numerals as digits) is borrowed or lent
+    (``loan``), someone else's stock (``someones``: ``老李的`` before the count or one of the item's
+    ``names``; ``给老李的车用了`` is whom it was for), all but the count (``not_plain``) or what is
+    left (``state``): never a change of this stock as counted; else None."""
+    m = _LOAN_ZH.search(norm)
+    if m:
+        return "loan", m.group(0)
+    said = _chinese(names)
+    for m in _OWNER_ZH.finditer(norm):
+        after = norm[m.end():].lower()
+        if re.match(r"\d", after) or any(after.startswith(n) for n in said):
+            return "someones", m.group(0)
+    m = _EXCEPT_ZH.search(norm)
+    if m:
+        return "not_plain", m.group(0)
+    m = _LEFT_ZH.search(norm)
+    if m:
+        return "state", m.group(0)
+    return None
+
+
 def zh_not_a_change(norm: str) -> tuple[str, str] | None:
-    """Why a Mandarin sentence with a stock verb and a count is no change that happened: ``(kind,
-    words)`` with kind ``frequency`` (每天, 经常 …) or ``future`` (明天, 要用 …), else None."""
-    if not (_STOCK_VERB_ZH.search(norm) and re.search(r"\d", norm)):
+    """Why a Mandarin sentence with a count that no parse took is no change that happened: ``(kind,
+    words)`` with kind ``count_what`` (点了三个: counted or ordered?), one of :func:`not_ours_zh`
+    (借给二号站三个, 除了三个都用了), ``frequency`` (每天, 经常 …) or ``future`` (明天, 要用 …); else None."""
+    if not re.search(r"\d", norm):
         return None
+    m = _COUNTED_OR_ORDERED_ZH.search(norm)  # 点了三个保险丝
+    if m:
+        return "count_what", m.group(0)
+    if not (_STOCK_VERB_ZH.search(norm) or _LOAN_ZH.search(norm)):
+        return None
+    got = not_ours_zh(norm)  # 借给二号站三个保险丝, 除了三个都用了
+    if got is not None:
+        return got
     m = _HABIT_ZH.search(norm)
     if m:
         return "frequency", m.group(0)

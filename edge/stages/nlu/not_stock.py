@@ -8,7 +8,14 @@ and Mandarin with numerals as digits), for :func:`edge.stages.nlu.accounting.une
 - ``count_what``: a count of something else than what is there ("counted out 3 fuses", "we counted
   3 broken fuses", "counted 3 fuses used", 数了三个用掉的保险丝);
 - ``not_done``: a try, a test, a dream or a doubt ("we tried to use 3 fuses", "this is a test, …",
-  "… in the simulation", "… or did we", 试着用了, 测试一下, 做梦, 假的, 等一下, 不过是错的);
+  "… in the simulation", "… or did we", 试着用了, 测试一下, 做梦, 假的, 不过是错的), a "wait" after the
+  change (用了三个保险丝，等一下), or what almost happened (差点用了三个: nothing was used); a "wait"
+  said first and set off (等等，用了三个保险丝) is a hesitation before the command, and one between two
+  counts (三个，等等，四个) a correction (``correction``);
+- ``etc``: a list left open (保险丝、垫圈等等, 用了三个保险丝等等, …什么的, …之类的): more was said than the
+  count covers;
+- ``moved``: stock taken and put into a place (从30号拿了三个保险丝放到31号, 拿了三个保险丝，从30号箱放到31号箱)
+  that no move was understood of: a move, never a use;
 - ``not_count``: the only count said counts something else ("we used fuses on 3 machines", "drill bits
   for 4 holes", 在三台机器上用了保险丝);
 - ``undo``: an undo or cancel beside a write ("undo that and log 3 fuses used"): the undo would be
@@ -51,9 +58,20 @@ _OTHER_COUNT_ZH = re.compile(r"在\d+(?!号)[台辆部个处块][^\d，,。]{0,6
 #: Mandarin: putting into a machine or vehicle, or 加了 with no stock place
 _PUT_ZH = re.compile(r"加了|加上|添了|放了|放进|放入|放到|放在|装了|装上|装进|装到|装在|塞进|插进")
 _STOCK_PLACE_ZH = re.compile(r"料箱|箱|抽屉|货架|架子|架|仓库|库房|库存|入库|柜|\d+号")
-_COUNT_WHAT_ZH = re.compile(r"数了|数出|点了|清点了?|盘点了?")
+#: 点了 is counted (or ordered); 八点了 is a time of day
+_COUNT_WHAT_ZH = re.compile(r"数了|数出|(?<![\d零一二两三四五六七八九十])点了|清点了?|盘点了?")
 _NOT_DONE_ZH = re.compile(r"试着|试图|尝试|试了试|想用|没能|忘了用|忘记用|测试|做梦|梦里|梦见|模拟|演示|假的|就当|当作|开玩笑|"
-                          r"等一下|等等|错的|不对吧|是不是")
+                          r"错的|不对吧|是不是|差一?点儿?(?=[\u4e00-\u9fff])(?!儿?忘)|险些|差些")
+#: "wait": said first and set off by a pause (等等，…) a hesitation; said later, a doubt or a correction;
+#: glued to a word (垫圈等等) "and so on"
+_WAIT_FIRST_ZH = re.compile(r"^\s*(?:(?:嗯|呃|额|啊|哦|那个|这个|就是)[，,。\s]*)*(?:等等|等一下|等一等|稍等(?:一下)?)[啊呀哈]?"
+                            r"[，,。！!\s]+(?!再)")
+_WAIT_ZH = re.compile(r"等等|等一下|等一等|稍等")
+_ETC_ZH = re.compile(r"[^\d，,。！!？?\s]{0,12}(?:(?<=[\u4e00-\u9fffa-z0-9])等等|什么的|之类的?|啥的)|"
+                     r"等等(?=\d*[^\d，,。！!\s]*(?:东西|物品|材料|零件|配件))")
+#: taken from one place and put into another: a place word or a place number after the putting verb
+_MOVED_ZH = re.compile(r"(?:放到|放进|放入|放在|移到|搬到|挪到|转到|送到|送去|搬进|挪进|拿到|拿去|带到|带去)(?:了)?[^，,。]{0,4}?"
+                       r"(?:\d+号|料箱|箱|抽屉|货架|架|柜|仓库|库房)")
 
 
 def not_stock(norm: str, stock_place: bool, direction: str | None, intent: str) -> tuple[str, str] | None:
@@ -91,9 +109,15 @@ def not_stock_zh(text: str, direction: str | None, intent: str) -> tuple[str, st
     m = _OTHER_COUNT_ZH.search(text)
     if m and intent == "log_record":
         return "not_count", m.group(0)
+    m = _MOVED_ZH.search(text)
+    if m and intent == "log_record" and direction == "out":  # taken, then put into a place
+        return "moved", m.group(0)
     m = _NOT_DONE_ZH.search(text)
     if m:
         return "not_done", m.group(0)
+    got = _wait_zh(text)
+    if got is not None:
+        return got
     m = _COUNT_WHAT_ZH.search(text)
     if m and intent == "log_record":
         return "count_what", m.group(0)
@@ -101,3 +125,18 @@ def not_stock_zh(text: str, direction: str | None, intent: str) -> tuple[str, st
     if m and intent == "log_record" and direction == "in" and not _STOCK_PLACE_ZH.search(text):
         return "equipment", m.group(0)
     return None
+
+
+def _wait_zh(text: str) -> tuple[str, str] | None:
+    """等等 / 等一下 beside a change (see module doc): ``etc``, ``correction`` or ``not_done``; None
+    when it is only said first, as a hesitation."""
+    m = _ETC_ZH.search(text)
+    if m:
+        return "etc", m.group(0).lstrip("个只支把盒箱包卷罐桶张件根条片对双副瓶袋台块颗粒枚捆托、")
+    rest = _WAIT_FIRST_ZH.sub("", text, count=1)
+    m = _WAIT_ZH.search(rest)
+    if m is None:
+        return None
+    if re.search(r"\d", rest[:m.start()]) and re.search(r"\d", rest[m.end():]):  # "3个，等等，4个"
+        return "correction", m.group(0)
+    return "not_done", m.group(0)

@@ -6,8 +6,9 @@ digit-by-digit codes (``二零二三`` → 2023). On top of it:
 
 * ``打`` (dozen) after a number multiplies by 12 (``一打`` → 12, ``两打`` → 24); ``半打`` → 6.
 * A lone ``一`` or ``两`` is a number only before a measure word, ``号`` or ``打``
-  (``一个`` → 1个, ``两盒`` → 2盒), so words that merely contain the character stay as they are
-  (``统一``, ``一下``, ``一共``, ``万一``).
+  (``一个`` → 1个, ``两盒`` → 2盒), or before ``点`` and a numeral (``一点五`` → 1点5, a decimal the
+  guards read as 1.5, never 5), so words that merely contain the character stay as they are
+  (``统一``, ``一下``, ``一共``, ``万一``, ``一点儿``, ``差一点``).
 * Arabic digits and full-width digits pass through (``１２`` → 12, NFKC).
 """
 from __future__ import annotations
@@ -57,6 +58,12 @@ def zh_to_number(text: str) -> int | None:
     return value * 12 if dozen else value
 
 
+def _decimal_after(text: str, end: int) -> bool:
+    """Whether ``text`` says ``点`` and a numeral or digit at ``end`` (the decimal point of ``一点五``)."""
+    after = text[end:end + 2]
+    return len(after) == 2 and after[0] == "点" and (after[1] in NUMERAL_CHARS or after[1].isdigit())
+
+
 def normalize_numbers_zh(text: str) -> str:
     """Rewrite every Chinese number in ``text`` as Arabic digits, the rest unchanged (after NFKC:
     full-width letters and digits become ASCII).
@@ -69,7 +76,7 @@ def normalize_numbers_zh(text: str) -> str:
     for m in _RUN.finditer(text):
         run = m.group(0)
         nxt = text[m.end():m.end() + 1]
-        if run in ("一", "两") and (not nxt or nxt not in MEASURE_WORDS):
+        if run in ("一", "两") and (not nxt or nxt not in MEASURE_WORDS) and not _decimal_after(text, m.end()):
             continue
         value = zh_to_number(run)
         if value is None and run.endswith("打"):  # "打" not as dozen: convert the numeral alone

@@ -33,7 +33,7 @@ from edge.stages.nlu.accounting import Utterance, set_aside, size_not_count, tak
 from edge.stages.nlu.filler import has_cjk, is_filler
 from edge.stages.nlu.grammar import Grammar, text_direction
 from edge.stages.nlu.guards import asks_yes_no
-from edge.stages.nlu.leftovers import present_tense, zh_not_a_change
+from edge.stages.nlu.leftovers import not_ours_zh, other_thing_zh, present_tense, zh_not_a_change
 from edge.stages.nlu.lexicon import normalize_text
 from edge.stages.nlu.llm_intent import SHORTLIST_MAX, LlmIntentParser
 from edge.stages.nlu.paraphrase import Paraphraser, understand_paraphrase
@@ -388,11 +388,15 @@ class Understanding:
     def _accounted_zh(self, intent: Intent, utt: Utterance) -> Intent:
         """:func:`accounted` for Mandarin, and what only Mandarin needs: a sentence no parse took that
         says a use how often or still to come ("每天用三个保险丝", "明天要用") is said to be not logged;
-        a count in another measure word than the item's unit ("三盒保险丝" of pcs) is asked."""
+        a write of another thing or of stock not ours (:meth:`_not_this_stock_zh`) is refused; a count
+        in another measure word than the item's unit ("三盒保险丝" of pcs) is asked."""
         if intent.intent == "other" and not intent.answer:
             why = zh_not_a_change(utt.norm)
             if why is not None:
                 intent = refused_unexplained(Intent("log_record", source=intent.source, text=utt.raw), *why)
+        why = self._not_this_stock_zh(intent, utt)
+        if why is not None:
+            return refused_unexplained(intent, *why)
         intent = accounted(intent, utt, self.name_tokens)
         if intent.intent == "log_record" and intent.parts:  # "三个手套和两个保险丝": each part's own measure word
             intent = dataclasses.replace(intent, parts=tuple(self._unit_zh(p, utt) for p in intent.parts))
@@ -405,6 +409,24 @@ class Understanding:
         said = other_unit_zh(utt.norm, intent.quantity, self._by_sku[intent.sku].unit) \
             if intent.sku in self._by_sku else None
         return intent if said is None else dataclasses.replace(intent, extra={**intent.extra, "other_unit": said})
+
+    def _not_this_stock_zh(self, intent: Intent, utt: Utterance) -> tuple[str, str] | None:
+        """A Mandarin write that is no change of this stock as parsed, whatever the guards asked
+        (a count asked for after "三四个" would still be written to the wrong thing): the item's name
+        glued to another noun (保险丝盒, :func:`other_thing_zh`), or borrowed, someone else's, all
+        but the count, what is left (:func:`not_ours_zh`). ``(kind, words)`` or None."""
+        if intent.intent not in WRITES or intent.refusal in ("unexplained", "negated", "already_done"):
+            return None
+        names: list[str] = []
+        for part in intent.parts or (intent,):
+            item = self._by_sku.get(part.sku or "")
+            if item is None:
+                continue
+            names += [item.item, *item.aliases]
+            words = other_thing_zh(utt.norm, (item.item, *item.aliases))
+            if words:
+                return "other_thing", words
+        return not_ours_zh(utt.norm, names)
 
     def _beside_aside(self, aside: tuple, confidence, on_sentence, llm: bool) -> Intent | None:
         """The command of an utterance with sentences or a reason set aside (``aside``: from
