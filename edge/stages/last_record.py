@@ -22,7 +22,7 @@ from edge.stages import reply
 from edge.stages.cancel_reply import recent
 from edge.stages.nlu.followup import resolve_choice
 from edge.stages.nlu.numbers import normalize_numbers
-from edge.stages.nlu.said_counts import other_unit
+from edge.stages.nlu.said_counts import counts_said, other_unit
 from edge.stages.nlu.types import Intent
 from edge.stock.csvfile import allows_decimals
 from edge.stock.store import CountSettled, Item, Record, Store, StoreError
@@ -146,7 +146,8 @@ def amend(intent: Intent, store: Store, utterance: str, turn_id: str) -> tuple[s
     return f"Corrected the last record from {old:g} to {q:g}. {reply.log_reply(new, item)}", new
 
 
-_NOTHING = "Nothing changed: the turn before wrote no record to correct. Please say the whole change, like 'we used 2 fuses'."
+_NOTHING = ("Nothing changed: the turn before wrote no record to correct. Please say the whole change, like 'we used "
+            "2 fuses'.")
 
 
 def _turn_before(store: Store, before: _Turn | None, turn_id: str) -> tuple[Record | None, str | None]:
@@ -177,18 +178,23 @@ def _misfit(intent: Intent, item: Item, rec: Record, did: str, utterance: str) -
     said, q = intent.extra["amend"], intent.quantity
     marker = said.get("words") or "that"
     if intent.sku and intent.sku != rec.sku or intent.candidates and rec.sku not in intent.candidates:
-        return (f"Nothing logged or changed: you said \u201c{marker}\u201d right after logging {did}. A correction of it, "
-                "or another change? To correct it, say 'undo that' first; for another change, say it on its own.")
+        return (f"Nothing logged or changed: you said \u201c{marker}\u201d right after logging {did}. A correction of "
+                "it, or another change? To correct it, say 'undo that' first; for another change, say it on its own.")
     if intent.direction and (intent.direction == "out") != (rec.delta < 0):
-        return f"Nothing changed: the last record was {did}, and you said it the other way. Say 'undo that' and the change again."
+        return (f"Nothing changed: the last record was {did}, and you said it the other way. Say 'undo that' and the "
+                "change again.")
     if said.get("was") is not None and said["was"] != abs(rec.delta):
         return f"Nothing changed: the last record was {did}, not {said['was']:g}."
     if q is None or q <= 0:
         return f"Nothing changed: to take back {did}, say 'undo that'."
     names = (item.item, *item.aliases)
+    if counts_said(rec.utterance, names) > 1:  # "3 fuses and 2 more fuses", one record: which count is corrected?
+        return (f"Nothing changed: the last record ({did}) was said as several counts, and I won't guess which one "
+                "this corrects. Say 'undo that' and the change again.")
     if said.get("unit") and other_unit(utterance, q, names, item.unit) is not None or \
             isinstance(q, float) and not q.is_integer() and not allows_decimals(item.unit):
-        return f"Nothing changed: {reply.plural(reply.sized(item)[0])} are counted in {item.unit}. Say the count in {item.unit}."
+        name = reply.plural(reply.sized(item)[0])
+        return f"Nothing changed: {name} are counted in {item.unit}. Say the count in {item.unit}."
     have = (item.at(rec.location) if rec.location else item.quantity) or 0
     if have - rec.delta + (-q if rec.delta < 0 else q) < 0:
         return "Nothing changed: that would leave less than none. Say 'undo that' and the change again."

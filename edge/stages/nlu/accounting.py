@@ -22,6 +22,9 @@ slot explains and that would change the record:
   count or a question, never a receipt;
 - ``size``: the only number said is a size ("we used 6 mm drill bits"): no count (the dialog asks
   how many).
+- ``someones``, ``loan``, ``swap``, ``place``: stock that is not the store's as said ("Bob's 3 fuses",
+  "we borrowed 3 fuses", "swapped 3 fuses for washers", "3 fuses from the van":
+  :mod:`edge.stages.nlu.not_ours`).
 
 A unit the item is not counted in ("3 sheets of paper" counted in pallets) is the dialog's check,
 where the item's unit is known (:func:`edge.stages.dialog._other_unit`): asked, never converted.

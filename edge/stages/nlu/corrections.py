@@ -178,12 +178,14 @@ def resolve_corrections(text: str, raw: str = "") -> tuple[str, list[str], bool]
 
 #: how a correction said in the next turn starts ("actually it was", "no", "make that", "it should be")
 _AFTER_MARKER = (r"(?:no|nope|sorry|oops|actually|wait|correction|i mean|i meant|make that|make it|or rather|"
+                 r"scratch that|strike that|"
                  r"change (?:that|it) to|(?:it|that|they) (?:should be|should have been|was|were|is)|should be)")
 _VERBS = {"used": "out", "took": "out", "received": "in", "got": "in"}
 _SAID_AFTER = re.compile(
     rf"^(?P<marker>(?:{_AFTER_MARKER} )+)(?:(?:we|i) (?:(?:have|ve|had|just|only) )?(?P<verb>{'|'.join(_VERBS)}) )?"
     r"(?P<count>\d+(?:\.\d+)?)(?P<rest>(?: (?!not\b)[a-z][\w-]*){0,4})(?: not (?P<was>\d+(?:\.\d+)?))?$"
-    r"|^(?P<count2>\d+(?:\.\d+)?) not (?P<was2>\d+(?:\.\d+)?)$|^not (?P<was3>\d+(?:\.\d+)?) (?:but )?(?P<count3>\d+(?:\.\d+)?)$")
+    r"|^(?P<count2>\d+(?:\.\d+)?) not (?P<was2>\d+(?:\.\d+)?)$"
+    r"|^not (?P<was3>\d+(?:\.\d+)?) (?:but )?(?P<count3>\d+(?:\.\d+)?)$")
 #: words that make the count another lot, a new change ("actually we used 2 more")
 _ANOTHER = re.compile(r"\b(?:more|another|again|also|too|extra|as well|plus|each)\b")
 

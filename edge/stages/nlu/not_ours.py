@@ -32,10 +32,12 @@ _PRONOUN = re.compile(r"\b(?:his|their|your|theirs|yours|someone elses|somebody 
 _LOAN = re.compile(r"\b(?:borrow|borrows|borrowed|borrowing|lend|lends|lent|lending|loan|loans|loaned|loaning|"
                    r"on loan)\b")
 _TRADE = re.compile(r"\b(?:traded|trade|trading|exchanged|exchange|exchanging|bartered)\b")
-#: "swapped 3 fuses for washers / for 2 washers / with site B": the other side named; "… for new ones",
-#: "… for the compressor" (what they went into) are a use
-_SWAP_FOR = re.compile(r"\b(?:swap|swapped|swapping|swaps)\b(?: \S+){0,5}? (?:for|with) "
-                       r"(?!(?:the|a|an|our|my|this|that|its|new|fresh|spare|working|good|replacement)\b|ones?\b)\S+")
+#: "swapped 3 fuses for washers / for 2 washers / with the other team": the other side named; "… for new
+#: ones", "… with new ones", "… for the compressor" (what they went into) are a use
+_SWAP_FOR = re.compile(r"\b(?:swap|swapped|swapping|swaps)\b(?: \S+){0,5}? "
+                       r"(?:for (?!(?:the|a|an|our|my|this|that|its)\b)|with )"
+                       r"(?!(?:new|fresh|spare|working|good|replacement)\b|ones?\b)"
+                       r"(?:(?:the|a|an|our|my|their|his|her|that|this) )?(?:other )?\S+")
 #: where a use was taken from: "from the van", "out of the back of the truck"
 _SOURCE = re.compile(r"\b(?:from|out of)(?: (?:the|a|an|our|my|that|this|those|these|one of the))?"
                      r"(?: (?:back|top|bottom|end|side|front|inside|rest) of(?: the| a| an| our| my)?)?"

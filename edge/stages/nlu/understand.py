@@ -16,7 +16,14 @@
 5. A log (English) whose words say more counts than it holds ("we received 50 fuses and used 5")
    is refused as ``range`` (asked for one number), and one counted in pairs of an item counted in
    another unit ("a pair of gloves", boxes) has no count (asked): :mod:`edge.stages.nlu.said_counts`.
-6. ``confidence`` (the transcript's, 0..1) is kept in ``extra["confidence"]``; a parsed quantity
+6. English, before and after the parse: a count corrected on its own the turn after a command ("actually
+   it was 2", "no, 2") is ``undo`` with ``extra["amend"]`` (the dialog corrects the log the turn before
+   wrote, or says why not); a test said first ("test: we used 3 fuses") and an item set aside or
+   another item's whole name beside the change ("forget the washers, we used 3 fuses",
+   :mod:`edge.stages.nlu.asides`) are refused as ``unexplained``; a sentence no parse took that names
+   an item and a count and says why it is no change (a loan, a swap, another's stock, a place the store
+   does not keep: :data:`SAID_WHY`) is refused with that reason rather than "not understood".
+7. ``confidence`` (the transcript's, 0..1) is kept in ``extra["confidence"]``; a parsed quantity
    under :data:`LOW_CONFIDENCE` sets ``extra["low_confidence_quantity"] = True`` (the pipeline reads
    such a log back before writing it).
 """
@@ -72,6 +79,8 @@ _TEST_FIRST = re.compile(r"^\W*(?P<words>(?:(?:this is|that is|thats|that's|its|
                          r"(?:test(?:ing)?|trial|practice|rehearsal|demo|demonstration|simulation|dry run)"
                          r"(?: (?:test(?:ing)?|run|only|one|two|three|\d+))*)"
                          r"(?:\s*[,:;.!?-]+\s*|\s+(?=(?:we|i|log|add|record|undo)\b))(?P<rest>\w.*)$", re.IGNORECASE)
+#: why a sentence no parse took is no change, said rather than "not understood" (:meth:`Understanding._why_not`)
+SAID_WHY = frozenset({"aside", "other_item", "someones", "loan", "swap", "place"})
 #: words after a corrected count that say no item ("it was 2 of them")
 _OF_THEM = frozenset("of them those these the it all in total".split())
 log = logging.getLogger("edge.stages.nlu")
@@ -359,8 +368,8 @@ class Understanding:
         utt = Utterance.of(text)
         # "actually it was 2" the turn after a log (that record's count, or nothing); "test: we used 3 fuses"
         # (nothing written, the reply says why)
-        said = (self._said_after(utt, confidence, on_sentence, llm) or self._test_first(utt, confidence, on_sentence, llm)
-                if self.language == "en" else None)
+        said = (self._said_after(utt, confidence, on_sentence, llm)
+                or self._test_first(utt, confidence, on_sentence, llm)) if self.language == "en" else None
         if said is not None:
             return said
         back = taken_back(utt)
@@ -375,8 +384,8 @@ class Understanding:
         grounded = self.grounded is not None and self.language == "en" and not has_cjk(text)
         if grounded and (intent is None or _unanswered(intent)):  # "what's in the news": not a records question
             intent = self._out_of_scope(text) or intent
-        if intent is None:
-            intent = self._paraphrase(text)
+        if intent is None:  # "we borrowed 3 fuses": not understood, but said why nothing is logged
+            intent = self._paraphrase(text) or self._why_not(text, utt)
         if grounded and llm and not self.withheld and intent is not None and self._beyond(intent, text):
             intent = self._grounded(text, on_sentence)  # a comparison, a sum, a what-if: the tools and a calculation
         # a free question of a few words goes to the documents; "8" or "yes" alone never does
@@ -415,6 +424,18 @@ class Understanding:
         elif intent.intent == "log_record":
             intent = self._unit_zh(intent, utt)
         return intent
+
+    def _why_not(self, text: str, utt: Utterance) -> Intent | None:
+        """A sentence no template or exemplar took that, read as a log (:meth:`fill_slots`), names an item
+        and a count and says why it is no change of the stock (an item set aside, another's stock, a loan,
+        a swap, a place the store does not keep: :data:`SAID_WHY`): that refusal, so the reply says why
+        nothing was logged; None otherwise (a question, the LLM's turn, or not understood)."""
+        said = self.language == "en" and not has_cjk(text) and not _asks(text)  # a question is the LLM's to answer
+        got = self.fill_slots("log_record", text) if said else None
+        if got is None or got.intent != "log_record" or not (got.sku or got.parts) or not utt.numbers:
+            return None
+        got = self._asides(accounted(got, utt, self.name_tokens), utt)
+        return got if got.refusal == "unexplained" and got.extra["unexplained"]["kind"] in SAID_WHY else None
 
     def _test_first(self, utt: Utterance, confidence, on_sentence, llm: bool) -> Intent | None:
         """A command said after "test" ("test: we used 3 fuses", "this is a test, …", "just testing, …"):
