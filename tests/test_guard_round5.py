@@ -254,7 +254,7 @@ def test_a_taking_verb_with_back_is_asked_never_a_use(tmp_path, text):
 
 
 @pytest.mark.parametrize("text, record", [("we got 3 fuses back", ("FUS-5A", 3)), ("we put 3 fuses back in bin 30", ("FUS-5A", 3)),
-                                          ("we took 3 fuses out of the back of the van", ("FUS-5A", -3))])
+                                          ("we took 3 fuses out of the back of bin 30", ("FUS-5A", -3))])
 def test_stock_said_to_come_back_still_logs(tmp_path, text, record):
     with csv_store(tmp_path, CSV) as store:
         assert run(store, text)[1] == [record]

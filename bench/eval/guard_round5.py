@@ -101,7 +101,7 @@ def _probes(c) -> None:
               "we took 2 drill bits back to drawer 4", "carried 4 washers back to the bin", "we brought 2 goggles back"]:
         c.add("back", t, "never")
     for t, r in [("we took 3 fuses", [rec(FUS[0], -3, FUS[1])]), ("we put 3 fuses back in bin 30", [rec(FUS[0], 3, FUS[1])]),
-                 ("we took 3 fuses out of the back of the van", [rec(FUS[0], -3, FUS[1])]),
+                 ("we took 3 fuses out of the back of bin 30", [rec(FUS[0], -3, FUS[1])]),
                  ("we returned 3 fuses to bin 30", [rec(FUS[0], 3, FUS[1])]),
                  ("we got 3 fuses back", [rec(FUS[0], 3, FUS[1])])]:
         c.add("neighbour", t, "must", r)

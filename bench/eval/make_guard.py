@@ -18,9 +18,10 @@ Each case is one utterance (``before`` turns first when given) with ``expect``:
 
 ``class`` names the issue class (question, direction, size, frequency, unit, other_item, same_item,
 negation, but, correction; round 5 in ``guard_round5.py``: lot_piece, state, present, present_heard,
-answer; round 6 in ``guard_round6.py``: equipment, count_what, not_done, undo, not_count, question;
-Mandarin round 7 in ``guard_round7_zh.py``: qualifier, except, other_thing, someone, etc, moved) or
-``neighbour`` for the correct commands beside them. Deterministic.
+answer; round 6 in ``guard_round6.py``: equipment, count_what, not_done, undo, not_count, question; round 7
+in ``guard_round7.py``: aside, part_name, place, not_ours, amend; Mandarin round 7 in ``guard_round7_zh.py``:
+qualifier, except, other_thing, someone, etc, moved) or ``neighbour`` for the correct commands beside them.
+Deterministic.
 """
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from pathlib import Path
 
 import guard_round5
 import guard_round6
+import guard_round7
 import guard_round7_zh
 
 HERE = Path(__file__).resolve().parent
@@ -81,6 +83,7 @@ def small() -> list[dict]:
     _fourth_round(c)
     guard_round5.small(c)
     guard_round6.small(c)
+    guard_round7.small(c)
     return c.rows
 
 
@@ -418,6 +421,7 @@ def big() -> list[dict]:
         c.add("conversion" if conv else "neighbour", t, "may" if conv else "must", r,
               answers=["yes"] if conv else ())
     guard_round5.big(c)
+    guard_round7.big(c)
     return c.rows
 
 

@@ -30,7 +30,7 @@ def reply_to_cancel(store: Store, language: str = "en", intent: Intent | None = 
     recs = store.records(last=1)
     rec = recs[-1] if recs else None
     item = store.get(rec.sku) if rec is not None else None
-    if rec is None or item is None or rec.undoes is not None or not _recent(store, rec.time):
+    if rec is None or item is None or rec.undoes is not None or not recent(store, rec.time):
         return "好的，这次没有记录。" if language == "zh" else "OK, nothing was logged just now."
     verbs = (_VERB_ZH if language == "zh" else _VERB_EN).get(rec.kind, _VERB_ZH["log"] if language == "zh" else _VERB_EN["log"])
     verb = verbs[0] if rec.delta < 0 else verbs[1]
@@ -40,7 +40,8 @@ def reply_to_cancel(store: Store, language: str = "en", intent: Intent | None = 
             "say \"undo that\" to take it back.")
 
 
-def _recent(store: Store, when: str) -> bool:
+def recent(store: Store, when: str) -> bool:
+    """Whether the record time ``when`` (ISO 8601) is within :data:`RECENT_S` of the store's clock now."""
     try:
         t = datetime.fromisoformat(when)
     except ValueError:

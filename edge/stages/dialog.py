@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from edge.stages import cancel_reply, records_reply, reply
+from edge.stages import cancel_reply, last_record, records_reply, reply
 from edge.stages.nlu.followup import (
     answer_overreaches,
     ask_back_text,
@@ -51,7 +51,7 @@ from edge.stages.reply_unexplained import unexplained_reply
 from edge.stages.sizes import split_size
 from edge.stock import low
 from edge.stock.csvfile import allows_decimals
-from edge.stock.store import CountSettled, Item, Record, Store
+from edge.stock.store import Item, Record, Store
 
 MAX_QUANTITY = 1_000_000  # one spoken log above this is a mishearing, not a delivery (and keeps SQLite's 64-bit INTEGER safe)
 #: Intents that act on one item.
@@ -94,11 +94,17 @@ class Outcome:
 def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed: bool = False,
         language: str = "en", docs: Callable[[str], str] | None = None) -> Outcome:
     """Carry out ``intent`` on ``store``. ``docs``: answers an ``ask_docs`` question (the
-    documents room); None: no documents are indexed.
+    documents room); None: no documents are indexed. The outcome is noted as the store's latest
+    turn (:func:`edge.stages.last_record.noted`: a count corrected next turn corrects its record).
 
     Raises:
         edge.stock.store.StoreError: the store refused the write (nothing was logged).
     """
+    return last_record.noted(store, turn_id, _act(intent, store, utterance, turn_id, confirmed, language, docs))
+
+
+def _act(intent: Intent, store: Store, utterance: str, turn_id: str, confirmed: bool, language: str,
+         docs: Callable[[str], str] | None) -> Outcome:
     kind = intent.intent
     if kind == "cancel":
         return Outcome(cancel_reply.reply_to_cancel(store, language, intent))
@@ -113,7 +119,7 @@ def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed
     if intent.parts:
         return _parts(intent, store, utterance, turn_id, confirmed, language)
     if kind == "undo":
-        return _undo(store, utterance, turn_id, language)
+        return _last_record(intent, store, utterance, turn_id, language)
     if kind not in ITEM_INTENTS:
         return _without_a_write(intent, store, utterance, language, docs)
     intent = _narrow(intent, store)
@@ -132,6 +138,17 @@ def act(intent: Intent, store: Store, utterance: str, turn_id: str, *, confirmed
     if kind == "stock_count":
         return _count(intent, item, store, utterance, turn_id, language, confirmed)
     return _log(intent, item, store, utterance, turn_id, confirmed, language)
+
+
+def _last_record(intent: Intent, store: Store, utterance: str, turn_id: str, language: str) -> Outcome:
+    """An undo, or a count corrected in the turn after its log (:mod:`edge.stages.last_record`)."""
+    if "amend" not in intent.extra:
+        text, record = last_record.undo(store, utterance, turn_id, language)
+        return Outcome(text, record=record)
+    done = last_record.amend(intent, store, utterance, turn_id)
+    if done is None:  # a whole command said after a turn that wrote nothing: that command
+        return act(intent.extra["amend"]["log"], store, utterance, turn_id, language=language)
+    return Outcome(done[0], record=done[1])
 
 
 def _set_aside(outcome: Outcome, aside: list[str], language: str) -> Outcome:
@@ -456,72 +473,6 @@ def _count(intent: Intent, item: Item, store: Store, utterance: str, turn_id: st
     return Outcome(_with_site_note(reply.count_reply(record, item, language), store, language), record=record)
 
 
-#: Words of an undo command that name neither an item nor how many ("undo the last one please").
-_UNDO_WORDS = frozenset(
-    "undo un do revert reverse scratch take back delete remove cancel that this it the last one ones entry "
-    "entries record records log logs change changes booking go roll rollback was is s were wrong a mistake "
-    "incorrect not right thats i we made my our and an on please oops sorry ok okay uh um er hey of for "
-    "those these them both "
-    # what was done, not what with: "undo the transfer", "put that move back the way it was",
-    # "forget the last thing I logged", "undo that last count"
-    "transfer transfers move moves moved count counts counted stock thing things logged booked entered put "
-    "way forget just did done"
-    # what is said around an undo, not what it undoes: "no hang on, undo that", "I said that wrong, back it
-    # out", "take it off again", "scrap that last one"
-    " no hang hold wait again off out said got bad scrap strike ditch drop"
-    # a request's politeness and the reason given: "can you cancel that last entry", "reverse that, wrong item"
-    " can could would you item number".split())
-MAX_UNDO = 5  #: the most records one "undo the last N" reverts
-#: an undo said negated ("don't undo that", "no need to undo it", "不要撤销"): nothing is undone
-_NOT_UNDO = re.compile(r"\b(?:don'?t|do not|dont|never|no need to|not)\b(?:\s+\w+){0,2}?\s+(?:undo|reverse|delete|"
-                       r"remove|cancel|take back|scrap|revert)\b|(?:不要|别|不用|不必)(?:再)?(?:撤销|撤回|删除|取消)")
-UNDO_LOOKBACK = 20  #: how many latest records an undo naming an item searches first for it
-
-
-def _undo(store: Store, utterance: str, turn_id: str, language: str) -> Outcome:
-    """Undo this box's last record, of the item the words name ("undo the fuses": never another
-    item's), or the last N ("undo the last two"; more than :data:`MAX_UNDO` undoes nothing, said so).
-    Words naming no item of the store undo nothing (an unheard item must not undo another's)."""
-    sku, n = None, 1
-    if _NOT_UNDO.search((utterance or "").lower().replace("\u2019", "'")):  # "don't undo that": told not to
-        return Outcome("好的，没有撤销。" if language == "zh" else "OK, nothing was undone.")
-    if language != "zh":
-        words = re.sub(r"[^\w\s-]", " ", normalize_numbers(utterance).lower().replace("'", "")).split()
-        counts = [int(w) for w in words if w.isdigit()] + [2 for w in words if w in ("both", "those", "these")]
-        if (n := max(1, counts[0] if counts else 1)) > MAX_UNDO:
-            return Outcome(f"I can undo at most {MAX_UNDO} records at a time, so nothing was undone.")
-        rest = [w for w in words if w not in _UNDO_WORDS and not w.isdigit()]
-        if rest:
-            # "delete the washers entry": the washers just logged (of many in the inventory), else any item
-            recent = dict.fromkeys(r.sku for r in reversed(store.records(last=UNDO_LOOKBACK)) if r.undoes is None)
-            near = tuple(it for it in (store.get(k) for k in recent) if it is not None)
-            sku = resolve_choice(" ".join(rest), near) or resolve_choice(" ".join(rest), tuple(store.items()))
-            if sku is None:
-                return Outcome(f"I don't have {' '.join(rest)}, so nothing was undone.")
-    texts, first = [], None
-    for k in range(n):
-        try:
-            result = store.undo(utterance, turn_id if k == 0 else f"{turn_id}:{k}", sku=sku)
-        except CountSettled as e:  # a later count settled it: refused, the stock stays as counted
-            return Outcome(" ".join([*texts, reply.count_settled_reply(e.covered, e.item, language)]), record=first)
-        if result is None:
-            break
-        first = first or result[0]
-        texts.append(_undo_text(store, result, language))
-    if not texts:
-        if sku is not None:
-            return Outcome(f"There is no record of {reply.plural(reply.sized(store.get(sku))[0])} to undo.")
-        return Outcome(reply.undo_reply(None, language))
-    if n > 1 and len(texts) < n:
-        texts.append(f"That was all there was to undo ({len(texts)} of {n}).")
-    return Outcome(" ".join(texts), record=first)
-
-
-def _undo_text(store: Store, result: tuple[Record, Item], language: str) -> str:
-    rows = store.operation(result[0].op) if result[0].op else []
-    return reply.undo_transfer_reply(rows, result[1], language) if len(rows) > 1 else reply.undo_reply(result, language)
-
-
 def _parts(intent: Intent, store: Store, utterance: str, turn_id: str, confirmed: bool, language: str) -> Outcome:
     """Several logs in one sentence: every part resolved and checked first (the first one that is
     not is asked about, nothing written), then all written in one transaction."""
@@ -658,7 +609,11 @@ def offers(pending: Pending) -> bool:
 
 
 def follow_up(pending: Pending, text: str, store: Store, turn_id: str, language: str = "en") -> Outcome:
-    """The answer ``text`` to ``pending``: complete, confirm or drop the command."""
+    """The answer ``text`` to ``pending``: complete, confirm or drop the command (noted as :func:`act`'s)."""
+    return last_record.noted(store, turn_id, _follow_up(pending, text, store, turn_id, language))
+
+
+def _follow_up(pending: Pending, text: str, store: Store, turn_id: str, language: str) -> Outcome:
     again = pending.intent.text
     waits = holds(text, language)  # "no wait", 等一下; a grudging 好吧 to a read-back: asked again, nothing written
     if waits == "hold" or (waits == "grudging" and pending.kind == "confirm"):

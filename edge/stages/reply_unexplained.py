@@ -78,5 +78,25 @@ def unexplained_reply(kind: str, words: str, language: str = "en") -> str:
             "reason": f"Nothing logged: \u201c{words}\u201d may change the count. Please say the change on its "
                       "own, with the number to log.",
             "correction": f"Nothing logged: you corrected yourself (\u201c{words}\u201d). Please say the whole "
-                          "change once more."}.get(kind, f"Nothing logged: I could not place \u201c{words}\u201d. Please "
+                          "change once more.",
+            **{k: v.format(words=words) for k, v in _SAID_WHY.items()}}.get(kind, f"Nothing logged: I could not place \u201c{words}\u201d. Please "
                                                  "say the change once more.")
+
+
+#: a test said first (:mod:`edge.stages.nlu.understand`), an item set aside beside the change
+#: (:mod:`edge.stages.nlu.asides`), stock said to be not the store's
+#: (:mod:`edge.stages.nlu.not_ours`)
+_SAID_WHY = {
+    "test": "Nothing logged: that sounded like a test (\u201c{words}\u201d). Say the change without it to log it.",
+    "aside": "Nothing logged or undone: you set \u201c{words}\u201d aside beside a change, and I won't guess which "
+             "item the count is for. To take a record back, say 'undo' on its own first; then say the change on its "
+             "own.",
+    "someones": "Nothing logged: \u201c{words}\u201d sounds like someone else's stock, not the store's. If it came out "
+                "of our stock, say it without that, like 'we used 3 fuses'.",
+    "loan": "Nothing logged: \u201c{words}\u201d is a loan: it goes back or comes back, so it is neither a use nor a "
+            "receipt of our stock. Log it when it is used or received for good.",
+    "swap": "Nothing logged: \u201c{words}\u201d is a swap, two changes in one. Please say each change on its own, "
+            "with its count.",
+    "place": "Nothing logged: \u201c{words}\u201d is not a place of the stock, so they were not in the item's bin. "
+             "Say which bin, shelf or drawer they came from, or say it without the place if they came from stock.",
+}

@@ -435,6 +435,26 @@ class Store:
                         raise StoreError(f"record {r.id} is already undone (by record {undone[0]})")
                 return self._revert(conn, rec, utterance, turn_id)
 
+    def amend(self, record_id: int, delta: int | float, utterance: str, turn_id: str) -> tuple[Record, Record, Item]:
+        """Correct this box's log ``record_id`` to ``delta`` (the same item and place) in one committed
+        transaction: its undo, as :meth:`undo` writes it, and the corrected log. Returns (the undo, the
+        corrected log, the item). Raises :class:`StoreError` for a record that is not one of this box's
+        logs or is already undone, a zero or invalid ``delta``, or a failed write (nothing written);
+        :class:`CountSettled` when a later stock count settled it."""
+        with self._lock:
+            conn = self._db()
+            with Tx(conn), _Refusals():
+                row = conn.execute(f"SELECT {RECORD_COLS}, box FROM records WHERE id = ?", (int(record_id),)).fetchone()
+                rec = record_of(row[:-1]) if row is not None else None
+                if rec is None or row[-1] != self.box or rec.kind != "log" or rec.undoes is not None:
+                    raise StoreError(f"record {record_id} is not a log of box {self.box!r}; only a log is corrected")
+                undone = conn.execute("SELECT id FROM records WHERE undoes = ?", (rec.id,)).fetchone()
+                if undone is not None:
+                    raise StoreError(f"record {rec.id} is already undone (by record {undone[0]})")
+                undo, _item = self._revert(conn, rec, utterance, turn_id)
+                new, item = self._log_one(conn, rec.sku, delta, rec.location, utterance, turn_id)
+                return undo, new, item
+
     def settled_by_count(self, record_id: int) -> list[Covered]:
         """Why an undo of record ``record_id`` would be refused as :class:`CountSettled` (a later
         stock count at its place, per place: :mod:`edge.stock.undo`); empty when it would not."""

@@ -22,6 +22,9 @@ slot explains and that would change the record:
   count or a question, never a receipt;
 - ``size``: the only number said is a size ("we used 6 mm drill bits"): no count (the dialog asks
   how many).
+- ``someones``, ``loan``, ``swap``, ``place``: stock that is not the store's as said ("Bob's 3 fuses",
+  "we borrowed 3 fuses", "swapped 3 fuses for washers", "3 fuses from the van":
+  :mod:`edge.stages.nlu.not_ours`).
 
 A unit the item is not counted in ("3 sheets of paper" counted in pallets) is the dialog's check,
 where the item's unit is known (:func:`edge.stages.dialog._other_unit`): asked, never converted.
@@ -50,6 +53,7 @@ from edge.stages.nlu.leftovers import (
     zh_leftover,
 )
 from edge.stages.nlu.lexicon import IN_WORDS, LOCATION_WORDS, LOG_WORDS, OUT_WORDS, normalize_text
+from edge.stages.nlu.not_ours import not_ours
 from edge.stages.nlu.not_stock import not_stock, not_stock_zh
 from edge.stages.nlu.numbers_zh import MEASURE_WORDS, normalize_numbers_zh
 from edge.stages.nlu.types import Intent
@@ -57,7 +61,7 @@ from edge.stages.nlu.zh import OUT_VERBS
 
 #: the kinds :func:`unexplained` reports, in the order it checks them
 KINDS = ("question", "someone", "time", "not_done", "undo", "equipment", "count_what", "direction_back", "last",
-         "total", "not_plain", "state", "back", "direction", "counts", "frequency", "but",
+         "total", "not_plain", "someones", "loan", "swap", "place", "state", "back", "direction", "counts", "frequency", "but",
          "other_item", "negation", "size", "not_count", "hedge", "correction")
 
 _QUESTION = re.compile(r"(?:^|\b(?:and|so|but|ok|okay|hey|then)\s+)(?:why|how come|who|whom|whose|since when|what for|"
@@ -162,7 +166,7 @@ def unexplained(intent: Intent, utt: Utterance, names=None) -> Unexplained | Non
     if got is not None:
         return Unexplained(*got)
     if intent.intent == "log_record":
-        got = _state(norm) or _took_back(norm) or _second_direction(intent, utt)
+        got = _state(norm) or _took_back(norm) or _second_direction(intent, utt) or _not_ours(intent, utt, names)
         if got is not None:
             return got
     m = _FREQUENCY.search(norm)
@@ -189,6 +193,16 @@ def _not_stock(intent: Intent, norm: str) -> tuple[str, str] | None:
     return not_stock(norm, place, intent.direction, intent.intent)
 
 
+def _not_ours(intent: Intent, utt: Utterance, names) -> Unexplained | None:
+    """Another's stock, a loan, a swap, or a use taken from a place the store does not keep
+    (:func:`edge.stages.nlu.not_ours.not_ours`)."""
+    parts = intent.parts or (intent,)
+    place = any(p.location for p in parts) or bool(intent.location)
+    words = frozenset(w for p in parts if p.sku and names for t in names(p.sku) for w in t)
+    got = not_ours(utt.raw, utt.norm, intent.direction, place, words | {w.rstrip("s") for w in words})
+    return Unexplained(*got) if got else None
+
+
 def _state(norm: str) -> Unexplained | None:
     """"there are 40 fuses", "we've got 40": what is there, never a receipt (whichever path read it)."""
     words = state_said(norm)
@@ -197,8 +211,8 @@ def _state(norm: str) -> Unexplained | None:
 
 #: a taking verb with "back" ("took 3 fuses back to bin 30", "took back 3 fuses from the van", "… and took
 #: them back"): back into the stock, out to whoever had them, or both? Never the taking's "out" ("got 2
-#: washers back" is stock coming back)
-_TOOK_BACK = re.compile(r"\b(?:took|take|taken|taking|grabbed|carried|carry|brought|bring)\b(?: \w+){0,4}? back\b")
+#: washers back" is stock coming back; "the back of bin 30" is a side of a place)
+_TOOK_BACK = re.compile(r"\b(?:took|take|taken|taking|grabbed|carried|carry|brought|bring)\b(?: \w+){0,4}? back\b(?! of\b)")
 
 
 def _took_back(norm: str) -> Unexplained | None:

@@ -2,13 +2,14 @@
 
 English command words (:data:`IN_WORDS`, :data:`OUT_WORDS`, :data:`LOG_WORDS`, :data:`STOP_WORDS`,
 :data:`NOT_ITEM`), the text normal form both grammars compare item names in (:func:`clean_text`,
-:func:`normalize_text`, :func:`singular`, :func:`is_name_word`) and locations (:func:`find_location`,
+:func:`normalize_text`, :func:`singular`, :func:`is_name_word`, :func:`fold`, :func:`head_words`) and locations (:func:`find_location`,
 :func:`normalize_location`: ``"bin twelve"`` → ``"bin 12"``, ``"shelf bee"`` → ``"shelf B"``).
 Used by :mod:`edge.stages.nlu.grammar`, :mod:`edge.stages.nlu.zh` and :mod:`edge.stages.nlu.llm_intent`.
 """
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from edge.stages.names import name_key
 from edge.stages.nlu.numbers import hyphen_hundreds, normalize_numbers
@@ -106,6 +107,26 @@ def singular(word: str) -> str:
     if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
         return word[:-1]
     return word
+
+
+def fold(word: str) -> str:
+    """``word`` without diacritics ("älva" → "alva")."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+#: words of a lot or a form that end a name after what it holds ("hex key *set*", "WD-40 *spray*")
+_LOT_WORDS = frozenset("set kit box pack packet roll pair can tin bag case carton tube bottle spray".split())
+
+
+def head_words(toks: tuple[str, ...]) -> set[str]:
+    """The words that say what a name is (``toks``: its normalized, singular tokens): its last word
+    and, past a lot word, the one before ("hex key set": set and key); "cable" of "cable tie" only
+    says which tie. Numbers and units are no head ("o-ring 10 mm": oring)."""
+    words = [t for t in toks if t.isalpha() and t not in UNITS]
+    heads = set(words[-1:])
+    if len(words) > 1 and words[-1] in _LOT_WORDS:
+        heads.add(words[-2])
+    return heads
 
 
 def is_name_word(word: str) -> bool:

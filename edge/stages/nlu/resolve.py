@@ -18,7 +18,8 @@
    eighty" is M10 × 80; the place said keeps the candidates stocked there; a word no item has right
    before a generic name ("*welding* goggles") makes it another kind: asked, never this one;
 3. a fuzzy name from the bounded shortlist (:class:`edge.stages.nlu.shortlist.Shortlist`);
-4. one word of names ("m8" → every M8 item: candidates);
+4. one word of names ("m8" → every M8 item: candidates); a word alone that heads no name ("cables" of
+   "cable ties") is another thing, unknown;
 5. the only item stocked at the place said;
 6. else the content words are an unknown item.
 
@@ -30,7 +31,6 @@ narrowed by the place said, else asked by place or SKU.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -42,6 +42,8 @@ from edge.stages.nlu.lexicon import (
     NOT_ITEM,
     STOP_WORDS,
     UNITS,
+    fold,
+    head_words,
     is_name_word,
     normalize_location,
     normalize_text,
@@ -310,8 +312,9 @@ class ItemIndex:
         self.heads: dict[str, set[tuple[str, ...]]] = {}
         self.suffixes: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
         self.by_location: dict[str, list[str]] = {}
-        #: every word of an item's name and aliases (singular), for words said that no pick explains
+        #: every word of an item's name and aliases (singular), for words said that no pick explains; the heads
         self.name_words: dict[str, set[str]] = {}
+        self.heads_of: dict[str, set[str]] = {}  # (lexicon.head_words: "tie" of "cable tie")
         spoken: dict[str, dict[str, str]] = {}  # spoken key of a name → {sku: its written key}
         places: dict[str, str] = {}  # as written → normal form (many items share a place)
         for it in self.items:
@@ -332,6 +335,7 @@ class ItemIndex:
                 if toks:
                     self.phrases.setdefault(toks, set()).add(it.sku)
                     self.name_words.setdefault(it.sku, set()).update(toks)
+                    self.heads_of.setdefault(it.sku, set()).update(head_words(toks))
                     spoken.setdefault(spoken_key(norm), {}).setdefault(it.sku, name_key(norm))
                 for t in toks:
                     if is_name_word(t):
@@ -423,7 +427,7 @@ class ItemIndex:
     def _holds(self, sku: str, word: str) -> bool:
         """The item's name or an alias has ``word`` (also compared without accents: "Ölva" → "Älva")."""
         words = self.name_words.get(sku, set())
-        return word in words or _fold(word) in {_fold(w) for w in words}
+        return word in words or fold(word) in {fold(w) for w in words}
 
     @staticmethod
     def _content(t: str) -> bool:
@@ -447,15 +451,15 @@ class ItemIndex:
         m = found.match
         if not m.candidates or found.heard_variant is not None:
             return found
-        said = {_fold(t) for i, t in enumerate(toks) if i not in skip and t not in NOT_ITEM and t.isalpha()}
+        said = {fold(t) for i, t in enumerate(toks) if i not in skip and t not in NOT_ITEM and t.isalpha()}
         if not said:
             return found
         hits = [c for c in m.candidates
-                if said <= {_fold(w) for w in name_tokens(self.by_sku[c].item)} | {_fold(w) for a in self.by_sku[c].aliases
+                if said <= {fold(w) for w in name_tokens(self.by_sku[c].item)} | {fold(w) for a in self.by_sku[c].aliases
                                                                                   for w in name_tokens(a)}]
         if len(hits) != 1:
             return found
-        return Found(ItemMatch(hits[0], m.tokens | {i for i, t in enumerate(toks) if _fold(t) in said}, via=m.via))
+        return Found(ItemMatch(hits[0], m.tokens | {i for i, t in enumerate(toks) if fold(t) in said}, via=m.via))
 
     def _at_place(self, found: Found, location: str | None) -> Found:
         """Candidates narrowed to those stocked at the place said ("M8 bolts from bin 16": the one
@@ -639,11 +643,17 @@ class ItemIndex:
         return self._narrow(best[1], size, frozenset(best[2]) | size.tokens, "fuzzy")
 
     def _by_word(self, toks: list[str], skip: set[int], size: SpokenSize) -> Found | None:
+        """Items a word of whose names is said. One word alone (letters) heading none of their names, no other
+        word of them beside it, names another thing ("cables" where "cable ties" are stocked): unknown."""
         hits = [(i, self.words[t]) for i, t in enumerate(toks) if i not in skip and t in self.words]
         if not hits:
             return None
         common = set.intersection(*(h for _, h in hits))
         skus = common or set.union(*(h for _, h in hits))
+        i, beside = hits[0][0], set(toks[max(0, hits[0][0] - 1):hits[0][0]] + toks[hits[0][0] + 1:hits[0][0] + 2])
+        if len(hits) == 1 and toks[i].isalpha() and not any(toks[i] in self.heads_of[s] or beside & self.name_words[s]
+                                                            for s in skus):
+            return Found(ItemMatch(None, frozenset({i}), via="unknown"))
         return self._narrow(skus, size, frozenset(i for i, _ in hits) | size.tokens, "word")
 
     def _at_location(self, toks: list[str], skip: set[int], location: str | None, size: SpokenSize) -> Found:
@@ -682,14 +692,8 @@ def _families_of(fam: tuple[str, ...]) -> list[tuple[str, ...]]:
     return out
 
 
-def _fold(word: str) -> str:
-    """``word`` without diacritics ("älva" → "alva")."""
-    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
-
-
 def places_of(item) -> tuple[str, ...]:
-    """The places ``item`` is stocked at: its ``stock`` places when it has them, else its
-    ``location``."""
+    """The places ``item`` is stocked at: its ``stock`` places when it has them, else its ``location``."""
     stock = getattr(item, "stock", ()) or ()
     places = tuple(p for p, _ in stock)
     return places or ((item.location,) if item.location else ())

@@ -8,7 +8,7 @@ apart from the guards and the lexicon; nothing here looks at the store).
 * :func:`pairs_in_other_unit` — "a pair of gloves", "2 pairs of goggles" said of an item counted in
   another unit (boxes): the pairs are no count of it.
 * :func:`other_unit` — a count said in another unit than the item's ("3 sheets of paper" counted in
-  pallets, "50 ml of grease" in pcs), or a bare count of an item counted in lots ("3 gloves" of boxes,
+  pallets, "50 ml of grease" in pcs, "3 fuse boxes" or "3 washer packs" in pcs: the unit after the name), or a bare count of an item counted in lots ("3 gloves" of boxes,
   "5 gloves" of pairs: the pieces, or the lots?): asked, never converted; :func:`other_unit_zh` the same for a
   Mandarin measure word (``三盒保险丝`` of fuses counted in pcs).
 """
@@ -109,12 +109,13 @@ def other_unit(text: str | None, q: int | float | None, names: Iterable[str], un
     # "2 M twelve bolts": an "m" before a number is a thread, no metres; the last one said is kept
     # ("3 cans of degreaser, sorry, 3 litres")
     raw, text = text or "", normalize_numbers(text or "").lower()  # the normal form reads "a pair of" as 1
-    names = {w for n in names for w in re.findall(r"[a-z]+", n.lower())}
+    spoken, names = list(names), {w for n in names for w in re.findall(r"[a-z]+", n.lower())}
     found = [m for m in re.finditer(rf"(?<![\w.]){said_as}\s+([a-z]+)\b(?!\s*\d)", text)
-             if m.group(1) not in names and m.group(1).rstrip("s") not in names]
+             if not {m.group(1), m.group(1).rstrip("s"), m.group(1) + "s"} & names]
     if part:  # "a roll of duct tape and a can of WD-40": the unit before this item's name
         found = [m for m in found if any(w in names for w in re.findall(r"[a-z]+", text[m.end():m.end() + 40])[:4])]
-    said = _UNIT_WORDS.get(found[-1].group(1)) if found else None
+    codes = {w for n in spoken for w in re.findall(r"[a-z0-9]+", n.lower())}  # "m8" of "M8 nut"
+    said = _UNIT_WORDS.get(found[-1].group(1)) if found else _UNIT_WORDS.get(_unit_after_name(text, num, codes) or "")
     mine = _UNIT_WORDS.get(unit.lower(), unit.lower())
     if said is None and found and found[-1].group(1) not in _NOT_A_UNIT and found[-1].group(1).rstrip("s") != mine \
             and re.match(r"\s+of\b", text[found[-1].end():]):
@@ -124,6 +125,20 @@ def other_unit(text: str | None, q: int | float | None, names: Iterable[str], un
     if said is None and mine in LOT_UNITS and _pieces(text, raw, num, q, names, {mine, unit.lower()}):
         return "piece"  # "3 gloves" of gloves counted in boxes: 3 boxes, or 3 gloves? (no pack size is declared)
     return said if said is not None and said != mine else None
+
+
+def _unit_after_name(text: str, num: str, names: set[str]) -> str | None:
+    """A unit word said right after the item's name that follows the count ("3 fuse boxes", "3 washer
+    packs", "3 bolt cases"): boxes of fuses, or another thing; never pieces of the item as heard. None
+    when no unit word follows the name."""
+    toks = re.findall(r"[a-z0-9]+(?:\.\d+)?", text)
+    for i, t in enumerate(toks):
+        j = i + 1
+        while t == num and j < len(toks) and j - i <= 4 and {toks[j], toks[j].rstrip("s"), toks[j] + "s"} & names:
+            j += 1
+        if j > i + 1 and j < len(toks) and toks[j] in _UNIT_WORDS:
+            return toks[j]
+    return None
 
 
 def _pieces(text: str, raw: str, num: str, q: float, names: set[str], units: set[str]) -> bool:

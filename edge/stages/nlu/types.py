@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 #: Every intent the box knows. ``query_stock``: how many of an item (per place and in total).
-#: ``log_record``: stock in or out. ``undo``: take back this box's last record (a transfer as one).
+#: ``log_record``: stock in or out. ``undo``: take back this box's last record (a transfer as one); with
+#: ``extra["amend"]`` a count corrected the turn after its log ("actually it was 2": ``quantity``, and
+#: ``sku``/``direction`` when said), written only as a correction of that log (:mod:`edge.stages.last_record`).
 #: ``cancel``: "never mind" — end the turn, write nothing. ``place_contents``: what is stored in a
 #: place. ``transfer``: move a quantity from ``location`` to ``to_location``. ``stock_count``: the
 #: counted quantity at a place (``quantity`` is the count, not a delta). ``low_stock``: items at or

@@ -16,7 +16,14 @@
 5. A log (English) whose words say more counts than it holds ("we received 50 fuses and used 5")
    is refused as ``range`` (asked for one number), and one counted in pairs of an item counted in
    another unit ("a pair of gloves", boxes) has no count (asked): :mod:`edge.stages.nlu.said_counts`.
-6. ``confidence`` (the transcript's, 0..1) is kept in ``extra["confidence"]``; a parsed quantity
+6. English, before and after the parse: a count corrected on its own the turn after a command ("actually
+   it was 2", "no, 2") is ``undo`` with ``extra["amend"]`` (the dialog corrects the log the turn before
+   wrote, or says why not); a test said first ("test: we used 3 fuses") and an item set aside or
+   another item's whole name beside the change ("forget the washers, we used 3 fuses",
+   :mod:`edge.stages.nlu.asides`) are refused as ``unexplained``; a sentence no parse took that names
+   an item and a count and says why it is no change (a loan, a swap, another's stock, a place the store
+   does not keep: :data:`SAID_WHY`) is refused with that reason rather than "not understood".
+7. ``confidence`` (the transcript's, 0..1) is kept in ``extra["confidence"]``; a parsed quantity
    under :data:`LOW_CONFIDENCE` sets ``extra["low_confidence_quantity"] = True`` (the pipeline reads
    such a log back before writing it).
 """
@@ -30,15 +37,17 @@ from edge.errors import EdgeError
 from edge.llm.base import ContextOverflow, EngineError, GenerationRequest
 from edge.stages.grounded import scope
 from edge.stages.nlu.accounting import Utterance, set_aside, size_not_count, taken_back, trailing, unexplained
+from edge.stages.nlu.asides import dismissed, other_named
+from edge.stages.nlu.corrections import said_after
 from edge.stages.nlu.filler import has_cjk, is_filler
 from edge.stages.nlu.grammar import Grammar, text_direction
 from edge.stages.nlu.guards import asks_yes_no
 from edge.stages.nlu.leftovers import not_ours_zh, other_thing_zh, present_tense, zh_not_a_change
-from edge.stages.nlu.lexicon import normalize_text
+from edge.stages.nlu.lexicon import LOCATION_WORDS, normalize_text, singular
 from edge.stages.nlu.llm_intent import SHORTLIST_MAX, LlmIntentParser
 from edge.stages.nlu.paraphrase import Paraphraser, understand_paraphrase
 from edge.stages.nlu.said_counts import counts_said, other_unit_zh, pairs_in_other_unit
-from edge.stages.nlu.slots import WRITES
+from edge.stages.nlu.slots import CONTAINERS, WRITES
 from edge.stages.nlu.types import Intent
 from edge.stages.sentences import SentenceSplitter, answer_sentences, clean_answer, join_sentences, two_sentences
 
@@ -65,6 +74,15 @@ QUESTION_START = re.compile(r"^\W*(?:(?:hey|ok|okay|so|and|um|uh|please)\W+)*(?:
 _WH_WORD = re.compile(r"\b(?:how|what|whats|where|wheres|which)\b")
 #: a count said loosely: "a couple of boxes" is taken as 2 but read back before a log writes it
 LOOSE_COUNT = re.compile(r"\bcouple\b")
+#: a test said before a command: no change happened ("test: …", "this is a test, …", "testing testing, we used …")
+_TEST_FIRST = re.compile(r"^\W*(?P<words>(?:(?:this is|that is|thats|that's|its|it's) )?(?:(?:just|only) )?(?:an? )?"
+                         r"(?:test(?:ing)?|trial|practice|rehearsal|demo|demonstration|simulation|dry run)"
+                         r"(?: (?:test(?:ing)?|run|only|one|two|three|\d+))*)"
+                         r"(?:\s*[,:;.!?-]+\s*|\s+(?=(?:we|i|log|add|record|undo)\b))(?P<rest>\w.*)$", re.IGNORECASE)
+#: why a sentence no parse took is no change, said rather than "not understood" (:meth:`Understanding._why_not`)
+SAID_WHY = frozenset({"aside", "other_item", "someones", "loan", "swap", "place"})
+#: words after a corrected count that say no item ("it was 2 of them")
+_OF_THEM = frozenset("of them those these the it all in total".split())
 log = logging.getLogger("edge.stages.nlu")
 #: Fewest words the paraphrase matcher and the documents judge; shorter utterances are the templates'
 MIN_WORDS_PARAPHRASE = 2
@@ -348,6 +366,12 @@ class Understanding:
         if is_filler(text):
             return None
         utt = Utterance.of(text)
+        # "actually it was 2" the turn after a log (that record's count, or nothing); "test: we used 3 fuses"
+        # (nothing written, the reply says why)
+        said = (self._said_after(utt, confidence, on_sentence, llm)
+                or self._test_first(utt, confidence, on_sentence, llm)) if self.language == "en" else None
+        if said is not None:
+            return said
         back = taken_back(utt)
         if back is not None:  # "we used 3 fuses, scratch that": nothing is written
             return Intent("cancel", source="template", text=text, explain={"path": "taken back", "words": back})
@@ -360,8 +384,8 @@ class Understanding:
         grounded = self.grounded is not None and self.language == "en" and not has_cjk(text)
         if grounded and (intent is None or _unanswered(intent)):  # "what's in the news": not a records question
             intent = self._out_of_scope(text) or intent
-        if intent is None:
-            intent = self._paraphrase(text)
+        if intent is None:  # "we borrowed 3 fuses": not understood, but said why nothing is logged
+            intent = self._paraphrase(text) or self._why_not(text, utt)
         if grounded and llm and not self.withheld and intent is not None and self._beyond(intent, text):
             intent = self._grounded(text, on_sentence)  # a comparison, a sum, a what-if: the tools and a calculation
         # a free question of a few words goes to the documents; "8" or "yes" alone never does
@@ -376,7 +400,8 @@ class Understanding:
             intent = self._counts_checked(intent, text)  # more counts said than held: one number is asked
         intent = self._moved_counts(intent, text)  # "moved 3 fuses and 2 drill bits": one move holds one count
         intent = _once_or_twice(intent, text)  # "3 fuses, 3 fuses": one lot said again, or two? asked
-        intent = self._accounted_zh(intent, utt) if has_cjk(text) else accounted(intent, utt, self.name_tokens)
+        intent = self._accounted_zh(intent, utt) if has_cjk(text) else self._asides(
+            accounted(intent, utt, self.name_tokens), utt)
         intent = _doubtful(intent, utt, confidence)
         if confidence is not None:
             extra = {**intent.extra, "confidence": confidence}
@@ -403,6 +428,69 @@ class Understanding:
         elif intent.intent == "log_record":
             intent = self._unit_zh(intent, utt)
         return intent
+
+    def _why_not(self, text: str, utt: Utterance) -> Intent | None:
+        """A sentence no template or exemplar took that, read as a log (:meth:`fill_slots`), names an item
+        and a count and says why it is no change of the stock (an item set aside, another's stock, a loan,
+        a swap, a place the store does not keep: :data:`SAID_WHY`): that refusal, so the reply says why
+        nothing was logged; None otherwise (a question, the LLM's turn, or not understood)."""
+        said = self.language == "en" and not has_cjk(text) and not _asks(text)  # a question is the LLM's to answer
+        got = self.fill_slots("log_record", text) if said else None
+        if got is None or got.intent != "log_record" or not (got.sku or got.parts) or not utt.numbers:
+            return None
+        got = self._asides(accounted(got, utt, self.name_tokens), utt)
+        return got if got.refusal == "unexplained" and got.extra["unexplained"]["kind"] in SAID_WHY else None
+
+    def _test_first(self, utt: Utterance, confidence, on_sentence, llm: bool) -> Intent | None:
+        """A command said after "test" ("test: we used 3 fuses", "this is a test, …", "just testing, …"):
+        refused as ``unexplained`` (``test``) when the rest is a write; the rest's intent when it is no
+        write ("testing, how many fuses"); None when no test is said first. English."""
+        m = _TEST_FIRST.match(utt.raw)
+        if m is None or has_cjk(utt.raw):
+            return None
+        rest = self.understand(m.group("rest"), confidence, on_sentence, llm)
+        if rest is not None and (rest.intent in WRITES or rest.intent == "undo"):
+            return refused_unexplained(rest, "test", m.group("words").strip())
+        return rest
+
+    def _said_after(self, utt: Utterance, confidence, on_sentence, llm: bool) -> Intent | None:
+        """A count corrected on its own in the turn after a command ("actually it was 2", "no, 2", "make that
+        2", "no, we used 2 fuses": :func:`edge.stages.nlu.corrections.said_after`): ``undo`` with
+        ``extra["amend"]`` (the marker, the count said wrong, a unit word, and the whole command when one
+        was said), which the dialog writes only as a correction of the record the turn before wrote
+        (:mod:`edge.stages.last_record`); None for anything else (words after the count that name no item)."""
+        got = said_after(utt.norm) if not has_cjk(utt.raw) else None
+        if got is None:
+            return None
+        words = [w for w in got.rest.split() if w not in _OF_THEM]
+        unit = words[0] if words and singular(words[0]) in CONTAINERS | {"pc", "pcs", "piece"} else None
+        named = [w for w in words[1 if unit else 0:] if w != "of"]
+        m = self.grammar.resolve_item(" ".join(named)) if named else None
+        if m is not None and not (m.sku or m.candidates) or set(named) & LOCATION_WORDS:
+            return None
+        q = int(got.count) if got.count.is_integer() else got.count
+        log = None
+        if got.direction and m is not None:  # said as a whole command: that command when there is nothing to correct
+            log = self.understand(utt.norm[len(got.marker):].strip(), confidence, on_sentence, llm)
+        return Intent("undo", source="template", text=utt.raw, sku=m.sku if m else None, quantity=q,
+                      candidates=tuple(m.candidates) if m else (), direction=got.direction,
+                      extra={"amend": {"words": got.marker, "was": got.was, "unit": unit, "log": log}},
+                      explain={"path": "correction after a log", "count": q, "was": got.was, "words": got.rest})
+
+    def _asides(self, intent: Intent, utt: Utterance) -> Intent:
+        """A write said beside an item set aside or another item's whole name (:mod:`edge.stages.nlu.asides`):
+        refused as ``unexplained`` (``aside``, ``other_item``): the count is never given to either."""
+        if intent.intent not in WRITES or intent.refusal not in (None, "hearsay", "range", "correction", "fraction"):
+            return intent  # (the others write nothing whatever is answered)
+        index = self.grammar.index
+        words = dismissed(utt.norm, index.words)
+        if words:
+            return refused_unexplained(intent, "aside", words)
+        used = {s for p in (intent.parts or (intent,)) for s in ((p.sku,) if p.sku else p.candidates)}
+        if not used:  # no item understood: nothing is written without one ("I don't have fuse holders")
+            return intent
+        other = other_named(utt.tokens, index.phrases, used, {w for s in used for w in index.name_words.get(s, ())})
+        return refused_unexplained(intent, "other_item", other) if other else intent
 
     def _unit_zh(self, intent: Intent, utt: Utterance) -> Intent:
         """``intent`` marked ``other_unit`` when its count was said in another measure than its item's."""
