@@ -335,7 +335,7 @@ class ItemIndex:
                 if toks:
                     self.phrases.setdefault(toks, set()).add(it.sku)
                     self.name_words.setdefault(it.sku, set()).update(toks)
-                    self.heads_of.setdefault(it.sku, set()).update(head_words(toks))
+                    self.heads_of.setdefault(it.sku, set()).update(head_words(_common_words(name, toks)))
                     spoken.setdefault(spoken_key(norm), {}).setdefault(it.sku, name_key(norm))
                 for t in toks:
                     if is_name_word(t):
@@ -690,6 +690,13 @@ def _families_of(fam: tuple[str, ...]) -> list[tuple[str, ...]]:
     if k < len(fam) and all(any(c.isdigit() for c in t) or len(t) <= 3 for t in fam[k:]) and fam[:k] not in out:
         out.append(fam[:k])
     return out
+
+
+def _common_words(name: str, toks: tuple[str, ...]) -> tuple[str, ...]:
+    """``toks`` (the normalized, singular words of ``name``) without the proper names written after its
+    first word ("hyllclips Älva": the head is "hyllclips", Älva says which one), unless nothing is left."""
+    proper = {singular(normalize_text(w)) for w in name.split()[1:] if w[:1].isupper() and w.isalpha()}
+    return tuple(t for t in toks if t not in proper) or toks
 
 
 def places_of(item) -> tuple[str, ...]:
