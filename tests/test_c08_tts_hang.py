@@ -132,3 +132,16 @@ def test_the_start_budget_is_tts_start_timeout_s(tmp_path, monkeypatch, start_ti
         assert sf.info(str(wav)).frames > 0
     finally:
         tts.close()
+
+
+def test_the_speech_engine_prints_nothing_on_the_callers_stdout(tmp_path, capfd):
+    """The engine's process shares the caller's stdout, where `edge ask --json` and `edge bench --json`
+    write JSON; pyttsx3's "Audio saved to …" (printed from espeak's callback thread) must not land there."""
+    tts = WatchdogTts()
+    try:
+        for i in range(6):
+            assert tts.synthesize(f"Logged {i} fuses used. Now {60 - i} in bin 30.", tmp_path / f"r{i}.wav").exists()
+    finally:
+        tts.close()
+    out, err = capfd.readouterr()
+    assert out == "", out

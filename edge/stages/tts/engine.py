@@ -104,6 +104,11 @@ class Pyttsx3Tts:
 def _worker(conn, language: str, voice: str | None, rate_wpm: int, engine: str = "pyttsx3") -> None:  # pragma: no cover - child
     """The speech engine's own process: synthesize requests from ``conn`` until it closes."""
     os.environ.update(NO_SOUND_OUTPUT)  # before libespeak-ng is loaded (see NO_SOUND_OUTPUT)
+    # This process shares the parent's stdout, which may carry JSON (edge ask/bench --json). pyttsx3's
+    # espeak callback prints "Audio saved to …" from its own thread, at times after synthesize's redirect
+    # has ended: everything this process prints goes to stderr instead.
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
     try:
         if engine == "kokoro":
             from edge.stages.tts.kokoro_zh import KokoroTts
