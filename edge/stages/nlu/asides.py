@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Container, Mapping
 
-from edge.stages.nlu.lexicon import LOCATION_WORDS, NOT_ITEM, singular
+from edge.stages.nlu.lexicon import LOCATION_WORDS, NOT_ITEM, fold, singular
 
 #: words that set a thing aside; "forget to", "never mind," alone and "not 3" are no item set aside
 _DISMISS = re.compile(r"\b(?P<verb>forget(?: about)?|forgetting(?: about)?|never ?mind|ignore|skip|disregard|"
@@ -48,6 +48,7 @@ def other_named(tokens: tuple[str, ...], phrases: Mapping[tuple[str, ...], set[s
     ``tokens``: the utterance's normal form, split; ``phrases``: name token tuples (singular) → SKUs.
     Raises nothing."""
     toks = [singular(t) for t in tokens]
+    folded = {fold(w) for w in used_words}  # "Muller" is how "Müller" is said: the same name, not another's
     longest = max((len(p) for p in phrases), default=1)
     taken: set[int] = set()
     for n in range(min(longest, len(toks)), 0, -1):
@@ -55,7 +56,7 @@ def other_named(tokens: tuple[str, ...], phrases: Mapping[tuple[str, ...], set[s
             gram = tuple(toks[i:i + n])
             if taken.intersection(range(i, i + n)) or gram not in phrases:
                 continue
-            if phrases[gram] & used or all(w in used_words for w in gram):
+            if phrases[gram] & used or all(fold(w) in folded for w in gram):
                 taken.update(range(i, i + n))  # the understood item's own name, or words of it
                 continue
             if all(w in NOT_ITEM or w in _MEASURES or w in LOCATION_WORDS or w.isdigit() for w in gram):

@@ -315,6 +315,7 @@ class ItemIndex:
         #: every word of an item's name and aliases (singular), for words said that no pick explains; the heads
         self.name_words: dict[str, set[str]] = {}
         self.heads_of: dict[str, set[str]] = {}  # (lexicon.head_words: "tie" of "cable tie")
+        self.proper_of: dict[str, set[str]] = {}  # words written capitalized in a name: a brand said alone
         spoken: dict[str, dict[str, str]] = {}  # spoken key of a name → {sku: its written key}
         places: dict[str, str] = {}  # as written → normal form (many items share a place)
         for it in self.items:
@@ -336,6 +337,7 @@ class ItemIndex:
                     self.phrases.setdefault(toks, set()).add(it.sku)
                     self.name_words.setdefault(it.sku, set()).update(toks)
                     self.heads_of.setdefault(it.sku, set()).update(head_words(_common_words(name, toks)))
+                    self.proper_of.setdefault(it.sku, set()).update(_proper_words(name))
                     spoken.setdefault(spoken_key(norm), {}).setdefault(it.sku, name_key(norm))
                 for t in toks:
                     if is_name_word(t):
@@ -651,8 +653,8 @@ class ItemIndex:
         common = set.intersection(*(h for _, h in hits))
         skus = common or set.union(*(h for _, h in hits))
         i, beside = hits[0][0], set(toks[max(0, hits[0][0] - 1):hits[0][0]] + toks[hits[0][0] + 1:hits[0][0] + 2])
-        if len(hits) == 1 and toks[i].isalpha() and not any(toks[i] in self.heads_of[s] or beside & self.name_words[s]
-                                                            for s in skus):
+        if len(hits) == 1 and toks[i].isalpha() and not any(toks[i] in self.heads_of[s] or toks[i] in self.proper_of[s]
+                                                            or beside & self.name_words[s] for s in skus):
             return Found(ItemMatch(None, frozenset({i}), via="unknown"))
         return self._narrow(skus, size, frozenset(i for i, _ in hits) | size.tokens, "word")
 
@@ -692,10 +694,16 @@ def _families_of(fam: tuple[str, ...]) -> list[tuple[str, ...]]:
     return out
 
 
+def _proper_words(name: str, start: int = 0) -> set[str]:
+    """The normalized words of ``name`` written capitalized (from its word ``start`` on): a brand or a
+    proper name ("Müller" of "Müller clamp"), which singles the item out even said alone."""
+    return {singular(normalize_text(w)) for w in name.split()[start:] if w[:1].isupper() and w.isalpha()}
+
+
 def _common_words(name: str, toks: tuple[str, ...]) -> tuple[str, ...]:
     """``toks`` (the normalized, singular words of ``name``) without the proper names written after its
     first word ("hyllclips Älva": the head is "hyllclips", Älva says which one), unless nothing is left."""
-    proper = {singular(normalize_text(w)) for w in name.split()[1:] if w[:1].isupper() and w.isalpha()}
+    proper = _proper_words(name, 1)
     return tuple(t for t in toks if t not in proper) or toks
 
 
