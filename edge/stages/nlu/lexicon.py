@@ -129,6 +129,19 @@ def head_words(toks: tuple[str, ...]) -> set[str]:
     return heads
 
 
+def proper_words(name: str, start: int = 0) -> set[str]:
+    """The normalized words of ``name`` written capitalized (from its word ``start`` on): a brand or a
+    proper name ("Müller" of "Müller clamp"), which singles the item out even said alone."""
+    return {singular(normalize_text(w)) for w in name.split()[start:] if w[:1].isupper() and w.isalpha()}
+
+
+def common_words(name: str, toks: tuple[str, ...]) -> tuple[str, ...]:
+    """``toks`` (the normalized, singular words of ``name``) without the proper names written after its
+    first word ("hyllclips Älva": the head is "hyllclips", Älva says which one), unless nothing is left."""
+    proper = proper_words(name, 1)
+    return tuple(t for t in toks if t not in proper) or toks
+
+
 def is_name_word(word: str) -> bool:
     """True when ``word`` (singular, normalized) can single out an item: not a command word, a
     number or a unit."""

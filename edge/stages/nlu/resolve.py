@@ -42,11 +42,13 @@ from edge.stages.nlu.lexicon import (
     NOT_ITEM,
     STOP_WORDS,
     UNITS,
+    common_words,
     fold,
     head_words,
     is_name_word,
     normalize_location,
     normalize_text,
+    proper_words,
     singular,
 )
 from edge.stages.nlu.shortlist import Shortlist
@@ -336,8 +338,8 @@ class ItemIndex:
                 if toks:
                     self.phrases.setdefault(toks, set()).add(it.sku)
                     self.name_words.setdefault(it.sku, set()).update(toks)
-                    self.heads_of.setdefault(it.sku, set()).update(head_words(_common_words(name, toks)))
-                    self.proper_of.setdefault(it.sku, set()).update(_proper_words(name))
+                    self.heads_of.setdefault(it.sku, set()).update(head_words(common_words(name, toks)))
+                    self.proper_of.setdefault(it.sku, set()).update(proper_words(name))
                     spoken.setdefault(spoken_key(norm), {}).setdefault(it.sku, name_key(norm))
                 for t in toks:
                     if is_name_word(t):
@@ -692,19 +694,6 @@ def _families_of(fam: tuple[str, ...]) -> list[tuple[str, ...]]:
     if k < len(fam) and all(any(c.isdigit() for c in t) or len(t) <= 3 for t in fam[k:]) and fam[:k] not in out:
         out.append(fam[:k])
     return out
-
-
-def _proper_words(name: str, start: int = 0) -> set[str]:
-    """The normalized words of ``name`` written capitalized (from its word ``start`` on): a brand or a
-    proper name ("Müller" of "Müller clamp"), which singles the item out even said alone."""
-    return {singular(normalize_text(w)) for w in name.split()[start:] if w[:1].isupper() and w.isalpha()}
-
-
-def _common_words(name: str, toks: tuple[str, ...]) -> tuple[str, ...]:
-    """``toks`` (the normalized, singular words of ``name``) without the proper names written after its
-    first word ("hyllclips Älva": the head is "hyllclips", Älva says which one), unless nothing is left."""
-    proper = _proper_words(name, 1)
-    return tuple(t for t in toks if t not in proper) or toks
 
 
 def places_of(item) -> tuple[str, ...]:
