@@ -4,7 +4,7 @@ import pytest
 
 from edge.stages.nlu import followup
 from edge.stages.nlu.grammar import Grammar
-from edge.stages.nlu.resolve import spoken_size as said_size
+from edge.stages.nlu.spoken_size import spoken_size as said_size
 from edge.stages.nlu.understand import LOW_CONFIDENCE, Understanding
 from edge.stock.store import Item
 from tests.nlu_helpers import sample_items

@@ -52,22 +52,22 @@ from edge.stages.nlu.lexicon import (
     singular,
 )
 from edge.stages.nlu.shortlist import Shortlist
+from edge.stages.nlu.spoken_size import (
+    ATTRIBUTES,
+    GARMENT_SPOKEN,
+    NUMBER,
+    TIMES_X,
+    SpokenSize,
+    fits,
+    fmt,
+    has_attr,
+    spoken_size,
+)
 from edge.stages.nlu.types import ItemMatch
-from edge.stages.sizes import GARMENT_WORDS, SEALS, Size, split_size
+from edge.stages.sizes import GARMENT_WORDS, Size, split_size
 
 #: rapidfuzz ratio an n-gram needs against a shortlisted name to count as that name
 FUZZY_CUTOFF = 85
-_THREAD = re.compile(r"^m(\d+(?:\.\d+)?)$")
-_NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
-_UNIT_MM = {"mm": 1.0, "cm": 10.0}
-#: spoken current units after a number ("thirteen amp", "13 amps"); "13a" is one token. A bare "a"
-#: after a number is no unit ("0.75 a litre", "two a day")
-_AMP_WORDS = frozenset({"amp", "amps", "ampere", "amperes"})
-_AMP_TOKEN = re.compile(r"^(\d+(?:\.\d+)?)a(?:mps?)?$")
-_GARMENT_SPOKEN = {"small": "S", "medium": "M", "large": "L", "xs": "XS", "xl": "XL", "xxl": "XXL", "xxxl": "XXXL",
-                   "2xl": "XXL", "3xl": "XXXL", "xxs": "XXS"}
-#: "double extra large" is XXL, "triple extra large" XXXL (a size no glove may have: then it is asked)
-_TIMES_X = {"double": "X", "triple": "XX"}
 #: words said before an item's name that do not make it another kind of item
 HARMLESS_MODIFIERS = frozenset("new old spare usual same other big little small long short good bad broken worn "
                                "damaged last next first remaining extra those these few several odd loose "
@@ -81,51 +81,6 @@ _NOT_KIND = frozenset("yesterday tonight morning afternoon evening week month ea
                       "went gone taken take took use used as well was is tube bottle jar drum spool reel coil carton case crate tub bucket "
                       "pail sachet".split())
 _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
-#: a bearing's seal as said: one token ("2rs", "zz") or two ("2 rs", "z z", "double z")
-_SEAL_SAID = {s.lower(): s for s in SEALS}
-_SEAL_PAIRS = {("2", "rs"): "2RS", ("2", "z"): "2Z", ("z", "z"): "ZZ", ("double", "z"): "ZZ", ("2", "rz"): "2RZ"}
-_BEARING_CODE = re.compile(r"^\d{3,5}$")
-_CODE_AND_SEAL = re.compile(rf"^(\d{{3,5}})({'|'.join(s.lower() for s in SEALS)})$")  # "6304zz"
-#: words that say the longer or the shorter of two sizes ("the long cable ties", "the short ones");
-#: "large" and "small" are garment sizes
-_EXTREME = {"long": 1, "longer": 1, "longest": 1, "big": 1, "bigger": 1, "biggest": 1, "larger": 1, "largest": 1,
-            "short": -1, "shorter": -1, "shortest": -1, "smaller": -1, "smallest": -1}
-#: what a variant attribute is called, in the order variants are checked and asked (a bearing's seal
-#: before its designation: "6213 2RS", not stocked, is asked among the 2RS ones)
-ATTRIBUTES = ("thread", "millimetre", "size", "amp", "seal", "bearing")
-
-
-@dataclass(frozen=True)
-class SpokenSize:
-    """The size words of an utterance: ``thread`` (``"M10"``), ``mm`` (millimetres), ``garment``
-    (``"L"``), ``amp`` (amperes), ``bearing`` (a designation, ``"6205"``) and its ``seal``
-    (``"2RS"``), with their token indices and how each was said (for ``heard_variant``)."""
-
-    thread: str | None = None
-    mm: float | None = None
-    garment: str | None = None
-    amp: float | None = None
-    tokens: frozenset[int] = frozenset()
-    said: tuple[tuple[str, str], ...] = ()  # (attribute, words) in the order checked
-    #: bare numbers that may be a size in millimetres ("the 380 cable ties", "two 125 cutting discs"):
-    #: (token index, value), used only when exactly such a variant exists
-    soft: tuple[tuple[int, float], ...] = ()
-    #: words with digits and letters that are no thread, length or current ("p240", "2rs", "10w"):
-    #: (token index, word), a grade or code that may single out an item of a family
-    codes: tuple[tuple[int, str], ...] = ()
-    bearing: str | None = None
-    seal: str | None = None
-    #: bare numbers beside "bearing" that may be its designation ("2 6305 bearings"): (token index,
-    #: digits), used only when such a bearing exists
-    soft_bearing: tuple[tuple[int, str], ...] = ()
-    #: +1 / −1 when "long" / "short" (…) is said, with its token index: picks between two lengths only
-    extreme: tuple[int, int] | None = None
-
-    def checks(self):
-        values = {"thread": self.thread, "millimetre": self.mm, "size": self.garment, "amp": self.amp,
-                  "bearing": self.bearing, "seal": self.seal}
-        for attr, words in self.said:
-            yield attr, values[attr], words
 
 
 @dataclass(frozen=True)
@@ -135,163 +90,6 @@ class Found:
     match: ItemMatch
     variant_missing: str | None = None
     heard_variant: str | None = None
-
-
-def _fmt(v: float) -> str:
-    return str(int(v)) if float(v).is_integer() else f"{v:g}"
-
-
-def spoken_size(toks: list[str], skip: set[int], question: bool = False) -> SpokenSize:
-    """The size said in ``toks`` (normalized, singular tokens), outside ``skip``. ``question``: no
-    count is said, so any bare number beside a name word may be a size ("how many metres of 2.5
-    earth cable")."""
-    thread = mm = garment = None
-    used: set[int] = set()
-    said: dict[str, str] = {}
-    amp = _spoken_amp(toks, skip, used, said)
-    for i, t in enumerate(toks):
-        if i in skip or i in used:
-            continue
-        m = _THREAD.match(t)
-        if m and thread is None:
-            thread = f"M{_fmt(float(m.group(1)))}"
-            used.add(i)
-            said["thread"] = thread
-            by = toks[i + 1:i + 3]  # "M10 x 80", "M8 by 30": the length after the thread
-            if (mm is None and len(by) == 2 and by[0] in ("x", "by") and _NUMBER.match(by[1])
-                    and not skip.intersection((i + 1, i + 2))):
-                mm = float(by[1]) * _UNIT_MM.get(toks[i + 3] if i + 3 < len(toks) else "", 1.0)
-                used.update((i + 1, i + 2) if i + 3 >= len(toks) or toks[i + 3] not in _UNIT_MM
-                            else (i + 1, i + 2, i + 3))
-                said["millimetre"] = f"{_fmt(mm)} millimetre"
-        elif (_NUMBER.match(t) and i + 1 < len(toks) and toks[i + 1] in _UNIT_MM and mm is None
-              and i + 1 not in skip):
-            mm = float(t) * _UNIT_MM[toks[i + 1]]
-            used.update((i, i + 1))
-            said["millimetre"] = f"{_fmt(mm)} millimetre"
-        elif (thread is None and _NUMBER.match(t) and i + 2 < len(toks) and toks[i + 1] in ("by", "x")
-              and _NUMBER.match(toks[i + 2]) and not skip.intersection((i + 1, i + 2))
-              and float(t).is_integer() and 2 <= float(t) <= 64):
-            # "ten by eighty hex bolts": thread M10, 80 mm long
-            thread, mm = f"M{_fmt(float(t))}", float(toks[i + 2])
-            used.update((i, i + 1, i + 2))
-            if i + 3 < len(toks) and toks[i + 3] in _UNIT_MM:
-                mm *= _UNIT_MM[toks[i + 3]]
-                used.add(i + 3)
-            said["thread"], said["millimetre"] = thread, f"{_fmt(mm)} millimetre"
-        elif garment is None and t in _GARMENT_SPOKEN:
-            extra = i > 0 and toks[i - 1] == "extra" and i - 1 not in skip
-            garment = ("X" + _GARMENT_SPOKEN[t]) if extra and t in ("small", "large") else _GARMENT_SPOKEN[t]
-            used.update((i - 1, i) if extra else (i,))
-            times = toks[i - 2] if extra and i > 1 and i - 2 not in skip else ""
-            if times in _TIMES_X:
-                garment = _TIMES_X[times] + garment
-                used.add(i - 2)
-            said["size"] = GARMENT_WORDS.get(garment, garment)
-    bearing, seal, soft_bearing = _spoken_bearing(toks, skip, used, said)
-    order = [a for a in ATTRIBUTES if a in said]
-    soft = () if mm is not None else _soft_sizes(toks, skip | used, question)
-    codes = tuple((i, t) for i, t in enumerate(toks) if i not in skip and i not in used
-                  and any(c.isdigit() for c in t) and any(c.isalpha() for c in t))
-    extreme = next(((i, _EXTREME[t]) for i, t in enumerate(toks) if t in _EXTREME and i not in skip), None)
-    return SpokenSize(thread, mm, garment, amp, frozenset(used), tuple((a, said[a]) for a in order), soft, codes,
-                      bearing=bearing, seal=seal, soft_bearing=soft_bearing, extreme=extreme)
-
-
-def _seal_at(toks: list[str], i: int, skip: set[int]) -> tuple[str, int] | None:
-    """The seal said at ``toks[i]`` and how many tokens it takes, or None."""
-    if i >= len(toks) or i in skip:
-        return None
-    pair = tuple(toks[i:i + 2])
-    if pair in _SEAL_PAIRS and i + 1 not in skip:
-        return _SEAL_PAIRS[pair], 2
-    return (_SEAL_SAID[toks[i]], 1) if toks[i] in _SEAL_SAID else None
-
-
-def _spoken_bearing(toks: list[str], skip: set[int], used: set[int], said: dict[str, str]):
-    """A bearing designation said ("6205 2rs", "6304zz"): ``(designation, seal, soft)``; a seal
-    alone ("the zz ones") of two letters or more; a bare number beside "bearing" is only ``soft``.
-    The tokens taken are added to ``used``, the words to ``said``."""
-    bearing = seal = None
-    soft = []
-    for i, t in enumerate(toks):
-        if i in skip or i in used:
-            continue
-        m = _CODE_AND_SEAL.match(t)
-        if m and bearing is None:
-            bearing, seal = m.group(1), _SEAL_SAID[m.group(2)]
-            used.add(i)
-        elif _BEARING_CODE.match(t) and bearing is None:
-            after = _seal_at(toks, i + 1, skip | used)
-            if after is not None:
-                bearing, seal = t, after[0]
-                used.update(range(i, i + 1 + after[1]))
-            elif "bearing" in toks[max(0, i - 1):i + 2]:
-                soft.append((i, t))
-        elif seal is None and not t.isdigit():
-            alone = _seal_at(toks, i, skip | used)
-            if alone is not None and len(alone[0]) >= 2 and alone[0] != "RS":  # a lone "z" or "rs" says little
-                seal = alone[0]
-                used.update(range(i, i + alone[1]))
-    if bearing:
-        said["bearing"] = bearing
-    if seal:
-        said["seal"] = seal
-    return bearing, seal, tuple(soft)
-
-
-def _spoken_amp(toks: list[str], skip: set[int], used: set[int], said: dict[str, str]) -> float | None:
-    """A current rating said ("13 amp fuses", "a 10a breaker"): the amperes, its tokens added to
-    ``used`` and its words to ``said["amp"]``; None when no number + amp unit is said."""
-    for i, t in enumerate(toks):
-        if i in skip:
-            continue
-        m = _AMP_TOKEN.match(t)
-        if m:
-            used.add(i)
-        elif _NUMBER.match(t) and i + 1 < len(toks) and toks[i + 1] in _AMP_WORDS and i + 1 not in skip:
-            used.update((i, i + 1))
-        else:
-            continue
-        value = float(m.group(1) if m else t)
-        said["amp"] = f"{_fmt(value)} amp"
-        return value
-    return None
-
-
-def _soft_sizes(toks: list[str], skip: set[int], question: bool = False) -> tuple[tuple[int, float], ...]:
-    """Bare numbers beside a name word that are no count: after "the"/"those" ("the 380 cable ties",
-    "the 115 ones") or after another number, which is the count ("two 125 cutting discs", "50 cable
-    ties 380", "3 cutting discs, the 115s"), or any in a ``question``."""
-    nums = [i for i, t in enumerate(toks) if i not in skip and _NUMBER.match(t)]
-    out = []
-    for k, i in enumerate(nums):
-        before = toks[i - 1] if i > 0 else ""
-        nxt = toks[i + 1] if i + 1 < len(toks) else ""
-        beside = (nxt.isalpha() and nxt not in NOT_ITEM) or (before.isalpha() and before not in NOT_ITEM)
-        the = before in ("the", "those", "these")
-        if (beside and (k > 0 or the or question)) or (the and (k > 0 or nxt in ("one", "ones"))):
-            out.append((i, float(toks[i])))
-    return tuple(out)
-
-
-def _has(size: Size, attr: str) -> bool:
-    return bool({"thread": size.thread, "millimetre": size.mm, "size": size.garment, "amp": size.amp,
-                 "bearing": size.bearing, "seal": size.seal}[attr])
-
-
-def _fits(size: Size, attr: str, value) -> bool:
-    if attr == "thread":
-        return size.thread == value
-    if attr == "millimetre":
-        return any(abs(v - value) < 1e-6 for v in size.mm)
-    if attr == "amp":
-        return size.amp is not None and abs(size.amp - value) < 1e-6
-    if attr == "bearing":
-        return size.bearing == value
-    if attr == "seal":
-        return size.seal == value
-    return size.garment == value
 
 
 def name_tokens(name: str) -> tuple[str, ...]:
@@ -394,7 +192,7 @@ class ItemIndex:
         span = set(m.tokens)
         for step in (-1, 1):  # the run of words around the name, up to a stop word, a place or the count
             k, run = (min(span) if step < 0 else max(span)) + step, []
-            while 0 <= k < len(toks) and k not in skip and toks[k] not in STOP_WORDS and not _NUMBER.match(toks[k]):
+            while 0 <= k < len(toks) and k not in skip and toks[k] not in STOP_WORDS and not NUMBER.match(toks[k]):
                 run.append(k)
                 k += step
             if step > 0 or k >= 0:  # words before the name count after the count or "of" ("5 *blue* gloves"),
@@ -437,7 +235,7 @@ class ItemIndex:
     def _content(t: str) -> bool:
         """A word that may tell what item is meant (not a count, unit, filler, command or time word)."""
         return (any(c.isalpha() for c in t) and t not in NOT_ITEM and t not in UNITS and t not in _NOT_KIND
-                and t not in HARMLESS_MODIFIERS and t not in _GARMENT_SPOKEN and t not in _TIMES_X and t != "extra")
+                and t not in HARMLESS_MODIFIERS and t not in GARMENT_SPOKEN and t not in TIMES_X and t != "extra")
 
     def _unknown_beside(self, found: Found | None, toks: list[str], skip: set[int], size: SpokenSize) -> Found | None:
         """A match by one word of names that stands beside a word no item has ("hammer drills": no
@@ -492,7 +290,7 @@ class ItemIndex:
             return found
         t = toks[k]
         if (not t.isalpha() or len(t) < 3 or t in self.words or t in NOT_ITEM or t in HARMLESS_MODIFIERS
-                or t in _GARMENT_SPOKEN or t in _TIMES_X or t == "extra"):
+                or t in GARMENT_SPOKEN or t in TIMES_X or t == "extra"):
             return found
         skus = (m.sku,) if m.sku else m.candidates
         said = " ".join([t, *(toks[i] for i in name)])
@@ -504,8 +302,8 @@ class ItemIndex:
         if not size.said or name.match.sku is None or family.match.sku is None:
             return False
         named, picked = self.sizes[name.match.sku], self.sizes[family.match.sku]
-        return (not any(_has(named, a) for a, _ in size.said)
-                and all(_has(picked, a) for a, _ in size.said))
+        return (not any(has_attr(named, a) for a, _ in size.said)
+                and all(has_attr(picked, a) for a, _ in size.said))
 
     def _size_order(self, sku: str) -> tuple:
         z = self.sizes[sku]
@@ -518,23 +316,23 @@ class ItemIndex:
         100 mm, S before XL)."""
         cur = sorted(set(skus), key=self._size_order)
         for attr, value, words in size.checks():
-            if not any(_has(self.sizes[s], attr) for s in cur):
+            if not any(has_attr(self.sizes[s], attr) for s in cur):
                 continue  # not a variant of these items ("large" said of an unsized item)
-            nxt = [s for s in cur if _fits(self.sizes[s], attr, value)]
+            nxt = [s for s in cur if fits(self.sizes[s], attr, value)]
             if not nxt:
                 return Found(ItemMatch(None, span, candidates=tuple(cur), via=via), heard_variant=words)
             cur = nxt
         for attr, soft in (("millimetre", size.soft), ("bearing", size.soft_bearing)):
-            if len(cur) > 1 and soft and any(_has(self.sizes[s], attr) for s in cur):
+            if len(cur) > 1 and soft and any(has_attr(self.sizes[s], attr) for s in cur):
                 for idx, value in soft:
-                    nxt = [s for s in cur if _fits(self.sizes[s], attr, value)]
+                    nxt = [s for s in cur if fits(self.sizes[s], attr, value)]
                     if nxt:
                         cur, span = nxt, span | {idx}
                         break
         if len(cur) == 2 and size.extreme is not None and "millimetre" not in dict(size.said):
             cur, span = self._by_extreme(cur, size.extreme, span)
         if len(cur) > 1:  # a grade or code said ("P240 sheets", "6004 bearings") picks the items named with it
-            for idx, word in (*size.codes, *((i, _fmt(v)) for i, v in size.soft)):
+            for idx, word in (*size.codes, *((i, fmt(v)) for i, v in size.soft)):
                 nxt = [s for s in cur if word in self.name_words.get(s, ())]
                 if nxt:
                     cur, span = nxt, span | {idx}
@@ -580,7 +378,7 @@ class ItemIndex:
                 fam = tuple(toks[j] for j in idx)
                 if fam in self.families:
                     exact = self._narrow(self.families[fam], size, frozenset(idx) | size.tokens, "family")
-                    sized = all(any(_has(self.sizes[s], a) for s in self.families[fam]) for a, _ in size.said)
+                    sized = all(any(has_attr(self.sizes[s], a) for s in self.families[fam]) for a, _ in size.said)
                     if sized and (exact.match.sku or (exact.match.candidates and exact.heard_variant is None)):
                         return exact  # "drill bits" are the drill bits, not also the masonry ones
                     # "bolts" is every family it ends ("bolt", "hex bolt"); "drill bit" also "HSS drill bit"
