@@ -17,15 +17,12 @@ the words of B that repeat those after the corrected span ("M10 *nuts*") are dro
 kept after A. A correction whose later part fits no span of A ("four, no, of the M8 nuts") is left
 as said: the marker stays and the guards refuse the command (``correction``).
 
-A correction said in the turn after the command (:func:`said_after`: "actually it was 2", "no, 2",
-"make that 2", "sorry, 2 not 3", "no, we used 2 fuses") is read here too; the dialog decides
-whether it corrects the record the turn before wrote (:mod:`edge.stages.last_record`). A leaf apart
-from the lexicon's word lists.
+A correction said on its own in the turn after the command is :mod:`edge.stages.nlu.amend`'s. A leaf
+apart from the lexicon's word lists.
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from edge.stages.nlu.lexicon import LOCATION_WORDS, NOT_ITEM
 
@@ -174,42 +171,3 @@ def resolve_corrections(text: str, raw: str = "") -> tuple[str, list[str], bool]
         notes.append(f"correction {' '.join(a[-3:])} → {' '.join(b[:3])}")
         text = " ".join(fixed)
     return text, notes, False
-
-
-#: how a correction said in the next turn starts ("actually it was", "no", "make that", "it should be")
-_AFTER_MARKER = (r"(?:no|nope|sorry|oops|actually|wait|correction|i mean|i meant|make that|make it|or rather|"
-                 r"scratch that|strike that|"
-                 r"change (?:that|it) to|(?:it|that|they) (?:should be|should have been|was|were|is)|should be)")
-_VERBS = {"used": "out", "took": "out", "received": "in", "got": "in"}
-_SAID_AFTER = re.compile(
-    rf"^(?P<marker>(?:{_AFTER_MARKER} )+)(?:(?:we|i) (?:(?:have|ve|had|just|only) )?(?P<verb>{'|'.join(_VERBS)}) )?"
-    r"(?P<count>\d+(?:\.\d+)?)(?P<rest>(?: (?!not\b)[a-z][\w-]*){0,4})(?: not (?P<was>\d+(?:\.\d+)?))?$"
-    r"|^(?P<count2>\d+(?:\.\d+)?) not (?P<was2>\d+(?:\.\d+)?)$"
-    r"|^not (?P<was3>\d+(?:\.\d+)?) (?:but )?(?P<count3>\d+(?:\.\d+)?)$")
-#: words that make the count another lot, a new change ("actually we used 2 more")
-_ANOTHER = re.compile(r"\b(?:more|another|again|also|too|extra|as well|plus|each)\b")
-
-
-@dataclass(frozen=True)
-class SaidAfter:
-    """A correction said on its own in the turn after a command: ``count`` (the right one), ``was``
-    (the count said to be wrong, or None), ``direction`` (of a verb said: ``in``/``out``, or None),
-    ``rest`` (the words after the count: an item, a unit, "of them"; may be empty) and ``marker``."""
-
-    count: float
-    was: float | None
-    direction: str | None
-    rest: str
-    marker: str
-
-
-def said_after(norm: str) -> SaidAfter | None:
-    """The correction ``norm`` (the normal form of a whole utterance) says on its own, or None when it
-    is no such correction (a new lot, "2 more", is none). Raises nothing."""
-    m = _SAID_AFTER.match(norm.strip())
-    if m is None or _ANOTHER.search(norm):
-        return None
-    count = m.group("count") or m.group("count2") or m.group("count3")
-    was = m.group("was") or m.group("was2") or m.group("was3")
-    return SaidAfter(float(count), float(was) if was else None, _VERBS.get(m.group("verb") or ""),
-                     (m.group("rest") or "").strip(), (m.group("marker") or "").strip())

@@ -37,17 +37,17 @@ from edge.errors import EdgeError
 from edge.llm.base import ContextOverflow, EngineError, GenerationRequest
 from edge.stages.grounded import scope
 from edge.stages.nlu.accounting import Utterance, set_aside, size_not_count, taken_back, trailing, unexplained
+from edge.stages.nlu.amend import amend_intent
 from edge.stages.nlu.asides import dismissed, other_named
-from edge.stages.nlu.corrections import said_after
 from edge.stages.nlu.filler import has_cjk, is_filler
 from edge.stages.nlu.grammar import Grammar, text_direction
 from edge.stages.nlu.guards import asks_yes_no
 from edge.stages.nlu.leftovers import not_ours_zh, other_thing_zh, present_tense, zh_not_a_change
-from edge.stages.nlu.lexicon import LOCATION_WORDS, normalize_text, singular
+from edge.stages.nlu.lexicon import normalize_text
 from edge.stages.nlu.llm_intent import SHORTLIST_MAX, LlmIntentParser
 from edge.stages.nlu.paraphrase import Paraphraser, understand_paraphrase
 from edge.stages.nlu.said_counts import counts_said, other_unit_zh, pairs_in_other_unit
-from edge.stages.nlu.slots import CONTAINERS, WRITES
+from edge.stages.nlu.slots import WRITES
 from edge.stages.nlu.types import Intent
 from edge.stages.sentences import SentenceSplitter, answer_sentences, clean_answer, join_sentences, two_sentences
 
@@ -81,8 +81,6 @@ _TEST_FIRST = re.compile(r"^\W*(?P<words>(?:(?:this is|that is|thats|that's|its|
                          r"(?:\s*[,:;.!?-]+\s*|\s+(?=(?:we|i|log|add|record|undo)\b))(?P<rest>\w.*)$", re.IGNORECASE)
 #: why a sentence no parse took is no change, said rather than "not understood" (:meth:`Understanding._why_not`)
 SAID_WHY = frozenset({"aside", "other_item", "someones", "loan", "swap", "place"})
-#: words after a corrected count that say no item ("it was 2 of them")
-_OF_THEM = frozenset("of them those these the it all in total".split())
 log = logging.getLogger("edge.stages.nlu")
 #: Fewest words the paraphrase matcher and the documents judge; shorter utterances are the templates'
 MIN_WORDS_PARAPHRASE = 2
@@ -454,28 +452,10 @@ class Understanding:
         return rest
 
     def _said_after(self, utt: Utterance, confidence, on_sentence, llm: bool) -> Intent | None:
-        """A count corrected on its own in the turn after a command ("actually it was 2", "no, 2", "make that
-        2", "no, we used 2 fuses": :func:`edge.stages.nlu.corrections.said_after`): ``undo`` with
-        ``extra["amend"]`` (the marker, the count said wrong, a unit word, and the whole command when one
-        was said), which the dialog writes only as a correction of the record the turn before wrote
-        (:mod:`edge.stages.last_record`); None for anything else (words after the count that name no item)."""
-        got = said_after(utt.norm) if not has_cjk(utt.raw) else None
-        if got is None:
-            return None
-        words = [w for w in got.rest.split() if w not in _OF_THEM]
-        unit = words[0] if words and singular(words[0]) in CONTAINERS | {"pc", "pcs", "piece"} else None
-        named = [w for w in words[1 if unit else 0:] if w != "of"]
-        m = self.grammar.resolve_item(" ".join(named)) if named else None
-        if m is not None and not (m.sku or m.candidates) or set(named) & LOCATION_WORDS:
-            return None
-        q = int(got.count) if got.count.is_integer() else got.count
-        log = None
-        if got.direction and m is not None:  # said as a whole command: that command when there is nothing to correct
-            log = self.understand(utt.norm[len(got.marker):].strip(), confidence, on_sentence, llm)
-        return Intent("undo", source="template", text=utt.raw, sku=m.sku if m else None, quantity=q,
-                      candidates=tuple(m.candidates) if m else (), direction=got.direction,
-                      extra={"amend": {"words": got.marker, "was": got.was, "unit": unit, "log": log}},
-                      explain={"path": "correction after a log", "count": q, "was": got.was, "words": got.rest})
+        """:func:`edge.stages.nlu.amend.amend_intent` with this understanding's item resolver, and the
+        whole command said with it understood as any other."""
+        return amend_intent(utt, self.grammar.resolve_item,
+                            lambda text: self.understand(text, confidence, on_sentence, llm))
 
     def _asides(self, intent: Intent, utt: Utterance) -> Intent:
         """A write said beside an item set aside or another item's whole name (:mod:`edge.stages.nlu.asides`):
