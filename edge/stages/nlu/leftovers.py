@@ -351,39 +351,28 @@ def hedge_zh(norm: str) -> str | None:
     return m.group(0) if m else None
 
 
+def _first_found(norm: str, checks) -> tuple[str, str] | None:
+    """``(kind, words)`` of the first of ``checks`` (``(kind, pattern)`` pairs, in order) found in
+    ``norm``, or None."""
+    for kind, pattern in checks:
+        m = pattern.search(norm)
+        if m:
+            return kind, m.group(0)
+    return None
+
+
 def zh_leftover(norm: str, joined: bool) -> tuple[str, str] | None:
     """A Mandarin word the log's parse leaves unexplained (see module doc) in ``norm`` (numerals as
     digits): ``(kind, words)`` or None. ``joined``: the parse already holds several parts (each
     with its count), so "和" is explained."""
-    m = _SIZE_ZH.search(norm)
-    if m:
-        return "size", m.group(0)
-    m = _BACK_ZH.search(norm)
-    if m:
-        return "direction_back", m.group(0)
-    m = _TOOK_BACK_ZH.search(norm)
-    if m:
-        return "back", m.group(0)
+    got = _first_found(norm, (("size", _SIZE_ZH), ("direction_back", _BACK_ZH), ("back", _TOOK_BACK_ZH)))
+    if got:
+        return got
     m = _NOT_PLAIN_ZH.search(norm)
     if m:
         return ("total" if m.group(0) in _TOTAL_ZH else "not_plain"), m.group(0)
-    m = _ORDINAL_ZH.search(norm)
-    if m:
-        return "not_count", m.group(0)
-    m = _HEDGE_ZH.search(norm)
-    if m:
-        return "hedge", m.group(0)
-    m = _CORRECTION_ZH.search(norm)
-    if m:
-        return "correction", m.group(0)
-    m = _PAST_ZH.search(norm)
-    if m:
-        return "time", m.group(0)
-    if not joined:
-        m = _JOIN_ZH.search(norm)
-        if m:
-            return "other_item", m.group(0)
-    return None
+    return _first_found(norm, (("not_count", _ORDINAL_ZH), ("hedge", _HEDGE_ZH), ("correction", _CORRECTION_ZH),
+                               ("time", _PAST_ZH), *(() if joined else (("other_item", _JOIN_ZH),))))
 
 
 def _chinese(names: Iterable[str]) -> list[str]:
@@ -423,13 +412,7 @@ def not_ours_zh(norm: str, names: Iterable[str] = ()) -> tuple[str, str] | None:
         after = norm[m.end():].lower()
         if re.match(r"\d", after) or any(after.startswith(n) for n in said):
             return "someones", m.group(0)
-    m = _EXCEPT_ZH.search(norm)
-    if m:
-        return "not_plain", m.group(0)
-    m = _LEFT_ZH.search(norm)
-    if m:
-        return "state", m.group(0)
-    return None
+    return _first_found(norm, (("not_plain", _EXCEPT_ZH), ("state", _LEFT_ZH)))
 
 
 def zh_not_a_change(norm: str) -> tuple[str, str] | None:
@@ -446,10 +429,4 @@ def zh_not_a_change(norm: str) -> tuple[str, str] | None:
     got = not_ours_zh(norm)  # 借给二号站三个保险丝, 除了三个都用了
     if got is not None:
         return got
-    m = _HABIT_ZH.search(norm)
-    if m:
-        return "frequency", m.group(0)
-    m = _FUTURE_ZH.search(norm)
-    if m:
-        return "future", m.group(0)
-    return None
+    return _first_found(norm, (("frequency", _HABIT_ZH), ("future", _FUTURE_ZH)))
