@@ -419,21 +419,25 @@ class Store:
         with self._lock:
             conn = self._db()
             with Tx(conn):
-                row = conn.execute(f"SELECT {RECORD_COLS}, box FROM records WHERE id = ?", (int(record_id),)).fetchone()
-                if row is None:
-                    raise StoreError(f"there is no record {record_id}")
-                rec, box = record_of(row[:-1]), row[-1]
-                if rec.undoes is not None:
-                    raise StoreError(f"record {rec.id} is itself an undo (of record {rec.undoes}); "
-                                     "fix: log the change again instead")
-                if box != self.box:
-                    raise StoreError(f"record {rec.id} was written by box {box!r}; only that box can undo it")
-                rows = self._op_records(conn, rec.op) if rec.op else [rec]
-                for r in rows:
-                    undone = conn.execute("SELECT id FROM records WHERE undoes = ?", (r.id,)).fetchone()
-                    if undone is not None:
-                        raise StoreError(f"record {r.id} is already undone (by record {undone[0]})")
-                return self._revert(conn, rec, utterance, turn_id)
+                return self._revert(conn, self._undoable(conn, record_id), utterance, turn_id)
+
+    def _undoable(self, conn, record_id: int) -> Record:
+        """The record ``record_id`` when this box may revert it (see :meth:`undo_record`), else
+        :class:`StoreError` naming why."""
+        row = conn.execute(f"SELECT {RECORD_COLS}, box FROM records WHERE id = ?", (int(record_id),)).fetchone()
+        if row is None:
+            raise StoreError(f"there is no record {record_id}")
+        rec, box = record_of(row[:-1]), row[-1]
+        if rec.undoes is not None:
+            raise StoreError(f"record {rec.id} is itself an undo (of record {rec.undoes}); "
+                             "fix: log the change again instead")
+        if box != self.box:
+            raise StoreError(f"record {rec.id} was written by box {box!r}; only that box can undo it")
+        for r in self._op_records(conn, rec.op) if rec.op else [rec]:
+            undone = conn.execute("SELECT id FROM records WHERE undoes = ?", (r.id,)).fetchone()
+            if undone is not None:
+                raise StoreError(f"record {r.id} is already undone (by record {undone[0]})")
+        return rec
 
     def amend(self, record_id: int, delta: int | float, utterance: str, turn_id: str) -> tuple[Record, Record, Item]:
         """Correct this box's log ``record_id`` to ``delta`` (the same item and place) in one committed
@@ -444,13 +448,9 @@ class Store:
         with self._lock:
             conn = self._db()
             with Tx(conn), _Refusals():
-                row = conn.execute(f"SELECT {RECORD_COLS}, box FROM records WHERE id = ?", (int(record_id),)).fetchone()
-                rec = record_of(row[:-1]) if row is not None else None
-                if rec is None or row[-1] != self.box or rec.kind != "log" or rec.undoes is not None:
-                    raise StoreError(f"record {record_id} is not a log of box {self.box!r}; only a log is corrected")
-                undone = conn.execute("SELECT id FROM records WHERE undoes = ?", (rec.id,)).fetchone()
-                if undone is not None:
-                    raise StoreError(f"record {rec.id} is already undone (by record {undone[0]})")
+                rec = self._undoable(conn, record_id)
+                if rec.kind != "log":
+                    raise StoreError(f"record {rec.id} is a {rec.kind}, not a log; only a log is corrected")
                 undo, _item = self._revert(conn, rec, utterance, turn_id)
                 new, item = self._log_one(conn, rec.sku, delta, rec.location, utterance, turn_id)
                 return undo, new, item
