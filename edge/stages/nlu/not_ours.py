@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from edge.stages.nlu.lexicon import LOCATION_WORDS
+from edge.stages.nlu.lexicon import LOCATION_WORDS, NOT_ITEM
 
 #: "Bob's", "the customer's", "site B's" as heard; "it's", "that's", "let's" … say "is" or "us"
 _POSSESSIVE = re.compile(r"(?<![\w'\u2019])([A-Za-z][\w-]*)['\u2019]s\b")
@@ -78,7 +78,7 @@ def not_ours(raw: str, norm: str, direction: str | None, stock_place: bool,
         for m in _SOURCE.finditer(norm):
             place = m.group("place")
             if not (place in _STORE_SOURCES or place in item_words or place.rstrip("s") in item_words
-                    or place.isdigit()):
+                    or place.isdigit() or place in NOT_ITEM):  # "hold off on …": no place
                 return "place", m.group(0)
     return None
 
