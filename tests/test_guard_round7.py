@@ -74,7 +74,7 @@ def test_the_items_own_unit_after_the_name_still_logs(tmp_path, text, record):
 # -- 3. a word of a name that heads none ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("text", ["we used 3 cables", "we used 3 zips", "we used 3 drills", "we used 3 nitriles",
-                                  "we used 3 safeties"])
+                                  "we used 3 safeties", "we used one cable"])
 def test_a_word_of_a_name_that_heads_none_is_no_item(tmp_path, text):
     said, written, out = _said(tmp_path, text, TIES)
     assert written == [] and out.pending is None and said[0].startswith("I don't have"), said
@@ -96,7 +96,8 @@ def test_a_code_word_of_names_is_still_asked(tmp_path):
 @pytest.mark.parametrize("text, place", [
     ("we used 3 fuses from the van", "from the van"), ("we used 3 fuses from the truck", "from the truck"),
     ("we took 3 fuses out of the back of the van", "out of the back of the van"),
-    ("we used 3 fuses from the customer", "from the customer"), ("3 fuses from the van", "from the van")])
+    ("we used 3 fuses from the customer", "from the customer"), ("3 fuses from the van", "from the van"),
+    ("we grabbed 3 fuses off the truck", "off the truck"), ("we returned 3 fuses to site B", "to site b")])
 def test_a_use_from_a_place_the_store_does_not_keep_writes_nothing(tmp_path, text, place):
     said, written, out = _said(tmp_path, text)
     assert written == [] and out.pending is None and f"\u201c{place}\u201d is not a place of the stock" in said[0], said
@@ -104,7 +105,8 @@ def test_a_use_from_a_place_the_store_does_not_keep_writes_nothing(tmp_path, tex
 
 @pytest.mark.parametrize("text, record", [
     ("we used 3 fuses from bin 30", ("FUS-5A", -3)), ("we used 3 fuses from stock", ("FUS-5A", -3)),
-    ("we took 3 fuses out of the back of bin 30", ("FUS-5A", -3)), ("we received 3 fuses from the supplier", ("FUS-5A", 3))])
+    ("we took 3 fuses out of the back of bin 30", ("FUS-5A", -3)), ("we received 3 fuses from the supplier", ("FUS-5A", 3)),
+    ("we returned 3 fuses to bin 30", ("FUS-5A", 3))])
 def test_a_use_from_the_stock_or_a_receipt_from_outside_still_logs(tmp_path, text, record):
     said, written, out = _said(tmp_path, text)
     assert written == [record] and out.pending is None, said
@@ -117,7 +119,7 @@ def test_a_use_from_the_stock_or_a_receipt_from_outside_still_logs(tmp_path, tex
     ("we took the customer's 3 fuses", "someone else's stock"), ("we used 3 fuses from Bob's toolbox", "someone else's"),
     ("we borrowed 3 fuses", "is a loan"), ("we lent 3 fuses to site B", "is a loan"), ("we loaned 3 fuses", "is a loan"),
     ("we swapped 3 fuses for washers", "is a swap"), ("we traded 3 fuses", "is a swap"), ("we exchanged 3 fuses", "is a swap"),
-    ("we swapped 2 drill bits with the other team", "is a swap")])
+    ("we swapped 2 drill bits with the other team", "is a swap"), ("we used 3 fuses belonging to Bob", "someone else's")])
 def test_stock_that_is_not_ours_writes_nothing_and_says_why(tmp_path, text, why):
     said, written, out = _said(tmp_path, text)
     assert written == [] and out.pending is None and said[0].startswith("Nothing logged") and why in said[0], said
@@ -219,3 +221,16 @@ def test_another_lot_said_next_turn_is_a_new_log(tmp_path):
     with csv_store(tmp_path, CSV) as store:
         said, written, _ = session(store, "we used 3 fuses", "we used 2 more fuses")
         assert written == [("FUS-5A", -3, "log"), ("FUS-5A", -2, "log")], said
+
+
+def test_the_store_corrects_only_a_log_not_yet_undone_and_writes_nothing_else(tmp_path):
+    from edge.stock.store import StoreError
+
+    with csv_store(tmp_path, CSV) as store:
+        first, _ = store.log("FUS-5A", -3, "we used 3 fuses", "a")
+        undo, new, item = store.amend(first.id, -2, "no, 2", "b")
+        assert (undo.undoes, undo.delta, new.delta, item.quantity) == (first.id, 3, -2, 58)
+        for record_id, delta in [(first.id, -4), (undo.id, -4), (new.id, 0)]:  # undone, an undo, no change
+            with pytest.raises(StoreError):
+                store.amend(record_id, delta, "make that 4", "c")
+        assert [r.delta for r in store.records()] == [-3, 3, -2] and store.get("FUS-5A").quantity == 58

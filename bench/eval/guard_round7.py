@@ -24,11 +24,11 @@ NEVER = {
                   "we received 3 copies"],
     "place": ["we used 3 fuses from the van", "we used 3 fuses from the truck", "we took 3 fuses out of the back of the van",
               "we used 3 fuses from the site", "we used 3 fuses from the customer", "3 fuses from the van",
-              "we used 2 washers out of the car"],
+              "we used 2 washers out of the car", "we grabbed 3 fuses off the truck", "we returned 3 fuses to site B"],
     "not_ours": ["we swapped 3 fuses for washers", "we used Bob's 3 fuses", "we borrowed 3 fuses",
                  "we lent 3 fuses to site B", "we traded 3 fuses", "we used his 3 fuses", "we took the customer's 3 fuses",
                  "we loaned 3 fuses to the night shift", "we exchanged 3 fuses", "we used 3 fuses from Bob's toolbox",
-                 "we swapped 2 drill bits with the other team"],
+                 "we swapped 2 drill bits with the other team", "we used 3 fuses belonging to Bob"],
     "not_done": ["test: we used 2 washers", "just testing, we used 3 fuses", "testing testing we used 3 fuses",
                  "Test. We used 3 fuses.", "test, undo that"],
 }

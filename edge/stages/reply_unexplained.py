@@ -97,6 +97,6 @@ _SAID_WHY = {
             "receipt of our stock. Log it when it is used or received for good.",
     "swap": "Nothing logged: \u201c{words}\u201d is a swap, two changes in one. Please say each change on its own, "
             "with its count.",
-    "place": "Nothing logged: \u201c{words}\u201d is not a place of the stock, so they were not in the item's bin. "
-             "Say which bin, shelf or drawer they came from, or say it without the place if they came from stock.",
+    "place": "Nothing logged: \u201c{words}\u201d is not a place of the stock, so it is not the item's bin that "
+             "changed. Say which bin, shelf or drawer it was, or say it without the place if it was the stock.",
 }

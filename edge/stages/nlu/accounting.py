@@ -195,7 +195,9 @@ def _not_stock(intent: Intent, norm: str) -> tuple[str, str] | None:
 
 def _not_ours(intent: Intent, utt: Utterance, names) -> Unexplained | None:
     """Another's stock, a loan, a swap, or a use taken from a place the store does not keep
-    (:func:`edge.stages.nlu.not_ours.not_ours`)."""
+    (:func:`edge.stages.nlu.not_ours.not_ours`); a negated log writes nothing and is said as such."""
+    if intent.refusal == "negated":
+        return None
     parts = intent.parts or (intent,)
     place = any(p.location for p in parts) or bool(intent.location)
     words = frozenset(w for p in parts if p.sku and names for t in names(p.sku) for w in t)
