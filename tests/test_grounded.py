@@ -207,6 +207,25 @@ def test_one_items_total_stays_the_templates_and_two_items_go_to_the_tools(inven
     assert two.explain["path"] == "grounded:compared" and two.answer.endswith("So there are more fuses than drill bits.")
 
 
+def test_a_stock_question_that_names_another_item_without_and_or_goes_to_the_tools(inventory_store):
+    """The recognizer's "more" for "or": one item's stock alone would leave the other item out."""
+    from edge.models.embed import Encoder
+    from edge.stages.nlu.paraphrase import Paraphraser
+    from edge.stages.nlu.understand import Understanding
+
+    engine = ReplayEngine([calls({"tool": "stock", "item": "WSH-M8"}, {"tool": "stock", "item": "TIE-CBL-200"})])
+    items = inventory_store.items()
+    und = Understanding(items, llm=engine, paraphraser=Paraphraser(Encoder.load(), items))
+    und.grounded = GroundedAnswerer(engine, Toolbox(inventory_store), und.llm_shortlist)
+    for plain in ("how many cable ties are in drawer 7", "how many M8 bolts are in bin 12", "how many washers do we have"):
+        got = und.understand(plain)
+        assert got.source != "llm" and not got.explain.get("path", "").startswith("grounded"), plain
+    assert not engine.requests
+    two = und.understand("which do we have more on, washer more cable ties")
+    assert two.explain["path"] == "grounded:compared", two.explain
+    assert "500 washers" in two.answer and "300 cable ties" in two.answer
+
+
 def test_a_records_call_takes_the_kind_of_record_the_question_names(inventory_store):
     inventory_store.log("FUS-5A", -3, "we used 3 fuses", "seed")
     a, _engine = answerer(inventory_store, [calls({"tool": "records", "item": "FUS-5A", "kind": "last", "what": "moved"})])

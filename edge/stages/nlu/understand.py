@@ -600,7 +600,7 @@ class Understanding:
             return _asks(text) and bool(ARITHMETIC.search(t) or SEVERAL_CUES.search(t) or HOW_MANY.search(t))
         if kind not in ("query_stock", "low_stock", "place_contents", "ask_records"):
             return False
-        if ARITHMETIC.search(t) or (kind == "query_stock" and self._several_items(t)):
+        if ARITHMETIC.search(t) or (kind == "query_stock" and (self._several_items(t) or self._another_named(intent, text))):
             return True  # (a sum or comparison cue of one item alone stays the template's)
         if IF_WOULD.search(t) and ("what_if" not in intent.extra or not intent.sku):  # a what-if of a known item says what is left itself
             return True
@@ -615,6 +615,16 @@ class Understanding:
             return False
         named = [m for m in (self.grammar.resolve_item(p) for p in sides) if m.sku or m.candidates]
         return len({m.sku or tuple(m.candidates) for m in named}) >= 2
+
+    def _another_named(self, intent: Intent, text: str) -> bool:
+        """Whether a stock question answered for one item also says another item's whole name, with no
+        "and"/"or" between them ("which do we have more on, washer more cable ties": the recognizer's
+        "more" for "or"): the one item's stock alone would leave the other out."""
+        if not intent.sku:
+            return False
+        index = self.grammar.index
+        return other_named(Utterance.of(text).tokens, index.phrases, {intent.sku},
+                           set(index.name_words.get(intent.sku, ()))) is not None
 
     @staticmethod
     def _out_of_scope(text: str) -> Intent | None:
