@@ -10,7 +10,7 @@ import pytest
 
 from edge.config import ConfigError, load_settings
 from edge.governor.admission import model_shape
-from edge.llm.base import CancelToken, ContextOverflow, EngineError, GenerationRequest, generate
+from edge.llm.base import CancelToken, ContextOverflow, EngineError, GenerationRequest, fit_messages, generate
 from edge.llm.chain import specs_from_settings
 from edge.llm.llamacpp import LlamaCppEngine
 from edge.llm.shape import ModelShape, kv_cache_bytes
@@ -120,6 +120,31 @@ def test_c10_twenty_turns_are_trimmed_oldest_first(engine):
     assert kept[1:] == messages[-(len(kept) - 1):]  # the newest turns, in order
     assert kept[1]["role"] == "user"  # never starts mid-exchange
     assert len(engine.prompt_tokens(messages[:1] + messages[-(len(kept) + 1):])) > 2048 - 48  # one more would not fit
+
+
+def test_c10_a_history_of_more_turns_than_the_budget_is_trimmed_without_rendering_it_whole():
+    """10,000 short turns in a 1,000-token budget: the turns beyond the budget's count are dropped
+    unmeasured (each is a token at least), and the bisection finds the same fewest drops as trying
+    every count in turn would."""
+    def measure(msgs):  # a stand-in tokenizer: 3 tokens of template per turn, one per word
+        sizes.append(len(msgs))
+        n = sum(3 + len(m["content"].split()) for m in msgs)
+        return "", n
+
+    history = [{"role": "system", "content": "Be brief."}]
+    for i in range(5_000):
+        history += [{"role": "user", "content": f"how many in bin {i}"}, {"role": "assistant", "content": f"{i} fuses"}]
+    history.append({"role": "user", "content": "Which bin has nails?"})
+    for budget in (1_000, 60, 12):
+        sizes: list[int] = []
+        kept, _, n, dropped = fit_messages(history, budget + 8, 8, measure)
+        assert max(sizes) <= budget and n <= budget and len(sizes) <= 14
+        fewest = None  # every count of drops tried, from the most: the fewest that fit and start with a question
+        for k in range(len(history) - 2, -1, -1):
+            if measure([history[0]] + history[1 + k:])[1] > budget:
+                break
+            fewest = k if history[1 + k]["role"] == "user" else fewest
+        assert dropped == fewest and kept == [history[0]] + history[1 + fewest:]
 
 
 def test_c10_trimmed_conversation_generates(tmp_path):

@@ -286,8 +286,10 @@ def fit_messages(messages: list[dict], n_ctx: int, max_tokens: int, measure, can
     Leading ``system`` messages and the last message are always kept; after a drop, a history
     that would start with an ``assistant`` turn loses that turn too. ``measure(messages)`` returns
     ``(prompt, n_tokens)`` for the engine's own rendering and tokenizer; fewer messages never
-    measure more. The fewest drops are found by bisection: about log2(messages) + 1 measures, each
-    linear in the prompt, so 10,000 short messages cost some 15 renderings, not 10,000. Returns
+    measure more. A user or assistant turn with text is one token at least, so the turns beyond the
+    budget's count are dropped unmeasured; the fewest further drops are found by bisection: about
+    log2(messages) + 1 measures, each linear in the prompt kept, so 10,000 short messages in a
+    1,024-token context cost some 10 renderings of at most ~1,000 messages. Returns
     ``(messages kept, prompt, n_tokens, number of messages dropped)``, or None when ``cancel``
     was set between two measures.
 
@@ -308,10 +310,21 @@ def fit_messages(messages: list[dict], n_ctx: int, max_tokens: int, measure, can
             k += 1
         return k
 
-    prompt, n = measure(system + rest)
-    if n <= budget:
-        return system + rest, prompt, n, 0
-    lo, hi = 1, len(rest) - 1  # the fewest drops that fit lie in [lo, hi]; hi is tried last
+    # a user or assistant turn with text renders one token at least: a history of more such turns than
+    # the budget cannot fit, so those drops are decided without rendering 10,000 messages
+    spoken = [m.get("role") in ("user", "assistant") and isinstance(m.get("content"), str) and m["content"] != ""
+              for m in rest]
+    must, left = 0, sum(spoken)
+    while left > budget and must < len(rest) - 1:
+        left -= spoken[must]
+        must += 1
+    if must == 0:
+        prompt, n = measure(system + rest)
+        if n <= budget:
+            return system + rest, prompt, n, 0
+    else:
+        n = left
+    lo, hi = max(1, must), len(rest) - 1  # the fewest drops that fit lie in [lo, hi]; hi is tried last
     best = None
     while lo <= hi:
         if cancel is not None and cancel.cancelled:
