@@ -160,8 +160,10 @@ class WhisperRecognizer:
 
     def set_partials(self, interval_ms: int, cpu_fraction: float) -> None:
         """Re-decode the growing utterance after every ``interval_ms`` of new audio, and later when
-        the last re-decode's CPU time divided by ``cpu_fraction`` is more than that (each decode
-        runs the whole 30 s encoder window, so its cost hardly shrinks with the audio); 0 = none.
+        the last re-decode's time (its CPU time or its wall time, the longer) divided by
+        ``cpu_fraction`` is more than that (each decode runs the whole 30 s encoder window, so its
+        cost hardly shrinks with the audio; on a busy machine its wall time is the longer, and the
+        audio keeps coming in real time); 0 = none.
         For the next utterance only (:meth:`start` takes it): another user of the recognizer (the
         Wyoming service) gets no partials unless it asks."""
         self._next_budget = (max(0, int(interval_ms)), max(0.0, min(1.0, float(cpu_fraction))))
@@ -186,13 +188,15 @@ class WhisperRecognizer:
         self._chunks.append(frame)
         if not (self.partial_interval_ms and self.partial_cpu_fraction) or self._samples() < self._next_partial:
             return None
-        c0 = time.process_time()
+        c0, w0 = time.process_time(), time.perf_counter()
         rec = self._padded(np.concatenate(self._chunks), refine=False)  # a partial: one pass
-        cpu_ms = 1000 * (time.process_time() - c0)
+        cpu_ms, wall_ms = 1000 * (time.process_time() - c0), 1000 * (time.perf_counter() - w0)
         self.partial_cpu_ms += cpu_ms
         self.partials += 1
         self._spec = (len(self._chunks), rec)  # a speculation now would decode the same audio
-        wait_ms = max(self.partial_interval_ms, cpu_ms / self.partial_cpu_fraction)
+        # the wall time too: on cores other work holds, a decode of little CPU still keeps the caller
+        # from the next frames for long, and the audio does not wait (the capture ring overflows)
+        wait_ms = max(self.partial_interval_ms, max(cpu_ms, wall_ms) / self.partial_cpu_fraction)
         self._next_partial = self._samples() + self._samples_per_ms(wait_ms)
         if rec.text and rec.text != self._partial:
             self._partial = rec.text
