@@ -3,6 +3,10 @@ utterance leaves room in it, a transcript that loops is decoded again in the ful
 command comes out as the full window hears it (real tiny.en model, espeak-ng speech)."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -122,3 +126,35 @@ def test_a_recheck_goes_through_the_recognizer_worker(recognizers, items):
         assert w.recycles == 1 and w.pid != pid
     finally:
         w.close()
+
+
+def test_partials_keep_to_their_share_of_the_wall_time_on_busy_cores():
+    """Three busy processes on the one CPU this recognizer runs on: each partial re-decode takes
+    far longer in wall time than in CPU time, and the next one waits for the wall time over the
+    share (the audio keeps coming in real time whatever the CPU time was)."""
+    cpu, mask = min(os.sched_getaffinity(0)), os.sched_getaffinity(0)
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(3)]
+    try:
+        for h in hogs:
+            os.sched_setaffinity(h.pid, {cpu})
+        os.sched_setaffinity(0, {cpu})  # this thread; the recognizer's threads are made from it
+        r = WhisperRecognizer("whisper-tiny-en", threads=1)
+        r.set_partials(80, 1.0)
+        r.start()
+        audio = np.concatenate([speech("how many M8 bolts are in bin twelve and how many fuses in bin thirty"),
+                                silence(10.0)])[: 12 * SAMPLE_RATE]
+        decodes = []  # (samples accepted when it ran, its wall ms, its CPU ms)
+        for i in range(0, len(audio) - 1279, 1280):
+            n, wall, cpu_ms = r.partials, r.partial_wall_ms, r.partial_cpu_ms
+            r.accept(audio[i:i + 1280])
+            if r.partials > n:
+                decodes.append((i + 1280, r.partial_wall_ms - wall, r.partial_cpu_ms - cpu_ms))
+    finally:
+        os.sched_setaffinity(0, mask)
+        for h in hogs:
+            h.kill()
+            h.wait()
+    assert len(decodes) >= 2
+    assert any(wall > 1.5 * cpu_ms for _, wall, cpu_ms in decodes)  # the cores were busy
+    for (at, wall, cpu_ms), (after, _, _) in zip(decodes, decodes[1:], strict=False):
+        assert after - at >= int(SAMPLE_RATE * max(wall, cpu_ms) / 1.0 / 1000), decodes

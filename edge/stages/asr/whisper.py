@@ -121,6 +121,7 @@ class WhisperRecognizer:
         self._next_budget = (0, 0.0)
         #: CPU time (process, all threads) spent on partial re-decodes since the recognizer was built, ms
         self.partial_cpu_ms = 0.0
+        self.partial_wall_ms = 0.0  # and their wall time, ms
         self.partials = 0  # partial re-decodes since the recognizer was built
         self.speculations = 0  # decodes by speculate() (silence started) since the recognizer was built
         self.speculation_cpu_ms = 0.0  # their CPU time (process, all threads), ms
@@ -192,6 +193,7 @@ class WhisperRecognizer:
         rec = self._padded(np.concatenate(self._chunks), refine=False)  # a partial: one pass
         cpu_ms, wall_ms = 1000 * (time.process_time() - c0), 1000 * (time.perf_counter() - w0)
         self.partial_cpu_ms += cpu_ms
+        self.partial_wall_ms += wall_ms
         self.partials += 1
         self._spec = (len(self._chunks), rec)  # a speculation now would decode the same audio
         # the wall time too: on cores other work holds, a decode of little CPU still keeps the caller
