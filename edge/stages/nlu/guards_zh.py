@@ -14,7 +14,7 @@ Mandarin:
   unresolved (``说错了`` without a number after it) is refused;
 * **fraction** — ``两个半`` → 2.5, ``半个`` → 0.5, ``二点五`` → 2.5, ``一点五个`` → 1.5 (the item's unit
   decides); a time of day (``三点二十用了``) is no decimal;
-* **negated** — ``没有用``, ``没用``, ``别记``, ``不要登记``, ``别把…移到…``; **already_done** — ``已经登记过了``;
+* **negated** — ``没有用``, ``没用``, ``未收到`` / ``并未`` / ``尚未``, ``别记``, ``不要登记``, ``别把…移到…``; **already_done** — ``已经登记过了``;
 * **negative** — ``负三个``;
 * **future** — ``明天会收到五十个螺栓``, ``下周``, ``将要``, ``即将``, ``订了``; **hypothetical** —
   ``假如用了五个垫圈``, ``如果``, ``要是``; **hearsay** — ``听说夜班用了四罐``, ``据说``, ``他说``
@@ -54,11 +54,13 @@ _CORRECTION = re.compile(rf"(?<![a-zA-Z\d.])(\d+)(?P<m>[{_MEASURE}]?)(?P<name>(?
                          rf"(?(name)(?=\s*[。！!]?\s*$))")
 _MARKER = re.compile(r"不对|说错了|我是说|应该是|更正")
 _HALF_AFTER = re.compile(rf"(\d+)([{_MEASURE}])半")
-_HALF = re.compile(rf"半([{_MEASURE}])")
+#: 半个 is half of one; 半个月, 半个小时 a time (半个月前收到五个: the count is 5)
+_HALF = re.compile(rf"半([{_MEASURE}])(?!月|小时|钟头|星期|礼拜)")
 #: "2点5个", "1点5米": a decimal count; "3点20用了" (twenty past three) is a time of day, no count
 _POINT = re.compile(rf"(\d+)点(\d+)(?=\s*(?:[{_MEASURE}]|公斤|公升|毫升|千克|[，,。！!]|$))")
 _DECIMAL = re.compile(r"(?<![A-Za-z\d.])(\d+\.\d+)")
-_NOT_VERB = re.compile(r"(?:并)?没有?(用|拿|领|取|消耗|收到|入库)(?:了)?")
+#: not done: 没(有)用, and the written 未 (并未收到, 尚未收到, 还未收到, 暂未收到, 未曾用)
+_NOT_VERB = re.compile(r"(?:并|尚|还|暂|从)?(?:没有?|未曾?)(用|拿|领|取|消耗|收到|入库)(?:了|过)?")
 _DONT_LOG = re.compile(r"(?:不要|别|不用)(?:记|登记|录|记录)(?:一下)?")
 _DONT = re.compile(r"(?:别|不要|不用|并没有|没有|没)(?=把|从|移|搬|转|挪|调|用|拿|领|盘点|清点)")
 #: an instruction not to write it (别记, 不要把…移到…), not a report that it did not happen (没有用)
