@@ -59,7 +59,9 @@ _STRONG_QUERY = re.compile(r"多少|有没有|还有|还剩|剩下|库存")
 OUT_VERBS = re.compile(r"用了|用掉|使用了|拿了|拿走|拿出|取了|取走|领了|领走|领用|消耗|出库|发了|发出|发放|借了|"
                   r"借走|减少|减去|扣除|扣掉")
 IN_VERBS = re.compile(r"收到|到了|到货|进了|进货|入库|补了|补充|补货|加了|添加|增加|加上|放了|放入|放进|新到|"
-                 r"归还|还回|退回|送来|送到|登记|记录|记一下|记上|添了|买了|采购")
+                 r"归还|还回|退回|送来|送到|添了|买了|采购")
+#: "log it" (登记五个钻头, 记一下三个保险丝): a write that says neither in nor out, asked "用了还是收到？"
+LOG_SAID = re.compile(r"登记|记录|记一下|记上")
 _QTY = re.compile(r"(?<![a-z0-9.])(\d+)(?![a-z0-9])")
 #: characters a recognizer writes for a numeral it misheard, right before the rest of the number
 #: (Whisper base heard 收到十一个钻头 as 收到、使一个钻头: "11" lost its 十 and became 1): a count right
@@ -174,7 +176,7 @@ class ZhGrammar:
 
     @staticmethod
     def _unknown_words(t: str) -> str | None:
-        rest = _PARTICLES.sub("", IN_VERBS.sub("", OUT_VERBS.sub("", _QUERY.sub("", t))))
+        rest = _PARTICLES.sub("", LOG_SAID.sub("", IN_VERBS.sub("", OUT_VERBS.sub("", _QUERY.sub("", t)))))
         rest = re.sub(r"[|\d]+", "", rest)
         return rest if len(rest) >= 2 else None
 
@@ -212,6 +214,8 @@ class ZhGrammar:
             intent, direction = "log_record", "out"
         elif IN_VERBS.search(t):
             intent, direction = "log_record", "in"
+        elif LOG_SAID.search(t):
+            intent, direction = "log_record", None  # never guessed: the dialog asks
         else:
             return None
         found, rest = self._find_item(t, location)
