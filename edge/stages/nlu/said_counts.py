@@ -164,7 +164,8 @@ _NOT_A_UNIT = frozenset("of more other out each all both either neither".split()
 
 
 #: Mandarin measure words that name a unit (the general classifiers 个, 只, 支, 根 … fit any item)
-_MEASURE_UNITS_ZH = {"盒": "box", "箱": "box", "包": "pack", "卷": "roll", "罐": "can", "桶": "drum", "瓶": "bottle",
+#: (箱 is a case or carton, which holds boxes: never the item's 盒)
+_MEASURE_UNITS_ZH = {"盒": "box", "箱": "case", "包": "pack", "卷": "roll", "罐": "can", "桶": "drum", "瓶": "bottle",
                      "袋": "bag", "套": "set", "对": "pair", "双": "pair", "副": "pair", "米": "m", "升": "l",
                      "斤": "jin", "公斤": "kg", "千克": "kg", "克": "g", "托": "pallet", "张": "sheet", "打": "dozen"}
 _COUNT_MEASURE_ZH = re.compile(r"(\d+(?:\.\d+)?)\s*(公斤|千克|[盒箱包卷罐桶瓶袋套对双副米升斤克托张])")
@@ -179,7 +180,7 @@ def other_unit_zh(norm: str, q: int | float | None, unit: str) -> str | None:
     if q is None:
         return None
     mine = _UNIT_WORDS.get((unit or "").lower(), (unit or "").lower())
-    mine = "pair" if mine in PAIR_UNITS else mine
+    mine = "pair" if mine in PAIR_UNITS else "case" if mine == "carton" else mine
     for m in _COUNT_MEASURE_ZH.finditer(norm or ""):
         if float(m.group(1)) == float(q):
             said = _MEASURE_UNITS_ZH[m.group(2)]
