@@ -94,8 +94,10 @@ _SIZE_UNITS = ("mm", "cm", "inch", "inches", "amp", "amps", "volt", "volts", "wa
                "millimeters", "centimetre", "centimetres")
 _JOIN = re.compile(r"\b(?:and|plus|as well as|along with|together with)\b")
 _COUNT = r"\d+(?:\.\d+)?"
-#: Mandarin: a question word; how often (次, 遍)
-_QUESTION_ZH = re.compile(r"为什么|为啥|怎么会|谁|什么时候|有没有人|有人.*吗|吗[？?]?\s*$|[？?]\s*$|没有?[？?]?\s*$")
+#: Mandarin: a question word (是否, 难道, 怎么, 咋, 哪里, 何时, 干嘛 …), a question said at the end (…吗, …没有, …不,
+#: …否, …？); how often (次, 遍)
+_QUESTION_ZH = re.compile(r"为什么|为啥|怎么|谁|什么时候|有没有人|有人.*吗|是否|难道|莫非|咋|哪里|哪儿|何时|干[嘛吗]|凭什么|"
+                          r"吗[？?]?\s*$|[？?]\s*$|(?:没有?|不|否)[？?]?\s*$")
 _FREQUENCY_ZH = re.compile(r"[0-9一二两三四五六七八九十几]+\s*[次遍回]|每[天周月次]")
 #: a count with its measure word ("3个", "2盒"); 次 and 号 are how often and a place
 _COUNT_ZH = re.compile(rf"\d+(?:\.\d+)?\s*[{MEASURE_WORDS.replace('次', '').replace('号', '')}]")
@@ -105,6 +107,8 @@ _IN_VERBS_ZH = re.compile(r"收到|到了|到货|进了|进货|入库|补了|补
 _NEGATION_ZH = re.compile(r"没|不|别|未")
 #: what is there ("有40个", "还剩40个", "保险丝有40个"), not a change
 _STATE_ZH = re.compile(r"(?<!没)(?:还有|还剩|剩下|剩|现有|共有|有)\s*\d")
+#: "还有" before a count: "and also", or what is still there ("用了3个保险丝，还有57个")
+_STILL_ZH = re.compile(rf"还有\s*\d+(?:\.\d+)?\s*[{MEASURE_WORDS}]?")
 _SIZE_ZH = re.compile(r"(\d+(?:\.\d+)?)\s*(?:毫米|厘米|公分|mm|cm|安培?|伏|瓦|寸|英寸)")
 _CLAUSES_ZH = re.compile(r"[，,。；;！!？?、]|\s+|又|还有|另外")
 
@@ -360,7 +364,8 @@ def _unexplained_zh(intent: Intent, utt: Utterance) -> Unexplained | None:
     more counts said than the parse holds ("用了2个钻头，又用了2个钻头" read as one use of 2)."""
     m = _QUESTION_ZH.search(utt.raw)
     if m and not re.search(r"(?:能|可以|可不可以|请)(?:帮我|帮忙)?(?:记|登记)", utt.raw):
-        return Unexplained("question", m.group(0).strip(" ？?"))
+        # a bare "？" says no word back: the sentence is said back instead
+        return Unexplained("question", m.group(0).strip(" ？?") or utt.raw.strip())
     t = utt.norm
     got = not_stock_zh(t, intent.direction, intent.intent)
     if got is not None:
@@ -374,6 +379,9 @@ def _unexplained_zh(intent: Intent, utt: Utterance) -> Unexplained | None:
         given = {p.direction for p in intent.parts} if intent.parts else {intent.direction}
         if not {"in", "out"} <= given:
             return Unexplained("direction", f"{OUT_VERBS.search(t).group(0)}、{_IN_VERBS_ZH.search(t).group(0)}")
+    still = _STILL_ZH.search(t)
+    if still and intent.parts and len({p.sku for p in intent.parts}) < len(intent.parts):
+        return Unexplained("state", still.group(0))  # "用了3个保险丝，还有57个保险丝": what is left, never 3+57
     clauses = [c for c in _CLAUSES_ZH.split(t) if c.strip()]
     if intent.refusal == "negated" and len(clauses) > 1:
         neg = [c for c in clauses if _NEGATION_ZH.search(c)]
