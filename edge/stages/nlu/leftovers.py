@@ -322,13 +322,20 @@ _OWNER_ZH = re.compile(r"(?:[老小](?![旧的式款型号])[\u4e00-\u9fff]|(?:[
                        r"她们|别人|人家|其他人|别的人|"
                        r"同事|班长|组长|主任|经理|领导|隔壁[\u4e00-\u9fff]{0,3}|"
                        r"(?:\d+号|[^\W\d_了的用拿领取收借给从在把向跟和]{1,3})(?:车间|站|工位|班组|部门|公司|产线|线))的")
+#: a receipt by another party (客户收到, 供应商收到, 隔壁车间收到, 他们那边收到): their stock came in, not ours
+_THEY_RECEIVED_ZH = re.compile(r"(?P<who>客户|顾客|对方|供应商|厂家|厂商|商家|别人|人家|甲方|乙方|工地|隔壁[\u4e00-\u9fff]{0,3}?|"
+                               r"(?:[他她]们?|[\u4e00-\u9fff]{1,3}?)(?:那边|那儿|那里|那))"
+                               r"(?:已经|也|都|刚刚?|才)?(?:收到|签收|拿到|领到|到货)")
 #: all but the count (除了三个都用了, 三个以外全用了), or what is left or kept said as the count (用了保险丝，只剩三个;
 #: 留下三个)
 _EXCEPT_ZH = re.compile(r"(?<!删)除(?:了|去|开)?|以外|之外|其余|其他的?都|别的都|剩下的都")
 _LEFT_ZH = re.compile(rf"(?:还|只|就)?[剩留](?:下|了)*\d+[{MEASURE_WORDS}]?")
 #: a correction marker the guards did not resolve (no number after it: the item was corrected)
 _CORRECTION_ZH = re.compile(rf"(?:不是|不对|说错了|我是说|哦不|更正)(?![，,。\s]*(?:是|应该是)?\d+\s*[{MEASURE_WORDS}]?\s*[。！!]?\s*$)")
-_PAST_ZH = re.compile(r"昨天|前天|上周|上星期|上礼拜|上个?月|去年|几天前|\d+天前|上次")
+#: a past day: 昨天, 昨晚, 上(个)礼拜, 两天前, 一周前, a weekday (周一, 礼拜五), 那天, 上回; 今天, 上午, 刚才 are now
+_PAST_ZH = re.compile(r"昨天|昨晚|昨夜|昨儿|前天|前晚|上个?周|上个?星期|上个?礼拜|上个?月|去年|前年|月初|"
+                      r"(?:[\d一两几]+|好几|半)(?:天|周|个?星期|个?礼拜|个?月|年)(?:以前|之前|前)|前[两几]天|前些天|早些天|"
+                      r"前一天|头天|那天|那一天|上回|上次|(?:周|星期|礼拜)[一二三四五六日天1-6]")
 #: a second item after "and" without its own count: "三个保险丝和垫圈"
 _JOIN_ZH = re.compile(rf"\d+\s*[{MEASURE_WORDS}]?[^\d，,。和跟及]+(?:和|跟|以及|还有|及)(?!\s*\d+\s*[{MEASURE_WORDS}])"
                       rf"(?!\s*\d+\s*$)([^，,。]{{2,}})")
@@ -336,8 +343,10 @@ _JOIN_ZH = re.compile(rf"\d+\s*[{MEASURE_WORDS}]?[^\d，,。和跟及]+(?:和|�
 #: (从小王那拿了): whose stock is not said
 _BACK_ZH = re.compile(r"退回|退给|退还|退货|还给(?:供应商|厂家|厂商|商家)|从[^\d，,。]{1,4}那(?:里|儿|边)?(?:拿|领|取)")
 _TOTAL_ZH = ("总共", "一共", "总计", "合计", "累计", "加起来")
-#: a share (三分之一), people (我们三个人, 每人), or a total that may hold changes already logged (总共)
-_NOT_PLAIN_ZH = re.compile(r"分之|\d+个人|每人|每个人|人均|各|" + "|".join(_TOTAL_ZH))
+#: a share (三分之一), people (我们三个人, 每人), a count for each of several (每台机器, 每个工位, 每箱: times how
+#: many?), or a total that may hold changes already logged (总共)
+_NOT_PLAIN_ZH = re.compile(r"分之|\d+个人|每人|每个人|人均|各|"
+                           r"每(?:个(?!月)|[台辆箱盒包袋根条只件套张把部位处家组批层间排片块线])|" + "|".join(_TOTAL_ZH))
 _HABIT_ZH = re.compile(r"每天|每周|每星期|每个?月|每次|每班|经常|平时|总是|一般|天天|通常")
 _FUTURE_ZH = re.compile(r"明天|后天|下周|下星期|下个?月|将要|打算|准备|计划|要用|会用|要拿|要领|待会|等会|一会儿")
 _STOCK_VERB_ZH = re.compile(r"用|拿|领|取|收|入库|出库|消耗|补")
@@ -399,6 +408,37 @@ def other_thing_zh(norm: str, names: Iterable[str]) -> str | None:
     return None if alone else glued
 
 
+#: a count, its measure word and the words between it and the item's name (三盒乳胶手套: 乳胶)
+_COUNT_THEN_WORDS_ZH = re.compile(rf"\d+\s*[{MEASURE_WORDS.replace('号', '').replace('次', '')}]"
+                                  r"(?P<words>[^\d，,。、；;！!？?\s|]{1,8})$")
+#: words before an item's name that leave it the same thing (新, 旧, 坏, 这种, 备用, 刚到的 …)
+_SAME_KIND_ZH = re.compile(r"(?:新|旧|坏|好|坏掉|用过|多余|剩下|剩余|备用|同样|一样|同款|这种|那种|这些|那些|这批|那批|这个|那个|"
+                           r"这|那|常用|普通|平常|原来|之前|刚到|新到|仓库|库里|库房)的?")
+
+
+def kind_not_had_zh(norm: str, names: Iterable[str]) -> str | None:
+    """The words when the count is followed by a word that makes the item's Chinese name another
+    kind of it (三盒乳胶手套 of nitrile gloves, 三个弹簧垫圈, 三盒M号手套): the word and the name as said,
+    else None (三个新钻头, 三个这种钻头, 三个M8螺栓 of the M8 bolt are the item). ``names``: the item's
+    names and aliases; its Chinese names and their heads (手套 of 丁腈手套) are looked for, longest first."""
+    text = norm.lower()
+    chinese = _chinese(names)
+    latin = {w for n in names for w in re.findall(r"[a-z][a-z0-9]*", n.lower())}
+    heads = {re.sub(r"^[a-z0-9.]+", "", n) for n in chinese} | {n[-2:] for n in chinese if len(n) >= 4}
+    for name in sorted(set(chinese) | {h for h in heads if len(h) >= 2}, key=len, reverse=True):
+        for m in re.finditer(re.escape(name), text):
+            said = _COUNT_THEN_WORDS_ZH.search(text, 0, m.start())
+            if said is None or said.group("words").startswith("号"):  # 3个30号箱的保险丝: a place
+                continue
+            words = said.group("words")
+            rest = _SAME_KIND_ZH.sub("", re.sub("|".join(sorted(latin, key=len, reverse=True)) or "$^", "", words))
+            if rest.strip("的"):
+                return norm[said.start("words"):m.end()]
+        if name in text:
+            return None  # the longest name said decides
+    return None
+
+
 def not_ours_zh(norm: str, names: Iterable[str] = ()) -> tuple[str, str] | None:
     """``(kind, words)`` when a Mandarin change (``norm``: numerals as digits) is borrowed or lent
     (``loan``), someone else's stock (``someones``: ``老李的`` before the count or one of the item's
@@ -407,6 +447,10 @@ def not_ours_zh(norm: str, names: Iterable[str] = ()) -> tuple[str, str] | None:
     m = _LOAN_ZH.search(norm)
     if m:
         return "loan", m.group(0)
+    m = _THEY_RECEIVED_ZH.search(norm)
+    # 从老王那收到: received from him, into this stock; 我们那边收到: ours
+    if m and "从" not in norm[:m.end()] and not m.group("who").startswith(("我", "咱")):
+        return "someones", m.group(0)
     said = _chinese(names)
     for m in _OWNER_ZH.finditer(norm):
         after = norm[m.end():].lower()

@@ -42,7 +42,7 @@ from edge.stages.nlu.asides import dismissed, other_named
 from edge.stages.nlu.filler import has_cjk, is_filler
 from edge.stages.nlu.grammar import Grammar, text_direction
 from edge.stages.nlu.guards import asks_yes_no
-from edge.stages.nlu.leftovers import not_ours_zh, other_thing_zh, present_tense, zh_not_a_change
+from edge.stages.nlu.leftovers import kind_not_had_zh, not_ours_zh, other_thing_zh, present_tense, zh_not_a_change
 from edge.stages.nlu.lexicon import normalize_text
 from edge.stages.nlu.llm_intent import SHORTLIST_MAX, LlmIntentParser
 from edge.stages.nlu.paraphrase import Paraphraser, understand_paraphrase
@@ -482,7 +482,8 @@ class Understanding:
         """A Mandarin write that is no change of this stock as parsed, whatever the guards asked
         (a count asked for after "三四个" would still be written to the wrong thing): the item's name
         glued to another noun (保险丝盒, :func:`other_thing_zh`), or borrowed, someone else's, all
-        but the count, what is left (:func:`not_ours_zh`). ``(kind, words)`` or None."""
+        but the count, what is left (:func:`not_ours_zh`), or another kind of it (乳胶手套,
+        :func:`kind_not_had_zh`). ``(kind, words)`` or None."""
         if intent.intent not in WRITES or intent.refusal in ("unexplained", "negated", "already_done"):
             return None
         names: list[str] = []
@@ -494,7 +495,15 @@ class Understanding:
             words = other_thing_zh(utt.norm, (item.item, *item.aliases))
             if words:
                 return "other_thing", words
-        return not_ours_zh(utt.norm, names)
+        theirs = not_ours_zh(utt.norm, names)
+        if theirs is not None:
+            return theirs
+        for part in intent.parts or (intent,):  # "三盒乳胶手套" of nitrile gloves: another kind of glove
+            item = self._by_sku.get(part.sku or "")
+            words = kind_not_had_zh(utt.norm, (item.item, *item.aliases)) if item is not None else None
+            if words:
+                return "other_thing", words
+        return None
 
     def _beside_aside(self, aside: tuple, confidence, on_sentence, llm: bool) -> Intent | None:
         """The command of an utterance with sentences or a reason set aside (``aside``: from
