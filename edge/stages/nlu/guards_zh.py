@@ -17,7 +17,7 @@ Mandarin:
 * **negated** — ``没有用``, ``没用``, ``未收到`` / ``并未`` / ``尚未``, ``别记``, ``不要登记``, ``别把…移到…``; **already_done** — ``已经登记过了``;
 * **negative** — ``负三个``;
 * **future** — ``明天会收到五十个螺栓``, ``下周``, ``将要``, ``即将``, ``订了``; **hypothetical** —
-  ``假如用了五个垫圈``, ``如果``, ``要是``; **hearsay** — ``听说夜班用了四罐``, ``据说``, ``他说``
+  ``假如用了五个垫圈``, ``如果``, ``要是``; **hearsay** — ``听说夜班用了四罐``, ``据说``, ``他说``, ``老王说``, ``听老王说``
   (read back, written after a yes); the cue words are dropped so the command itself is parsed;
 * **parts** — ``用了三个钻头和两个保险丝``: one command per part, the verb of the first repeated.
 
@@ -71,7 +71,10 @@ _PARTS = re.compile(r"(?:和|还有|以及|跟|外加)(?=\d)")
 #: said as still to come: "tomorrow", "next week", "will", "about to", "ordered" (会 before a verb, not 一会儿)
 _FUTURE = re.compile(r"需要(?=[\d一二两三四五六七八九十几])|要买|要订|下单|订(?=[\d一二两三四五六七八九十])|明天|后天|下周|下星期|下礼拜|下个?月|下次|将要|将会|即将|快要|预计|订了|订购了?|(?<!一)会(?=[用拿领收到送来有需])")
 _HYPOTHETICAL = re.compile(r"假如|如果|假设|假使|假定|要是|万一")
-_HEARSAY = re.compile(r"听说|据说|据[他她]们?说|[他她]们?说|说是")
+#: who a change may be heard from: 老王, 小李, 王师傅, 夜班的, 班长, 同事, 他们 … (老实说 is the speaker's)
+_WHO = r"(?:[老小](?!实)[\u4e00-\u9fff]|[\u4e00-\u9fff]{0,2}师傅|[夜白早晚]班的?|班长|组长|同事|主管|经理|领导|[他她]们?|别人|人家|有人)"
+_HEARSAY = re.compile(rf"听说|据说|据[他她]们?说|[他她]们?说|说是|听{_WHO}说|据{_WHO}(?:说|讲)|"
+                      rf"{_WHO}(?:(?:跟|和|对)我们?)?(?:说|讲|告诉我们?|反映|报告)")
 _VERB = re.compile(r"^.*?(用了|用掉|拿了|拿走|领了|领用|出库|消耗了?|收到|入库|补了|加了|放了|放入|新到|到了)")
 
 
