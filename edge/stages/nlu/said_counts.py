@@ -167,8 +167,11 @@ _NOT_A_UNIT = frozenset("of more other out each all both either neither".split()
 #: (箱 is a case or carton, which holds boxes: never the item's 盒)
 _MEASURE_UNITS_ZH = {"盒": "box", "箱": "case", "包": "pack", "卷": "roll", "罐": "can", "桶": "drum", "瓶": "bottle",
                      "袋": "bag", "套": "set", "对": "pair", "双": "pair", "副": "pair", "米": "m", "升": "l",
-                     "斤": "jin", "公斤": "kg", "千克": "kg", "克": "g", "托": "pallet", "张": "sheet", "打": "dozen"}
-_COUNT_MEASURE_ZH = re.compile(r"(\d+(?:\.\d+)?)\s*(公斤|千克|[盒箱包卷罐桶瓶袋套对双副米升斤克托张])")
+                     "斤": "jin", "公斤": "kg", "千克": "kg", "克": "g", "托": "pallet", "张": "sheet", "打": "dozen",
+                     # lots of several (五批钻头, 三捆扎带): never as many pieces
+                     "捆": "bundle", "批": "batch", "组": "set", "串": "string", "盘": "reel", "板": "card",
+                     "排": "row", "堆": "heap", "车": "load", "提": "carrier"}
+_COUNT_MEASURE_ZH = re.compile(r"(\d+(?:\.\d+)?)\s*(公斤|千克|[盒箱包卷罐桶瓶袋套对双副米升斤克托张捆批组串盘板排堆车提])")
 #: a count said with a piece classifier or none ("三个手套", "三手套")
 _COUNT_PIECES_ZH = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*([个只支根片条件颗枚]?)(?=[^\d\s号])")
 
