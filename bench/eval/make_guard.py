@@ -20,7 +20,8 @@ Each case is one utterance (``before`` turns first when given) with ``expect``:
 negation, but, correction; round 5 in ``guard_round5.py``: lot_piece, state, present, present_heard,
 answer; round 6 in ``guard_round6.py``: equipment, count_what, not_done, undo, not_count, question; round 7
 in ``guard_round7.py``: aside, part_name, place, not_ours, amend; Mandarin round 7 in ``guard_round7_zh.py``:
-qualifier, except, other_thing, someone, etc, moved) or ``neighbour`` for the correct commands beside them.
+qualifier, except, other_thing, someone, etc, moved; Mandarin round 8 in ``guard_round8_zh.py``: negated, time,
+each, question, still, theirs, no_direction, unit, kind, hearsay) or ``neighbour`` for the correct commands beside them.
 Deterministic.
 """
 from __future__ import annotations
@@ -33,6 +34,7 @@ import guard_round5
 import guard_round6
 import guard_round7
 import guard_round7_zh
+import guard_round8_zh
 
 HERE = Path(__file__).resolve().parent
 
@@ -476,6 +478,7 @@ def zh() -> list[dict]:
     guard_round5.zh(c)
     guard_round6.zh(c)
     guard_round7_zh.zh(c)
+    guard_round8_zh.zh(c)
     for row in c.rows:
         row["language"] = "zh"
     return c.rows
