@@ -96,7 +96,7 @@ _JOIN = re.compile(r"\b(?:and|plus|as well as|along with|together with)\b")
 _COUNT = r"\d+(?:\.\d+)?"
 #: Mandarin: a question word (是否, 难道, 怎么, 咋, 哪里, 何时, 干嘛 …), a question said at the end (…吗, …没有, …不,
 #: …否, …？); how often (次, 遍)
-_QUESTION_ZH = re.compile(r"为什么|为啥|怎么|谁|什么时候|有没有人|有人.*吗|是否|难道|莫非|咋|哪里|哪儿|何时|干[嘛吗]|凭什么|"
+_QUESTION_ZH = re.compile(r"为什么|为啥|怎么(?!说呢)|谁|什么时候|有没有人|有人.*吗|是否|难道|莫非|咋|哪里|哪儿|何时|干[嘛吗]|凭什么|"
                           r"吗[？?]?\s*$|[？?]\s*$|(?:没有?|不|否)[？?]?\s*$")
 _FREQUENCY_ZH = re.compile(r"[0-9一二两三四五六七八九十几]+\s*[次遍回]|每[天周月次]")
 #: a count with its measure word ("3个", "2盒"); 次 and 号 are how often and a place
