@@ -174,6 +174,7 @@ def test_the_kind_is_judged_between_the_count_and_the_name_only():
     names = ["nitrile gloves", "手套"]
     assert kind_not_had_zh("用了3盒乳胶手套", names) == "乳胶手套"
     assert kind_not_had_zh("用了30个左右的手套", names) is None  # a bound: the guards ask
+    assert kind_not_had_zh("用了3个不到的手套", names) is None
     assert kind_not_had_zh("乳胶的不要，用了3盒手套", names) is None
 
 
