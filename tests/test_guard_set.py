@@ -28,6 +28,7 @@ CLASSES |= {"aside", "part_name", "place", "not_ours", "amend"}  # round 7 (Engl
 ZH_CLASSES = {"neighbour", "correction", "other_item", "hedge", "not_count", "unit", "frequency", "future", "time", "size",
               "trailing", "lot_piece", "state", "answer", "back", "equipment", "count_what", "not_done", "question",
               "qualifier", "except", "other_thing", "someone", "etc", "moved"}
+ZH_CLASSES |= {"negated", "each", "still", "theirs", "no_direction", "kind", "hearsay"}  # round 8 (Mandarin)
 
 
 def turns_of(r: dict) -> tuple:
