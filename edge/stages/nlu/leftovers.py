@@ -332,10 +332,11 @@ _EXCEPT_ZH = re.compile(r"(?<!删)除(?:了|去|开)?|以外|之外|其余|其�
 _LEFT_ZH = re.compile(rf"(?:还|只|就)?[剩留](?:下|了)*\d+[{MEASURE_WORDS}]?")
 #: a correction marker the guards did not resolve (no number after it: the item was corrected)
 _CORRECTION_ZH = re.compile(rf"(?:不是|不对|说错了|我是说|哦不|更正)(?![，,。\s]*(?:是|应该是)?\d+\s*[{MEASURE_WORDS}]?\s*[。！!]?\s*$)")
-#: a past day: 昨天, 昨晚, 上(个)礼拜, 两天前, 一周前, a weekday (周一, 礼拜五), 那天, 上回; 今天, 上午, 刚才 are now
+#: a past day or days: 昨天, 昨晚, 上(个)礼拜, 两天前, 一周前, a weekday (周一, 礼拜五), 周末, 那天, 上回, 这两天;
+#: 今天, 上午, 刚才 are now
 _PAST_ZH = re.compile(r"昨天|昨晚|昨夜|昨儿|前天|前晚|上个?周|上个?星期|上个?礼拜|上个?月|去年|前年|月初|"
                       r"(?:[\d一两几]+|好几|半)(?:天|周|个?星期|个?礼拜|个?月|年)(?:以前|之前|前)|前[两几]天|前些天|早些天|"
-                      r"前一天|头天|那天|那一天|上回|上次|(?:周|星期|礼拜)[一二三四五六日天1-6]")
+                      r"前一天|头天|那天|那一天|上回|上次|(?:周|星期|礼拜)[一二三四五六日天1-6]|周末|这[两几些]天|(?:最近|近)[两几]天")
 #: a second item after "and" without its own count: "三个保险丝和垫圈"
 _JOIN_ZH = re.compile(rf"\d+\s*[{MEASURE_WORDS}]?[^\d，,。和跟及]+(?:和|跟|以及|还有|及)(?!\s*\d+\s*[{MEASURE_WORDS}])"
                       rf"(?!\s*\d+\s*$)([^，,。]{{2,}})")
