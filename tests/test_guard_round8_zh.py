@@ -10,6 +10,7 @@ import pytest
 
 from edge.stages.nlu.guards_zh import guard_zh
 from edge.stages.nlu.leftovers import kind_not_had_zh, not_ours_zh
+from edge.stages.nlu.numbers_zh import normalize_numbers_zh
 from tests.helpers import csv_store
 from tests.test_guard_round5 import ZH_CSV, run
 
@@ -193,3 +194,16 @@ def test_a_change_heard_from_a_named_person_is_read_back_first(tmp_path, text):
 def test_a_change_said_of_a_colleague_or_honestly_still_logs(tmp_path, text):
     said, written, out = _said(tmp_path, text)
     assert written == [("FUS-5A", -3)] and out.pending is None, said
+
+
+# -- found by trying: needless refusals --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, record", [("用了俩保险丝", ("FUS-5A", -2)), ("收到仨垫圈", ("WSH-M8", 3))])
+def test_liang_ge_and_san_ge_said_as_one_syllable_log_in_one_turn(tmp_path, text, record):
+    said, written, out = _said(tmp_path, text)
+    assert written == [record] and out.pending is None, said
+
+
+def test_the_two_or_three_of_us_is_no_count():
+    assert normalize_numbers_zh("我们俩用了三个保险丝") == "我们俩用了3个保险丝"
+    assert normalize_numbers_zh("咱仨收到五个钻头") == "咱仨收到5个钻头"

@@ -10,6 +10,7 @@ digit-by-digit codes (``二零二三`` → 2023). On top of it:
   guards read as 1.5, never 5), so words that merely contain the character stay as they are
   (``统一``, ``一下``, ``一共``, ``万一``, ``一点儿``, ``差一点``).
 * Arabic digits and full-width digits pass through (``１２`` → 12, NFKC).
+* ``俩`` and ``仨`` are ``两个`` and ``三个`` (``用了俩保险丝`` → 用了2个保险丝), not after a pronoun (``我们俩``).
 """
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ import warnings
 NUMERAL_CHARS = "零〇一二两三四五六七八九十百千万亿"
 #: measure words (量词) that follow a count; a lone 一/两 before one of these is a number
 MEASURE_WORDS = "个只支把盒箱包卷罐桶张件根条片套对双副瓶袋台块颗粒枚捆托号次份米升斤克"
+#: 俩 and 仨 are 两个 and 三个 said as one syllable (用了俩保险丝); 我们俩, 咱仨 are people
+_PAIR_TRIO = re.compile(r"(?<![们咱你我他她哥])[俩仨]")
 _RUN = re.compile(rf"(半打|[{NUMERAL_CHARS}]+打?)")
 
 
@@ -69,9 +72,9 @@ def normalize_numbers_zh(text: str) -> str:
     full-width letters and digits become ASCII).
 
     ``"十二号箱有多少个M8螺栓"`` → ``"12号箱有多少个M8螺栓"``; ``"收到一打手套"`` → ``"收到12手套"``;
-    ``"看一下"`` → ``"看一下"``. Raises nothing.
+    ``"看一下"`` → ``"看一下"``; ``"用了俩保险丝"`` → ``"用了2个保险丝"``. Raises nothing.
     """
-    text = unicodedata.normalize("NFKC", text or "")
+    text = _PAIR_TRIO.sub(lambda m: {"俩": "两个", "仨": "三个"}[m.group(0)], unicodedata.normalize("NFKC", text or ""))
     out, pos = [], 0
     for m in _RUN.finditer(text):
         run = m.group(0)
