@@ -198,8 +198,10 @@ def test_a_change_said_of_a_colleague_or_honestly_still_logs(tmp_path, text):
 
 # -- found by trying: needless refusals --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, record", [("用了俩保险丝", ("FUS-5A", -2)), ("收到仨垫圈", ("WSH-M8", 3))])
-def test_liang_ge_and_san_ge_said_as_one_syllable_log_in_one_turn(tmp_path, text, record):
+@pytest.mark.parametrize("text, record", [("用了俩保险丝", ("FUS-5A", -2)), ("收到仨垫圈", ("WSH-M8", 3)),
+                                          ("用完了三个钻头", ("DRL-BIT-6", -3)), ("三个钻头用完了", ("DRL-BIT-6", -3)),
+                                          ("用坏了两个钻头", ("DRL-BIT-6", -2))])
+def test_liang_ge_san_ge_and_used_up_log_in_one_turn(tmp_path, text, record):
     said, written, out = _said(tmp_path, text)
     assert written == [record] and out.pending is None, said
 

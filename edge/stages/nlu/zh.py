@@ -56,7 +56,7 @@ _QUERY = re.compile(r"多少|几(?!乎)[个只支把盒箱包卷罐桶张件根�
                     r"库存|查一下|查查|查询|在哪|够不够|有吗|有什么|有哪些")
 _STRONG_QUERY = re.compile(r"多少|有没有|还有|还剩|剩下|库存")
 #: verbs that say stock went out (used, taken, issued …) / came in (received, restocked, returned …)
-OUT_VERBS = re.compile(r"用了|用掉|使用了|拿了|拿走|拿出|取了|取走|领了|领走|领用|消耗|出库|发了|发出|发放|借了|"
+OUT_VERBS = re.compile(r"用了|用掉|用完了|用光了|用坏了|使用了|拿了|拿走|拿出|取了|取走|领了|领走|领用|消耗|出库|发了|发出|发放|借了|"
                   r"借走|减少|减去|扣除|扣掉")
 IN_VERBS = re.compile(r"收到|到了|到货|进了|进货|入库|补了|补充|补货|加了|添加|增加|加上|放了|放入|放进|新到|"
                  r"归还|还回|退回|送来|送到|添了|买了|采购")
