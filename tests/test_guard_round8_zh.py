@@ -165,6 +165,7 @@ def test_another_kind_asked_a_count_for_a_range_is_still_never_written(tmp_path)
 
 
 @pytest.mark.parametrize("text, record", [("用了三个新钻头", ("DRL-BIT-6", -3)), ("用了三个这种钻头", ("DRL-BIT-6", -3)),
+                                          ("用了三个坏掉的钻头", ("DRL-BIT-6", -3)), ("收到五个新到的钻头", ("DRL-BIT-6", 5)),
                                           ("用了三个30号箱的保险丝", ("FUS-5A", -3)), ("用了三个m8的螺栓", ("BLT-M8-30", -3)),
                                           ("用了三个M8螺栓", ("BLT-M8-30", -3))])
 def test_a_word_that_leaves_the_item_the_same_still_logs(tmp_path, text, record):

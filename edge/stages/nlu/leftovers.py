@@ -415,8 +415,9 @@ _COUNT_THEN_WORDS_ZH = re.compile(rf"\d+\s*[{MEASURE_WORDS.replace('号', '').re
 #: a bound, a hedge or a half said after the count (三十个左右的, 三十来个, 一盒半): the guards' words, no kind
 _BOUND_AFTER_ZH = re.compile(r"^(?:左右|上下|以上|以下|以内|之内|出头|开外|朝上|往上|不到|不止|不够|不足|打底|好几|多|来|几|半)")
 #: words before an item's name that leave it the same thing (新, 旧, 坏, 这种, 备用, 刚到的 …)
-_SAME_KIND_ZH = re.compile(r"(?:新|旧|坏|好|坏掉|用过|多余|剩下|剩余|备用|同样|一样|同款|这种|那种|这些|那些|这批|那批|这个|那个|"
-                           r"这|那|常用|普通|平常|原来|之前|刚到|新到|仓库|库里|库房)的?")
+_SAME_KIND_ZH = re.compile("(?:%s)的?" % "|".join(sorted(  # longest first: 新到 before 新
+    "新 旧 坏 好 坏掉 用过 多余 剩下 剩余 备用 同样 一样 同款 这种 那种 这些 那些 这批 那批 这个 那个 这 那 常用 普通 平常 原来 之前 "
+    "刚到 新到 仓库 库里 库房".split(), key=len, reverse=True)))
 
 
 def kind_not_had_zh(norm: str, names: Iterable[str]) -> str | None:
