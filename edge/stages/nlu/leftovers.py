@@ -86,7 +86,12 @@ _GLUED_SIZE = re.compile(r"^(\d+(?:\.\d+)?)(a|amp|amps|v|w|kw|mm|cm|ah|mah)$")
 
 #: the speaker unsure that it happened ("I think we used 3 fuses"): said again when sure
 _HEDGE = re.compile(r"\b(?:(?:i|we) (?:think|thought|guess|believe|reckon|suppose|assume|imagine)|not sure|pretty sure|"
-                    r"if i remember(?: right(?:ly)?)?|iirc|may have|might have|must have)\b")
+                    r"if i remember(?: right(?:ly)?)?|iirc|may have|might have|must have|"
+                    # "looks like we used …", "I'm fairly sure …", "as far as I know …": what it seems, not what was seen
+                    r"(?:fairly|quite|reasonably|almost|nearly|mostly) (?:sure|certain)|(?:looks|looked|seems|seemed|"
+                    r"sounds|appears) (?:like|as if|as though)|(?:it )?(?:seems|seemed|appears|appeared)(?: that)?(?= (?:i|we|they|\d))|"
+                    r"unless im (?:wrong|mistaken)|if im not (?:wrong|mistaken)|correct me if|as far as (?:i|we) (?:know|can tell|remember)|"
+                    r"to (?:my|our) knowledge|afaik|presumably|i gather)\b")
 
 
 #: said as a habit, a wish, a doubt, a request to be told or a plan, not as a change that happened
