@@ -67,6 +67,20 @@ def test_a_qualified_count_is_asked_never_written(tmp_path, text):
     assert written == [] and "one number" in said[0], said
 
 
+@pytest.mark.parametrize("text", ["we used 2 and a bit litres of degreaser", "we used 2 litres odd of degreaser",
+                                  "we used 2 point something litres of degreaser"])
+def test_more_than_the_number_said_is_no_count(tmp_path, text):
+    said, written, out = _said(tmp_path, text, inventory=LIQUIDS)
+    assert written == [] and "one number" in said[0], said
+
+
+@pytest.mark.parametrize("text, delta", [("we used a litre and a half of degreaser", -1.5),
+                                         ("we used 3 litres and a half of degreaser", -3.5)])
+def test_a_unit_and_a_half_is_the_amount(tmp_path, text, delta):
+    said, written, out = _said(tmp_path, text, inventory=LIQUIDS)
+    assert written == [("DEGR", delta)] and out.pending is None, said
+
+
 def test_a_count_said_as_at_most_writes_nothing(tmp_path):
     _nothing(*_said(tmp_path, "we used 3 fuses tops"))
 
@@ -115,7 +129,23 @@ def test_a_bare_decimal_of_pieces_is_asked(tmp_path, text):
     assert written == [] and "whole" in said[0], said
 
 
-# -- 5. on its way --------------------------------------------------------------------------------------------
+# -- 5. a move with one place ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["move 5 fuses out of bin 30", "moved 5 fuses out of bin 30", "shifted 5 fuses out of bin 30",
+                                  "transfer 5 fuses out of bin 30"])
+def test_a_move_with_one_place_is_no_use(tmp_path, text):
+    said, written, out = _said(tmp_path, text)
+    _nothing(said, written, out)
+    assert "moves stock between places" in said[0], said
+
+
+@pytest.mark.parametrize("text", ["we used 3 fuses per shift", "the night shift used 3 fuses"])
+def test_shift_the_noun_is_no_move(tmp_path, text):
+    said = _said(tmp_path, text)[0]
+    assert "moves stock" not in said[0], said
+
+
+# -- 6. on its way --------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("text", ["20 fuses incoming", "incoming 20 fuses", "20 fuses to be received",
                                   "20 fuses for delivery", "20 fuses in transit", "20 fuses pending"])
@@ -129,7 +159,7 @@ def test_stock_that_came_still_logs(tmp_path, text):
     assert written == [("FUS-5A", 20)] and out.pending is None, said
 
 
-# -- 6. what only seems so, and a question tag -----------------------------------------------------------------
+# -- 7. what only seems so, and a question tag -----------------------------------------------------------------
 
 @pytest.mark.parametrize("text", ["it looks like 3 fuses were used", "we used 3 fuses did we", "we used 3 fuses, did we",
                                   "we used 3 fuses is that right", "we used 3 fuses am I right"])
@@ -143,7 +173,7 @@ def test_thats_it_after_the_change_still_logs(tmp_path, text):
     assert written == [("FUS-5A", -3)] and out.pending is None, said
 
 
-# -- 7. a head shared by a name and other items' aliases -------------------------------------------------------
+# -- 8. a head shared by a name and other items' aliases -------------------------------------------------------
 
 @pytest.mark.parametrize("text", ["we used 3 rolls of tape", "received 5 rolls of tape", "we used 2 litres of fluid"])
 def test_a_head_of_several_names_and_aliases_is_asked(tmp_path, text):

@@ -4,7 +4,8 @@ hostile review with new sentences: what would have been said contracted ("we'd h
 "3 tops": ``qualified``), an undo read from a near exemplar with no undo word ("log it" after a log:
 ``undo_unsaid``), "got" read as stock in when its words take stock out ("got rid of", "got 3 fuses out
 of bin 30": ``got_out``), a decimal said without its leading zero (".5 litres" read as 5: ``decimal``),
-stock on its way ("20 fuses incoming": ``incoming``), what only seems so ("looks like we used …":
+stock on its way ("20 fuses incoming": ``incoming``), a move read as a use ("move 5 fuses out of bin
+30": ``moved``), what only seems so ("looks like we used …":
 ``hedge``), a question tag ("we used 3 fuses, did we": ``tag``) and a word that heads one item's name
 and other items' aliases ("tape": duct tape, blue insulating tape, PTFE tape: ``alias_head``) — each
 with the correct neighbours that must still be logged in one turn.
@@ -20,7 +21,7 @@ NEVER = {
     "qualified": ["we used like 3 fuses", "we used, like, 3 fuses", "we used like three fuses", "we used a good 3 fuses",
                   "we used easily 3 fuses", "we used a solid 3 fuses", "we used a max of 3 fuses",
                   "we used 3 fuses at a guess", "we used 3 fuses tops", "we used a good dozen washers",
-                  "we received like 20 fuses"],
+                  "we received like 20 fuses", "we used 3 fuses and a bit", "we used a dozen or so washers"],
     "got_out": ["we got out 3 fuses", "I got 3 fuses out of bin 30", "we got 3 fuses out of stock", "we got rid of 2 washers",
                 "we got shot of 3 fuses", "I got 3 fuses from the drawer", "got 3 fuses from bin 30",
                 "we got 3 fuses off the shelf", "I got 3 fuses out", "we got 3 drill bits out of drawer 4",
@@ -31,6 +32,8 @@ NEVER = {
     "hedge": ["looks like we used 3 fuses", "seems like we used 3 fuses", "seems we used 3 fuses",
               "it looks like 3 fuses were used", "I'm fairly sure we used 3 fuses", "unless I'm wrong we used 3 fuses",
               "as far as I know we used 3 fuses"],
+    "moved": ["move 5 fuses out of bin 30", "moved 5 fuses out of bin 30", "shifted 5 fuses out of bin 30",
+              "transfer 5 fuses out of bin 30", "moved 5 washers out of bin 2023", "we moved 5 fuses"],
     "tag": ["we used 3 fuses did we", "we used 3 fuses, did we", "we used 3 fuses is that right", "we used 3 fuses have we",
             "we used 3 fuses am I right"],
 }
@@ -50,7 +53,9 @@ NEIGHBOURS = [("we'd used 3 fuses", [rec(FUS[0], -3, FUS[1])]), ("I'd log 3 fuse
               ("20 fuses were delivered", [rec(FUS[0], 20, FUS[1])]),
               ("honestly we used 3 fuses", [rec(FUS[0], -3, FUS[1])]), ("basically we used 3 fuses", [rec(FUS[0], -3, FUS[1])]),
               ("we used 3 fuses, that is it", [rec(FUS[0], -3, FUS[1])]),
-              ("we used 3 fuses that's it", [rec(FUS[0], -3, FUS[1])])]
+              ("we used 3 fuses that's it", [rec(FUS[0], -3, FUS[1])]),
+              ("the night shift used 3 fuses", [rec(FUS[0], -3, FUS[1])]),
+              ("we used two dozen washers", [rec(WSH[0], -24, WSH[1])])]
 DEGR, CUT = ("DEGR", "shelf F"), ("OIL-CUT", "shelf F")
 
 
@@ -78,7 +83,12 @@ def big(c) -> None:
                  ("we used .75 litres of cutting oil", rec(CUT[0], -0.75, CUT[1])),
                  ("we received ,5 litres of degreaser", rec(DEGR[0], 0.5, DEGR[1]))]:
         c.add("decimal", t, "must", [r])
+    for t in ["we used 2 and a bit litres of degreaser", "we used 2 litres odd of degreaser",
+              "we used 2 point something litres of degreaser"]:
+        c.add("qualified", t, "never")
     for t, r in [("we used 0.5 litres of degreaser", rec(DEGR[0], -0.5, DEGR[1])),
+                 ("we used a litre and a half of degreaser", rec(DEGR[0], -1.5, DEGR[1])),
+                 ("we used 3 litres and a half of degreaser", rec(DEGR[0], -3.5, DEGR[1])),
                  ("we used 1.5 litres of degreaser", rec(DEGR[0], -1.5, DEGR[1])),
                  ("we used 1 point 5 litres of degreaser", rec(DEGR[0], -1.5, DEGR[1])),
                  ("we used 3 rolls of blue tape", rec("TAPE-ISO-RU", -3, "drawer 38")),

@@ -21,7 +21,7 @@ negation, but, correction; round 5 in ``guard_round5.py``: lot_piece, state, pre
 answer; round 6 in ``guard_round6.py``: equipment, count_what, not_done, undo, not_count, question; round 7
 in ``guard_round7.py``: aside, part_name, place, not_ours, amend; Mandarin round 7 in ``guard_round7_zh.py``:
 qualifier, except, other_thing, someone, etc, moved; round 8 in ``guard_round8.py``: would_have, qualified,
-undo_unsaid, got_out, decimal, incoming, hedge, tag, alias_head) or ``neighbour`` for the correct commands beside them.
+undo_unsaid, got_out, decimal, incoming, moved, hedge, tag, alias_head) or ``neighbour`` for the correct commands beside them.
 Deterministic.
 """
 from __future__ import annotations

@@ -89,7 +89,9 @@ _VAGUE = re.compile(r"\b(?:about|around|roughly|approximately|approx|maybe|perha
                     # "like 3", "a good 3", "easily 3", "a max of 3", "3 tops", "at a guess": a count qualified
                     r"(?<!looks )(?<!looked )(?<!seems )(?<!seemed )(?<!sounds )like (?=\d)|a (?:good|solid|rough|max|maximum|min|minimum) (?:of )?(?=\d)|easily (?=\d)|"
                     r"(?<=\d )(?:\w+ ){0,3}?(?:tops|max|maximum|at the (?:most|outside|very most|least))|at a guess|"
-                    r"if that|or thereabouts|(?:id|i would|i d) (?:say|guess)|ballpark|(?<!hand )(?<!handed )(?<!passed )(?<!moved )(?<!shifted )(?:over|under|up to) (?=\d)|(?<=\d )odd)\b")
+                    r"if that|or thereabouts|(?:id|i would|i d) (?:say|guess)|ballpark|"
+                    # "2 and a bit litres", "2 litres odd", "2 point something": more than the number said
+                    r"and a (?:bit|little)|and something|point something|(?<=\d )[a-z]+ odd|(?<!hand )(?<!handed )(?<!passed )(?<!moved )(?<!shifted )(?:over|under|up to) (?=\d)|(?<=\d )odd)\b")
 #: hesitations inside a command ("move, uh, five, um, M8 nuts"); "mm" is millimetres there
 _HESITATION = re.compile(r"\b(?:uh|um|umm|uhm|er|erm|ah|eh|hm|hmm)\b ?")
 #: what may follow "… already logged": "no need", "so no need to log them", "nothing to do"

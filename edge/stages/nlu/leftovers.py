@@ -113,7 +113,8 @@ _BACK_TO_SUPPLIER = re.compile(r"\b(?:returned|return|returning|sent back|send b
 #: per person ("each"), an approximation ("almost 3"), "instead of", the stock's end ("the last 3") or
 #: a total that may hold changes already logged ("in total", "so far")
 _NOT_PLAIN = (("not_count", re.compile(r"\b(?:a|one|two|three|\d+) (?:third|quarter|fifth|tenth)s? of\b(?! an?\b)|"
-                                       r"\bhalf of\b|"  # "three quarters of a litre" is an amount
+                                       # "three quarters of a litre" is an amount; "a litre and a half of" one too
+                                       r"(?<!\band a )(?<!\band one )\bhalf of\b|"
                                        r"\ba \d+ of\b(?! an?\b)|"  # "a third of" as normalized ("a 3 of")
                                        r"\b(?:\d+|all|each|both|some|two|three|four|five) of us\b|\b(?:each|apiece)\b|"
                                        r"\bper (?:person|head)\b")),
