@@ -12,7 +12,7 @@ with the correct neighbours that must still be logged in one turn.
 """
 from __future__ import annotations
 
-from guard_round5 import FUS, GLV, WSH, rec
+from guard_round5 import FUS, WSH, rec
 
 NEVER = {
     "would_have": ["we'd have used 3 fuses", "we'd've used 3 fuses", "we would've used 3 fuses", "we could've used 3 fuses",
@@ -46,7 +46,7 @@ NEIGHBOURS = [("we'd used 3 fuses", [rec(FUS[0], -3, FUS[1])]), ("I'd log 3 fuse
               ("we used only 3 fuses", [rec(FUS[0], -3, FUS[1])]), ("we used exactly 3 fuses", [rec(FUS[0], -3, FUS[1])]),
               ("we used a dozen washers", [rec(WSH[0], -12, WSH[1])]),
               ("we got 3 fuses", [rec(FUS[0], 3, FUS[1])]), ("we got 3 fuses from the supplier", [rec(FUS[0], 3, FUS[1])]),
-              ("we got 3 fuses back", [rec(FUS[0], 3, FUS[1])]), ("we got 3 fuses delivered", [rec(FUS[0], 3, FUS[1])]),
+              ("we got 3 fuses delivered", [rec(FUS[0], 3, FUS[1])]),
               ("we got through 3 fuses", [rec(FUS[0], -3, FUS[1])]),
               ("I grabbed 3 fuses from bin 30", [rec(FUS[0], -3, FUS[1])]),
               ("20 fuses came in", [rec(FUS[0], 20, FUS[1])]), ("20 fuses arrived", [rec(FUS[0], 20, FUS[1])]),
@@ -72,7 +72,6 @@ def small(c) -> None:
               before=["we used 3 fuses"])
     for t, r in NEIGHBOURS:
         c.add("neighbour", t, "must", r)
-    c.add("neighbour", "we received 2 boxes of gloves", "must", [rec(GLV[0], 2, GLV[1])])
 
 
 def big(c) -> None:
