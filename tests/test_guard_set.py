@@ -25,6 +25,7 @@ CLASSES = {"question", "direction", "size", "frequency", "unit", "other_item", "
            "lot_piece", "state", "present", "present_heard", "answer", "back", "equipment", "count_what", "not_done",
            "undo"}
 CLASSES |= {"aside", "part_name", "place", "not_ours", "amend"}  # round 7 (English)
+CLASSES |= {"would_have", "qualified", "undo_unsaid", "got_out", "decimal", "incoming", "moved", "tag"}  # round 8
 ZH_CLASSES = {"neighbour", "correction", "other_item", "hedge", "not_count", "unit", "frequency", "future", "time", "size",
               "trailing", "lot_piece", "state", "answer", "back", "equipment", "count_what", "not_done", "question",
               "qualifier", "except", "other_thing", "someone", "etc", "moved"}

@@ -20,8 +20,10 @@ Each case is one utterance (``before`` turns first when given) with ``expect``:
 negation, but, correction; round 5 in ``guard_round5.py``: lot_piece, state, present, present_heard,
 answer; round 6 in ``guard_round6.py``: equipment, count_what, not_done, undo, not_count, question; round 7
 in ``guard_round7.py``: aside, part_name, place, not_ours, amend; Mandarin round 7 in ``guard_round7_zh.py``:
-qualifier, except, other_thing, someone, etc, moved; Mandarin round 8 in ``guard_round8_zh.py``: negated, time,
-each, question, still, theirs, no_direction, unit, kind, hearsay) or ``neighbour`` for the correct commands beside them.
+qualifier, except, other_thing, someone, etc, moved; round 8 in ``guard_round8.py``: would_have, qualified,
+undo_unsaid, got_out, decimal, incoming, moved, hedge, tag, alias_head; Mandarin round 8 in ``guard_round8_zh.py``:
+negated, time, each, question, still, theirs, no_direction, unit, kind, hearsay) or ``neighbour`` for the correct
+commands beside them.
 Deterministic.
 """
 from __future__ import annotations
@@ -34,6 +36,7 @@ import guard_round5
 import guard_round6
 import guard_round7
 import guard_round7_zh
+import guard_round8
 import guard_round8_zh
 
 HERE = Path(__file__).resolve().parent
@@ -86,6 +89,7 @@ def small() -> list[dict]:
     guard_round5.small(c)
     guard_round6.small(c)
     guard_round7.small(c)
+    guard_round8.small(c)
     return c.rows
 
 
@@ -424,6 +428,7 @@ def big() -> list[dict]:
               answers=["yes"] if conv else ())
     guard_round5.big(c)
     guard_round7.big(c)
+    guard_round8.big(c)
     return c.rows
 
 

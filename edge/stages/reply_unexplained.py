@@ -75,6 +75,8 @@ def unexplained_reply(kind: str, words: str, language: str = "en") -> str:
                     "own first, then the change.",
             "direction_back": f"Nothing logged: \u201c{words}\u201d takes stock out, not in, and I won't guess. "
                               "Say it as a use, like 'log 3 fuses used', to take them off the stock.",
+            "moved": f"Nothing logged: \u201c{words}\u201d moves stock between places, which is no use or receipt. "
+                     "To move it, say how many, from which place and to which place.",
             "reason": f"Nothing logged: \u201c{words}\u201d may change the count. Please say the change on its "
                       "own, with the number to log.",
             "correction": f"Nothing logged: you corrected yourself (\u201c{words}\u201d). Please say the whole "

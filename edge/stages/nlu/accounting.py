@@ -17,7 +17,9 @@ slot explains and that would change the record:
 - ``negation``: a negation in another clause than the change ("we used 3 drill bits, also we did
   not use the fuses": not one negated command);
 - ``back``: a taking verb with "back" ("took 3 fuses back to bin 30", "took them back"): in, out
-  or both? asked, never the taking's "out";
+  or both? asked, never the taking's "out"; ``direction_back``: a receipt read from "got" whose words
+  take stock out ("got rid of 3 fuses", "got 3 fuses out of bin 30"), never written as a receipt;
+- ``moved``: a moving verb in a use or receipt ("move 5 fuses out of bin 30"): a move stays in the store;
 - ``state``: what is there, not a change ("there are 40 fuses", "we've got 40", "40 left"): a
   count or a question, never a receipt;
 - ``size``: the only number said is a size ("we used 6 mm drill bits"): no count (the dialog asks
@@ -61,7 +63,7 @@ from edge.stages.nlu.zh import OUT_VERBS
 
 #: the kinds :func:`unexplained` reports, in the order it checks them
 KINDS = ("question", "someone", "time", "not_done", "undo", "equipment", "count_what", "direction_back", "last",
-         "total", "not_plain", "someones", "loan", "swap", "place", "state", "back", "direction", "counts", "frequency", "but",
+         "total", "not_plain", "someones", "loan", "swap", "place", "state", "back", "moved", "direction", "counts", "frequency", "but",
          "other_item", "negation", "size", "not_count", "hedge", "correction")
 
 _QUESTION = re.compile(r"(?:^|\b(?:and|so|but|ok|okay|hey|then)\s+)(?:why|how come|who|whom|whose|since when|what for|"
@@ -69,7 +71,11 @@ _QUESTION = re.compile(r"(?:^|\b(?:and|so|but|ok|okay|hey|then)\s+)(?:why|how co
                        r"|\b(?:why|how come|whoever|whichever)\b"
                        r"|\b(?:did|has|have|had|was|were)\s+(?:anyone|anybody|someone|somebody|any of you|you)\b"
                        r"|\b(?:who|whom|whose)\s+(?:\w+\s+)?(?:used|took|take|taken|received|got|logged|moved|"
-                       r"counted|gave|had|has|needed|wanted)\b")
+                       r"counted|gave|had|has|needed|wanted)\b"
+                       # a question tag after the change ("we used 3 fuses, did we", "… is that right"): asked, not said
+                       r"|(?<!\bthat )\b(?:did|didnt|do|dont|have|havent|had|hadnt|were|werent|was|wasnt|is|isnt|are|arent) "
+                       r"(?:we|i|they|it|you|he|she|that|there)(?: not)?(?: (?:right|correct|so|ok|okay))?$"
+                       r"|\b(?:am i right|right or wrong|or what)$")
 _QUESTION_RAW = re.compile(r"\?\s*$")
 #: a request said as a question is the command ("can you log 3 fuses used?")
 _REQUEST = re.compile(r"^\W*(?:please\W+)?(?:(?:can|could|would|will)\W+(?:you|u)\b|(?:can|could|may)\W+(?:i|we)\b)",
@@ -170,7 +176,8 @@ def unexplained(intent: Intent, utt: Utterance, names=None) -> Unexplained | Non
     if got is not None:
         return Unexplained(*got)
     if intent.intent == "log_record":
-        got = _state(norm) or _took_back(norm) or _second_direction(intent, utt) or _not_ours(intent, utt, names)
+        got = _state(norm) or _took_back(norm) or _got_out(intent, norm) or _moved(norm) \
+            or _second_direction(intent, utt) or _not_ours(intent, utt, names)
         if got is not None:
             return got
     m = _FREQUENCY.search(norm)
@@ -224,6 +231,31 @@ _TOOK_BACK = re.compile(r"\b(?:took|take|taken|taking|grabbed|carried|carry|brou
 def _took_back(norm: str) -> Unexplained | None:
     m = _TOOK_BACK.search(norm)
     return Unexplained("back", m.group(0)) if m else None
+
+
+#: "got" reads as stock in ("we got 40 fuses"), but "got … out", "got rid of", "got … from bin 30 / off the
+#: shelf / out of stock" take stock out of the store
+_GOT_OUT = re.compile(r"\b(?:got|get|gets|getting|gotten)\b(?: (?!back\b)\S+){0,5}? (?:out\b|rid of\b|shot of\b|"
+                      r"(?:from|off|out of) (?:the |our |a |that |this )?(?:bins?|drawers?|shelf|shelves|racks?|"
+                      r"cabinets?|cupboards?|lockers?|stock|stocks|stores?|storeroom|stockroom|inventory|warehouse)\b)")
+
+
+#: a moving verb in what was read as a use or receipt ("move 5 fuses out of bin 30"): stock moved between
+#: places stays in the store, so it is never a log; said with its second place it is a move ("… to bin 31")
+_MOVED = re.compile(r"\b(?:move|moved|moving|shifted|shifting|relocate|relocated|relocating|transfer|transferred|"
+                    r"transferring)\b")
+
+
+def _moved(norm: str) -> Unexplained | None:
+    m = _MOVED.search(norm)
+    return Unexplained("moved", m.group(0)) if m else None
+
+
+def _got_out(intent: Intent, norm: str) -> Unexplained | None:
+    """A receipt read from "got" whose words take the stock out ("we got rid of 3 fuses", "got 3 fuses
+    out of bin 30"): never written as a receipt."""
+    m = _GOT_OUT.search(norm) if intent.direction == "in" or any(p.direction == "in" for p in intent.parts) else None
+    return Unexplained("direction_back", m.group(0)) if m else None
 
 
 def _thread(intent: Intent, utt: Utterance, names) -> Unexplained | None:

@@ -58,6 +58,9 @@ _FRACTIONS = [
     (re.compile(rf"\b(?:(?:a|one) (quarter)|3 quarters|(half)) of (?:a|an|one) {_MEASURE}"),
      lambda m: f"{0.25 if m.group(1) else 0.5 if m.group(2) else 0.75} {m.group(3)}"),
     (re.compile(r"\b(?:nought|naught|zero|oh) point (?=\d)"), lambda m: "0 point "),
+    # "we used point 5 litres" is 0.5: "point" said right after the verb, or first (not "at this point 3 …")
+    (re.compile(r"(^|\b(?:used|use|took|take|received|receive|got|added|add|log|logged|count|counted|moved|move) )"
+                r"point (?=\d)"), lambda m: f"{m.group(1)}0 point "),
     # "one point two five" is 1.25: the single digits said after "point" are all decimals
     (re.compile(r"\b(\d+) point ((?:\d )+\d|\d+)\b"), lambda m: f"{m.group(1)}.{m.group(2).replace(' ', '')}"),
     (re.compile(r"\b(?!(?:a |one )?half (?:an? )?dozen)(?:a half|one half|half an?|half)\b"), lambda m: "0.5"),
@@ -82,7 +85,13 @@ _VAGUE = re.compile(r"\b(?:about|around|roughly|approximately|approx|maybe|perha
                     r"loads of|lots of|a lot of|plenty of|a couple more|a number of|"
                     # a count qualified, not said: "hardly used 3", "3 too many", "more than 20", "up to 5"
                     r"hardly|barely|scarcely|too many|too much|too few|more than|less than|fewer than|at least|"
-                    r"at most|no more than|not more than|upwards of|(?<!hand )(?<!handed )(?<!passed )(?<!moved )(?<!shifted )(?:over|under|up to) (?=\d)|(?<=\d )odd)\b")
+                    r"at most|no more than|not more than|upwards of|"
+                    # "like 3", "a good 3", "easily 3", "a max of 3", "3 tops", "at a guess": a count qualified
+                    r"(?<!looks )(?<!looked )(?<!seems )(?<!seemed )(?<!sounds )like (?=\d)|a (?:good|solid|rough|max|maximum|min|minimum) (?:of )?(?=\d)|easily (?=\d)|"
+                    r"(?<=\d )(?:\w+ ){0,3}?(?:tops|max|maximum|at the (?:most|outside|very most|least))|at a guess|"
+                    r"if that|or thereabouts|(?:id|i would|i d) (?:say|guess)|ballpark|"
+                    # "2 and a bit litres", "2 litres odd", "2 point something": more than the number said
+                    r"and a (?:bit|little)|and something|point something|(?<=\d )[a-z]+ odd|(?<!hand )(?<!handed )(?<!passed )(?<!moved )(?<!shifted )(?:over|under|up to) (?=\d)|(?<=\d )odd)\b")
 #: hesitations inside a command ("move, uh, five, um, M8 nuts"); "mm" is millimetres there
 _HESITATION = re.compile(r"\b(?:uh|um|umm|uhm|er|erm|ah|eh|hm|hmm)\b ?")
 #: what may follow "… already logged": "no need", "so no need to log them", "nothing to do"
@@ -121,11 +130,16 @@ _FUTURE = re.compile(
     r"tomorrow|the day after|next (?:week|month|time|shift|delivery|order|monday|tuesday|wednesday|thursday|friday|"
     r"saturday|sunday)|later (?:today|on|this week)|in (?:a|an|\d+) (?:days?|weeks?|hours?)|(?<!as )expecting|"
     r"(?<!as )expect|awaiting|waiting (?:for|on)|on (?:back ?)?order|due(?! to\b)|arriving|to arrive|on (?:its|their) way|"
-    r"(?:being|getting|to be) (?:sent|delivered|shipped)|should (?:arrive|come|get here|be here|turn up))\b")
+    r"(?:being|getting|to be) (?:sent|delivered|shipped|received|booked in)|should (?:arrive|come|get here|be here|turn up)|"
+    # "20 fuses incoming", "in transit", "for delivery": on their way, not here yet
+    r"incoming|inbound|en route|in transit|pending|back ?ordered|for delivery|(?:still |yet )to (?:come|arrive))\b")
 #: said as what should or must be done ("we should use 3 fuses", "we have to take 2 washers"): not done yet;
 #: "should be"/"should have" is what is expected or supposed, not this
 _MODAL = re.compile(rf"\b(?:should|ought to|must|have to|has to|gotta|got to|wanna|would like to|wed like to|"
-                    rf"id like to|would(?! (?:you|u)\b)|supposed to|meant to)\b(?! (?:still )?(?:be|have|of|get)\b){_NOT_LOG_VERB}")
+                    rf"id like to|would(?! (?:you|u)\b)|supposed to|meant to)\b(?! (?:still )?(?:be|have|of|get)\b){_NOT_LOG_VERB}"
+                    # "we'd use 3 fuses", "I'd take 2": would, not done ("we'd used" is had: done)
+                    r"|\b(?:wed|id|youd|theyd|hed|shed) (?=(?:use|take|need|get|grab|receive|pull|add|move|count|"
+                    r"go through|run through|want)\b)")
 _FUTURE_RAW = re.compile(rf"\b(?:i|we|they|he|she|you|it|that|someone|somebody|the \w+)\s*['’]ll\b{_NOT_LOG_VERB}",
                          re.IGNORECASE)
 #: when a planned thing is to come: dropped from the item's words ("200 m8 nuts next week")
@@ -137,7 +151,10 @@ _HYPOTHETICAL = re.compile(
     r"(?:let us|lets|just) say|^say (?=(?:i|we|they|you|someone) )|(?:even |only )?if (?!(?:you|u) (?:could|can|would|will|dont|do not|please|mind)\b)"
     r"(?:i|we|you|they|he|she|someone|somebody|anyone|the)\b|in case|were to|"
     r"would (?!be (?:possible|ok|okay|alright|fine|great)\b)(?:be|have|leave|there|we|i|it|that|they|the)\b|"
-    r"might|could (?:be|have)|(?:must|should) (?:have|of)|mustve|shouldve|may need|(?:almost|nearly) (?=\w+ed\b|took|taken|ran|gave|given|threw|broke|lost|got|sent))\b")
+    r"might|could (?:be|have)|(?:must|should) (?:have|of)|mustve|shouldve|may need|"
+    # "we'd have used", "we'd've", "would've", "could've" (normalized without the apostrophe): what would have been
+    r"(?:wed|id|youd|theyd|hed|shed) (?:have|of)|(?:wed|id|youd|theyd|hed|shed)ve|wouldve|couldve|mightve|"
+    r"woulda|coulda|shoulda|musta|(?:almost|nearly) (?=\w+ed\b|took|taken|ran|gave|given|threw|broke|lost|got|sent))\b")
 #: "I almost used 3 fuses": dropped for the templates (the refusal says it did not happen)
 _ALMOST = re.compile(r"\b(?:almost|nearly)\s+")
 #: a log verb after "need to"/"want to" is the command itself ("I need to log 3 fuses used")

@@ -86,7 +86,12 @@ _GLUED_SIZE = re.compile(r"^(\d+(?:\.\d+)?)(a|amp|amps|v|w|kw|mm|cm|ah|mah)$")
 
 #: the speaker unsure that it happened ("I think we used 3 fuses"): said again when sure
 _HEDGE = re.compile(r"\b(?:(?:i|we) (?:think|thought|guess|believe|reckon|suppose|assume|imagine)|not sure|pretty sure|"
-                    r"if i remember(?: right(?:ly)?)?|iirc|may have|might have|must have)\b")
+                    r"if i remember(?: right(?:ly)?)?|iirc|may have|might have|must have|"
+                    # "looks like we used …", "I'm fairly sure …", "as far as I know …": what it seems, not what was seen
+                    r"(?:fairly|quite|reasonably|almost|nearly|mostly) (?:sure|certain)|(?:looks|looked|seems|seemed|"
+                    r"sounds|appears) (?:like|as if|as though)|(?:it )?(?:seems|seemed|appears|appeared)(?: that)?(?= (?:i|we|they|\d))|"
+                    r"unless im (?:wrong|mistaken)|if im not (?:wrong|mistaken)|correct me if|as far as (?:i|we) (?:know|can tell|remember)|"
+                    r"to (?:my|our) knowledge|afaik|presumably|i gather)\b")
 
 
 #: said as a habit, a wish, a doubt, a request to be told or a plan, not as a change that happened
@@ -108,7 +113,8 @@ _BACK_TO_SUPPLIER = re.compile(r"\b(?:returned|return|returning|sent back|send b
 #: per person ("each"), an approximation ("almost 3"), "instead of", the stock's end ("the last 3") or
 #: a total that may hold changes already logged ("in total", "so far")
 _NOT_PLAIN = (("not_count", re.compile(r"\b(?:a|one|two|three|\d+) (?:third|quarter|fifth|tenth)s? of\b(?! an?\b)|"
-                                       r"\bhalf of\b|"  # "three quarters of a litre" is an amount
+                                       # "three quarters of a litre" is an amount; "a litre and a half of" one too
+                                       r"(?<!\band a )(?<!\band one )\bhalf of\b|"
                                        r"\ba \d+ of\b(?! an?\b)|"  # "a third of" as normalized ("a 3 of")
                                        r"\b(?:\d+|all|each|both|some|two|three|four|five) of us\b|\b(?:each|apiece)\b|"
                                        r"\bper (?:person|head)\b")),

@@ -39,6 +39,8 @@ NOT_ITEM = STOP_WORDS | IN_WORDS | OUT_WORDS | LOG_WORDS | LOCATION_WORDS | froz
     "will should shall may might must let lets like okay ok yes no not number no num so um uh oh hey "
     "also too again then than thank thanks sorry quick quickly total altogether back off up down".split())
 _DECIMAL = re.compile(r"(?<=\d)\.(?=\d)")
+#: a decimal said without its leading zero (".5", ",5"): a point or comma after no word or number
+_BARE_DECIMAL = re.compile(r"(?<![\w.,])[.,](?=\d)")
 _ORING = re.compile(r"\bo(?:h)?[\s-]?ring(s?)\b", re.IGNORECASE)
 
 #: length units: part of a name ("10 mm"), never the word that names the item
@@ -48,8 +50,9 @@ UNITS = frozenset({"mm", "cm", "m"})
 def clean_text(text: str) -> str:
     """:func:`edge.stages.names.name_key` of ``text`` (NFKC, case-folded, apostrophes dropped, thousands
     commas joined, other punctuation → spaces; letters of every script kept), with decimal points
-    kept (``2.5``) and ``o-ring`` as one word (``oring``), so "four o-rings" is never "four o"."""
-    text = _DECIMAL.sub("DECIMALPOINT", text or "")
+    kept (``2.5``; ``.5`` is ``0.5``) and ``o-ring`` as one word (``oring``), so "four o-rings" is never "four o"."""
+    # ".5 litres" is 0.5 litres: the point alone would be dropped as punctuation, leaving 5
+    text = _DECIMAL.sub("DECIMALPOINT", _BARE_DECIMAL.sub("0DECIMALPOINT", text or ""))
     text = _ORING.sub(lambda m: "oring" + (m.group(1) or ""), text)
     return name_key(text).replace("decimalpoint", ".")
 

@@ -115,6 +115,8 @@ class ItemIndex:
         #: every word of an item's name and aliases (singular), for words said that no pick explains; the heads
         self.name_words: dict[str, set[str]] = {}
         self.heads_of: dict[str, set[str]] = {}  # (lexicon.head_words: "tie" of "cable tie")
+        #: a head word of an alias → {sku: the aliases it heads}: "tape" of "blue insulating tape" (not a family)
+        self.alias_heads: dict[str, dict[str, set[tuple[str, ...]]]] = {}
         self.proper_of: dict[str, set[str]] = {}  # words written capitalized in a name: a brand said alone
         spoken: dict[str, dict[str, str]] = {}  # spoken key of a name → {sku: its written key}
         places: dict[str, str] = {}  # as written → normal form (many items share a place)
@@ -133,6 +135,9 @@ class ItemIndex:
             for name in (it.item, *it.aliases):
                 norm = normalize_text(name)
                 toks = tuple(singular(t) for t in norm.split())
+                if toks and name is not it.item:
+                    for h in head_words(toks):
+                        self.alias_heads.setdefault(h, {}).setdefault(it.sku, set()).add(toks)
                 if toks:
                     self.phrases.setdefault(toks, set()).add(it.sku)
                     self.name_words.setdefault(it.sku, set()).update(toks)
@@ -390,11 +395,16 @@ class ItemIndex:
             return None
         i, fams = heads[-1]
         skus = [s for f in fams for s in self.families[f]]
-        # other words said narrow the families ("hex" of hex bolts and carriage bolts)
+        # an item whose alias this word heads is one too ("tape": duct tape, and "blue insulating tape")
+        aliased = {s: a for s, a in self.alias_heads.get(toks[i], {}).items() if s not in skus}
+        # other words said narrow the families ("hex" of hex bolts and carriage bolts) and those aliases
         said = {toks[j] for j in free}
         narrowed = [f for f in fams if said.intersection(f[:-1])]
-        if narrowed:
-            skus = [s for f in narrowed for s in self.families[f]]
+        by_alias = [s for s, names in aliased.items() if any(said.intersection(a[:-1]) for a in names)]
+        if narrowed or by_alias:
+            skus = [s for f in narrowed for s in self.families[f]] + by_alias
+        else:
+            skus += sorted(aliased)
         return self._narrow(skus, size, frozenset({i}) | size.tokens, "family")
 
     def _by_cjk(self, toks: list[str], skip: set[int]) -> Found | None:

@@ -72,6 +72,10 @@ QUESTION_START = re.compile(r"^\W*(?:(?:hey|ok|okay|so|and|um|uh|please)\W+)*(?:
                             r"when|why|do|does|did|is|are|was|were|have|has|any|anything|can|could|would|got|tell|"
                             r"check|show|list|give|find|look)\b")
 _WH_WORD = re.compile(r"\b(?:how|what|whats|where|wheres|which)\b")
+#: what a paraphrased undo must say: a word that takes a record back ("revert it", "that last entry was a mistake")
+UNDO_SAID = re.compile(r"\b(?:undo|undid|delete|remove|scratch|revert|reverse|cancel|roll ?back|erase|strike|mistake|"
+                       r"wrong|incorrect|not right|back (?:\w+ )?out|take (?:\w+ ){0,2}?(?:back|off|out)|took (?:\w+ ){0,2}?back|"
+                       r"void|unlog|rub (?:\w+ )?out|cross (?:\w+ )?out|didn'?t mean)\b")
 #: a count said loosely: "a couple of boxes" is taken as 2 but read back before a log writes it
 LOOSE_COUNT = re.compile(r"\bcouple\b")
 #: a test said before a command: no change happened ("test: …", "this is a test, …", "testing testing, we used …")
@@ -559,6 +563,8 @@ class Understanding:
         if found is not None and found["intent"] == "ask_docs":  # no slots: the question is the text
             return Intent("ask_docs", source="paraphrase", text=text, explain={"path": "paraphrase", **found})
         got = understand_paraphrase(text, self.fill_slots, p) if found is not None else None
+        if got is not None and got.intent == "undo" and not UNDO_SAID.search(text.lower()):
+            return None  # "log it", "the last one": an undo writes, so it is said, never guessed from a near exemplar
         if got is not None and got.intent in ("log_record", "transfer", "stock_count") and asks_yes_no(text):
             return None  # "was a box of gloves taken?": a question is never a write on a near exemplar
         if got is not None and got.intent == "stock_count" and not (COUNT_WORDS.search(text.lower())
