@@ -137,9 +137,10 @@ _FUTURE = re.compile(
 #: "should be"/"should have" is what is expected or supposed, not this
 _MODAL = re.compile(rf"\b(?:should|ought to|must|have to|has to|gotta|got to|wanna|would like to|wed like to|"
                     rf"id like to|would(?! (?:you|u)\b)|supposed to|meant to)\b(?! (?:still )?(?:be|have|of|get)\b){_NOT_LOG_VERB}"
-                    # "we'd use 3 fuses", "I'd take 2": would, not done ("we'd used" is had: done)
-                    r"|\b(?:wed|id|youd|theyd|hed|shed) (?=(?:use|take|need|get|grab|receive|pull|add|move|count|"
-                    r"go through|run through|want)\b)")
+                    # "we'd use 3 fuses", "I'd take 2": would, not done ("we'd used" is had: done); "we'd need"
+                    # and "I'd want" are a need, which the order rule says as one
+                    r"|\b(?:wed|id|youd|theyd|hed|shed) (?=(?:use|take|get|grab|receive|pull|add|move|count|"
+                    r"go through|run through)\b)")
 _FUTURE_RAW = re.compile(rf"\b(?:i|we|they|he|she|you|it|that|someone|somebody|the \w+)\s*['’]ll\b{_NOT_LOG_VERB}",
                          re.IGNORECASE)
 #: when a planned thing is to come: dropped from the item's words ("200 m8 nuts next week")
