@@ -17,6 +17,7 @@ from edge.stages.grounded import scope
 from edge.stages.grounded.answer import GroundedAnswerer, calls_schema
 from edge.stages.grounded.check import claims_action, grounded_or_plain, ungrounded_numbers
 from edge.stages.grounded.tools import Toolbox, ToolResult, calculate
+from edge.stages.nlu.asides import several_items
 
 FIELDS = ("tool", "item", "place", "kind", "what", "period", "expression", "topic")
 
@@ -237,5 +238,5 @@ def test_a_sums_own_words_are_no_part_of_an_items_name(inventory_store):
     from edge.stages.nlu.understand import Understanding
 
     und = Understanding(inventory_store.items())
-    assert und._several_items("what's the fuses and drill bits combined")
-    assert not und._several_items("how many fuses do we have in total")
+    assert several_items("what's the fuses and drill bits combined", und.grammar.resolve_item)
+    assert not several_items("how many fuses do we have in total", und.grammar.resolve_item)

@@ -63,3 +63,23 @@ def other_named(tokens: tuple[str, ...], phrases: Mapping[tuple[str, ...], set[s
                 continue
             return " ".join(tokens[i:i + n])
     return None
+
+
+def several_items(t: str, resolve_item) -> bool:
+    """Whether ``t`` (lower case) names two items or more on the two sides of "and", "or", "than",
+    "with" (``resolve_item(words)``: the resolver's match, with ``sku`` or ``candidates``)."""
+    # the sum's own words are no part of a name ("drill bits combined" is drill bits)
+    bare = re.sub(r"\b(?:combined|together|altogether|in total|total|both|each)\b", " ", t)
+    sides = [p for p in re.split(r"\b(?:and|or|than|with|versus|vs)\b", bare) if p.strip()]
+    if len(sides) < 2:
+        return False
+    named = [m for m in (resolve_item(p) for p in sides) if m.sku or m.candidates]
+    return len({m.sku or tuple(m.candidates) for m in named}) >= 2
+
+
+def another_named(sku: str | None, tokens: tuple[str, ...], index) -> bool:
+    """Whether a stock question answered for item ``sku`` also says another item's whole name, with
+    no "and"/"or" between them ("which do we have more on, washer more cable ties": the recognizer's
+    "more" for "or"): that one item's stock alone would leave the other out. ``tokens``: the
+    question's normal form, split; ``index``: the resolver's :class:`edge.stages.nlu.resolve.ItemIndex`."""
+    return bool(sku) and other_named(tokens, index.phrases, {sku}, set(index.name_words.get(sku, ()))) is not None

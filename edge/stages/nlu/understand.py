@@ -38,7 +38,7 @@ from edge.llm.base import ContextOverflow, EngineError, GenerationRequest
 from edge.stages.grounded import scope
 from edge.stages.nlu.accounting import Utterance, set_aside, size_not_count, taken_back, trailing, unexplained
 from edge.stages.nlu.amend import amend_intent
-from edge.stages.nlu.asides import dismissed, other_named
+from edge.stages.nlu.asides import another_named, dismissed, other_named, several_items
 from edge.stages.nlu.filler import has_cjk, is_filler
 from edge.stages.nlu.grammar import Grammar, text_direction
 from edge.stages.nlu.guards import asks_yes_no
@@ -615,31 +615,12 @@ class Understanding:
             return _asks(text) and bool(ARITHMETIC.search(t) or SEVERAL_CUES.search(t) or HOW_MANY.search(t))
         if kind not in ("query_stock", "low_stock", "place_contents", "ask_records"):
             return False
-        if ARITHMETIC.search(t) or (kind == "query_stock" and (self._several_items(t) or self._another_named(intent, text))):
+        if ARITHMETIC.search(t) or (kind == "query_stock" and (several_items(t, self.grammar.resolve_item)
+                                                          or another_named(intent.sku, Utterance.of(text).tokens, self.grammar.index))):
             return True  # (a sum or comparison cue of one item alone stays the template's)
         if IF_WOULD.search(t) and ("what_if" not in intent.extra or not intent.sku):  # a what-if of a known item says what is left itself
             return True
         return kind == "query_stock" and intent.source == "paraphrase" and bool(WHEN_LAST.search(t))
-
-    def _several_items(self, t: str) -> bool:
-        """Whether ``t`` names two items or more on the two sides of "and", "or", "than", "with"."""
-        # the sum's own words are no part of a name ("drill bits combined" is drill bits)
-        bare = re.sub(r"\b(?:combined|together|altogether|in total|total|both|each)\b", " ", t)
-        sides = [p for p in re.split(r"\b(?:and|or|than|with|versus|vs)\b", bare) if p.strip()]
-        if len(sides) < 2:
-            return False
-        named = [m for m in (self.grammar.resolve_item(p) for p in sides) if m.sku or m.candidates]
-        return len({m.sku or tuple(m.candidates) for m in named}) >= 2
-
-    def _another_named(self, intent: Intent, text: str) -> bool:
-        """Whether a stock question answered for one item also says another item's whole name, with no
-        "and"/"or" between them ("which do we have more on, washer more cable ties": the recognizer's
-        "more" for "or"): the one item's stock alone would leave the other out."""
-        if not intent.sku:
-            return False
-        index = self.grammar.index
-        return other_named(Utterance.of(text).tokens, index.phrases, {intent.sku},
-                           set(index.name_words.get(intent.sku, ()))) is not None
 
     @staticmethod
     def _out_of_scope(text: str) -> Intent | None:
