@@ -58,11 +58,7 @@ ZH_MUST = [
 
 def zh(c) -> None:
     """Every class above, the answers to the question a bound is asked with, and the neighbours."""
-    for cls, (asks, texts) in ZH_NEVER.items():
-        for t in texts:
-            c.add(cls, t, "never", asks=asks)
-    for t, r in ZH_MUST:
-        c.add("neighbour", t, "must", r)
+    c.add_sets(ZH_NEVER, ZH_MUST)
     # the count asked for after a bound: a plain number logs; another bound or a range never does
     for t, a, r in [("用了将近三个保险丝", "三个", [rec(FUS[0], -3, FUS[1])]),
                     ("至少用了两个钻头", "两个", [rec(DRL[0], -2, DRL[1])]),

@@ -63,11 +63,7 @@ ZH_MUST = [
 
 def zh(c) -> None:
     """Every class above, the answers to what is asked, and the neighbours."""
-    for cls, (asks, texts) in ZH_NEVER.items():
-        for t in texts:
-            c.add(cls, t, "never", asks=asks)
-    for t, r in ZH_MUST:
-        c.add("neighbour", t, "must", r)
+    c.add_sets(ZH_NEVER, ZH_MUST)
     # asked, then answered: the direction and a hearsay's yes write; a past day, a lot or another kind never does
     for cls, t, a, r in [("no_direction", "登记五个钻头", ["收到"], [rec(DRL[0], 5, DRL[1])]),
                          ("no_direction", "记录三个保险丝", ["用了"], [rec(FUS[0], -3, FUS[1])]),

@@ -68,6 +68,14 @@ class Cases:
             case["answers"] = list(answers)
         self.rows.append(case)
 
+    def add_sets(self, never: dict, must: list) -> None:
+        """``never``: class → (asks, texts) that write nothing; ``must``: (text, records) neighbours that log."""
+        for cls, (asks, texts) in never.items():
+            for t in texts:
+                self.add(cls, t, "never", asks=asks)
+        for t, r in must:
+            self.add("neighbour", t, "must", r)
+
 
 def value(n: str) -> int:
     return {"two": 2, "three": 3, "four": 4, "five": 5}.get(n, None) or int(n)
