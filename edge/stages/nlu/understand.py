@@ -388,7 +388,7 @@ class Understanding:
             intent = self._out_of_scope(text) or intent
         if intent is None:  # "we borrowed 3 fuses": not understood, but said why nothing is logged
             intent = self._paraphrase(text) or self._why_not(text, utt)
-        if grounded and llm and not self.withheld and intent is not None and self._beyond(intent, text):
+        if grounded and llm and not self.withheld and intent is not None and self._beyond(intent, utt):
             intent = self._grounded(text, on_sentence)  # a comparison, a sum, a what-if: the tools and a calculation
         # a free question of a few words goes to the documents; "8" or "yes" alone never does
         if intent is None and self.docs is not None and len(text.split()) >= MIN_WORDS_DOCS and self.docs.finds(text):
@@ -602,11 +602,12 @@ class Understanding:
         return Intent("other", source="llm", text=text, answer=join_sentences(kept),
                       extra={**intent.extra, "streamed": len(given)})
 
-    def _beyond(self, intent: Intent, text: str) -> bool:
+    def _beyond(self, intent: Intent, utt: Utterance) -> bool:
         """Whether the templates' or the matcher's reading of a question leaves out what it asks: a
         comparison or sum of several items, arithmetic over the stock ("5 a day, how long"), a what-if
         the guards refused as a log, a "when … last" read as a stock question, or documents that are
         not there. Never for a write that was not refused (those stay with the dialog)."""
+        text = utt.raw
         t = text.lower()
         kind = intent.intent
         if kind == "ask_docs":
@@ -616,7 +617,7 @@ class Understanding:
         if kind not in ("query_stock", "low_stock", "place_contents", "ask_records"):
             return False
         if ARITHMETIC.search(t) or (kind == "query_stock" and (several_items(t, self.grammar.resolve_item)
-                                                          or another_named(intent.sku, Utterance.of(text).tokens, self.grammar.index))):
+                                                          or another_named(intent.sku, utt.tokens, self.grammar.index))):
             return True  # (a sum or comparison cue of one item alone stays the template's)
         if IF_WOULD.search(t) and ("what_if" not in intent.extra or not intent.sku):  # a what-if of a known item says what is left itself
             return True
