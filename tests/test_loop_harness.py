@@ -690,3 +690,30 @@ def test_the_recognizer_is_biased_toward_the_inventory_only_when_asr_bias_is_on(
     assert of(events, "reply")
     said = stages.asr.vocabulary
     assert (any("M8 bolt" in ph for ph in said) if bias else said == []), said
+
+
+def test_the_speculation_never_runs_the_model_a_question_beyond_the_templates_waits_for_the_endpoint(store, tmp_path):
+    """The grammar reads a comparison as a stock question, so the speculation at silence start
+    understands it; the model's rounds (the tools) run only for the final transcript, never in the
+    trailing silence, where they would hold the frame consumer for seconds and run twice."""
+    from edge.stages.grounded.answer import GroundedAnswerer
+    from edge.stages.grounded.tools import Toolbox
+    from tests.nlu_helpers import ReplayEngine
+    from tests.test_grounded import calls
+
+    question = "are there more fuses than drill bits"
+    script = said(Script().quiet(400), 1200).quiet(1500)
+    engine = ReplayEngine([calls({"tool": "stock", "item": "FUS-5A"}, {"tool": "stock", "item": "DRL-BIT-6"})])
+    stages = stages_for(script, store, [question], llm=engine)
+    und = stages.understanding
+    und.grounded = GroundedAnswerer(engine, Toolbox(store), und.llm_shortlist)
+    at_endpoint: list = []
+
+    def check(e):
+        if e.type == "endpoint":
+            at_endpoint.append(len(engine.requests))
+
+    events, _ = run_mode(stages, script, tmp_path, emit=check)
+    assert stages.asr.speculated == [question] and at_endpoint == [0]  # understood in the silence, no model
+    (reply,) = of(events, "reply")
+    assert reply.text.endswith("So there are more fuses than drill bits.") and len(engine.requests) == 1

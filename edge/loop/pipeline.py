@@ -326,8 +326,11 @@ class Pipeline:
         spec = Speculation(rec, verdict, intent)
         spec.timing["speculation_decode_ms"] = _ms(t0, t1)
         if intent is not None and verdict != INCOMPLETE:
-            try:  # the grammar understood it: the LLM is not involved
-                final = u.understand(rec.text, confidence=rec.confidence)
+            try:  # the grammar understood it. The model's rounds wait for the final transcript: here they
+                # would hold the frame consumer for seconds (the capture ring overflows) and run twice
+                final = u.understand(rec.text, confidence=rec.confidence, llm=False)
+                if final is None:
+                    raise ValueError("only the model would answer it")
                 outcome = dialog.act(final, PreviewInventory(self.s.store), rec.text, self.turn_id,
                                      language=self.language)
                 spec.reply_text = outcome.text
