@@ -19,6 +19,8 @@ Configurations, each one ``edge run --input SESSION.wav --json`` process (under 
 
 ``default``   the model-path questions with the default model (Qwen2.5-Coder-1.5B Q4_K_M);
 ``smollm2``   the same session with ``llm.model: smollm2-135m-instruct-q4_1``;
+``all-cores`` the default model with ``governor.cpu_fraction: 1.0`` (every core for the model, no
+              compute reserve: on 2 cores 2 LLM threads instead of 1), to show what the reserve costs;
 ``template``  the template-path questions with the default settings (the model never loads).
 
 Latency of a turn = (the endpoint event's audio time − the question's true end of speech) + the
@@ -86,6 +88,7 @@ TEMPLATE_QUESTIONS = [
 SMOLLM2 = "smollm2-135m-instruct-q4_1"
 ASK_SENTENCE = "how many M8 bolts are in bin 12"
 CONFIGS = {"default": ("model", {}), "smollm2": ("model", {"llm": {"model": SMOLLM2}}),
+           "all-cores": ("model", {"governor": {"cpu_fraction": 1.0}}),
            "template": ("template", {})}
 PATHS = {"model": {"llm"}, "template": {"template", "grammar", "paraphrase"}}
 
