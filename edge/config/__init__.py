@@ -59,7 +59,9 @@ class StoreSettings(_Frozen):
 class AudioSettings(_Frozen):
     input_device: int | str | None = Field(None, description="capture device index or name; None = default")
     chunk_samples: int = Field(1024, ge=64, le=65536, description="samples per device read")
-    ring_ms: float | None = Field(None, ge=10.0, le=60000.0, description="capture ring buffer in ms; when the "
+    # 20 s: the voice loop decodes in its own thread, and on a busy 2-core machine it was measured ~6.1 s
+    # behind (256 chunks, 5.9 s at 44.1 kHz, dropped the end of a command); 20 s of 44.1 kHz stereo is 3.4 MiB
+    ring_ms: float | None = Field(20000.0, ge=10.0, le=60000.0, description="capture ring buffer in ms; when the "
                                   "consumer falls further behind, the oldest audio is dropped and counted "
                                   "(capture overflows in edge status and /metrics); None: 256 chunks (~5 s at 48 kHz)")
     echo_cancellation: bool = Field(False, description="capture removes the box's own voice: "
