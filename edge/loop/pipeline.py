@@ -329,15 +329,14 @@ class Pipeline:
             try:  # the grammar understood it. The model's rounds wait for the final transcript: here they
                 # would hold the frame consumer for seconds (the capture ring overflows) and run twice
                 final = u.understand(rec.text, confidence=rec.confidence, llm=False)
-                if final is None:
-                    raise ValueError("only the model would answer it")
-                outcome = dialog.act(final, PreviewInventory(self.s.store), rec.text, self.turn_id,
-                                     language=self.language)
-                spec.reply_text = outcome.text
-                t2 = time.perf_counter()
-                spec.timing["speculation_nlu_ms"] = _ms(t1, t2)
-                spec.wav = self.s.tts.synthesize(outcome.text, self.output_dir / f"reply-{self.turn_id}-{self.t_ms}.wav")
-                spec.timing["speculation_tts_ms"] = _ms(t2, time.perf_counter())
+                if final is not None:  # (None: only the model would answer it)
+                    outcome = dialog.act(final, PreviewInventory(self.s.store), rec.text, self.turn_id,
+                                         language=self.language)
+                    spec.reply_text = outcome.text
+                    t2 = time.perf_counter()
+                    spec.timing["speculation_nlu_ms"] = _ms(t1, t2)
+                    spec.wav = self.s.tts.synthesize(outcome.text, self.output_dir / f"reply-{self.turn_id}-{self.t_ms}.wav")
+                    spec.timing["speculation_tts_ms"] = _ms(t2, time.perf_counter())
             except Exception as err:  # never fails the turn: the real steps run after the endpoint
                 log.debug("speculative reply not prepared: %s", err)
         spec.timing.setdefault("speculation_nlu_ms", _ms(t1, time.perf_counter()))
