@@ -2,6 +2,7 @@
 after the input bounds, side by side in one run.
 
     .venv/bin/python bench/server_bounds.py [--before a0c0437] [--out bench/results/server_bounds.json]
+    .venv/bin/python bench/server_bounds.py --plot-only     # redraw the PNG from the JSON
 
 "before" is the commit ``--before`` unpacked by ``git archive`` into a temporary folder, "after" this
 tree; each runs as ``edge wyoming`` (a child process, ``llm.engine: none``, the shared inventory,
@@ -241,13 +242,74 @@ def measure(root: Path, work: Path, window_s: float, timeout_s: float) -> dict:
     return out
 
 
+def plot(results: dict, path: Path) -> None:
+    """Draw ``results`` (this script's JSON) as a PNG: before and after side by side per scenario."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sides = ("before", "after")
+    colours = {"before": "tab:red", "after": "tab:green"}
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4.2))
+
+    ax = axes[0]
+    rows = [("polite pings answered", "pings_answered"), ("refused busy", "refused_busy")]
+    for j, side in enumerate(sides):
+        s = results[side]["slowloris"]
+        ax.bar([i + (j - 0.5) * 0.38 for i in range(len(rows))], [s[k] for _, k in rows], 0.38,
+               color=colours[side], label=f"{side} ({results[side]['commit']})")
+    ax.set_xticks(range(len(rows)), [r for r, _ in rows])
+    ax.set_title(f"slowloris: 32 half headers, pings for {results['after']['slowloris']['window_s']:.0f} s")
+    ax.legend()
+
+    ax = axes[1]
+    rows = [("100 kB\ntranscript", "oversize_transcript", "s"), ("stock question\nright after", "oversize_transcript",
+            "small_question_s"), ("20k-char\nsynthesize", "oversize_synthesize", "s"),
+            ("2,000 chunks\nthen ping", "chunk_stream", "s_to_pong"), ("edge ask\n104 kB", "edge_ask", "s")]
+    for j, side in enumerate(sides):
+        xs = [i + (j - 0.5) * 0.38 for i in range(len(rows))]
+        ys = [max(results[side][sc][k], 0.01) for _, sc, k in rows]
+        bars = ax.bar(xs, ys, 0.38, color=colours[side])
+        for b, (_, sc, k) in zip(bars, rows, strict=True):
+            timed_out = results[side][sc].get("timed_out") if k != "small_question_s" else \
+                results[side][sc].get("small_timed_out")
+            if timed_out:
+                b.set_hatch("//")
+                ax.annotate("gave up", (b.get_x() + b.get_width() / 2, b.get_height()), ha="center", va="bottom",
+                            fontsize=7)
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(rows)), [r for r, _, _ in rows], fontsize=8)
+    ax.set_ylabel("s until answered or refused (log)")
+    ax.set_title("oversize inputs: time held")
+
+    ax = axes[2]
+    rows = [("100 kB transcript", "oversize_transcript"), ("20k-char synthesize", "oversize_synthesize")]
+    for j, side in enumerate(sides):
+        ax.bar([i + (j - 0.5) * 0.38 for i in range(len(rows))],
+               [results[side][sc]["peak_rss_growth_mib"] for _, sc in rows], 0.38, color=colours[side])
+    ax.set_xticks(range(len(rows)), [r for r, _ in rows])
+    ax.set_ylabel("server peak RSS growth (MiB, VmHWM)")
+    ax.set_title("memory")
+    fig.suptitle(f"edge wyoming under hostile clients, one run ({results.get('cpus')} CPUs); hatched = gave up at "
+                 "the scenario's bound")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--before", default="a0c0437", help="the commit to compare with (git archive)")
     ap.add_argument("--window", type=float, default=20.0, help="s of polite pings during the slowloris")
     ap.add_argument("--timeout", type=float, default=300.0, help="s one scenario may wait")
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "server_bounds.json")
+    ap.add_argument("--plot-only", action="store_true", help="redraw the PNG from --out without measuring")
     args = ap.parse_args()
+    if args.plot_only:
+        plot(json.loads(args.out.read_text()), args.out.with_suffix(".png"))
+        print(f"written {args.out.with_suffix('.png')}")
+        return 0
     tmp = Path(tempfile.mkdtemp(prefix="edge-bounds-"))
     try:
         old = tmp / "before"
@@ -262,7 +324,8 @@ def main() -> int:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps({"machine": os.uname().machine, "cpus": os.cpu_count(), **results},
                                        indent=2) + "\n")
-        print(f"written {args.out}")
+        plot(json.loads(args.out.read_text()), args.out.with_suffix(".png"))
+        print(f"written {args.out} and {args.out.with_suffix('.png')}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
