@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 
 import pytest
+from wyoming.audio import AudioChunk, AudioStart
 from wyoming.event import Event, async_read_event
 from wyoming.handle import Handled, NotHandled
 from wyoming.ping import Ping, Pong
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop
+from wyoming.wake import Detect
 
 from edge.config import WyomingSettings
 from edge.service.wyoming.box import Box
@@ -20,7 +23,7 @@ from edge.service.wyoming.frames import MAX_JSON_DEPTH
 from edge.service.wyoming.server import BackgroundServer
 from edge.stages.sentences import SentenceSplitter
 from edge.stages.utterance import MAX_UTTERANCE_CHARS
-from tests.test_wyoming import ask, client, is_type, run
+from tests.test_wyoming import ask, client, is_type, run, wait_until
 
 HEADER_S = 1.0  # the test server's wyoming.header_timeout_s
 
@@ -216,3 +219,111 @@ def test_streamed_text_is_scanned_once_not_per_chunk():
         assert s._resume == len(s.buffer)
     assert s.feed("go. Then") == ["and the bolts " * 500 + "go."]
     assert s.buffer == " Then"
+
+
+# --------------------------------------------------------------------------------------------
+# time, continued: deadlines a client cannot stretch (own server: short frame_timeout_s)
+
+SHORT_S = 2.0  # this server's wyoming.header_timeout_s and frame_timeout_s
+
+
+@pytest.fixture(scope="module")
+def short_box(rig_grammar):
+    settings, stages = rig_grammar
+    settings = settings.model_copy(update={"wyoming": WyomingSettings(
+        uri="tcp://127.0.0.1:0", max_clients=4, header_timeout_s=SHORT_S, frame_timeout_s=SHORT_S,
+        idle_timeout_s=300.0)})
+    b = Box(settings, stages, share_wake=False)
+    yield b
+    b.close()
+
+
+@pytest.fixture(scope="module")
+def short_server(short_box):
+    bg = BackgroundServer(short_box, short_box.settings).start()
+    yield bg.server
+    bg.stop()
+
+
+def test_a_first_event_sent_in_parts_each_before_its_own_deadline_is_cut_at_the_header_deadline(short_server):
+    """Each part alone comes within its own deadline (0.75 of it), the whole event does not come within
+    header_timeout_s: the connection is closed then, not after the sum of the parts' deadlines."""
+    data = json.dumps({"text": "late"}).encode()
+    parts = [b"{", json.dumps({"type": "ping", "data_length": len(data)}).encode()[1:] + b"\n", data]
+
+    async def scenario():
+        r, w = await asyncio.open_connection("127.0.0.1", short_server.port)
+        got: list[Event] = []
+
+        async def read_all():
+            while (e := await async_read_event(r)) is not None:
+                got.append(e)
+
+        reader = asyncio.create_task(read_all())
+        for part in parts:
+            await asyncio.sleep(0.75 * SHORT_S)
+            if got or reader.done():  # answered: writing on would reset a closing connection
+                break
+            try:
+                w.write(part)
+                await w.drain()
+            except ConnectionError:
+                break
+        try:
+            await asyncio.wait_for(reader, 60)
+        except ConnectionError:
+            pass
+        w.close()
+        return got
+
+    got = run(scenario())
+    assert [e.type for e in got] == ["error"], got  # no pong
+    assert "wyoming.header_timeout_s" in got[0].data["text"], got[0].data  # cut where the whole event was due
+
+
+def test_a_client_that_stops_reading_frees_its_slot_by_the_stall_deadline(short_server):
+    """A client that asks for speech and never reads it: the server's write makes no progress for
+    header_timeout_s, so the connection is dropped and its slot is free (before: held until it closed)."""
+    async def scenario():
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # fills at once
+        sock.connect(("127.0.0.1", short_server.port))
+        _r, w = await asyncio.open_connection(sock=sock)
+        w.write(_frame(Synthesize(text="We used three drill bits from drawer four. " * 40).event()))
+        await w.drain()
+        for _ in range(1200):  # 60 s at most: the reply's synthesis, then the write deadline
+            if short_server.clients == 0:
+                break
+            await asyncio.sleep(0.05)
+        freed = short_server.clients == 0
+        w.close()
+        return freed
+
+    assert run(scenario())
+
+
+def test_an_audio_stream_gone_silent_gives_its_wake_word_detector_back(short_server, short_box):
+    async def scenario():
+        r, w = await asyncio.open_connection("127.0.0.1", short_server.port)
+        for e in [Detect(), AudioStart(16000, 2, 1), AudioChunk(16000, 2, 1, bytes(3200))]:
+            w.write(_frame(e.event()))
+        await w.drain()  # then silence, the connection left open
+        got = await until_closed(r)
+        w.close()
+        return got
+
+    got = run(scenario())
+    assert [e.type for e in got] == ["error"] and got[0].data["code"] == "timeout"
+    assert "inside an audio stream" in got[0].data["text"]
+    assert wait_until(lambda: short_box.wake_pool.free == 1)  # given back when the connection closes
+
+
+def _frame(event: Event) -> bytes:
+    """One event as Wyoming's wire bytes (header line, data, payload)."""
+    data = json.dumps(event.data).encode() if event.data else b""
+    header = {"type": event.type, "version": "1.0.0"}
+    if data:
+        header["data_length"] = len(data)
+    if event.payload:
+        header["payload_length"] = len(event.payload)
+    return json.dumps(header).encode() + b"\n" + data + (event.payload or b"")

@@ -406,9 +406,10 @@ class WyomingSettings(_Frozen):
                               "wake-word detector each); one more gets an 'error' event (code busy)")
     idle_timeout_s: float = Field(300.0, gt=0.0, le=86400.0, description="s a connection may wait between "
                                   "events before it is closed")
-    header_timeout_s: float = Field(10.0, gt=0.0, le=600.0, description="s for a header line to end once "
-                                    "it started, and for a new connection's first event: a client that stalls "
-                                    "mid-line is closed then, freeing its slot")
+    header_timeout_s: float = Field(10.0, gt=0.0, le=600.0, description="s a stalled client may hold its "
+                                    "slot: for a header line to end once it started, for a new connection's "
+                                    "whole first event, for audio inside an open audio stream, for the client "
+                                    "to take an answer; then it is closed, freeing its slot")
     frame_timeout_s: float = Field(10.0, gt=0.0, le=600.0, description="s for the data and payload an event's "
                                    "header announces to arrive; a length that lies closes the connection")
     zeroconf: bool = Field(False, description="announce _wyoming._tcp on the LAN (mDNS) for Home Assistant's "

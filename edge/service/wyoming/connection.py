@@ -129,16 +129,28 @@ class Connection:
         }
 
     async def send(self, event: Event) -> None:
-        """Write one event to the client (raises ConnectionError when it went away)."""
-        await async_write_event(event, self.writer)
+        """Write one event to the client.
+
+        Raises:
+            ConnectionError: the client went away, or took none of it for ``wyoming.header_timeout_s``
+                s (a client that stops reading would otherwise hold its slot for ever).
+        """
+        timeout_s = self.settings.wyoming.header_timeout_s
+        try:
+            await asyncio.wait_for(async_write_event(event, self.writer), timeout_s)
+        except asyncio.TimeoutError:
+            raise ConnectionError(f"the client read nothing for {timeout_s:g} s (wyoming.header_timeout_s)") from None
 
     async def run(self) -> None:
         """Read and answer events until the client closes, a protocol error, or cancellation."""
         w = self.settings.wyoming
         try:
             first = True  # the first event comes at once (header_timeout_s); then the client may idle
-            while (event := await read_event(self.reader, w.header_timeout_s if first else w.idle_timeout_s,
-                                             w.frame_timeout_s, w.header_timeout_s, first)) is not None:
+            while True:
+                wait_s, setting = self._next_event_wait(first)
+                event = await read_event(self.reader, wait_s, w.frame_timeout_s, w.header_timeout_s, first, setting)
+                if event is None:
+                    break
                 first = False
                 await self.dispatch(event)
         except ProtocolError as e:
@@ -150,6 +162,18 @@ class Connection:
             log.info("wyoming client %s went away", self.peer)
         finally:
             self.close()
+
+    def _next_event_wait(self, first: bool) -> tuple[float, str]:
+        """s to wait for the next event, and the setting that says so. Inside an open audio stream the
+        audio comes in real time, so silence for ``header_timeout_s`` (the stall deadline) means the
+        client is stalled or gone (it would hold a wake-word detector or a recognizer for the whole
+        idle timeout)."""
+        w = self.settings.wyoming
+        if first:
+            return w.header_timeout_s, "wyoming.header_timeout_s"
+        if self.stream is not None:
+            return w.header_timeout_s, "wyoming.header_timeout_s, inside an audio stream"
+        return w.idle_timeout_s, "wyoming.idle_timeout_s"
 
     async def dispatch(self, event: Event) -> None:
         """Answer one event; unknown types are dropped, as the protocol asks.

@@ -5,7 +5,8 @@ A Wyoming event is a JSON header line (``type``, optional ``data``, ``data_lengt
 ``payload_length`` bytes of payload (PCM audio). The wyoming package's own reader trusts the
 lengths and waits for ever; here every length is capped, a header line once started must end
 within ``header_timeout_s`` (a client sending half a line holds its slot that long, not the idle
-timeout), the bytes it announces must arrive within ``frame_timeout_s``, and JSON is nested at most
+timeout), the bytes it announces must arrive within ``frame_timeout_s`` (data and payload together), a
+connection's first event must arrive whole within ``header_timeout_s`` of connecting, and JSON is nested at most
 :data:`MAX_JSON_DEPTH` deep. Anything else is a :class:`ProtocolError`, which closes that connection
 only.
 """
@@ -45,15 +46,17 @@ def _length(header: dict, key: str, cap: int) -> int:
     return n
 
 
-async def _exactly(reader: asyncio.StreamReader, n: int, what: str, timeout_s: float) -> bytes:
+async def _exactly(reader: asyncio.StreamReader, n: int, what: str, left_s: float, timeout_s: float,
+                   setting: str) -> bytes:
+    """``n`` bytes within ``left_s`` s (what is left of the event's ``timeout_s``, from ``setting``)."""
     try:
-        return await asyncio.wait_for(reader.readexactly(n), timeout_s)
+        return await asyncio.wait_for(reader.readexactly(n), max(left_s, 0.001))
     except asyncio.IncompleteReadError as e:
         raise ProtocolError(f"the connection closed after {len(e.partial)} of the {n} {what} bytes "
                             f"the header announced") from None
     except asyncio.TimeoutError:
         raise ProtocolError(f"the header announced {n} {what} bytes; they did not arrive within "
-                            f"{timeout_s:g} s (wyoming.frame_timeout_s)") from None
+                            f"{timeout_s:g} s ({setting})") from None
 
 
 def _depth_over(value, cap: int) -> bool:
@@ -91,18 +94,16 @@ def _json(raw: bytes, what: str):
 
 
 async def _header_line(reader: asyncio.StreamReader, idle_timeout_s: float, header_timeout_s: float,
-                       first_event: bool) -> bytes:
+                       idle_message: str) -> bytes:
     """The next header line (b"" when the client closed between events): its first byte within
-    ``idle_timeout_s`` s, the rest of it within ``header_timeout_s`` s of that."""
+    ``idle_timeout_s`` s (else a ProtocolError saying ``idle_message``), the rest of it within
+    ``header_timeout_s`` s of that."""
     try:
         first = await asyncio.wait_for(reader.readexactly(1), idle_timeout_s)
     except asyncio.IncompleteReadError:
         return b""
     except asyncio.TimeoutError:
-        if first_event:
-            raise ProtocolError(f"no event within {idle_timeout_s:g} s of connecting (wyoming.header_timeout_s)",
-                                "timeout") from None
-        raise ProtocolError(f"no event for {idle_timeout_s:g} s (wyoming.idle_timeout_s)", "timeout") from None
+        raise ProtocolError(idle_message, "timeout") from None
     if first == b"\n":
         return first
     try:
@@ -115,23 +116,36 @@ async def _header_line(reader: asyncio.StreamReader, idle_timeout_s: float, head
 
 
 async def read_event(reader: asyncio.StreamReader, idle_timeout_s: float, frame_timeout_s: float,
-                     header_timeout_s: float | None = None, first_event: bool = False) -> Event | None:
+                     header_timeout_s: float | None = None, first_event: bool = False,
+                     idle_setting: str = "wyoming.idle_timeout_s") -> Event | None:
     """The next event from ``reader``, or None when the client closed the connection between events.
 
-    ``idle_timeout_s``: s to wait for the first byte of the next header line; ``header_timeout_s``:
-    s for the rest of that line once it started (None: ``frame_timeout_s``); ``frame_timeout_s``:
-    s for the data and payload bytes its header announces; ``first_event``: the connection's first
-    (the timeout's message names ``wyoming.header_timeout_s``, which the caller passes as ``idle_timeout_s``).
+    ``idle_timeout_s``: s to wait for the first byte of the next header line (``idle_setting`` names
+    the setting it comes from in the timeout's message); ``header_timeout_s``: s for the rest of that
+    line once it started (None: ``frame_timeout_s``); ``frame_timeout_s``: s for the data and payload
+    bytes its header announces, together. ``first_event``: the connection's first, which must arrive
+    **whole** within ``idle_timeout_s`` s (the caller passes ``wyoming.header_timeout_s``): a client
+    cannot hold a fresh slot longer by sending each part just before its own deadline.
 
     Raises:
         ProtocolError: a header that is not a JSON object with a string ``type``, a line over
             :data:`MAX_LINE_BYTES` or not ended in time, JSON nested over :data:`MAX_JSON_DEPTH`, a
             length that is not a number, over its cap, or that the bytes sent do not match (data
             that is not a JSON object, a closed connection or silence before the announced bytes),
-            or no event within ``idle_timeout_s``.
+            no event within ``idle_timeout_s``, or a first event not whole within it.
     """
-    line = await _header_line(reader, idle_timeout_s,
-                              frame_timeout_s if header_timeout_s is None else header_timeout_s, first_event)
+    loop = asyncio.get_running_loop()
+    header_s = frame_timeout_s if header_timeout_s is None else header_timeout_s
+    whole_by = loop.time() + idle_timeout_s if first_event else float("inf")
+
+    def left(stage_s: float) -> float:
+        """s for the next part: its own deadline, or what is left of a first event's whole one."""
+        return max(min(stage_s, whole_by - loop.time()), 0.001)
+    if first_event:
+        idle_message = f"no whole event within {idle_timeout_s:g} s of connecting (wyoming.header_timeout_s)"
+    else:
+        idle_message = f"no event for {idle_timeout_s:g} s ({idle_setting})"
+    line = await _header_line(reader, idle_timeout_s, left(header_s), idle_message)
     if not line:
         return None
     if not line.endswith(b"\n"):
@@ -146,10 +160,17 @@ async def read_event(reader: asyncio.StreamReader, idle_timeout_s: float, frame_
         raise ProtocolError("'data' in the header must be a JSON object")
     data_length = _length(header, "data_length", MAX_DATA_BYTES)
     payload_length = _length(header, "payload_length", MAX_PAYLOAD_BYTES)
+    # data and payload share one deadline: a client cannot hold the slot twice as long by
+    # stalling before each
+    body_by = loop.time() + left(frame_timeout_s)
+    body_timeout_s, body_setting = frame_timeout_s, "wyoming.frame_timeout_s"
+    if whole_by < loop.time() + frame_timeout_s:  # the first event's whole deadline comes first
+        body_timeout_s, body_setting = idle_timeout_s, "wyoming.header_timeout_s: a new connection's first event, whole"
     if data_length:
-        extra = _json(await _exactly(reader, data_length, "data", frame_timeout_s), "data")
+        extra = _json(await _exactly(reader, data_length, "data", body_by - loop.time(), body_timeout_s, body_setting), "data")
         if not isinstance(extra, dict):
             raise ProtocolError(f"the {data_length} data bytes are not a JSON object (a data_length that lies?)")
         data = {**data, **extra}
-    payload = await _exactly(reader, payload_length, "payload", frame_timeout_s) if payload_length else None
+    payload = await _exactly(reader, payload_length, "payload", body_by - loop.time(), body_timeout_s,
+                             body_setting) if payload_length else None
     return Event(type=header["type"], data=data, payload=payload)
