@@ -127,11 +127,16 @@ def box(rig_grammar, heard, emitted):
     b.close()
 
 
-@pytest.fixture(scope="module")
-def server(box):
+def serve(box: Box):
+    """A fixture's body: ``box`` served on loopback by a background Wyoming server, stopped after."""
     bg = BackgroundServer(box, box.settings).start()
     yield bg.server
     bg.stop()
+
+
+@pytest.fixture(scope="module")
+def server(box):
+    yield from serve(box)
 
 
 @pytest.fixture

@@ -20,29 +20,32 @@ from edge.config import WyomingSettings
 from edge.service.wyoming.box import Box
 from edge.service.wyoming.connection import MAX_SYNTHESIZE_CHARS
 from edge.service.wyoming.frames import MAX_JSON_DEPTH
-from edge.service.wyoming.server import BackgroundServer
 from edge.stages.sentences import SentenceSplitter
 from edge.stages.utterance import MAX_UTTERANCE_CHARS
-from tests.test_wyoming import ask, client, is_type, run, wait_until
+from tests.test_wyoming import ask, client, is_type, run, serve, wait_until
 
 HEADER_S = 1.0  # the test server's wyoming.header_timeout_s
 
 
-@pytest.fixture(scope="module")
-def box(rig_grammar):
+def wyoming_box(rig_grammar, **wyoming):
+    """A fixture's body: a Box on the shared stages with 4 client slots, a 300 s idle timeout and the
+    ``wyoming`` settings given (s), closed after."""
     settings, stages = rig_grammar
     settings = settings.model_copy(update={"wyoming": WyomingSettings(
-        uri="tcp://127.0.0.1:0", max_clients=4, header_timeout_s=HEADER_S, idle_timeout_s=300.0)})
+        uri="tcp://127.0.0.1:0", max_clients=4, idle_timeout_s=300.0, **wyoming)})
     b = Box(settings, stages, share_wake=False)
     yield b
     b.close()
 
 
 @pytest.fixture(scope="module")
+def box(rig_grammar):
+    yield from wyoming_box(rig_grammar, header_timeout_s=HEADER_S)
+
+
+@pytest.fixture(scope="module")
 def server(box):
-    bg = BackgroundServer(box, box.settings).start()
-    yield bg.server
-    bg.stop()
+    yield from serve(box)
 
 
 @pytest.fixture
@@ -229,20 +232,12 @@ SHORT_S = 2.0  # this server's wyoming.header_timeout_s and frame_timeout_s
 
 @pytest.fixture(scope="module")
 def short_box(rig_grammar):
-    settings, stages = rig_grammar
-    settings = settings.model_copy(update={"wyoming": WyomingSettings(
-        uri="tcp://127.0.0.1:0", max_clients=4, header_timeout_s=SHORT_S, frame_timeout_s=SHORT_S,
-        idle_timeout_s=300.0)})
-    b = Box(settings, stages, share_wake=False)
-    yield b
-    b.close()
+    yield from wyoming_box(rig_grammar, header_timeout_s=SHORT_S, frame_timeout_s=SHORT_S)
 
 
 @pytest.fixture(scope="module")
 def short_server(short_box):
-    bg = BackgroundServer(short_box, short_box.settings).start()
-    yield bg.server
-    bg.stop()
+    yield from serve(short_box)
 
 
 def test_a_first_event_sent_in_parts_each_before_its_own_deadline_is_cut_at_the_header_deadline(short_server):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 
 from wyoming.event import Event
 
@@ -46,17 +47,15 @@ def _length(header: dict, key: str, cap: int) -> int:
     return n
 
 
-async def _exactly(reader: asyncio.StreamReader, n: int, what: str, left_s: float, timeout_s: float,
-                   setting: str) -> bytes:
-    """``n`` bytes within ``left_s`` s (what is left of the event's ``timeout_s``, from ``setting``)."""
+async def _exactly(reader: asyncio.StreamReader, n: int, what: str, by: float, bound: str) -> bytes:
+    """``n`` bytes by the event loop's time ``by`` (s); ``bound`` says which deadline in the error."""
     try:
-        return await asyncio.wait_for(reader.readexactly(n), max(left_s, 0.001))
+        return await asyncio.wait_for(reader.readexactly(n), max(by - asyncio.get_running_loop().time(), 0.001))
     except asyncio.IncompleteReadError as e:
         raise ProtocolError(f"the connection closed after {len(e.partial)} of the {n} {what} bytes "
                             f"the header announced") from None
     except asyncio.TimeoutError:
-        raise ProtocolError(f"the header announced {n} {what} bytes; they did not arrive within "
-                            f"{timeout_s:g} s ({setting})") from None
+        raise ProtocolError(f"the header announced {n} {what} bytes; they did not arrive within {bound}") from None
 
 
 def _depth_over(value, cap: int) -> bool:
@@ -136,16 +135,13 @@ async def read_event(reader: asyncio.StreamReader, idle_timeout_s: float, frame_
     """
     loop = asyncio.get_running_loop()
     header_s = frame_timeout_s if header_timeout_s is None else header_timeout_s
-    whole_by = loop.time() + idle_timeout_s if first_event else float("inf")
-
-    def left(stage_s: float) -> float:
-        """s for the next part: its own deadline, or what is left of a first event's whole one."""
-        return max(min(stage_s, whole_by - loop.time()), 0.001)
+    whole_by = loop.time() + idle_timeout_s if first_event else math.inf
     if first_event:
         idle_message = f"no whole event within {idle_timeout_s:g} s of connecting (wyoming.header_timeout_s)"
     else:
         idle_message = f"no event for {idle_timeout_s:g} s ({idle_setting})"
-    line = await _header_line(reader, idle_timeout_s, left(header_s), idle_message)
+    line = await _header_line(reader, idle_timeout_s, max(min(header_s, whole_by - loop.time()), 0.001),
+                              idle_message)
     if not line:
         return None
     if not line.endswith(b"\n"):
@@ -160,17 +156,16 @@ async def read_event(reader: asyncio.StreamReader, idle_timeout_s: float, frame_
         raise ProtocolError("'data' in the header must be a JSON object")
     data_length = _length(header, "data_length", MAX_DATA_BYTES)
     payload_length = _length(header, "payload_length", MAX_PAYLOAD_BYTES)
-    # data and payload share one deadline: a client cannot hold the slot twice as long by
-    # stalling before each
-    body_by = loop.time() + left(frame_timeout_s)
-    body_timeout_s, body_setting = frame_timeout_s, "wyoming.frame_timeout_s"
-    if whole_by < loop.time() + frame_timeout_s:  # the first event's whole deadline comes first
-        body_timeout_s, body_setting = idle_timeout_s, "wyoming.header_timeout_s: a new connection's first event, whole"
+    # data and payload share one deadline (a client cannot hold the slot twice as long by stalling
+    # before each), and a first event's whole deadline may come before it
+    body_by = loop.time() + frame_timeout_s
+    bound = f"{frame_timeout_s:g} s (wyoming.frame_timeout_s)"
+    if whole_by < body_by:
+        body_by, bound = whole_by, f"{idle_timeout_s:g} s (wyoming.header_timeout_s: a new connection's first event, whole)"
     if data_length:
-        extra = _json(await _exactly(reader, data_length, "data", body_by - loop.time(), body_timeout_s, body_setting), "data")
+        extra = _json(await _exactly(reader, data_length, "data", body_by, bound), "data")
         if not isinstance(extra, dict):
             raise ProtocolError(f"the {data_length} data bytes are not a JSON object (a data_length that lies?)")
         data = {**data, **extra}
-    payload = await _exactly(reader, payload_length, "payload", body_by - loop.time(), body_timeout_s,
-                             body_setting) if payload_length else None
+    payload = await _exactly(reader, payload_length, "payload", body_by, bound) if payload_length else None
     return Event(type=header["type"], data=data, payload=payload)
